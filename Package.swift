@@ -1,0 +1,89 @@
+// swift-tools-version:6.0
+// flowd: a daemon that hosts multi-step form flows over D-Bus.
+// The module map is explained in docs/architecture.md.
+import PackageDescription
+
+let flowKit: Target.Dependency = .product(name: "FlowKit", package: "FlowKit")
+
+/// A plugin that ships with flowd: a dynamic library built from `Plugins/<dir>`.
+func shippedPlugin(_ name: String, dir: String, extra: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: [flowKit] + extra, path: "Plugins/\(dir)")
+}
+
+/// A deliberately broken plugin the loader tests refuse: `Tests/Fixtures/Plugins/<dir>`.
+func fixturePlugin(_ name: String, dir: String) -> Target {
+    .target(name: name, dependencies: [flowKit], path: "Tests/Fixtures/Plugins/\(dir)")
+}
+
+let package = Package(
+    name: "flowd",
+    products: [
+        .executable(name: "flowd", targets: ["flowd"]),
+        .executable(name: "flowctl", targets: ["flowctl"]),
+        .executable(name: "flowd-bench", targets: ["FlowBench"]),
+        // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
+        .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
+        .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
+        .library(name: "WebhookPlugin", type: .dynamic, targets: ["WebhookPlugin"]),
+        .library(name: "ValidatorsPlugin", type: .dynamic, targets: ["ValidatorsPlugin"]),
+        .library(name: "ProvidersPlugin", type: .dynamic, targets: ["ProvidersPlugin"]),
+        // Test fixtures: plugins the loader must refuse or survive. Never installed.
+        .library(name: "FixtureTestPlugin", type: .dynamic, targets: ["FixtureTestPlugin"]),
+    ],
+    dependencies: [
+        .package(path: "Sources/FlowKit"),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped one header each.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // The pure engine: flow model, lint, validation, session state machine, localization.
+        .target(
+            name: "FlowEngine",
+            dependencies: [flowKit],
+            resources: [.embedInCode("Resources/strings.json")]
+        ),
+        // SQLite persistence of sessions (opaque payloads plus indexed columns).
+        .target(name: "FlowStore", dependencies: ["CSQLite"]),
+        // The epoll event loop the daemon and the bus connection run on.
+        .target(name: "Reactor"),
+        // Swift over libdbus-1.
+        .target(name: "DBus", dependencies: ["CDBus", "Reactor"]),
+        // sd_notify and the journal.
+        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        // The safe dlopen loader and the plugin call path (timeouts, crash guard).
+        .target(name: "PluginHost", dependencies: [flowKit]),
+        // The service: Manager and Session objects, authorization, limits, configuration.
+        .target(
+            name: "FlowDaemon",
+            dependencies: ["FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", flowKit]
+        ),
+        // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
+        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", flowKit]),
+
+        .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
+        .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
+        .executableTarget(name: "FlowBench", dependencies: ["DBus", "Reactor"]),
+
+        shippedPlugin("SpoolPlugin", dir: "Spool"),
+        shippedPlugin("CommandPlugin", dir: "Command"),
+        shippedPlugin("WebhookPlugin", dir: "Webhook"),
+        shippedPlugin("ValidatorsPlugin", dir: "Validators"),
+        shippedPlugin("ProvidersPlugin", dir: "Providers"),
+        fixturePlugin("FixtureTestPlugin", dir: "TestPlugin"),
+
+        .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
+        .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
+        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore"]),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "Reactor"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", flowKit]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "DBus", "FlowEngine"]),
+        .testTarget(name: "FlowCLITests", dependencies: ["FlowCLI", "DBus"]),
+        .testTarget(name: "PluginTests", dependencies: [flowKit]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// DBus: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+print("flowd-bench: not built yet")

@@ -1,0 +1,1 @@
+// FlowCLI: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// FlowDaemon: placeholder until its issue lands.

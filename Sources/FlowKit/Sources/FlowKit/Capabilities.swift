@@ -1,0 +1,81 @@
+/// Checks one field's value. Called only for a non-empty value, after the
+/// built-in rules of the field passed.
+public protocol FieldValidator: Sendable {
+    /// Returns nil when the value is acceptable, or a message in
+    /// `context.locale` that is shown under the field. Throwing means the check
+    /// could not be done; the daemon then refuses the value with a generic
+    /// message (it fails closed).
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String?
+}
+
+/// Checks a step's fields together, on Continue.
+public protocol StepValidator: Sendable {
+    /// Returns the problems found; an empty array means the step is valid.
+    /// `context.answers` holds the answers, this step's included.
+    func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
+}
+
+/// Does something with a finished flow: writes it, sends it, runs it.
+///
+/// The call runs off the bus thread, under the flow's `timeoutSeconds`, and is
+/// cancelled when the person cancels: check `Task.isCancelled` or use
+/// cancellable waits. To show the person a specific message on failure, throw
+/// ``LocalizedFailure``; any other error shows the localized
+/// "Couldn't send this. Try again."
+public protocol SubmitAction: Sendable {
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt
+}
+
+/// Supplies the options of a choice field (`optionsFrom` in a flow file), for
+/// example "the next five weekdays". Called when a session starts.
+public protocol OptionsProvider: Sendable {
+    /// Returns the options with labels in `context.locale`. An empty array is
+    /// an error the person sees as "no options available".
+    func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption]
+}
+
+/// Supplies a field's initial value (`prefill` in a flow file), for example the
+/// caller's real name. Called when a session starts.
+public protocol PrefillProvider: Sendable {
+    /// Returns the initial value, or nil to leave the field empty.
+    func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue?
+}
+
+/// The kinds of capability a plugin can provide.
+public enum CapabilityKind: String, Sendable, CaseIterable, Codable {
+    case fieldValidator = "field-validator"
+    case stepValidator = "step-validator"
+    case submitAction = "submit-action"
+    case optionsProvider = "options-provider"
+    case prefillProvider = "prefill-provider"
+}
+
+/// One named thing a plugin provides. Names are dotted and unique across all
+/// loaded plugins, for example `flowd.spool` or `example.vat-number`.
+public enum Capability: Sendable {
+    case fieldValidator(String, any FieldValidator)
+    case stepValidator(String, any StepValidator)
+    case submitAction(String, any SubmitAction)
+    case optionsProvider(String, any OptionsProvider)
+    case prefillProvider(String, any PrefillProvider)
+
+    /// The capability's dotted name.
+    public var name: String {
+        switch self {
+        case .fieldValidator(let n, _), .stepValidator(let n, _), .submitAction(let n, _),
+            .optionsProvider(let n, _), .prefillProvider(let n, _):
+            return n
+        }
+    }
+
+    /// The capability's kind.
+    public var kind: CapabilityKind {
+        switch self {
+        case .fieldValidator: return .fieldValidator
+        case .stepValidator: return .stepValidator
+        case .submitAction: return .submitAction
+        case .optionsProvider: return .optionsProvider
+        case .prefillProvider: return .prefillProvider
+        }
+    }
+}

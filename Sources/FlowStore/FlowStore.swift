@@ -1,0 +1,1 @@
+// FlowStore: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// PluginHost: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// Reactor: placeholder until its issue lands.

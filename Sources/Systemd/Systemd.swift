@@ -1,0 +1,1 @@
+// Systemd: placeholder until its issue lands.

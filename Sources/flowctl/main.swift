@@ -1,0 +1,1 @@
+print("flowctl: not built yet")

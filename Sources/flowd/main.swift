@@ -1,0 +1,1 @@
+print("flowd: not built yet")
