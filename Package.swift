@@ -74,16 +74,19 @@ let package = Package(
         shippedPlugin("ProvidersPlugin", dir: "Providers"),
         fixturePlugin("FixtureTestPlugin", dir: "TestPlugin"),
 
+        // Shared test helpers: temporary directories, child processes, a private dbus-daemon.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore"]),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "Reactor"]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", flowKit]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["FlowDaemon", "DBus", "FlowEngine"]),
-        .testTarget(name: "FlowCLITests", dependencies: ["FlowCLI", "DBus"]),
-        .testTarget(name: "PluginTests", dependencies: [flowKit]),
+        .testTarget(name: "PluginHostTests", dependencies: ["TestSupport", "PluginHost", flowKit]),
+        .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
+        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus"]),
+        .testTarget(name: "PluginTests", dependencies: ["TestSupport", flowKit]),
     ],
     swiftLanguageModes: [.v6]
 )
