@@ -1,0 +1,50 @@
+/// Value syntaxes of the configuration file, following systemd's conventions so
+/// that administrators can write what they already know.
+enum ConfigValue {
+    /// `yes/no`, `true/false`, `on/off`, `1/0`.
+    static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default: return nil
+        }
+    }
+
+    /// A non-negative decimal integer no larger than `maximum`.
+    static func count(_ text: String, maximum: Int = Int(Int32.max)) -> Int? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(text), n <= maximum else {
+            return nil
+        }
+        return n
+    }
+
+    /// A time span such as `30s`, `5min`, `2h`, `7d`, `1h 30min`, `250ms`, or a
+    /// bare number of seconds. Returns nil for anything else.
+    static func timeSpan(_ text: String) -> Duration? {
+        let units: [(suffixes: [String], seconds: Double)] = [
+            (["ms", "msec"], 0.001),
+            (["s", "sec", "second", "seconds"], 1),
+            (["m", "min", "minute", "minutes"], 60),
+            (["h", "hr", "hour", "hours"], 3600),
+            (["d", "day", "days"], 86400),
+            (["w", "week", "weeks"], 604_800),
+        ]
+        var total = 0.0
+        var sawAny = false
+        for part in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let digits = part.prefix(while: { $0.isNumber || $0 == "." })
+            let suffix = String(part.dropFirst(digits.count)).lowercased()
+            guard !digits.isEmpty, let value = Double(digits) else { return nil }
+            if suffix.isEmpty {
+                total += value
+            } else if let unit = units.first(where: { $0.suffixes.contains(suffix) }) {
+                total += value * unit.seconds
+            } else {
+                return nil
+            }
+            sawAny = true
+        }
+        guard sawAny, total.isFinite, total <= 10 * 365 * 86400 else { return nil }
+        return .milliseconds(Int64((total * 1000).rounded()))
+    }
+}

@@ -1,0 +1,136 @@
+import Glibc
+
+/// Reads the configuration file, its drop-ins and the command line into one
+/// ``DaemonConfiguration``.
+///
+/// Order, later wins: built-in defaults → the main file → `<file>.d/*.conf` in
+/// lexical order → (for a per-user daemon) `$XDG_CONFIG_HOME/flowd/flowd.conf`
+/// → command-line options.
+public struct ConfigurationLoader: Sendable {
+    /// Reads a whole file; nil when it does not exist. Throws for any other failure.
+    public var readFile: @Sendable (String) throws(ConfigurationError) -> String?
+    /// Lists a directory's entry names; nil when it does not exist.
+    public var listDirectory: @Sendable (String) -> [String]?
+    public var environment: [String: String]
+    public var layout: InstallLayout
+
+    public init(
+        layout: InstallLayout, environment: [String: String],
+        readFile: @escaping @Sendable (String) throws(ConfigurationError) -> String? = ConfigurationLoader.readFileFromDisk,
+        listDirectory: @escaping @Sendable (String) -> [String]? = ConfigurationLoader.listDirectoryOnDisk
+    ) {
+        self.layout = layout
+        self.environment = environment
+        self.readFile = readFile
+        self.listDirectory = listDirectory
+    }
+
+    /// The configuration file read when `--config` is not given.
+    public var defaultConfigFile: String { layout.sysconfDirectory + "/flowd/flowd.conf" }
+
+    /// Builds the configuration for `options`.
+    public func load(_ options: DaemonOptions) throws(ConfigurationError) -> DaemonConfiguration {
+        var config = DaemonConfiguration(layout: layout)
+        let main = options.configFile ?? defaultConfigFile
+        guard let text = try readFile(main) else {
+            if options.configFile != nil {
+                throw ConfigurationError(file: main, message: "no such file (given with --config)")
+            }
+            return try finish(config, options)
+        }
+        try config.apply(INIFile(parsing: text, file: main))
+        let dropInDirectory = main + ".d"
+        for name in (listDirectory(dropInDirectory) ?? []).filter({ $0.hasSuffix(".conf") }).sorted() {
+            let path = dropInDirectory + "/" + name
+            if let text = try readFile(path) {
+                try config.apply(INIFile(parsing: text, file: path))
+            }
+        }
+        return try finish(config, options)
+    }
+
+    private func finish(_ base: DaemonConfiguration, _ options: DaemonOptions) throws(ConfigurationError) -> DaemonConfiguration {
+        var config = base
+        if let bus = options.bus { config.bus = bus }
+        if config.bus == .session, let userFile = userConfigFile(), let text = try readFile(userFile) {
+            try config.apply(INIFile(parsing: text, file: userFile))
+            if let bus = options.bus { config.bus = bus }
+        }
+        if !options.flowDirectories.isEmpty { config.flowDirectories = options.flowDirectories.map(absolute) }
+        if !options.pluginDirectories.isEmpty { config.pluginDirectories = options.pluginDirectories.map(absolute) }
+        if let dir = options.stateDirectory { config.stateDirectory = absolute(dir) }
+        if options.verbose { config.verbose = true }
+        if config.stateDirectory == nil { config.stateDirectory = defaultStateDirectory(for: config.bus) }
+        return config
+    }
+
+    private func userConfigFile() -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/flowd/flowd.conf" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.config/flowd/flowd.conf" }
+        return nil
+    }
+
+    /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`), then the system
+    /// location for the system bus, else the XDG state directory.
+    func defaultStateDirectory(for bus: BusChoice) -> String? {
+        if let fromSystemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, fromSystemd.hasPrefix("/") {
+            return String(fromSystemd)
+        }
+        if bus == .system { return layout.localStateDirectory + "/lib/flowd" }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/flowd" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/flowd" }
+        return nil
+    }
+
+    private func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let cwd = environment["PWD"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? currentDirectory()
+        return cwd + "/" + path
+    }
+
+    private func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Reads a configuration file from disk (at most 1 MiB; a larger file is an error).
+    @Sendable public static func readFileFromDisk(_ path: String) throws(ConfigurationError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw ConfigurationError(file: path, message: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ConfigurationError(file: path, message: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            if bytes.count > 1 << 20 { throw ConfigurationError(file: path, message: "larger than 1 MiB") }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: path, message: "not valid UTF-8")
+        }
+        return text
+    }
+
+    /// Lists a directory on disk; nil when it cannot be opened.
+    @Sendable public static func listDirectoryOnDisk(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

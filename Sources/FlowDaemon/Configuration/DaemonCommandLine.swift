@@ -1,0 +1,105 @@
+/// What `flowd`'s command line asks for.
+public enum DaemonCommand: Sendable, Equatable {
+    case run(DaemonOptions)
+    case help
+    case version
+}
+
+/// The options given on the command line; nil or empty means "not given", so
+/// the configuration file's value stands.
+public struct DaemonOptions: Sendable, Equatable {
+    public var bus: BusChoice?
+    public var flowDirectories: [String] = []
+    public var pluginDirectories: [String] = []
+    public var stateDirectory: String?
+    public var configFile: String?
+    public var verbose = false
+
+    public init() {}
+}
+
+/// A bad command line: printed as one line, exit status 64 (`EX_USAGE`).
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+public enum DaemonCommandLine {
+    /// The text of `flowd --help`.
+    public static let help = """
+        Usage: flowd [OPTION]...
+        Serve multi-step form flows over D-Bus (bus name org.flowd.Flow1).
+
+        Bus (default: the session bus):
+              --system              serve on the system bus
+              --session             serve on the session bus
+              --address ADDR        serve on the bus at the D-Bus address ADDR
+
+        Files (each also has a key in the configuration file):
+              --config FILE         read FILE and FILE.d/*.conf (default: /etc/flowd/flowd.conf)
+              --flows-dir DIR       load flows from DIR; repeat for more (replaces the configured list)
+              --plugin-dir DIR      load plugins from DIR; repeat for more (replaces the configured list)
+              --state-dir DIR       keep the session database in DIR
+
+              --verbose             log debug messages too
+          -h, --help                show this help and exit
+              --version             show the version and exit
+
+        flowd(8) describes the configuration file, signals and exit statuses.
+        """
+
+    /// Parses the arguments after the program name.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommand {
+        var options = DaemonOptions()
+        var index = 0
+        func value(for option: String, inline: String?) throws(UsageError) -> String {
+            if let inline {
+                guard !inline.isEmpty else { throw UsageError(message: "flowd: option \(option) needs a value") }
+                return inline
+            }
+            index += 1
+            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                throw UsageError(message: "flowd: option \(option) needs a value")
+            }
+            return arguments[index]
+        }
+        func setBus(_ bus: BusChoice, _ option: String) throws(UsageError) {
+            if let existing = options.bus, existing != bus {
+                throw UsageError(message: "flowd: \(option) conflicts with an earlier bus option; choose one of --system, --session, --address")
+            }
+            options.bus = bus
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inline = String(argument[argument.index(after: eq)...])
+            }
+            let takesValue = ["--address", "--config", "--flows-dir", "--plugin-dir", "--state-dir"].contains(name)
+            if inline != nil && !takesValue {
+                throw UsageError(message: "flowd: option \(name) takes no value")
+            }
+            switch name {
+            case "-h", "--help": return .help
+            case "--version": return .version
+            case "--system": try setBus(.system, name)
+            case "--session": try setBus(.session, name)
+            case "--address": try setBus(.address(try value(for: name, inline: inline)), name)
+            case "--config": options.configFile = try value(for: name, inline: inline)
+            case "--flows-dir": options.flowDirectories.append(try value(for: name, inline: inline))
+            case "--plugin-dir": options.pluginDirectories.append(try value(for: name, inline: inline))
+            case "--state-dir": options.stateDirectory = try value(for: name, inline: inline)
+            case "--verbose": options.verbose = true
+            default:
+                if argument.hasPrefix("-") {
+                    throw UsageError(message: "flowd: unknown option \(name) (see flowd --help)")
+                }
+                throw UsageError(message: "flowd: unexpected argument \"\(argument)\" (flowd takes only options; see flowd --help)")
+            }
+            index += 1
+        }
+        return .run(options)
+    }
+}

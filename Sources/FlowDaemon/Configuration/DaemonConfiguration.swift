@@ -1,0 +1,148 @@
+/// Which bus the daemon serves.
+public enum BusChoice: Sendable, Equatable, CustomStringConvertible {
+    case system
+    case session
+    /// A bus at an explicit D-Bus address (tests, the demo, the benchmark).
+    case address(String)
+
+    public var description: String {
+        switch self {
+        case .system: return "system"
+        case .session: return "session"
+        case .address(let a): return a
+        }
+    }
+}
+
+/// Bounds on everything a caller controls. Going over one is `LimitExceeded`.
+public struct SessionLimits: Sendable, Equatable {
+    /// Longest string value, in bytes of UTF-8 (the wire size), per answer or argument.
+    public var maxStringLength = 4096
+    /// Most answers in one `SetAnswers` call, and most prefill values.
+    public var maxAnswersPerCall = 64
+    /// Most items in one list answer (`multichoice`).
+    public var maxListLength = 256
+    /// Most live sessions one uid may own.
+    public var maxSessionsPerUser = 64
+    /// Most live sessions in all.
+    public var maxSessions = 50_000
+    /// A session untouched for this long is deleted.
+    public var idleTimeout: Duration = .seconds(7 * 86400)
+
+    public init() {}
+}
+
+/// SQLite durability: what an acknowledged change survives.
+public enum Durability: String, Sendable, Equatable {
+    /// Survives a crash or `kill -9` of the daemon (WAL, `synchronous=NORMAL`). The default.
+    case process
+    /// Also survives power loss (WAL, `synchronous=FULL`): an fsync per change.
+    case power
+}
+
+/// Everything the daemon is told by its configuration file, drop-ins and
+/// command line, in that order of precedence (the command line wins).
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var bus: BusChoice = .session
+    /// Flow directories, highest priority first: a flow id found in an earlier
+    /// directory wins over the same id in a later one.
+    public var flowDirectories: [String]
+    /// Plugin directories, searched in order.
+    public var pluginDirectories: [String]
+    /// Where the database lives. Nil means: decide from the environment
+    /// (`$STATE_DIRECTORY`, then the bus mode's default).
+    public var stateDirectory: String?
+    public var limits = SessionLimits()
+    public var durability: Durability = .process
+    /// Time limit of one validator, options or prefill plugin call.
+    public var pluginCallTimeout: Duration = .seconds(5)
+    /// Plugin names the administrator switched off.
+    public var disabledPlugins: [String] = []
+    /// Log debug messages too.
+    public var verbose = false
+
+    /// The built-in defaults for an installation laid out by `layout`.
+    public init(layout: InstallLayout) {
+        flowDirectories = [layout.sysconfDirectory + "/flowd/flows", layout.dataDirectory + "/flowd/flows"]
+        pluginDirectories = [layout.libDirectory + "/flowd/plugins"]
+    }
+
+    /// Applies one parsed file on top of this configuration.
+    ///
+    /// Like systemd, an empty assignment to a list key (`FlowsDirectory=`) empties
+    /// the list, so a drop-in can replace a list instead of extending it.
+    public mutating func apply(_ file: INIFile) throws(ConfigurationError) {
+        for a in file.assignments {
+            func fail(_ message: String) -> ConfigurationError {
+                ConfigurationError(file: a.file, line: a.line, message: "[\(a.section)] \(a.key): \(message)")
+            }
+            func count(maximum: Int = Int(Int32.max)) throws(ConfigurationError) -> Int {
+                guard let n = ConfigValue.count(a.value, maximum: maximum), n > 0 else {
+                    throw fail("expected a positive whole number up to \(maximum), found \"\(a.value)\"")
+                }
+                return n
+            }
+            func span() throws(ConfigurationError) -> Duration {
+                guard let d = ConfigValue.timeSpan(a.value), d > .zero else {
+                    throw fail("expected a time span such as 30s, 5min or 7d, found \"\(a.value)\"")
+                }
+                return d
+            }
+            func path() throws(ConfigurationError) -> String {
+                guard a.value.hasPrefix("/") else { throw fail("expected an absolute path, found \"\(a.value)\"") }
+                return a.value
+            }
+            // The first time any file sets a list key, the built-in default list
+            // is replaced; later assignments add to it, and an empty one clears it.
+            func appendPath(to list: inout [String], key: String) throws(ConfigurationError) {
+                let entry = a.value.isEmpty ? nil : try path()
+                if !listKeysSetByFiles.contains(key) {
+                    list = []
+                    listKeysSetByFiles.insert(key)
+                }
+                if let entry { list.append(entry) } else { list = [] }
+            }
+
+            switch (a.section, a.key) {
+            case ("Daemon", "Bus"):
+                switch a.value {
+                case "system": bus = .system
+                case "session": bus = .session
+                case let v where v.contains(":"): bus = .address(v)
+                default: throw fail("expected system, session or a D-Bus address, found \"\(a.value)\"")
+                }
+            case ("Daemon", "FlowsDirectory"): try appendPath(to: &flowDirectories, key: a.key)
+            case ("Daemon", "PluginDirectory"): try appendPath(to: &pluginDirectories, key: a.key)
+            case ("Daemon", "StateDirectory"): stateDirectory = try path()
+            case ("Daemon", "Durability"):
+                guard let d = Durability(rawValue: a.value) else { throw fail("expected process or power, found \"\(a.value)\"") }
+                durability = d
+            case ("Daemon", "Verbose"):
+                guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
+                verbose = b
+            case ("Limits", "MaxStringLength"): limits.maxStringLength = try count(maximum: 1 << 20)
+            case ("Limits", "MaxAnswersPerCall"): limits.maxAnswersPerCall = try count(maximum: 4096)
+            case ("Limits", "MaxListLength"): limits.maxListLength = try count(maximum: 65536)
+            case ("Limits", "MaxSessionsPerUser"): limits.maxSessionsPerUser = try count(maximum: 10_000_000)
+            case ("Limits", "MaxSessions"): limits.maxSessions = try count(maximum: 10_000_000)
+            case ("Limits", "IdleTimeout"): limits.idleTimeout = try span()
+            case ("Plugins", "CallTimeout"): pluginCallTimeout = try span()
+            case ("Plugins", "Disable"):
+                if a.value.isEmpty {
+                    disabledPlugins = []
+                } else {
+                    disabledPlugins += a.value.split(separator: " ").map(String.init)
+                }
+            case ("Daemon", _), ("Limits", _), ("Plugins", _):
+                throw ConfigurationError(file: a.file, line: a.line, message: "unknown key \"\(a.key)\" in [\(a.section)]")
+            default:
+                throw ConfigurationError(
+                    file: a.file, line: a.line,
+                    message: "unknown section [\(a.section)] (expected [Daemon], [Limits] or [Plugins])")
+            }
+        }
+    }
+
+    /// List keys some file has set: their built-in defaults are gone.
+    private var listKeysSetByFiles: Set<String> = []
+}

@@ -1,1 +1,0 @@
-// FlowDaemon: placeholder until its issue lands.

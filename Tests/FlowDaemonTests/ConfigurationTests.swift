@@ -1,0 +1,193 @@
+import Testing
+@testable import FlowDaemon
+
+@Suite struct CommandLineParsing {
+    @Test func defaultsToRunWithNothingSet() throws {
+        #expect(try DaemonCommandLine.parse([]) == .run(DaemonOptions()))
+    }
+
+    @Test func readsEveryOption() throws {
+        let command = try DaemonCommandLine.parse([
+            "--address", "unix:path=/tmp/bus", "--flows-dir", "/a", "--flows-dir=/b", "--plugin-dir", "/p",
+            "--state-dir", "/s", "--config=/etc/x.conf", "--verbose",
+        ])
+        var expected = DaemonOptions()
+        expected.bus = .address("unix:path=/tmp/bus")
+        expected.flowDirectories = ["/a", "/b"]
+        expected.pluginDirectories = ["/p"]
+        expected.stateDirectory = "/s"
+        expected.configFile = "/etc/x.conf"
+        expected.verbose = true
+        #expect(command == .run(expected))
+    }
+
+    @Test func helpAndVersionWin() throws {
+        #expect(try DaemonCommandLine.parse(["--system", "--help"]) == .help)
+        #expect(try DaemonCommandLine.parse(["-h"]) == .help)
+        #expect(try DaemonCommandLine.parse(["--version"]) == .version)
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown option --bogus"),
+        (["--flows-dir"], "needs a value"),
+        (["--flows-dir", "--system"], "needs a value"),
+        (["--system", "--session"], "conflicts"),
+        (["--system=yes"], "takes no value"),
+        (["stray"], "unexpected argument"),
+        (["--state-dir="], "needs a value"),
+    ])
+    func badCommandLinesGiveOneClearLine(arguments: [String], fragment: String) {
+        #expect {
+            _ = try DaemonCommandLine.parse(arguments)
+        } throws: { error in
+            guard let usage = error as? UsageError else { return false }
+            return usage.message.contains(fragment) && !usage.message.contains("\n") && usage.message.hasPrefix("flowd: ")
+        }
+    }
+
+    @Test func sameBusTwiceIsFine() throws {
+        var expected = DaemonOptions()
+        expected.bus = .system
+        #expect(try DaemonCommandLine.parse(["--system", "--system"]) == .run(expected))
+    }
+}
+
+@Suite struct InstallLayouts {
+    @Test func usrPrefixUsesEtcAndVar() {
+        let layout = InstallLayout.derived(fromExecutable: "/usr/libexec/flowd")
+        #expect(layout.prefix == "/usr")
+        #expect(layout.sysconfDirectory == "/etc")
+        #expect(layout.localStateDirectory == "/var")
+        #expect(layout.libDirectory == "/usr/lib")
+        #expect(layout.dataDirectory == "/usr/share")
+    }
+
+    @Test func otherPrefixesKeepEverythingInside() {
+        let layout = InstallLayout.derived(fromExecutable: "/opt/flowd/bin/flowctl")
+        #expect(layout.prefix == "/opt/flowd")
+        #expect(layout.sysconfDirectory == "/opt/flowd/etc")
+        #expect(layout.localStateDirectory == "/opt/flowd/var")
+        #expect(DaemonConfiguration(layout: layout).pluginDirectories == ["/opt/flowd/lib/flowd/plugins"])
+        #expect(DaemonConfiguration(layout: layout).flowDirectories == ["/opt/flowd/etc/flowd/flows", "/opt/flowd/share/flowd/flows"])
+    }
+}
+
+@Suite struct ConfigurationFiles {
+    /// An in-memory file system for the loader.
+    static func loader(_ files: [String: String], environment: [String: String] = [:]) -> ConfigurationLoader {
+        ConfigurationLoader(
+            layout: InstallLayout(prefix: "/usr"), environment: environment,
+            readFile: { path throws(ConfigurationError) in files[path] },
+            listDirectory: { dir in
+                let names = files.keys.filter { $0.hasPrefix(dir + "/") }.map { String($0.dropFirst(dir.count + 1)) }
+                return names.isEmpty ? nil : names
+            })
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let text = """
+            # comment
+            [Daemon]
+            Bus=system
+            FlowsDirectory=/srv/flows
+            PluginDirectory=/srv/plugins
+            StateDirectory=/srv/state
+            Durability=power
+            Verbose=yes
+            ; another comment
+            [Limits]
+            MaxStringLength=100
+            MaxAnswersPerCall=5
+            MaxListLength=7
+            MaxSessionsPerUser=3
+            MaxSessions=9
+            IdleTimeout=1h 30min
+            [Plugins]
+            CallTimeout=250ms
+            Disable=flowd.webhook flowd.command
+            """
+        let config = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
+        #expect(config.bus == .system)
+        #expect(config.flowDirectories == ["/srv/flows"])
+        #expect(config.pluginDirectories == ["/srv/plugins"])
+        #expect(config.stateDirectory == "/srv/state")
+        #expect(config.durability == .power)
+        #expect(config.verbose)
+        #expect(config.limits.maxStringLength == 100)
+        #expect(config.limits.maxAnswersPerCall == 5)
+        #expect(config.limits.maxListLength == 7)
+        #expect(config.limits.maxSessionsPerUser == 3)
+        #expect(config.limits.maxSessions == 9)
+        #expect(config.limits.idleTimeout == .seconds(5400))
+        #expect(config.pluginCallTimeout == .milliseconds(250))
+        #expect(config.disabledPlugins == ["flowd.webhook", "flowd.command"])
+    }
+
+    @Test func dropInsApplyInOrderAndEmptyAssignmentResetsALists() throws {
+        let files = [
+            "/etc/flowd/flowd.conf": "[Daemon]\nFlowsDirectory=/one\nFlowsDirectory=/two\n[Limits]\nMaxSessions=10\n",
+            "/etc/flowd/flowd.conf.d/20-b.conf": "[Daemon]\nFlowsDirectory=\nFlowsDirectory=/three\n",
+            "/etc/flowd/flowd.conf.d/10-a.conf": "[Limits]\nMaxSessions=20\n",
+            "/etc/flowd/flowd.conf.d/README": "[Nonsense\n",
+        ]
+        let config = try Self.loader(files).load(DaemonOptions())
+        #expect(config.flowDirectories == ["/three"])
+        #expect(config.limits.maxSessions == 20)
+    }
+
+    @Test func commandLineWinsOverFiles() throws {
+        var options = DaemonOptions()
+        options.bus = .address("unix:path=/x")
+        options.flowDirectories = ["/cli"]
+        options.stateDirectory = "/cli-state"
+        let config = try Self.loader(["/etc/flowd/flowd.conf": "[Daemon]\nBus=system\nFlowsDirectory=/file\nStateDirectory=/st\n"])
+            .load(options)
+        #expect(config.bus == .address("unix:path=/x"))
+        #expect(config.flowDirectories == ["/cli"])
+        #expect(config.stateDirectory == "/cli-state")
+    }
+
+    @Test func stateDirectoryFollowsTheEnvironment() throws {
+        var system = DaemonOptions()
+        system.bus = .system
+        #expect(try Self.loader([:]).load(system).stateDirectory == "/var/lib/flowd")
+        #expect(try Self.loader([:], environment: ["STATE_DIRECTORY": "/run/x:/run/y"]).load(system).stateDirectory == "/run/x")
+        #expect(try Self.loader([:], environment: ["HOME": "/home/u"]).load(DaemonOptions()).stateDirectory == "/home/u/.local/state/flowd")
+        #expect(try Self.loader([:], environment: ["XDG_STATE_HOME": "/xdg"]).load(DaemonOptions()).stateDirectory == "/xdg/flowd")
+    }
+
+    @Test func missingExplicitConfigIsAnError() {
+        var options = DaemonOptions()
+        options.configFile = "/nope.conf"
+        #expect(throws: ConfigurationError.self) { try Self.loader([:]).load(options) }
+    }
+
+    @Test(arguments: [
+        ("[Daemon]\nBus=bogus\n", "flowd.conf:2: [Daemon] Bus: expected system, session or a D-Bus address"),
+        ("[Daemon]\nFlowsDirectory=relative\n", "flowd.conf:2: [Daemon] FlowsDirectory: expected an absolute path"),
+        ("[Limits]\nMaxSessions=-1\n", "flowd.conf:2: [Limits] MaxSessions: expected a positive whole number"),
+        ("[Limits]\nMaxSessions=0\n", "expected a positive whole number"),
+        ("[Limits]\nIdleTimeout=soon\n", "expected a time span"),
+        ("[Limits]\nMaxSesions=3\n", "unknown key \"MaxSesions\" in [Limits]"),
+        ("[Deamon]\nBus=system\n", "unknown section [Deamon]"),
+        ("Bus=system\n", "assignment before any [Section] header"),
+        ("[Daemon]\nBus system\n", "expected Key=Value"),
+        ("[Daemon\n", "malformed section header"),
+    ])
+    func badFilesNameTheFileAndLine(text: String, fragment: String) {
+        #expect {
+            _ = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
+        } throws: { error in
+            String(describing: error).contains(fragment)
+        }
+    }
+
+    @Test func timeSpans() {
+        #expect(ConfigValue.timeSpan("30") == .seconds(30))
+        #expect(ConfigValue.timeSpan("2d") == .seconds(172_800))
+        #expect(ConfigValue.timeSpan("1.5s") == .milliseconds(1500))
+        #expect(ConfigValue.timeSpan("5 parsecs") == nil)
+        #expect(ConfigValue.timeSpan("") == nil)
+        #expect(ConfigValue.timeSpan("99999999999999d") == nil)
+    }
+}
