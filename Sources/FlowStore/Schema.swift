@@ -107,7 +107,7 @@ enum Schema {
 
     /// Reads the application id and schema version, and refuses a foreign
     /// or newer database.
-    private static func identify(_ db: SQLiteDatabase, path: String) throws(StoreError) -> (Int64, Int) {
+    static func identify(_ db: SQLiteDatabase, path: String) throws(StoreError) -> (Int64, Int) {
         let applicationID: Int64
         let version: Int
         let objectCount: Int64

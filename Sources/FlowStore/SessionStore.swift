@@ -114,13 +114,10 @@ public final class SessionStore: Sendable {
         } catch {
             throw StoreError.from(error, path: path)
         }
-        // Reading the application id first turns "not a database" into its own
-        // error before any pragma tries to write.
-        do {
-            _ = try db.scalarInteger("PRAGMA application_id")
-        } catch {
-            throw StoreError.from(error, path: path)
-        }
+        // Identify the file before any pragma writes to it: a file that is not
+        // a database, another program's database and one from a newer flowd
+        // are refused untouched (not even switched to WAL).
+        _ = try Schema.identify(db, path: path)
         let mode: String
         do {
             mode = try db.scalarText("PRAGMA journal_mode = WAL") ?? ""

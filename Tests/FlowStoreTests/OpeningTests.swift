@@ -156,6 +156,11 @@ struct OpeningTests {
             Issue.record("expected foreignDatabase, got \(String(describing: error))")
             return
         }
+        // Refused untouched: still in its own journal mode, no WAL created.
+        let check = try SQLiteDatabase(path: tables, flags: [.readOnly])
+        #expect(try check.scalarText("PRAGMA journal_mode") == "delete")
+        #expect(try check.scalarInteger("PRAGMA application_id") == 0)
+        #expect(!FileManager.default.fileExists(atPath: tables + "-wal"))
         let stamped = dir.file("stamped.sqlite")
         let app = try SQLiteDatabase(path: stamped)
         try app.execute("PRAGMA application_id = 1234")
