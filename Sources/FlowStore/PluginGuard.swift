@@ -11,12 +11,16 @@ public struct PluginCallToken: Hashable, Sendable {
 /// again once that file changes (an administrator installs a fix, or runs
 /// `touch` on it).
 public struct PluginFileIdentity: Hashable, Sendable {
+    /// `st_dev` of the file.
     public var device: UInt64
+    /// `st_ino` of the file.
     public var inode: UInt64
+    /// `st_size` of the file, in bytes.
     public var size: Int64
     /// Modification time in nanoseconds since the Unix epoch.
     public var modificationTime: Int64
 
+    /// An identity from its four parts.
     public init(device: UInt64, inode: UInt64, size: Int64, modificationTime: Int64) {
         self.device = device
         self.inode = inode

@@ -45,6 +45,7 @@ public final class SessionStore: Sendable {
         /// in microseconds since the epoch; the system's real-time clock when nil.
         public var clock: @Sendable () -> Int64
 
+        /// Settings with SQLite's and flowd's defaults; see each property.
         public init(
             durability: Durability = .processCrash,
             busyTimeout: Duration = .seconds(1),

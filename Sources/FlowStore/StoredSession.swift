@@ -23,6 +23,7 @@ public struct StoredSession: Hashable, Sendable {
     /// The daemon's encoded session record; opaque to the store.
     public var payload: [UInt8]
 
+    /// A session record; ``payloadVersion`` defaults to 1.
     public init(
         id: String, owner: UInt32, flowID: String, state: String,
         createdAt: Int64, updatedAt: Int64, payloadVersion: Int = 1, payload: [UInt8]
@@ -45,15 +46,20 @@ public struct StoredSession: Hashable, Sendable {
 
 /// What listing sessions needs, read without touching payloads.
 public struct SessionSummary: Hashable, Sendable {
+    /// The session id.
     public var id: String
+    /// The id of the flow the session runs.
     public var flowID: String
+    /// The session's state name.
     public var state: String
+    /// The uid that owns the session.
     public var owner: UInt32
     /// Creation time in microseconds since the Unix epoch.
     public var createdAt: Int64
     /// Time of the last change in microseconds since the Unix epoch.
     public var updatedAt: Int64
 
+    /// A summary with every column given.
     public init(id: String, flowID: String, state: String, owner: UInt32, createdAt: Int64, updatedAt: Int64) {
         self.id = id
         self.flowID = flowID

@@ -11,6 +11,7 @@
 /// - `reloading()`, then `ready()` when a reload finished (`Type=notify-reload`);
 /// - `stopping()` on SIGTERM.
 public struct SystemdNotifier: Sendable {
+    /// A notifier; it holds no state, the socket comes from the environment at each call.
     public init() {}
 
     /// True when `$NOTIFY_SOCKET` is set, that is, when messages go anywhere.

@@ -23,7 +23,9 @@ final class ConnectionHandle {
 public final class SQLiteDatabase {
     /// Flags for `sqlite3_open_v2`.
     public struct OpenFlags: OptionSet, Sendable {
+        /// The `SQLITE_OPEN_*` bits.
         public var rawValue: Int32
+        /// Flags from their `SQLITE_OPEN_*` bits.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
         /// `SQLITE_OPEN_READONLY`.

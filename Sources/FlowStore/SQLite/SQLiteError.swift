@@ -6,8 +6,10 @@ import CSQLite
 /// Only the primary codes FlowStore reacts to are named; every other code
 /// still round-trips through ``rawValue``.
 public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The C result code.
     public var rawValue: Int32
 
+    /// The code for a C result code.
     public init(rawValue: Int32) {
         self.rawValue = rawValue
     }
@@ -22,20 +24,35 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
         "\(LibSQLite.errorString(rawValue)) (\(rawValue))"
     }
 
+    /// `SQLITE_OK`.
     public static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
+    /// `SQLITE_ERROR`.
     public static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
+    /// `SQLITE_BUSY`.
     public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    /// `SQLITE_LOCKED`.
     public static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
+    /// `SQLITE_READONLY`.
     public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    /// `SQLITE_IOERR`.
     public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    /// `SQLITE_CORRUPT`.
     public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    /// `SQLITE_FULL`.
     public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    /// `SQLITE_CANTOPEN`.
     public static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
+    /// `SQLITE_CONSTRAINT`.
     public static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
+    /// `SQLITE_MISUSE`.
     public static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
+    /// `SQLITE_RANGE`.
     public static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
+    /// `SQLITE_NOTADB`.
     public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
+    /// `SQLITE_ROW`.
     public static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
+    /// `SQLITE_DONE`.
     public static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
 }
 
@@ -52,6 +69,7 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The operation that failed, such as `prepare` or `step`, and the SQL if any.
     public var operation: String
 
+    /// An error for `extendedCode`; ``code`` is derived from it.
     public init(extendedCode: SQLiteResultCode, message: String, operation: String) {
         self.code = extendedCode.primary
         self.extendedCode = extendedCode

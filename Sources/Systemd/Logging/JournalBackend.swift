@@ -14,6 +14,7 @@ public struct JournalBackend: LogBackend {
     /// Where entries go when `sd_journal_sendv` fails; nil drops them.
     public var fallback: StderrBackend?
 
+    /// A journal backend falling back to `fallback` (stderr by default).
     public init(fallback: StderrBackend? = StderrBackend()) {
         self.fallback = fallback
     }

@@ -100,8 +100,10 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable, Hashable, 
 public struct LogMetadata: ExpressibleByDictionaryLiteral, Sendable, Hashable, Sequence {
     private var storage: [(field: LogField, text: String)] = []
 
+    /// No fields.
     public init() {}
 
+    /// Fields from a literal such as `[.session: id, .uid: uid]`.
     public init(dictionaryLiteral elements: (LogField, any LogValue)...) {
         for (field, value) in elements { self[field] = value }
     }

@@ -1,6 +1,8 @@
 /// One log entry as a backend receives it.
 public struct LogRecord: Sendable, Hashable {
+    /// How severe the entry is.
     public var level: LogLevel
+    /// The finished message text.
     public var message: String
     /// The `MESSAGE_ID=` of a key event, if this is one.
     public var messageID: MessageID?
@@ -8,11 +10,14 @@ public struct LogRecord: Sendable, Hashable {
     public var metadata: LogMetadata
     /// `SYSLOG_IDENTIFIER=`, normally `flowd`.
     public var identifier: String
-    /// The source location of the log call (`#fileID`, `#function`, `#line`).
+    /// The source file of the log call (`#fileID`).
     public var file: String
+    /// The function of the log call (`#function`).
     public var function: String
+    /// The line of the log call (`#line`).
     public var line: UInt
 
+    /// A record with every part given.
     public init(
         level: LogLevel, message: String, messageID: MessageID? = nil, metadata: LogMetadata = [:],
         identifier: String, file: String, function: String, line: UInt
@@ -52,6 +57,7 @@ public struct Logger: Sendable {
     /// Where entries go.
     public var backend: any LogBackend
 
+    /// A logger writing entries at `minimumLevel` or above to `backend`.
     public init(identifier: String, minimumLevel: LogLevel = .info, metadata: LogMetadata = [:], backend: any LogBackend) {
         self.identifier = identifier
         self.minimumLevel = minimumLevel

@@ -11,6 +11,7 @@ public struct StderrBackend: LogBackend {
     /// The descriptor written to; 2 by default.
     public var fileDescriptor: Int32
 
+    /// A backend writing to `fileDescriptor` (stderr by default).
     public init(fileDescriptor: Int32 = 2) {
         self.fileDescriptor = fileDescriptor
     }
