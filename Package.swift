@@ -66,6 +66,8 @@ let package = Package(
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
         .executableTarget(name: "FlowBench", dependencies: ["DBus", "Reactor"]),
+        // Measures the session store (docs in FlowStore.docc). Never installed.
+        .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
 
         shippedPlugin("SpoolPlugin", dir: "Spool"),
         shippedPlugin("CommandPlugin", dir: "Command"),

@@ -1,1 +1,0 @@
-// FlowStore: placeholder until its issue lands.

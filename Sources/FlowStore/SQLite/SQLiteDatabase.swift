@@ -1,0 +1,285 @@
+import CSQLite
+
+/// The C connection pointer, shared by a database and its statements so a
+/// statement can tell that its connection was closed. Nil once closed.
+final class ConnectionHandle {
+    var pointer: OpaquePointer?
+
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+}
+
+/// One SQLite connection (`sqlite3 *`), owned by this object.
+///
+/// A connection is not thread-safe here: it is opened in SQLite's
+/// multi-thread mode (`SQLITE_OPEN_NOMUTEX`) and the caller serializes access
+/// (``SessionStore`` does, behind a mutex). ``close()`` may be called any
+/// number of times; `deinit` closes a connection that is still open.
+///
+/// Frequently run SQL goes through ``withCachedStatement(_:_:)``, which
+/// prepares each distinct SQL string once and keeps it for the life of the
+/// connection.
+public final class SQLiteDatabase {
+    /// Flags for `sqlite3_open_v2`.
+    public struct OpenFlags: OptionSet, Sendable {
+        /// The `SQLITE_OPEN_*` bits.
+        public var rawValue: Int32
+        /// Flags from their `SQLITE_OPEN_*` bits.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// `SQLITE_OPEN_READONLY`.
+        public static let readOnly = OpenFlags(rawValue: SQLITE_OPEN_READONLY)
+        /// `SQLITE_OPEN_READWRITE`.
+        public static let readWrite = OpenFlags(rawValue: SQLITE_OPEN_READWRITE)
+        /// `SQLITE_OPEN_CREATE`: create the file if it does not exist.
+        public static let create = OpenFlags(rawValue: SQLITE_OPEN_CREATE)
+        /// `SQLITE_OPEN_NOFOLLOW`: refuse a path whose last component is a symbolic link.
+        public static let noFollow = OpenFlags(rawValue: SQLITE_OPEN_NOFOLLOW)
+        /// `SQLITE_OPEN_NOMUTEX`: multi-thread mode; the caller serializes use of the connection.
+        public static let noMutex = OpenFlags(rawValue: SQLITE_OPEN_NOMUTEX)
+        /// `SQLITE_OPEN_FULLMUTEX`: serialized mode, for connections shared without a lock.
+        public static let fullMutex = OpenFlags(rawValue: SQLITE_OPEN_FULLMUTEX)
+        /// `SQLITE_OPEN_URI`: interpret the path as a `file:` URI.
+        public static let uri = OpenFlags(rawValue: SQLITE_OPEN_URI)
+    }
+
+    /// How ``transaction(_:_:)`` begins: `BEGIN DEFERRED`, `IMMEDIATE` or `EXCLUSIVE`.
+    public enum TransactionKind: String, Sendable {
+        case deferred = "DEFERRED"
+        case immediate = "IMMEDIATE"
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// The path the connection was opened with.
+    public let path: String
+    let handle: ConnectionHandle
+    private var cache: [String: Statement] = [:]
+
+    /// Opens a connection with `sqlite3_open_v2`.
+    ///
+    /// `SQLITE_OPEN_EXRESCODE` is always added, so failures carry extended
+    /// result codes. Note that SQLite opens lazily: a file that is not a
+    /// database is only detected by the first statement that reads it.
+    public init(path: String, flags: OpenFlags = [.readWrite, .create]) throws(SQLiteError) {
+        var pointer: OpaquePointer?
+        let rc = LibSQLite.open(path, &pointer, flags.rawValue | SQLITE_OPEN_EXRESCODE)
+        guard rc == SQLITE_OK, let pointer else {
+            let error = SQLiteError.from(rc, db: pointer, operation: "open \(path)")
+            if let pointer { _ = LibSQLite.close(pointer) }
+            throw error
+        }
+        self.path = path
+        self.handle = ConnectionHandle(pointer)
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// True until ``close()`` succeeds.
+    public var isOpen: Bool { handle.pointer != nil }
+
+    /// Finalizes the cached statements and closes the connection with
+    /// `sqlite3_close_v2`. Calling it again does nothing.
+    ///
+    /// Statements from ``prepare(_:)`` that are still alive keep the C
+    /// connection alive until they are released, but refuse to run.
+    public func close() throws(SQLiteError) {
+        guard let pointer = handle.pointer else { return }
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        let rc = LibSQLite.close(pointer)
+        guard rc == SQLITE_OK else {
+            throw SQLiteError.from(rc, db: pointer, operation: "close")
+        }
+        handle.pointer = nil
+    }
+
+    /// The open C pointer, or a misuse error after ``close()``.
+    func pointer(for operation: String) throws(SQLiteError) -> OpaquePointer {
+        guard let pointer = handle.pointer else {
+            throw SQLiteError.misuse("the database connection is closed", operation: operation)
+        }
+        return pointer
+    }
+
+    /// Runs one or more SQL statements that return no rows (`sqlite3_exec`).
+    /// Use it for schema changes and pragmas, never with caller-supplied text.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let db = try pointer(for: "execute")
+        var message: String?
+        let rc = LibSQLite.exec(db, sql, &message)
+        guard rc == SQLITE_OK else {
+            var error = SQLiteError.from(rc, db: db, operation: "execute \(Self.abbreviated(sql))")
+            if let message, !message.isEmpty { error.message = message }
+            throw error
+        }
+    }
+
+    /// Prepares one SQL statement (`sqlite3_prepare_v3`). Text after the
+    /// first statement is refused, so a string cannot smuggle in a second one.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try prepare(sql, persistent: false)
+    }
+
+    private func prepare(_ sql: String, persistent: Bool) throws(SQLiteError) -> Statement {
+        let db = try pointer(for: "prepare")
+        var statement: OpaquePointer?
+        var remainder = ""
+        let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = LibSQLite.prepare(db, sql, flags, &statement, &remainder)
+        let operation = "prepare \(Self.abbreviated(sql))"
+        guard rc == SQLITE_OK else {
+            if let statement { LibSQLite.finalize(statement) }
+            throw SQLiteError.from(rc, db: db, operation: operation)
+        }
+        guard let statement else {
+            throw SQLiteError.misuse("the SQL text holds no statement", operation: operation)
+        }
+        guard remainder.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
+            LibSQLite.finalize(statement)
+            throw SQLiteError.misuse("the SQL text holds more than one statement", operation: operation)
+        }
+        return Statement(pointer: statement, connection: handle, sql: sql)
+    }
+
+    /// Runs `body` with the cached prepared statement for `sql`, preparing it
+    /// on first use (with `SQLITE_PREPARE_PERSISTENT`).
+    ///
+    /// The statement is reset and its bindings cleared when `body` returns,
+    /// so a half-read query never holds a read transaction open (which would
+    /// stop WAL checkpoints). A nested use of the same SQL gets a fresh,
+    /// uncached statement.
+    public func withCachedStatement<Result>(
+        _ sql: String, _ body: (Statement) throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
+        let statement: Statement
+        if let cached = cache[sql], !cached.isInUse {
+            statement = cached
+        } else if cache[sql] != nil {
+            statement = try prepare(sql, persistent: false)
+        } else {
+            statement = try prepare(sql, persistent: true)
+            cache[sql] = statement
+        }
+        statement.isInUse = true
+        defer {
+            statement.isInUse = false
+            statement.reset()
+        }
+        return try body(statement)
+    }
+
+    /// The number of statements held in the statement cache.
+    public var cachedStatementCount: Int { cache.count }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`).
+    public var changes: Int64 {
+        guard let pointer = handle.pointer else { return 0 }
+        return LibSQLite.changes(pointer)
+    }
+
+    /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
+    public var lastInsertRowID: Int64 {
+        guard let pointer = handle.pointer else { return 0 }
+        return LibSQLite.lastInsertRowID(pointer)
+    }
+
+    /// True while a transaction is open (`sqlite3_get_autocommit` is false).
+    public var isInTransaction: Bool {
+        guard let pointer = handle.pointer else { return false }
+        return !LibSQLite.isAutocommit(pointer)
+    }
+
+    /// Sets how long a statement waits for another connection's lock before
+    /// failing with `SQLITE_BUSY` (`sqlite3_busy_timeout`).
+    public func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+        let db = try pointer(for: "busy_timeout")
+        let rc = LibSQLite.busyTimeout(db, milliseconds)
+        guard rc == SQLITE_OK else { throw SQLiteError.from(rc, db: db, operation: "busy_timeout") }
+    }
+
+    /// Runs `body` in a transaction: `COMMIT` when it returns, `ROLLBACK`
+    /// when it throws. Transactions do not nest.
+    public func transaction<Result>(
+        _ kind: TransactionKind = .immediate, _ body: () throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
+        guard !isInTransaction else {
+            throw SQLiteError.misuse("a transaction is already open", operation: "begin")
+        }
+        try withCachedStatement("BEGIN \(kind.rawValue)") { begin throws(SQLiteError) in try begin.run() }
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            rollback()
+            throw error
+        }
+        do {
+            try withCachedStatement("COMMIT") { commit throws(SQLiteError) in try commit.run() }
+        } catch {
+            rollback()
+            throw error
+        }
+        return result
+    }
+
+    /// Rolls back an open transaction, if any; failures are ignored because
+    /// SQLite may already have rolled back on its own (for example on `SQLITE_FULL`).
+    func rollback() {
+        guard isInTransaction else { return }
+        _ = try? withCachedStatement("ROLLBACK") { rollback throws(SQLiteError) in try rollback.run() }
+    }
+
+    /// The first column of the first row of `sql`, as text; nil when there
+    /// is no row or the value is NULL. Meant for pragmas.
+    public func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.string(at: 0)
+    }
+
+    /// The first column of the first row of `sql` as an integer; nil when
+    /// there is no row or the value is NULL.
+    public func scalarInteger(_ sql: String) throws(SQLiteError) -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// `sqlite3_wal_checkpoint_v2` modes.
+    public enum CheckpointMode: Int32, Sendable {
+        case passive = 0  // SQLITE_CHECKPOINT_PASSIVE
+        case full = 1  // SQLITE_CHECKPOINT_FULL
+        case restart = 2  // SQLITE_CHECKPOINT_RESTART
+        case truncate = 3  // SQLITE_CHECKPOINT_TRUNCATE
+    }
+
+    /// Copies WAL frames back into the database file
+    /// (`sqlite3_wal_checkpoint_v2`). Returns the WAL size and the number of
+    /// frames checkpointed, both in pages.
+    @discardableResult
+    public func checkpoint(_ mode: CheckpointMode = .passive) throws(SQLiteError) -> (walFrames: Int, checkpointed: Int) {
+        let db = try pointer(for: "checkpoint")
+        var logFrames: Int32 = 0
+        var done: Int32 = 0
+        let rc = LibSQLite.walCheckpoint(db, mode.rawValue, &logFrames, &done)
+        guard rc == SQLITE_OK else { throw SQLiteError.from(rc, db: db, operation: "checkpoint") }
+        return (Int(logFrames), Int(done))
+    }
+
+    /// The SQLite library version string, such as "3.40.1".
+    public static var libraryVersion: String { LibSQLite.version() }
+
+    /// The SQLite library version as a number, such as 3040001.
+    public static var libraryVersionNumber: Int { Int(LibSQLite.versionNumber()) }
+
+    static func abbreviated(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return flat.count > 60 ? String(flat.prefix(57)) + "..." : flat
+    }
+}
+
+@available(*, unavailable, message: "a connection is used by one thread at a time; SessionStore adds the lock")
+extension SQLiteDatabase: Sendable {}

@@ -1,0 +1,107 @@
+import CSQLite
+
+/// A SQLite result code, primary or extended (`SQLITE_BUSY`,
+/// `SQLITE_IOERR_WRITE`, …).
+///
+/// Only the primary codes FlowStore reacts to are named; every other code
+/// still round-trips through ``rawValue``.
+public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The C result code.
+    public var rawValue: Int32
+
+    /// The code for a C result code.
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// The primary code: the low eight bits of an extended code.
+    public var primary: SQLiteResultCode {
+        SQLiteResultCode(rawValue: rawValue & 0xff)
+    }
+
+    /// SQLite's own short English name for the code (`sqlite3_errstr`).
+    public var description: String {
+        "\(LibSQLite.errorString(rawValue)) (\(rawValue))"
+    }
+
+    /// `SQLITE_OK`.
+    public static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
+    /// `SQLITE_ERROR`.
+    public static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
+    /// `SQLITE_BUSY`.
+    public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    /// `SQLITE_LOCKED`.
+    public static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
+    /// `SQLITE_READONLY`.
+    public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    /// `SQLITE_IOERR`.
+    public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    /// `SQLITE_CORRUPT`.
+    public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    /// `SQLITE_FULL`.
+    public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    /// `SQLITE_CANTOPEN`.
+    public static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
+    /// `SQLITE_CONSTRAINT`.
+    public static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
+    /// `SQLITE_MISUSE`.
+    public static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
+    /// `SQLITE_RANGE`.
+    public static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
+    /// `SQLITE_NOTADB`.
+    public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
+    /// `SQLITE_ROW`.
+    public static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
+    /// `SQLITE_DONE`.
+    public static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
+}
+
+/// A failed SQLite call: the result code, the extended code and SQLite's
+/// message (`sqlite3_errmsg`), plus what FlowStore was doing.
+public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The primary result code, for example ``SQLiteResultCode/busy``.
+    public var code: SQLiteResultCode
+    /// The extended result code, for example `SQLITE_IOERR_FSYNC`; equal to
+    /// ``code`` when SQLite gave no extended code.
+    public var extendedCode: SQLiteResultCode
+    /// SQLite's English message for the failure.
+    public var message: String
+    /// The operation that failed, such as `prepare` or `step`, and the SQL if any.
+    public var operation: String
+
+    /// An error for `extendedCode`; ``code`` is derived from it.
+    public init(extendedCode: SQLiteResultCode, message: String, operation: String) {
+        self.code = extendedCode.primary
+        self.extendedCode = extendedCode
+        self.message = message
+        self.operation = operation
+    }
+
+    /// A one-line message for logs and error replies.
+    public var description: String {
+        let text = message.isEmpty ? LibSQLite.errorString(extendedCode.rawValue) : message
+        return "SQLite \(operation): \(text) (code \(code.rawValue), extended \(extendedCode.rawValue))"
+    }
+
+    /// The error after a failed call on `db`: the extended code from the
+    /// return value (the connection is opened with `SQLITE_OPEN_EXRESCODE`)
+    /// and the message from `sqlite3_errmsg`.
+    static func from(_ rc: Int32, db: OpaquePointer?, operation: String) -> SQLiteError {
+        var extended = rc
+        if let db, rc & 0xff == rc {
+            // Not already extended: ask the connection for the extended code
+            // of the same failure.
+            let fromHandle = LibSQLite.extendedErrorCode(db)
+            if fromHandle & 0xff == rc { extended = fromHandle }
+        }
+        return SQLiteError(
+            extendedCode: SQLiteResultCode(rawValue: extended),
+            message: LibSQLite.errorMessage(db),
+            operation: operation)
+    }
+
+    /// A misuse of this module's API found before any C call.
+    static func misuse(_ message: String, operation: String) -> SQLiteError {
+        SQLiteError(extendedCode: .misuse, message: message, operation: operation)
+    }
+}

@@ -1,0 +1,134 @@
+/// The store's schema and its migrations.
+///
+/// `PRAGMA user_version` holds the schema version and `PRAGMA
+/// application_id` marks the file as flowd's. Migration *n* (counting from
+/// 1) turns version *n − 1* into version *n*; all pending migrations run in
+/// one `BEGIN IMMEDIATE` transaction, so a crash mid-way leaves the old
+/// version intact. A database whose version is newer than ``latestVersion``
+/// is refused before anything is written to it.
+enum Schema {
+    /// `PRAGMA application_id`: the bytes "FLWD".
+    static let applicationID: Int64 = 0x464C_5744
+
+    /// The SQL of each migration, in order. Append only; never edit a
+    /// migration that has shipped.
+    static let migrations: [String] = [version1]
+
+    /// The version this build writes.
+    static var latestVersion: Int { migrations.count }
+
+    /// Version 1.
+    ///
+    /// - `sessions`: a rowid table (not `WITHOUT ROWID`: rows carry a payload
+    ///   of about a kilobyte, where rowid tables are the better fit). `id` is
+    ///   the primary key, so lookups by id use its unique index. Three more
+    ///   indexes serve `ListSessions` per owner, the start-up search for
+    ///   interrupted submits by state, and expiry by `updated_at`. Timestamps
+    ///   are microseconds since the epoch, as on D-Bus.
+    /// - `session_count`: one row holding the number of sessions, kept by
+    ///   triggers, so the count is a single-row read at any size.
+    /// - `plugin_calls`: crash-guard records, one per plugin call in flight.
+    ///   `AUTOINCREMENT` so a token is never reused, even after its row is deleted.
+    /// - `plugin_state`: plugins disabled by the crash guard, with the
+    ///   identity of the file that was disabled.
+    ///
+    /// Tables are `STRICT` (SQLite 3.37 or later), so a wrongly typed value
+    /// is an error instead of being stored as something else.
+    static let version1 = """
+        CREATE TABLE sessions (
+            id              TEXT    NOT NULL PRIMARY KEY,
+            owner           INTEGER NOT NULL CHECK (owner BETWEEN 0 AND 4294967295),
+            flow_id         TEXT    NOT NULL,
+            state           TEXT    NOT NULL,
+            created_at      INTEGER NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            payload_version INTEGER NOT NULL,
+            payload         BLOB    NOT NULL
+        ) STRICT;
+        CREATE INDEX sessions_by_owner ON sessions (owner);
+        CREATE INDEX sessions_by_state ON sessions (state);
+        CREATE INDEX sessions_by_updated_at ON sessions (updated_at);
+
+        CREATE TABLE session_count (
+            only  INTEGER NOT NULL PRIMARY KEY CHECK (only = 0),
+            value INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO session_count (only, value) VALUES (0, 0);
+        CREATE TRIGGER sessions_counted_insert AFTER INSERT ON sessions BEGIN
+            UPDATE session_count SET value = value + 1 WHERE only = 0;
+        END;
+        CREATE TRIGGER sessions_counted_delete AFTER DELETE ON sessions BEGIN
+            UPDATE session_count SET value = value - 1 WHERE only = 0;
+        END;
+
+        CREATE TABLE plugin_calls (
+            token      INTEGER PRIMARY KEY AUTOINCREMENT,
+            plugin     TEXT    NOT NULL,
+            started_at INTEGER NOT NULL
+        ) STRICT;
+
+        CREATE TABLE plugin_state (
+            plugin        TEXT    NOT NULL PRIMARY KEY,
+            reason        TEXT    NOT NULL,
+            disabled_at   INTEGER NOT NULL,
+            file_device   INTEGER,
+            file_inode    INTEGER,
+            file_size     INTEGER,
+            file_mtime_ns INTEGER
+        ) STRICT;
+        """
+
+    /// Checks that `db` is empty or flowd's own, refuses a newer schema, and
+    /// runs the pending migrations. Reads two pragmas and, for an empty
+    /// file, the schema table: it never scans sessions.
+    static func prepare(_ db: SQLiteDatabase, path: String) throws(StoreError) {
+        let (applicationID, version) = try identify(db, path: path)
+        guard version < latestVersion else { return }
+        do {
+            try db.transaction(.immediate) { () throws(SQLiteError) in
+                // Read again under the write lock: another process may have
+                // migrated between the check above and BEGIN IMMEDIATE.
+                let current = Int(try db.scalarInteger("PRAGMA user_version") ?? 0)
+                guard current < latestVersion else { return }
+                if applicationID == 0 {
+                    try db.execute("PRAGMA application_id = \(Schema.applicationID)")
+                }
+                for migration in migrations[current...] {
+                    try db.execute(migration)
+                }
+                try db.execute("PRAGMA user_version = \(latestVersion)")
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        // A concurrent opener may have raced to a newer version meanwhile.
+        _ = try identify(db, path: path)
+    }
+
+    /// Reads the application id and schema version, and refuses a foreign
+    /// or newer database.
+    static func identify(_ db: SQLiteDatabase, path: String) throws(StoreError) -> (Int64, Int) {
+        let applicationID: Int64
+        let version: Int
+        let objectCount: Int64
+        do {
+            // The first statement to read the file: a file that is not a
+            // database fails here with SQLITE_NOTADB.
+            applicationID = try db.scalarInteger("PRAGMA application_id") ?? 0
+            version = Int(try db.scalarInteger("PRAGMA user_version") ?? 0)
+            objectCount = version == 0 ? try db.scalarInteger("SELECT count(*) FROM sqlite_schema") ?? 0 : 0
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        if applicationID != 0 && applicationID != Schema.applicationID {
+            throw .foreignDatabase(path: path, reason: "its application id is \(applicationID)")
+        }
+        if applicationID == 0 && (version != 0 || objectCount != 0) {
+            throw .foreignDatabase(path: path, reason: "it already holds tables but no flowd application id")
+        }
+        guard version <= latestVersion else {
+            throw .newerSchema(path: path, found: version, supported: latestVersion)
+        }
+        return (applicationID, version)
+    }
+}

@@ -1,0 +1,132 @@
+/// The session operations as SQL, shared by ``SessionStore`` (one
+/// autocommitted statement per call) and ``StoreTransaction``. Every
+/// statement goes through the connection's statement cache.
+struct SessionQueries {
+    let db: SQLiteDatabase
+    let path: String
+
+    /// Runs `body` with the cached statement for `sql`, mapping SQLite errors.
+    func with<Result>(_ sql: String, _ body: (Statement) throws(SQLiteError) -> Result) throws(StoreError) -> Result {
+        do {
+            return try db.withCachedStatement(sql, body)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    static let upsertSQL = """
+        INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        ON CONFLICT (id) DO UPDATE SET
+            state = excluded.state,
+            updated_at = excluded.updated_at,
+            payload_version = excluded.payload_version,
+            payload = excluded.payload
+        WHERE owner = excluded.owner AND flow_id = excluded.flow_id
+        """
+
+    func upsert(_ session: StoredSession) throws(StoreError) {
+        guard !session.id.isEmpty else { throw .invalidArgument("a session id is empty") }
+        guard !session.flowID.isEmpty else { throw .invalidArgument("session \(session.id) has an empty flow id") }
+        guard !session.state.isEmpty else { throw .invalidArgument("session \(session.id) has an empty state") }
+        let changed = try with(Self.upsertSQL) { statement throws(SQLiteError) -> Int64 in
+            try statement.bind([
+                .text(session.id), .integer(Int64(session.owner)), .text(session.flowID), .text(session.state),
+                .integer(session.createdAt), .integer(session.updatedAt), .integer(Int64(session.payloadVersion)),
+                .blob(session.payload),
+            ])
+            try statement.run()
+            return db.changes
+        }
+        // The DO UPDATE's WHERE refused: the id exists with another owner or flow.
+        guard changed == 1 else { throw .identityMismatch(id: session.id) }
+    }
+
+    func load(id: String) throws(StoreError) -> StoredSession? {
+        let sql = """
+            SELECT owner, flow_id, state, created_at, updated_at, payload_version, payload
+            FROM sessions WHERE id = ?1
+            """
+        let row = try with(sql) { statement throws(SQLiteError) -> StoredSession? in
+            try statement.bind([.text(id)])
+            guard try statement.step() else { return nil }
+            return StoredSession(
+                id: id,
+                owner: UInt32(truncatingIfNeeded: statement.int64(at: 0)),
+                flowID: statement.string(at: 1) ?? "",
+                state: statement.string(at: 2) ?? "",
+                createdAt: statement.int64(at: 3),
+                updatedAt: statement.int64(at: 4),
+                payloadVersion: Int(statement.int64(at: 5)),
+                payload: statement.blob(at: 6) ?? [])
+        }
+        return row
+    }
+
+    func delete(id: String) throws(StoreError) -> Bool {
+        try with("DELETE FROM sessions WHERE id = ?1") { statement throws(SQLiteError) -> Bool in
+            try statement.bind([.text(id)])
+            try statement.run()
+            return db.changes > 0
+        }
+    }
+
+    func summaries(owner: UInt32?) throws(StoreError) -> [SessionSummary] {
+        let columns = "SELECT id, flow_id, state, owner, created_at, updated_at FROM sessions"
+        let sql: String
+        let values: [SQLiteValue]
+        if let owner {
+            sql = columns + " WHERE owner = ?1 ORDER BY created_at, id"
+            values = [.integer(Int64(owner))]
+        } else {
+            sql = columns + " ORDER BY created_at, id"
+            values = []
+        }
+        return try with(sql) { statement throws(SQLiteError) -> [SessionSummary] in
+            try statement.rows(binding: values) { row throws(SQLiteError) in
+                SessionSummary(
+                    id: row.string(at: 0) ?? "",
+                    flowID: row.string(at: 1) ?? "",
+                    state: row.string(at: 2) ?? "",
+                    owner: UInt32(truncatingIfNeeded: row.int64(at: 3)),
+                    createdAt: row.int64(at: 4),
+                    updatedAt: row.int64(at: 5))
+            }
+        }
+    }
+
+    func count() throws(StoreError) -> Int {
+        let value = try with("SELECT value FROM session_count WHERE only = 0") { statement throws(SQLiteError) -> Int64? in
+            guard try statement.step() else { return nil }
+            return statement.int64(at: 0)
+        }
+        guard let value, value >= 0 else {
+            throw .malformedRow(table: "session_count", reason: "the counter row is missing or negative")
+        }
+        return Int(value)
+    }
+
+    func count(owner: UInt32) throws(StoreError) -> Int {
+        try with("SELECT count(*) FROM sessions WHERE owner = ?1") { statement throws(SQLiteError) -> Int in
+            try statement.bind([.integer(Int64(owner))])
+            guard try statement.step() else { return 0 }
+            return Int(statement.int64(at: 0))
+        }
+    }
+
+    func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+        guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
+        let sql = "SELECT id FROM sessions WHERE updated_at < ?1 ORDER BY updated_at LIMIT ?2"
+        return try with(sql) { statement throws(SQLiteError) -> [String] in
+            try statement.rows(binding: [.integer(cutoff), .integer(Int64(limit))]) { row throws(SQLiteError) in
+                row.string(at: 0) ?? ""
+            }
+        }
+    }
+
+    func ids(inState state: String) throws(StoreError) -> [String] {
+        try with("SELECT id FROM sessions WHERE state = ?1 ORDER BY id") { statement throws(SQLiteError) -> [String] in
+            try statement.rows(binding: [.text(state)]) { row throws(SQLiteError) in row.string(at: 0) ?? "" }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+import Synchronization
+
+/// The daemon's persistent sessions: one SQLite database in WAL mode.
+///
+/// Every method commits before it returns (autocommit, or the end of
+/// ``transaction(_:)``), so a mutation the daemon acknowledges after the
+/// call returns survives `kill -9` of the daemon; see ``Durability`` for
+/// power loss.
+///
+/// The store is `Sendable`: one connection behind a mutex, so calls from
+/// the event-loop thread and from plugin-call threads are serialized.
+/// Opening reads a few pragmas and never scans the sessions.
+public final class SessionStore: Sendable {
+    /// How much a committed transaction survives.
+    public enum Durability: Sendable, Hashable {
+        /// `PRAGMA synchronous = NORMAL` (the default). A commit is written
+        /// to the WAL file without `fsync`: it is in the kernel's page cache
+        /// when the call returns, so it survives the daemon being killed or
+        /// crashing. Power loss or a kernel panic can lose the last
+        /// transactions (never corrupt the database). WAL is synced at each
+        /// checkpoint.
+        case processCrash
+        /// `PRAGMA synchronous = FULL`: every commit also `fsync`s the WAL,
+        /// so it survives power loss, at the cost of one `fsync` per
+        /// mutation (see the measurements in the FlowStore documentation).
+        case powerLoss
+    }
+
+    /// Settings for opening a store.
+    public struct Configuration: Sendable {
+        /// See ``Durability``; `.processCrash` by default.
+        public var durability: Durability
+        /// How long a statement waits for a lock held by another process
+        /// (an administrator's `sqlite3` shell, say) before failing with
+        /// ``StoreError/busy(_:)``. One second by default: long enough for
+        /// a short outside transaction, short enough not to stall the bus.
+        public var busyTimeout: Duration
+        /// `PRAGMA wal_autocheckpoint`, in pages (SQLite's default is 1000).
+        /// Zero turns automatic checkpoints off; then call ``checkpoint()``.
+        public var autoCheckpointPages: Int
+        /// `PRAGMA journal_size_limit`: the WAL file is truncated to this many
+        /// bytes after a checkpoint, so one burst does not leave a large file.
+        public var journalSizeLimit: Int
+        /// The clock for the store's own timestamps (crash-guard records),
+        /// in microseconds since the epoch; the system's real-time clock when nil.
+        public var clock: @Sendable () -> Int64
+
+        /// Settings with SQLite's and flowd's defaults; see each property.
+        public init(
+            durability: Durability = .processCrash,
+            busyTimeout: Duration = .seconds(1),
+            autoCheckpointPages: Int = 1000,
+            journalSizeLimit: Int = 4 << 20,
+            clock: (@Sendable () -> Int64)? = nil
+        ) {
+            self.durability = durability
+            self.busyTimeout = busyTimeout
+            self.autoCheckpointPages = autoCheckpointPages
+            self.journalSizeLimit = journalSizeLimit
+            self.clock = clock ?? { Posix.realtimeMicroseconds() }
+        }
+    }
+
+    /// The database file's conventional name inside the state directory.
+    public static let defaultFileName = "sessions.sqlite"
+
+    /// The schema version this build reads and writes.
+    public static var schemaVersion: Int { Schema.latestVersion }
+
+    /// The path of the database file.
+    public let path: String
+    /// The settings the store was opened with.
+    public let configuration: Configuration
+    private let connection: Mutex<SQLiteDatabase?>
+    /// A second connection used only by ``checkpoint()``, opened on first use,
+    /// so a checkpoint never holds the lock that upserts wait on.
+    private let checkpointConnection: Mutex<CheckpointConnection>
+
+    /// Opens (creating if needed) the store at `path`.
+    ///
+    /// The parent directory is created with mode 0700 if missing; the file
+    /// is created (or tightened) to mode 0600 and must not be a symbolic
+    /// link. Then WAL mode, the durability, `busy_timeout`, `foreign_keys`
+    /// and `trusted_schema = OFF` are set, and the schema is migrated. A
+    /// file that is not a database, a database from another program and a
+    /// database from a newer flowd are refused with their own errors.
+    public init(path: String, configuration: Configuration = Configuration()) throws(StoreError) {
+        guard !path.isEmpty else { throw .invalidArgument("the database path is empty") }
+        self.path = path
+        self.configuration = configuration
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try StoreFiles.ensureDirectory(String(path[..<slash]))
+        }
+        try StoreFiles.ensurePrivateFiles(path)
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase(path: path, flags: [.readWrite, .create, .noFollow, .noMutex])
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        do {
+            try Self.configure(db, configuration, path: path)
+            try Schema.prepare(db, path: path)
+        } catch {
+            try? db.close()
+            throw error
+        }
+        self.connection = Mutex(db)
+        self.checkpointConnection = Mutex(CheckpointConnection())
+    }
+
+    private static func configure(_ db: SQLiteDatabase, _ configuration: Configuration, path: String) throws(StoreError) {
+        do {
+            try db.setBusyTimeout(milliseconds: milliseconds(configuration.busyTimeout))
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        // Identify the file before any pragma writes to it: a file that is not
+        // a database, another program's database and one from a newer flowd
+        // are refused untouched (not even switched to WAL).
+        _ = try Schema.identify(db, path: path)
+        let mode: String
+        do {
+            mode = try db.scalarText("PRAGMA journal_mode = WAL") ?? ""
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        guard mode.lowercased() == "wal" else { throw .walUnavailable(path: path, journalMode: mode) }
+        let synchronous = configuration.durability == .powerLoss ? "FULL" : "NORMAL"
+        do {
+            try db.execute(
+                """
+                PRAGMA synchronous = \(synchronous);
+                PRAGMA foreign_keys = ON;
+                PRAGMA trusted_schema = OFF;
+                PRAGMA wal_autocheckpoint = \(max(0, configuration.autoCheckpointPages));
+                PRAGMA journal_size_limit = \(max(-1, configuration.journalSizeLimit));
+                """)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Closes the store. Calling it again does nothing; every other call
+    /// afterwards fails with ``StoreError/closed``.
+    public func close() throws(StoreError) {
+        let path = self.path
+        try checkpointConnection.withLock { (state: inout CheckpointConnection) throws(StoreError) in
+            state.isClosed = true
+            guard let open = state.database else { return }
+            do throws(SQLiteError) {
+                try open.close()
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+            state.database = nil
+        }
+        try connection.withLock { (db: inout SQLiteDatabase?) throws(StoreError) in
+            guard let open = db else { return }
+            do throws(SQLiteError) {
+                try open.close()
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+            db = nil
+        }
+    }
+
+    /// Runs `body` with the open connection, under the lock, turning SQLite
+    /// errors into store errors.
+    func withDatabase<Result: Sendable>(
+        _ body: (SQLiteDatabase) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try connection.withLock { (db: inout SQLiteDatabase?) throws(StoreError) -> Result in
+            guard let open = db else { throw .closed }
+            return try body(open)
+        }
+    }
+
+    // MARK: - Sessions
+
+    /// Inserts `session`, or replaces its state, `updatedAt`, payload version
+    /// and payload if the id exists. `owner`, `flowID` and `createdAt` are
+    /// fixed at the first insert; an upsert that disagrees on owner or flow
+    /// fails with ``StoreError/identityMismatch(id:)`` and changes nothing.
+    public func upsert(_ session: StoredSession) throws(StoreError) {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).upsert(session) }
+    }
+
+    /// The session with `id`, or nil.
+    public func load(id: String) throws(StoreError) -> StoredSession? {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).load(id: id) }
+    }
+
+    /// Deletes the session with `id`; returns whether it existed.
+    @discardableResult
+    public func delete(id: String) throws(StoreError) -> Bool {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).delete(id: id) }
+    }
+
+    /// Every session's summary, or those of `owner`, oldest first. Reads
+    /// only the indexed columns, never payloads.
+    public func summaries(owner: UInt32? = nil) throws(StoreError) -> [SessionSummary] {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).summaries(owner: owner) }
+    }
+
+    /// The number of stored sessions: one row read from a counter kept by
+    /// triggers, cheap at any size.
+    public func count() throws(StoreError) -> Int {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).count() }
+    }
+
+    /// The number of sessions owned by `owner` (a range count on the owner index).
+    public func count(owner: UInt32) throws(StoreError) -> Int {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).count(owner: owner) }
+    }
+
+    /// Ids of sessions last updated before `cutoff` (µs since the epoch),
+    /// least recently updated first, at most `limit` of them. The daemon
+    /// deletes them in batches, so one expiry pass never holds the lock long.
+    public func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+        try withDatabase { db throws(StoreError) in
+            try SessionQueries(db: db, path: path).expired(before: cutoff, limit: limit)
+        }
+    }
+
+    /// Ids of the sessions in `state`, such as the `submitting` sessions
+    /// the daemon must mark interrupted at start-up.
+    public func ids(inState state: String) throws(StoreError) -> [String] {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).ids(inState: state) }
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): every change
+    /// it makes commits together when it returns, or none when it throws.
+    ///
+    /// The store stays locked while `body` runs, so `body` must not call
+    /// the store itself (that would deadlock); it uses the transaction it is
+    /// given, which cannot escape it.
+    public func transaction<Result: Sendable>(
+        _ body: (borrowing StoreTransaction) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        let path = self.path
+        return try withDatabase { db throws(StoreError) -> Result in
+            guard !db.isInTransaction else { throw .invalidArgument("transactions do not nest") }
+            do throws(SQLiteError) {
+                try db.withCachedStatement("BEGIN IMMEDIATE") { begin throws(SQLiteError) in try begin.run() }
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+            let result: Result
+            do throws(StoreError) {
+                result = try body(StoreTransaction(queries: SessionQueries(db: db, path: path)))
+            } catch {
+                db.rollback()
+                throw error
+            }
+            do throws(SQLiteError) {
+                try db.withCachedStatement("COMMIT") { commit throws(SQLiteError) in try commit.run() }
+            } catch {
+                db.rollback()
+                throw StoreError.from(error, path: path)
+            }
+            return result
+        }
+    }
+
+    /// Runs a passive WAL checkpoint now: copies committed pages from the WAL
+    /// back into the database file and syncs both, without waiting for
+    /// readers. Returns the number of WAL frames checkpointed.
+    ///
+    /// It runs on a second connection, not under the store's lock, so it can
+    /// run on a background thread while the event loop keeps committing.
+    /// That is the way to keep the checkpoint's `fsync` and page copies out
+    /// of the latency of upserts: open the store with
+    /// ``Configuration/autoCheckpointPages`` set high (a backstop) and call
+    /// this periodically from another thread.
+    @discardableResult
+    public func checkpoint() throws(StoreError) -> Int {
+        let path = self.path
+        let busyTimeout = configuration.busyTimeout
+        let isClosed = connection.withLock { $0 == nil }
+        guard !isClosed else { throw .closed }
+        return try checkpointConnection.withLock { (state: inout CheckpointConnection) throws(StoreError) -> Int in
+            guard !state.isClosed else { throw .closed }
+            do throws(SQLiteError) {
+                let db: SQLiteDatabase
+                if let open = state.database {
+                    db = open
+                } else {
+                    db = try SQLiteDatabase(path: path, flags: [.readWrite, .noFollow, .noMutex])
+                    try db.setBusyTimeout(milliseconds: Self.milliseconds(busyTimeout))
+                    // A connection learns that the file is in WAL mode only by
+                    // reading it; until then a checkpoint silently does nothing.
+                    _ = try db.scalarInteger("PRAGMA user_version")
+                    state.database = db
+                }
+                return try db.checkpoint(.passive).checkpointed
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// The state of the checkpoint connection: not yet opened, open, or closed with the store.
+struct CheckpointConnection {
+    var database: SQLiteDatabase?
+    var isClosed = false
+}
+
+/// The store's operations inside one ``SessionStore/transaction(_:)``.
+///
+/// It cannot be copied and is only lent to the transaction's body, so it
+/// cannot outlive the transaction.
+public struct StoreTransaction: ~Copyable {
+    let queries: SessionQueries
+
+    /// As ``SessionStore/upsert(_:)``, committed with the transaction.
+    public func upsert(_ session: StoredSession) throws(StoreError) {
+        try queries.upsert(session)
+    }
+
+    /// As ``SessionStore/load(id:)``, seeing the transaction's own changes.
+    public func load(id: String) throws(StoreError) -> StoredSession? {
+        try queries.load(id: id)
+    }
+
+    /// As ``SessionStore/delete(id:)``, committed with the transaction.
+    @discardableResult
+    public func delete(id: String) throws(StoreError) -> Bool {
+        try queries.delete(id: id)
+    }
+
+    /// As ``SessionStore/count()``, seeing the transaction's own changes.
+    public func count() throws(StoreError) -> Int {
+        try queries.count()
+    }
+
+    /// As ``SessionStore/count(owner:)``, seeing the transaction's own changes.
+    public func count(owner: UInt32) throws(StoreError) -> Int {
+        try queries.count(owner: owner)
+    }
+
+    /// As ``SessionStore/ids(inState:)``, seeing the transaction's own changes.
+    public func ids(inState state: String) throws(StoreError) -> [String] {
+        try queries.ids(inState: state)
+    }
+}

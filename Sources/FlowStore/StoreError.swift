@@ -1,0 +1,108 @@
+import Glibc
+
+/// Why a ``SessionStore`` operation failed. Every case reads as a complete
+/// sentence through ``message``, naming the file where there is one.
+public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The state directory (or a parent) could not be created or inspected.
+    case directory(path: String, errno: Int32)
+    /// A path on the way to the database exists but is not a directory.
+    case notADirectory(path: String)
+    /// The database file or its `-wal`/`-shm` companion could not be
+    /// created, opened or given mode 0600.
+    case file(path: String, errno: Int32)
+    /// The database path (or a companion) is a symbolic link, a device or
+    /// anything else that is not a regular file.
+    case notARegularFile(path: String)
+    /// The file exists but is not a SQLite database (`SQLITE_NOTADB`).
+    case notADatabase(path: String)
+    /// The file is a SQLite database that flowd did not create.
+    case foreignDatabase(path: String, reason: String)
+    /// The database was written by a newer flowd; this one refuses to touch it.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// SQLite found the file damaged (`SQLITE_CORRUPT`).
+    case corrupt(path: String, SQLiteError)
+    /// The database cannot use write-ahead logging, for example on a
+    /// file system without shared memory support.
+    case walUnavailable(path: String, journalMode: String)
+    /// Another connection held a lock longer than the busy timeout.
+    case busy(SQLiteError)
+    /// The file or directory is read-only for this process.
+    case readOnly(SQLiteError)
+    /// The disk (or a quota) is full.
+    case diskFull(SQLiteError)
+    /// The operating system reported an I/O error.
+    case io(SQLiteError)
+    /// An upsert would change the owner or flow of an existing session.
+    case identityMismatch(id: String)
+    /// A caller passed a value the store cannot accept.
+    case invalidArgument(String)
+    /// A row read back does not have the shape this version writes.
+    case malformedRow(table: String, reason: String)
+    /// The store was closed.
+    case closed
+    /// Any other SQLite failure.
+    case sqlite(SQLiteError)
+
+    /// A human sentence describing the failure.
+    public var message: String {
+        switch self {
+        case .directory(let path, let errno):
+            return "cannot create or open the state directory \(path): \(Self.describe(errno))"
+        case .notADirectory(let path):
+            return "\(path) is not a directory"
+        case .file(let path, let errno):
+            return "cannot prepare the database file \(path): \(Self.describe(errno))"
+        case .notARegularFile(let path):
+            return "\(path) is not a regular file (symbolic links are refused)"
+        case .notADatabase(let path):
+            return "\(path) is not a SQLite database; move it away and flowd starts with an empty store"
+        case .foreignDatabase(let path, let reason):
+            return "\(path) is not a flowd session store: \(reason)"
+        case .newerSchema(let path, let found, let supported):
+            return "\(path) has schema version \(found), written by a newer flowd; this flowd supports "
+                + "up to version \(supported) and will not modify it"
+        case .corrupt(let path, let error):
+            return "\(path) is damaged: \(error.message)"
+        case .walUnavailable(let path, let journalMode):
+            return "\(path) cannot use write-ahead logging (journal mode stayed \"\(journalMode)\")"
+        case .busy(let error):
+            return "the session store is locked by another process: \(error.message)"
+        case .readOnly(let error):
+            return "the session store is read-only: \(error.message)"
+        case .diskFull(let error):
+            return "the disk holding the session store is full: \(error.message)"
+        case .io(let error):
+            return "I/O error in the session store: \(error.description)"
+        case .identityMismatch(let id):
+            return "session \(id) already exists with another owner or flow"
+        case .invalidArgument(let text):
+            return "invalid argument: \(text)"
+        case .malformedRow(let table, let reason):
+            return "malformed row in \(table): \(reason)"
+        case .closed:
+            return "the session store is closed"
+        case .sqlite(let error):
+            return error.description
+        }
+    }
+
+    public var description: String { message }
+
+    /// Classifies a SQLite failure; `path` names the file for the cases that carry it.
+    static func from(_ error: SQLiteError, path: String) -> StoreError {
+        switch error.code {
+        case .notADatabase: return .notADatabase(path: path)
+        case .corrupt: return .corrupt(path: path, error)
+        case .busy, .locked: return .busy(error)
+        case .readOnly: return .readOnly(error)
+        case .full: return .diskFull(error)
+        case .ioError: return .io(error)
+        default: return .sqlite(error)
+        }
+    }
+
+    private static func describe(_ errno: Int32) -> String {
+        guard let text = strerror(errno) else { return "errno \(errno)" }
+        return "\(String(cString: text)) (errno \(errno))"
+    }
+}

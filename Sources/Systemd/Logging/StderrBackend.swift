@@ -1,0 +1,79 @@
+/// Writes one plain line per entry to stderr (or another descriptor):
+///
+///     flowd[4242]: warning: plugin call timed out (session=0f3a… plugin=example.vat)
+///
+/// Field names are shown in lowercase without the `FLOWD_` prefix. Newlines
+/// and other control characters in the message and values are escaped
+/// (`\n`, `\t`, `\x1b`), so every entry is exactly one line; values with
+/// spaces, quotes or `=` are quoted. Each line is one `write(2)`, so lines
+/// from different threads do not interleave.
+public struct StderrBackend: LogBackend {
+    /// The descriptor written to; 2 by default.
+    public var fileDescriptor: Int32
+
+    /// A backend writing to `fileDescriptor` (stderr by default).
+    public init(fileDescriptor: Int32 = 2) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    public func write(_ record: LogRecord) {
+        let line = Self.format(record, pid: LibSystemd.processID()) + "\n"
+        _ = LibSystemd.writeAll(fileDescriptor, Array(line.utf8))
+    }
+
+    /// The line for `record`, without the newline.
+    public static func format(_ record: LogRecord, pid: Int32) -> String {
+        var line = "\(record.identifier)[\(pid)]: \(record.level.name): \(escape(record.message))"
+        if !record.metadata.isEmpty {
+            let pairs = record.metadata.map { field, text in "\(displayName(field))=\(quote(text))" }
+            line += " (" + pairs.joined(separator: " ") + ")"
+        }
+        return line
+    }
+
+    static func displayName(_ field: LogField) -> String {
+        var name = Substring(field.name)
+        if name.hasPrefix("FLOWD_") && name.count > 6 { name = name.dropFirst(6) }
+        return name.lowercased()
+    }
+
+    static func quote(_ text: String) -> String {
+        let escaped = escape(text)
+        let needsQuotes = text.isEmpty || text.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "(" || $0 == ")" }
+        guard needsQuotes else { return escaped }
+        return "\"" + escaped.replacingQuotes() + "\""
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\\": result += "\\\\"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    let hex = String(scalar.value, radix: 16)
+                    result += scalar.value < 0x100
+                        ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                        : "\\u{\(hex)}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func replacingQuotes() -> String {
+        var result = ""
+        for character in self {
+            if character == "\"" { result += "\\\"" } else { result.append(character) }
+        }
+        return result
+    }
+}

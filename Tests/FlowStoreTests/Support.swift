@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import FlowStore
+
+/// A fresh directory under the system temporary directory, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        var base = NSTemporaryDirectory()
+        while base.hasSuffix("/") { base.removeLast() }
+        path = "\(base)/flowstore-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    func cleanup() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Writes `contents` to a new file at `path`.
+func writeFile(_ path: String, _ contents: Data) throws {
+    try #require(FileManager.default.createFile(atPath: path, contents: contents), "cannot create \(path)")
+}
+
+/// The permission bits of `path` (lstat, so a symbolic link reports itself).
+func mode(of path: String) -> mode_t? {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return nil }
+    return st.st_mode & 0o7777
+}
+
+func makeSession(
+    _ id: String, owner: UInt32 = 1000, flow: String = "consultation", state: String = "editing",
+    created: Int64 = 1_700_000_000_000_000, updated: Int64? = nil, payload: [UInt8]? = nil
+) -> StoredSession {
+    StoredSession(
+        id: id, owner: owner, flowID: flow, state: state, createdAt: created, updatedAt: updated ?? created,
+        payloadVersion: 1, payload: payload ?? Array("{\"id\":\"\(id)\"}".utf8))
+}
+
+/// Runs one test of this test binary in a child process (the test binary
+/// re-executed with a filter), with `environment` added and the write end
+/// of a socket pair as the child's descriptor 3. Returns the child's pid and the
+/// read end of the pipe.
+func spawnTestChild(filter: String, environment: [String: String]) throws -> (pid: pid_t, output: Int32) {
+    // A socket pair rather than pipe(2): it can be created close-on-exec
+    // atomically, so children spawned by concurrent tests never inherit it.
+    var fds: [Int32] = [0, 0]
+    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw SpawnFailure(code: errno) }
+    let executable = try #require(
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "cannot read /proc/self/exe")
+    let arguments = [executable, "--testing-library", "swift-testing", "--filter", filter]
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 3)
+    // The child's own stdout and stderr go to /dev/null: the test reads fd 3 only.
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+    close(fds[1])
+    guard rc == 0 else {
+        close(fds[0])
+        throw SpawnFailure(code: rc)
+    }
+    return (pid, fds[0])
+}
+
+struct SpawnFailure: Error, CustomStringConvertible {
+    var code: Int32
+    var description: String { "posix_spawn failed: \(String(cString: strerror(code)))" }
+}
+
+/// Writes `line` and a newline to descriptor 3 with one write(2), so a line
+/// is either wholly in the pipe or not at all.
+func writeToParent(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
+}
+
+/// Reads from `fd` until `condition` fails on the lines read so far, end of
+/// file, or `deadline`. Returns the complete lines read.
+func readLines(from fd: Int32, until deadline: ContinuousClock.Instant, while condition: ([String]) -> Bool) -> [String] {
+    var buffer: [UInt8] = []
+    var lines: [String] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while condition(lines) && ContinuousClock.now < deadline {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 200) >= 0 else { break }
+        if poller.revents == 0 { continue }
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n <= 0 { break }
+        buffer.append(contentsOf: chunk[0..<n])
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
+            buffer.removeSubrange(...newline)
+        }
+    }
+    return lines
+}
