@@ -39,8 +39,8 @@ test-unit:
 # End-to-end under a real systemd in a container (tests/system/README.md): the
 # hardening score first, then the installed tree in a booted container. As root.
 test-system:
-	tests/system/security-score.sh
 	$(MAKE) stage
+	tests/system/security-score.sh --stage stage
 	tests/system/run.sh --stage stage
 
 test: test-unit test-system

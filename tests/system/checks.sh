@@ -97,6 +97,7 @@ check_no_toolchain() {
     ! command -v swift >/dev/null || fail "a swift binary is on PATH: $(command -v swift)" || return 1
     local f out
     for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
+        if [ "$(head -c 4 "$f" | tr -d '\177')" != ELF ]; then note "$f is not an ELF file (a fake?)"; continue; fi
         out=$(ldd "$f" 2>&1) || { fail "ldd $f: $out"; return 1; }
         if grep -q 'not found' <<<"$out"; then fail "$f: $(grep 'not found' <<<"$out" | tr '\n' ' ')"; return 1; fi
     done
@@ -292,23 +293,38 @@ restarted_since() { # OLD-PID OLD-NRESTARTS
 
 check_watchdog() {
     mkdir -p /run/systemd/system/flowd.service.d
-    # A short watchdog so the check is quick; the shipped value is left otherwise untouched.
+    # A short watchdog so the check is quick; the shipped value is restored afterwards.
     printf '[Service]\nWatchdogSec=3s\n' >/run/systemd/system/flowd.service.d/50-watchdog.conf
     systemctl daemon-reload
-    systemctl restart flowd || { fail "restart with WatchdogSec=3s failed"; return 1; }
-    local pid n cursor
+    local pid n mark
+    mark=$(journal_mark)
+    # PID 1 logs each sd_notify message at debug level: that is how the pings are seen.
+    systemd-analyze log-level debug
+    systemctl restart flowd || { systemd-analyze log-level info; fail "restart with WatchdogSec=3s failed"; return 1; }
     pid=$(prop MainPID) n=$(restarts)
-    cursor=$(journalctl -b --show-cursor -n 0 --no-pager | sed -n 's/^-- cursor: //p')
+    wait_for 10 "a WATCHDOG=1 ping from PID $pid" pid1_heard "$mark" "PID $pid.*WATCHDOG=1"
+    local pinged=$?
+    systemd-analyze log-level info
+    [ "$pinged" -eq 0 ] || return 1
+    mark=$(journal_mark)
     # A stopped process sends no pings; systemd must notice, kill it and start it again.
     kill -STOP "$pid"
     EXPECTED_RESTARTS=$((EXPECTED_RESTARTS + 1))
     wait_for 60 "flowd restarted by the watchdog" restarted_since "$pid" "$n" || return 1
-    journalctl -b --after-cursor="$cursor" -u flowd --no-pager -o cat | grep -qi 'watchdog timeout' ||
-        { fail "the restart was not caused by the watchdog"; return 1; }
+    # The journal trails PID 1's state: wait for the line rather than expect it.
+    wait_for 10 "PID 1 to log the watchdog timeout" pid1_heard "$mark" 'Watchdog timeout' || return 1
     rm -f /run/systemd/system/flowd.service.d/50-watchdog.conf
     systemctl daemon-reload
-    [ -z "$KILL_PATH" ] || [ "$(sprop "$KILL_PATH" CurrentStep)" != "" ] || fail "the session did not survive the watchdog restart"
+    systemctl restart flowd || { fail "restart with the shipped WatchdogSec failed"; return 1; }
+    [ -z "$KILL_PATH" ] || [ "$(sprop "$KILL_PATH" CurrentStep)" = what ] ||
+        fail "the session $KILL_PATH did not survive the watchdog restart"
 }
+# PID 1's log about flowd.service in this boot. A "mark" is its current length; pid1_heard
+# looks only at what came after a mark.
+pid1_log() { journalctl -b --no-pager -o cat _PID=1 UNIT=flowd.service; }
+journal_mark() { pid1_log | wc -l; }
+pid1_since() { pid1_log | tail -n "+$(($1 + 1))"; }
+pid1_heard() { pid1_since "$1" | grep -q -E "$2"; } # MARK REGEX
 
 check_reload() {
     local out
@@ -328,15 +344,18 @@ check_reload() {
 check_journal() {
     [ -n "$FLOW_ID" ] || { fail "no flow was run (the flowctl check failed)"; return 1; }
     local entries
+    wait_for 10 "a journal entry with FLOWD_SESSION=$FLOW_ID" journal_has "FLOWD_SESSION=$FLOW_ID" || return 1
     entries=$(journalctl -b -u flowd -o json --no-pager "FLOWD_SESSION=$FLOW_ID")
-    [ -n "$entries" ] || { fail "no journal entry with FLOWD_SESSION=$FLOW_ID"; return 1; }
     grep -q '"FLOWD_FLOW":"e2e"' <<<"$entries" || { fail "entries for the session lack FLOWD_FLOW=e2e"; return 1; }
     grep -q '"MESSAGE_ID":"[0-9a-f]\{32\}"' <<<"$entries" || { fail "entries for the session carry no MESSAGE_ID"; return 1; }
     note "$(wc -l <<<"$entries") entries for session $FLOW_ID; MESSAGE_IDs: $(grep -o '"MESSAGE_ID":"[0-9a-f]*"' <<<"$entries" | sort -u | cut -d'"' -f4 | tr '\n' ' ')"
 }
 
+journal_has() { journalctl -b -u flowd -o cat --no-pager "$1" | grep -q .; }
+
 check_no_secret_anywhere() {
-    journalctl --flush >/dev/null 2>&1
+    # Have journald write out everything it has received before it is searched.
+    journalctl --sync && journalctl --flush || { fail "journalctl --sync/--flush failed"; return 1; }
     if journalctl -o export --no-pager | grep -a -q -F "$SECRET"; then
         fail "the secure value appears in the journal: $(journalctl -o export --no-pager | grep -a -F "$SECRET" | head -n 3)"
         return 1
@@ -347,21 +366,23 @@ check_no_secret_anywhere() {
 }
 
 check_stop() {
-    local cursor pid
+    local mark pid lines
     pid=$(prop MainPID)
-    cursor=$(journalctl -b --show-cursor -n 0 --no-pager | sed -n 's/^-- cursor: //p')
+    mark=$(journal_mark)
     # systemd logs every sd_notify message at debug level: that is how STOPPING=1 is seen.
     systemd-analyze log-level debug
     systemctl stop flowd
     systemd-analyze log-level info
     is_state inactive || { fail "flowd is $(systemctl is-active flowd) after stop"; return 1; }
-    local result code status
-    result=$(prop Result) code=$(prop ExecMainCode) status=$(prop ExecMainStatus)
-    [ "$result" = success ] && [ "$code" = 1 ] && [ "$status" = 0 ] ||
-        { fail "unclean stop: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
-    journalctl -b --after-cursor="$cursor" --no-pager -o cat _PID=1 |
-        grep -q "notification message from PID $pid.*STOPPING=1" ||
+    # The unit is garbage-collected once inactive, so its exit status is read from PID 1's log,
+    # which trails its state: wait for the last line.
+    wait_for 10 "PID 1 to log the end of flowd.service" pid1_heard "$mark" 'Deactivated successfully|Failed with result' || return 1
+    lines=$(pid1_since "$mark")
+    grep -q "notification message from PID $pid.*STOPPING=1" <<<"$lines" ||
         { fail "flowd (PID $pid) did not send STOPPING=1"; return 1; }
+    grep -q 'Main process exited, code=exited, status=0/SUCCESS' <<<"$lines" ||
+        { fail "flowd did not exit with status 0: $(grep 'Main process exited' <<<"$lines")"; return 1; }
+    grep -q 'Deactivated successfully' <<<"$lines" || fail "flowd.service was not deactivated cleanly"
 }
 
 EXPECTED_RESTARTS=0
