@@ -161,17 +161,13 @@ check_bus_policy() {
 }
 
 # --- smoke: the placeholder daemon under the shipped hardening -----------------------------------
+# The placeholder neither speaks D-Bus nor notifies: run it once, under every other setting.
+smoke_dropin() {
+    printf '[Service]\nType=exec\nExecStart=\nExecStart=/usr/libexec/flowd --version\nRestart=no\nWatchdogSec=0\n'
+}
 check_smoke_service() {
     mkdir -p /run/systemd/system/flowd.service.d
-    # The placeholder neither speaks D-Bus nor notifies: run it once, under every other setting.
-    cat >/run/systemd/system/flowd.service.d/50-smoke.conf <<'EOF'
-[Service]
-Type=exec
-ExecStart=
-ExecStart=/usr/libexec/flowd --version
-Restart=no
-WatchdogSec=0
-EOF
+    smoke_dropin >/run/systemd/system/flowd.service.d/50-smoke.conf
     systemctl daemon-reload
     systemctl start flowd || { fail "systemctl start flowd failed"; return 1; }
     wait_for 30 "flowd to run and exit" is_state inactive || return 1
@@ -190,6 +186,54 @@ check_state_dir() {
     local st
     st=$(stat -c '%U %a' /var/lib/flowd 2>/dev/null) || { fail "/var/lib/flowd was not created"; return 1; }
     [ "$st" = "flowd 700" ] || fail "/var/lib/flowd is '$st', expected 'flowd 700'"
+}
+
+# --- the per-user service on the session bus ------------------------------------------------------
+E2E_USER=flowd-e2e-user
+as_user() { # COMMAND...: runs COMMAND as the test user, in their user manager's environment
+    local uid
+    uid=$(id -u "$E2E_USER")
+    runuser -u "$E2E_USER" -- env XDG_RUNTIME_DIR="/run/user/$uid" \
+        DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"
+}
+user_manager_up() { [ "$(systemctl is-active "user@$(id -u "$E2E_USER").service")" = active ]; }
+user_unit_is() { [ "$(as_user systemctl --user is-active flowd)" = "$1" ]; }
+start_user_manager() {
+    getent passwd "$E2E_USER" >/dev/null || useradd --create-home --shell /bin/sh "$E2E_USER" ||
+        { fail "useradd $E2E_USER failed"; return 1; }
+    loginctl enable-linger "$E2E_USER" || { fail "loginctl enable-linger failed"; return 1; }
+    wait_for 30 "the user manager of $E2E_USER" user_manager_up
+}
+
+check_user_unit_smoke() {
+    start_user_manager || return 1
+    mkdir -p /etc/systemd/user/flowd.service.d
+    smoke_dropin >/etc/systemd/user/flowd.service.d/50-smoke.conf
+    as_user systemctl --user daemon-reload
+    as_user systemctl --user start flowd || { fail "systemctl --user start flowd failed"; return 1; }
+    wait_for 30 "the user's flowd to run and exit" user_unit_is inactive || return 1
+    local result status
+    result=$(as_user systemctl --user show -P Result flowd) status=$(as_user systemctl --user show -P ExecMainStatus flowd)
+    [ "$result" = success ] && [ "$status" = 0 ] ||
+        { fail "the placeholder did not run under the user unit: Result=$result ExecMainStatus=$status"; return 1; }
+    rm -rf /etc/systemd/user/flowd.service.d
+}
+
+check_user_unit() {
+    start_user_manager || return 1
+    local out home
+    out=$(as_user busctl --user --timeout=30 call "$BUS" "$MANAGER" "$IMANAGER" ListFlows) ||
+        { fail "ListFlows on the session bus did not activate the user's flowd: $out"; return 1; }
+    grep -q '"e2e"' <<<"$out" || { fail "the user's flowd does not list e2e: $out"; return 1; }
+    wait_for 30 "the user's flowd active" user_unit_is active || return 1
+    out=$(as_user busctl --user --timeout=30 call "$BUS" "$MANAGER" "$IMANAGER" StartSession 'sa{sv}' e2e 0) ||
+        { fail "StartSession on the user's flowd failed: $out"; return 1; }
+    home=$(getent passwd "$E2E_USER" | cut -d: -f6)
+    local st
+    st=$(stat -c '%U %a' "$home/.local/state/flowd" 2>/dev/null) ||
+        { fail "the user's flowd has no state directory $home/.local/state/flowd"; return 1; }
+    [ "$st" = "$E2E_USER 700" ] || { fail "$home/.local/state/flowd is '$st', expected '$E2E_USER 700'"; return 1; }
+    as_user systemctl --user stop flowd
 }
 
 # --- full: the real daemon -----------------------------------------------------------------------
@@ -402,6 +446,7 @@ check "org.flowd.Flow1 is activatable on the system bus" check_activatable
 check "bus policy: only the flowd user may own org.flowd.Flow1" check_bus_policy
 if [ "$MODE" = --smoke ]; then
     check "the placeholder flowd runs under the shipped sandbox; journal and state directory" check_smoke_service
+    check "the placeholder flowd runs under the user unit" check_user_unit_smoke
 else
     check "systemctl start: active, STATUS= shown by systemctl status" check_start_status
     check "every shipped plugin loads under the sandbox" check_plugins_loaded
@@ -415,6 +460,7 @@ else
     check "no secure value in the journal or on disk" check_no_secret_anywhere
     check "no restart the checks did not cause" check_no_unexpected_restarts
     check "systemctl stop: STOPPING=1 and a clean exit" check_stop
+    check "per-user flowd: D-Bus activation on the session bus, state in ~/.local/state" check_user_unit
 fi
 
 end_all=$(date +%s%N)
