@@ -176,7 +176,7 @@ check_smoke_service() {
     [ "$result" = success ] && [ "$status" = 0 ] ||
         { fail "the placeholder did not run cleanly under the unit's sandbox: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
     journalctl -b -u flowd -o cat --no-pager | grep -q . || { fail "nothing from flowd in the journal"; return 1; }
-    note "journal: $(journalctl -b -u flowd -o cat --no-pager _COMM=flowd | tail -n 1)"
+    journalctl -b -o cat --no-pager _SYSTEMD_UNIT=flowd.service | grep -v -e '^mount_setattr' | sed 's/^/      journal: /' 
     check_state_dir || return 1
     rm -f /run/systemd/system/flowd.service.d/50-smoke.conf
     systemctl daemon-reload

@@ -2,7 +2,8 @@
 # Checks the shipped units without booting anything:
 #   - `systemd-analyze security --offline=true systemd/flowd.service` is at most 1.0
 #     (localed scores 1.2 and hostnamed 1.5 on Debian 12); the table is printed when it is not;
-#   - the same with each example drop-in applied (reported, and held to the same bound);
+#   - the same with each example drop-in applied, at most 1.2: DESIGN.md's bound ("at or below
+#     the best systemd daemons"), since a drop-in opens what a plugin needs (the webhook's network);
 #   - `systemd-analyze verify` of the system and user units is clean, with the executable
 #     paths pointed into a `make stage` tree when one is given (verify wants them to exist).
 #
@@ -12,6 +13,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 MAX=1.0
+MAX_WITH_DROPIN=1.2
 STAGE=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -31,29 +33,29 @@ score() {
     systemd-analyze security --offline=true --no-pager "$1" 2>&1 |
         sed -n -E 's/.*Overall exposure level for [^:]*: ([0-9]+\.[0-9]+).*/\1/p'
 }
-over() { awk -v s="$1" -v m="$MAX" 'BEGIN { exit !(s > m) }'; }
+over() { awk -v s="$1" -v m="$2" 'BEGIN { exit !(s > m) }'; }
 
-check_score() { # LABEL FILE
-    local s
+check_score() { # LABEL FILE BOUND
+    local s bound=$3
     s=$(score "$2")
     if [ -z "$s" ]; then
         echo "security-score: FAIL $1: no score from systemd-analyze:" >&2
         systemd-analyze security --offline=true --no-pager "$2" >&2 || true
         failed=1
-    elif over "$s" "$MAX"; then
-        echo "security-score: FAIL $1: exposure $s is above $MAX" >&2
+    elif over "$s" "$bound"; then
+        echo "security-score: FAIL $1: exposure $s is above $bound" >&2
         systemd-analyze security --offline=true --no-pager "$2" >&2 || true
         failed=1
     else
-        echo "security-score: ok   $1: exposure $s (at most $MAX)"
+        echo "security-score: ok   $1: exposure $s (at most $bound)"
     fi
 }
 
-check_score "flowd.service" "$SRC/systemd/flowd.service"
+check_score "flowd.service" "$SRC/systemd/flowd.service" "$MAX"
 for d in "$SRC"/systemd/examples/flowd.service.d/*.conf; do
     # A drop-in's settings apply after the unit's: appending the file is equivalent here.
     cat "$SRC/systemd/flowd.service" "$d" >"$TMP/flowd.service"
-    check_score "flowd.service + $(basename "$d")" "$TMP/flowd.service"
+    check_score "flowd.service + $(basename "$d")" "$TMP/flowd.service" "$MAX_WITH_DROPIN"
 done
 
 # verify UNIT-FILE [--user]: clean means no output at all.
