@@ -89,7 +89,6 @@ fc_start() { fc start "$1" | grep -oE '[0-9a-f]{32}' | head -n 1; }  # prints th
 fc_set() { local id=$1; shift; fc set "$id" "$@" >/dev/null; }       # FIELD=VALUE...
 fc_continue() { fc continue "$1" >/dev/null; }
 fc_submit() { fc submit "$1" >/dev/null; }
-fc_flows() { fc flows; }
 
 # --- the "package post-install" steps ----------------------------------------------------------
 check_no_toolchain() {
@@ -175,8 +174,11 @@ check_smoke_service() {
     result=$(prop Result) code=$(prop ExecMainCode) status=$(prop ExecMainStatus)
     [ "$result" = success ] && [ "$status" = 0 ] ||
         { fail "the placeholder did not run cleanly under the unit's sandbox: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
-    journalctl -b -u flowd -o cat --no-pager | grep -q . || { fail "nothing from flowd in the journal"; return 1; }
-    journalctl -b -o cat --no-pager _SYSTEMD_UNIT=flowd.service | grep -v -e '^mount_setattr' | sed 's/^/      journal: /' 
+    # What the process wrote to stdout/stderr, as the journal received it.
+    local out
+    out=$(journalctl -b -o cat --no-pager _SYSTEMD_UNIT=flowd.service _TRANSPORT=stdout)
+    [ -n "$out" ] || { fail "nothing the process wrote reached the journal"; return 1; }
+    sed 's/^/      journal: /' <<<"$out"
     check_state_dir || return 1
     rm -f /run/systemd/system/flowd.service.d/50-smoke.conf
     systemctl daemon-reload
@@ -243,7 +245,7 @@ check_start_status() {
     local text
     text=$(prop StatusText)
     [ -n "$text" ] || { fail "no STATUS= text"; return 1; }
-    systemctl status flowd --no-pager -n 0 | grep -qF "Status: \"$text\"" ||
+    systemctl status flowd --no-pager --full -n 0 | grep -qF "Status: \"$text\"" ||
         { fail "systemctl status does not show the STATUS= text '$text'"; return 1; }
     note "STATUS=$text"
     check_state_dir

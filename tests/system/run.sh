@@ -79,8 +79,9 @@ cp -a /etc/. "$R/etc/"
 cp --remove-destination /usr/lib/os-release "$R/etc/os-release"
 rm -f "$R/etc/machine-id"
 systemd-machine-id-setup --root="$R" >/dev/null 2>&1
-# The host's own flowd state, if any, must not leak in.
-rm -rf "$R/etc/flowd" "$R/etc/systemd/system/flowd.service.d"
+# The host's own flowd configuration, if any, must not leak in.
+rm -rf "$R/etc/flowd" "$R/etc/systemd/system/flowd.service" "$R/etc/systemd/system/flowd.service.d" \
+    "$R/etc/systemd/user/flowd.service" "$R/etc/systemd/user/flowd.service.d" "$R/etc/dbus-1/system.d/org.flowd.Flow1.conf"
 # Only what the suite needs starts: nothing the host enabled, no gettys, no timers.
 find "$R/etc/systemd/system" -mindepth 2 -path '*.wants/*' -delete
 find "$R/etc/systemd/system" -mindepth 2 -path '*.requires/*' -delete
