@@ -18,6 +18,9 @@
 #   - nothing refers to the toolchain or the build tree, and every library resolves;
 #   - $PREFIX/lib/flowd/plugins holds the shipped plugins and nothing else.
 set -euo pipefail
+# Directories created on the way (install -d, install -D) must be world-readable whatever the
+# caller's umask: dbus-daemon and the flowd user read these files.
+umask 022
 
 die() { echo "install: error: $*" >&2; exit 1; }
 warn() { echo "install: warning: $*" >&2; }
