@@ -37,13 +37,16 @@ test-unit:
 	$(SWIFT) test --skip-build
 
 # End-to-end under a real systemd in a container (tests/system/README.md): the
-# hardening score first, then the installed tree in a booted container. As root.
+# staged install, the hardening score and unit verification (nothing booted),
+# then the staged tree in a booted container. As root.
 test-system:
 	$(MAKE) stage
 	tests/system/security-score.sh --stage stage
 	tests/system/run.sh --stage stage
 
-test: test-unit test-system
+# One after the other, even under -j: both build in .build.
+test: test-unit
+	$(MAKE) test-system
 
 # The install layout of docs/admin.md, from the release build. Checks that the
 # tree runs without the Swift toolchain (RUNPATHs, runtime libraries).
