@@ -17,7 +17,7 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-system demo install bench clean setup
+.PHONY: all build debug test test-unit test-system demo install stage bench clean setup
 
 all: build
 
@@ -36,7 +36,28 @@ test-unit:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
 
+# End-to-end under a real systemd in a container (tests/system/README.md): the
+# staged install, the hardening score and unit verification (nothing booted),
+# then the staged tree in a booted container. As root.
+test-system:
+	$(MAKE) stage
+	tests/system/security-score.sh --stage stage
+	tests/system/run.sh --stage stage
+
+# One after the other, even under -j: both build in .build.
 test: test-unit
+	$(MAKE) test-system
+
+# The install layout of docs/admin.md, from the release build. Checks that the
+# tree runs without the Swift toolchain (RUNPATHs, runtime libraries).
+install: build
+	BUILD_DIR="$(BIN_RELEASE)" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install.sh
+
+# `make install` into ./stage with PREFIX=/usr, as a package would: what the
+# end-to-end suite boots.
+stage:
+	rm -rf stage
+	$(MAKE) install DESTDIR="$(CURDIR)/stage" PREFIX=/usr
 
 clean:
 	$(SWIFT) package clean

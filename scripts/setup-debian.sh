@@ -11,6 +11,7 @@ PACKAGES="
   libsqlite3-dev
   dbus-daemon
   dbus-bin
+  dbus-user-session
   libglib2.0-bin
   systemd
   systemd-container

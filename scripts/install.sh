@@ -1,0 +1,203 @@
+#!/bin/bash
+# Installs a release build of flowd into $DESTDIR$PREFIX: the layout of
+# DESIGN.md's install table (also in docs/admin.md). Called by `make install`;
+# run it directly only with the same variables.
+#
+#   BUILD_DIR   the SwiftPM release bin directory (swift build -c release --show-bin-path)
+#   DESTDIR     staging root, empty for a real install
+#   PREFIX      /usr for a package, /usr/local by default
+#
+# What it guarantees, and checks before it returns:
+#   - the Swift runtime libraries the binaries and plugins need (found
+#     transitively from their DT_NEEDED entries in the toolchain's runtime
+#     directory) are copied to $PREFIX/lib/flowd, so no toolchain is needed to run;
+#   - every RUNPATH points only inside the installed tree: executables
+#     $ORIGIN/../lib/flowd, libraries $ORIGIN, plugins $ORIGIN/.. plus the absolute
+#     $PREFIX/lib/flowd (the daemon dlopens plugins through /proc/self/fd/N, and
+#     glibc then expands $ORIGIN to /proc/self/fd, so $ORIGIN alone finds nothing);
+#   - nothing refers to the toolchain or the build tree, and every library resolves;
+#   - $PREFIX/lib/flowd/plugins holds the shipped plugins and nothing else.
+set -euo pipefail
+# Directories created on the way (install -d, install -D) must be world-readable whatever the
+# caller's umask: dbus-daemon and the flowd user read these files.
+umask 022
+
+die() { echo "install: error: $*" >&2; exit 1; }
+warn() { echo "install: warning: $*" >&2; }
+
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD_DIR=${BUILD_DIR:?BUILD_DIR must be the SwiftPM release bin directory}
+DESTDIR=${DESTDIR:-}
+PREFIX=${PREFIX:-/usr/local}
+BINDIR=${BINDIR:-$PREFIX/bin}
+LIBEXECDIR=${LIBEXECDIR:-$PREFIX/libexec}
+LIBDIR=${LIBDIR:-$PREFIX/lib}
+DATADIR=${DATADIR:-$PREFIX/share}
+MANDIR=${MANDIR:-$DATADIR/man}
+DOCDIR=${DOCDIR:-$DATADIR/doc/flowd}
+SYSTEMD_SYSTEM_UNIT_DIR=${SYSTEMD_SYSTEM_UNIT_DIR:-$PREFIX/lib/systemd/system}
+SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
+SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
+DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
+BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
+
+FLOWD_LIB=$LIBDIR/flowd              # as seen at run time
+D_FLOWD_LIB=$DESTDIR$FLOWD_LIB       # as written now
+
+# Build products → installed plugin names. The fixture plugins are never installed.
+PLUGINS="SpoolPlugin:spool CommandPlugin:command WebhookPlugin:webhook ValidatorsPlugin:validators ProvidersPlugin:providers"
+
+case "$PREFIX" in /*) ;; *) die "PREFIX must be absolute (got '$PREFIX')" ;; esac
+[ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+for f in flowd flowctl libFlowKit.so; do
+    [ -f "$BUILD_DIR/$f" ] || die "$BUILD_DIR/$f is missing: run 'make' first"
+done
+for p in $PLUGINS; do
+    [ -f "$BUILD_DIR/lib${p%%:*}.so" ] || die "$BUILD_DIR/lib${p%%:*}.so is missing: run 'make' first"
+done
+
+# The toolchain's runtime directory: the RUNPATH entry of the built daemon that holds libswiftCore.so.
+runpath_of() { patchelf --print-rpath "$1"; }
+SWIFT_RUNTIME_DIR=${SWIFT_RUNTIME_DIR:-}
+if [ -z "$SWIFT_RUNTIME_DIR" ]; then
+    IFS=: read -r -a entries <<<"$(runpath_of "$BUILD_DIR/flowd")"
+    for e in "${entries[@]}"; do
+        if [ -f "$e/libswiftCore.so" ]; then SWIFT_RUNTIME_DIR=$e; break; fi
+    done
+fi
+[ -n "$SWIFT_RUNTIME_DIR" ] && [ -f "$SWIFT_RUNTIME_DIR/libswiftCore.so" ] ||
+    die "cannot find the Swift runtime libraries (set SWIFT_RUNTIME_DIR)"
+
+# Substitutes the install paths into a text file that names them for PREFIX=/usr.
+substitute() {
+    sed -e "s|/usr/libexec/flowd|$LIBEXECDIR/flowd|g" \
+        -e "s|/usr/lib/flowd|$FLOWD_LIB|g" "$1"
+}
+install_text() { # SRC DEST-DIR [NAME]: a 0644 file with paths substituted
+    local name=${3:-$(basename "$1")}
+    install -d -m 0755 "$DESTDIR$2"
+    substitute "$1" >"$DESTDIR$2/$name.tmp"
+    chmod 0644 "$DESTDIR$2/$name.tmp"
+    mv -f "$DESTDIR$2/$name.tmp" "$DESTDIR$2/$name"
+}
+install_optional() { # SRC DEST-DIR NAME: skipped with a warning while SRC does not exist yet
+    if [ -f "$SRCDIR/$1" ]; then
+        install -D -m 0644 "$SRCDIR/$1" "$DESTDIR$2/$3"
+    else
+        warn "$1 does not exist yet; not installed"
+    fi
+}
+
+# --- binaries, libFlowKit, plugins -----------------------------------------------------------
+install -d -m 0755 "$DESTDIR$BINDIR" "$DESTDIR$LIBEXECDIR" "$D_FLOWD_LIB" "$D_FLOWD_LIB/plugins"
+install -m 0755 "$BUILD_DIR/flowd" "$DESTDIR$LIBEXECDIR/flowd"
+install -m 0755 "$BUILD_DIR/flowctl" "$DESTDIR$BINDIR/flowctl"
+install -m 0755 "$BUILD_DIR/libFlowKit.so" "$D_FLOWD_LIB/libFlowKit.so"
+shipped=""
+for p in $PLUGINS; do
+    install -m 0755 "$BUILD_DIR/lib${p%%:*}.so" "$D_FLOWD_LIB/plugins/${p#*:}.so"
+    shipped="$shipped ${p#*:}.so"
+done
+
+# --- the Swift runtime, transitively -----------------------------------------------------------
+needed_of() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$D_FLOWD_LIB/libFlowKit.so")
+for p in $shipped; do queue+=("$D_FLOWD_LIB/plugins/$p"); done
+runtime_libs=""
+system_libs=""
+while [ ${#queue[@]} -gt 0 ]; do
+    elf=${queue[0]}; queue=("${queue[@]:1}")
+    while read -r lib; do
+        [ -n "$lib" ] || continue
+        [ "$lib" = libFlowKit.so ] && continue
+        if [ -f "$SWIFT_RUNTIME_DIR/$lib" ]; then
+            if [[ " $runtime_libs " != *" $lib "* ]]; then
+                install -m 0755 "$SWIFT_RUNTIME_DIR/$lib" "$D_FLOWD_LIB/$lib"
+                runtime_libs="$runtime_libs $lib"
+                queue+=("$D_FLOWD_LIB/$lib")
+            fi
+        elif [[ " $system_libs " != *" $lib "* ]]; then
+            system_libs="$system_libs $lib"
+        fi
+    done < <(needed_of "$elf")
+done
+
+# --- RUNPATHs ------------------------------------------------------------------------------------
+patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
+patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
+patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
+for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
+for p in $shipped; do patchelf --set-rpath "\$ORIGIN/..:$FLOWD_LIB" "$D_FLOWD_LIB/plugins/$p"; done
+
+# --- data: flows, D-Bus, systemd, sysusers, docs -------------------------------------------------
+install -d -m 0755 "$DESTDIR$DATADIR/flowd/flows"
+flows=$(find "$SRCDIR/flows" -maxdepth 1 -name '*.json' 2>/dev/null | sort || true)
+if [ -n "$flows" ]; then
+    for f in $flows; do install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/flows/"; done
+else
+    warn "flows/*.json does not exist yet; no flows installed"
+fi
+xmls=$(find "$SRCDIR/dbus" -maxdepth 1 -name 'org.flowd.Flow1.*.xml' 2>/dev/null | sort || true)
+if [ -n "$xmls" ]; then
+    install -d -m 0755 "$DESTDIR$DBUS_DIR/interfaces"
+    for f in $xmls; do install -m 0644 "$f" "$DESTDIR$DBUS_DIR/interfaces/"; done
+else
+    warn "dbus/org.flowd.Flow1.*.xml does not exist yet; no interface XML installed"
+fi
+install_text "$SRCDIR/dbus/org.flowd.Flow1.conf" "$DBUS_DIR/system.d"
+install_text "$SRCDIR/dbus/org.flowd.Flow1-system.service" "$DBUS_DIR/system-services" org.flowd.Flow1.service
+install_text "$SRCDIR/dbus/org.flowd.Flow1-session.service" "$DBUS_DIR/services" org.flowd.Flow1.service
+install_text "$SRCDIR/systemd/flowd.service" "$SYSTEMD_SYSTEM_UNIT_DIR"
+install_text "$SRCDIR/systemd/user/flowd.service" "$SYSTEMD_USER_UNIT_DIR"
+install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
+for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
+    install_text "$f" "$DOCDIR/examples/flowd.service.d"
+done
+install_optional docs/admin.md "$DOCDIR" admin.md
+install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
+install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
+install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
+
+# --- checks --------------------------------------------------------------------------------------
+failed=0
+bad() { echo "install: check failed: $*" >&2; failed=1; }
+
+# Only the shipped plugins in the plugin directory.
+for f in "$D_FLOWD_LIB/plugins"/* "$D_FLOWD_LIB/plugins"/.[!.]*; do
+    [ -e "$f" ] || [ -L "$f" ] || continue
+    [[ " $shipped " == *" $(basename "$f") "* ]] || bad "$FLOWD_LIB/plugins holds $(basename "$f"), which flowd does not ship"
+done
+
+# RUNPATHs: only the allowed entries, nothing pointing at the toolchain, the build tree or DESTDIR.
+allowed_runpath() {
+    case "$1" in
+        '$ORIGIN' | '$ORIGIN/..' | '$ORIGIN/../lib/flowd' | "$FLOWD_LIB") return 0 ;;
+        *) return 1 ;;
+    esac
+}
+elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
+for elf in "${elfs[@]}"; do
+    readelf -d "$elf" | grep -q '(RPATH)' && bad "$elf has a DT_RPATH (only DT_RUNPATH is expected)"
+    IFS=: read -r -a entries <<<"$(runpath_of "$elf")"
+    for e in "${entries[@]}"; do
+        allowed_runpath "$e" || bad "$elf has RUNPATH entry '$e'"
+    done
+done
+
+# Every library resolves, and none from the toolchain or the build tree. ldd runs the dynamic
+# loader on our own files only; LD_LIBRARY_PATH is cleared so only the RUNPATHs count.
+for elf in "${elfs[@]}"; do
+    out=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) || { bad "ldd $elf failed: $out"; continue; }
+    while read -r line; do
+        case "$line" in
+            *"not found"*) bad "$elf: $line" ;;
+            *"$SWIFT_RUNTIME_DIR"* | *"$BUILD_DIR"*) bad "$elf resolves outside the installed tree: $line" ;;
+        esac
+    done <<<"$out"
+done
+[ "$failed" -eq 0 ] || die "the installed tree is not self-contained (see above)"
+
+echo "install: flowd installed to ${DESTDIR:-/}${DESTDIR:+ }(PREFIX=$PREFIX)"
+echo "install: Swift runtime in $FLOWD_LIB:$runtime_libs"
+echo "install: system libraries needed at run time:$system_libs"

@@ -1,0 +1,476 @@
+#!/bin/bash
+# Runs INSIDE the booted test container, as root, as the unit flowd-system-test.service
+# (see run.sh). Writes its log to /root/results/log (not to the journal: the journal is
+# under test and must not see the test's secret) and PASS or FAIL to /root/results/status.
+#
+#   checks.sh --smoke | --full
+#
+# Every wait is "until a condition holds, up to N seconds"; nothing sleeps a fixed time.
+set -uo pipefail
+export LC_ALL=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0 PATH=/usr/sbin:/usr/bin
+
+MODE=${1:---full}
+RESULTS=/root/results
+TESTS=$(cd "$(dirname "$0")" && pwd)
+BUS=org.flowd.Flow1
+MANAGER=/org/flowd/Flow1
+IMANAGER=org.flowd.Flow1.Manager
+ISESSION=org.flowd.Flow1.Session
+SHIPPED_PLUGINS="spool command webhook validators providers"
+# A value typed into a secure field: it must never reach the journal or the disk.
+SECRET="e2e-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+
+failures=0
+passes=0
+current=""
+start_all=$(date +%s%N)
+
+log() { echo "$*"; }
+# check NAME FUNCTION: runs one check; a check fails by calling `fail` (and returning 1).
+check() {
+    local name=$1 fn=$2 t0 t1
+    current=$name
+    t0=$(date +%s%N)
+    if "$fn"; then
+        t1=$(date +%s%N)
+        passes=$((passes + 1))
+        log "PASS  $name ($(((t1 - t0) / 1000000)) ms)"
+    else
+        failures=$((failures + 1))
+        log "FAIL  $name"
+        log "----- journalctl -u flowd (last 40 lines) -----"
+        journalctl -b -u flowd -n 40 --no-pager -o short-precise 2>&1 | sed 's/^/    /'
+        log "----- systemctl status flowd -----"
+        systemctl status flowd --no-pager -n 0 2>&1 | sed 's/^/    /'
+        log "-----"
+    fi
+}
+fail() { log "      $current: $*"; return 1; }
+note() { log "      $*"; }
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND until it succeeds, up to SECONDS.
+wait_for() {
+    local limit=$1 what=$2 deadline
+    shift 2
+    deadline=$(($(date +%s%N) + limit * 1000000000))
+    until "$@" >/dev/null 2>&1; do
+        if [ "$(date +%s%N)" -ge "$deadline" ]; then
+            fail "timed out after ${limit}s waiting for: $what"
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+prop() { systemctl show -P "$1" flowd; }
+is_state() { [ "$(systemctl is-active flowd)" = "$1" ]; }
+restarts() { prop NRestarts; }
+
+# --- D-Bus helpers (busctl; dbus-send where the error *name* matters) -------------------------
+bus() { busctl --system --timeout=30 "$@"; }
+mcall() { bus call "$BUS" "$MANAGER" "$IMANAGER" "$@"; }
+scall() { local path=$1; shift; bus call "$BUS" "$path" "$ISESSION" "$@"; }
+sprop() { bus get-property "$BUS" "$1" "$ISESSION" "$2" | sed -E 's/^[a-z]+ //; s/^"(.*)"$/\1/'; }
+# error_name [runuser -u USER --] dbus-send-args...: prints the D-Bus error name of a failing call.
+error_name() {
+    "$@" 2>&1 | sed -n -E 's/^Error ([A-Za-z0-9_.]+):.*/\1/p' | head -n 1
+}
+start_session() { # [runuser prefix...] FLOW: prints the session object path
+    local flow=${!#}
+    local prefix=("${@:1:$#-1}")
+    "${prefix[@]}" busctl --system --timeout=30 call "$BUS" "$MANAGER" "$IMANAGER" StartSession 'sa{sv}' "$flow" 1 locale s en |
+        sed -n -E 's/^o "(.*)"$/\1/p'
+}
+path_id() { basename "$1"; }
+
+# --- flowctl adapters: the only lines that know flowctl's command line and output -------------
+fc() { flowctl --system "$@"; }
+fc_start() { fc start "$1" | grep -oE '[0-9a-f]{32}' | head -n 1; }  # prints the session id
+fc_set() { local id=$1; shift; fc set "$id" "$@" >/dev/null; }       # FIELD=VALUE...
+fc_continue() { fc continue "$1" >/dev/null; }
+fc_submit() { fc submit "$1" >/dev/null; }
+
+# --- the "package post-install" steps ----------------------------------------------------------
+check_no_toolchain() {
+    [ ! -e /opt/swift ] || [ -z "$(ls -A /opt/swift 2>/dev/null)" ] || fail "/opt/swift exists in the container" || return 1
+    ! command -v swift >/dev/null || fail "a swift binary is on PATH: $(command -v swift)" || return 1
+    local f out
+    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
+        if [ "$(head -c 4 "$f" | tr -d '\177')" != ELF ]; then note "$f is not an ELF file (a fake?)"; continue; fi
+        out=$(ldd "$f" 2>&1) || { fail "ldd $f: $out"; return 1; }
+        if grep -q 'not found' <<<"$out"; then fail "$f: $(grep 'not found' <<<"$out" | tr '\n' ' ')"; return 1; fi
+    done
+    out=$(/usr/libexec/flowd --version 2>&1) || { fail "/usr/libexec/flowd --version failed: $out"; return 1; }
+    note "flowd --version: $out"
+    out=$(/usr/bin/flowctl --version 2>&1) || { fail "/usr/bin/flowctl --version failed: $out"; return 1; }
+    if [ -x /usr/bin/python3 ]; then
+        # dlopen every shipped plugin the way the daemon does: through /proc/self/fd/N.
+        /usr/bin/python3 - /usr/lib/flowd/plugins/*.so <<'EOF' || { fail "a plugin does not load"; return 1; }
+import ctypes, os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    ctypes.CDLL("/proc/self/fd/%d" % fd, mode=os.RTLD_NOW | os.RTLD_LOCAL)
+EOF
+    fi
+}
+
+check_postinst() {
+    # What a package's maintainer scripts do: create the user, reload systemd and the bus policy.
+    systemd-sysusers || fail "systemd-sysusers failed" || return 1
+    getent passwd flowd >/dev/null || fail "sysusers did not create the flowd user" || return 1
+    systemctl daemon-reload || fail "daemon-reload failed" || return 1
+    systemctl reload dbus || fail "reloading the bus configuration failed" || return 1
+    mkdir -p /etc/flowd/flows
+    cp "$TESTS"/flows/e2e.json /etc/flowd/flows/
+}
+
+check_unit_verify() {
+    local out args=()
+    # man pages are checked once they exist.
+    [ -f /usr/share/man/man8/flowd.8 ] && [ -f /usr/share/man/man1/flowctl.1 ] || {
+        args=(--man=no)
+        note "man pages not installed yet: verify runs with --man=no"
+    }
+    out=$(systemd-analyze verify "${args[@]}" flowd.service 2>&1) || { fail "systemd-analyze verify: $out"; return 1; }
+    [ -z "$out" ] || { fail "systemd-analyze verify is not clean: $out"; return 1; }
+    out=$(systemctl show -P LoadState flowd)
+    [ "$out" = loaded ] || fail "flowd.service LoadState=$out"
+}
+
+check_activatable() {
+    bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ListActivatableNames |
+        grep -q "\"$BUS\"" || fail "$BUS is not activatable on the system bus (activation file not read)"
+}
+
+# --- bus policy ----------------------------------------------------------------------------------
+request_name() { # USER: tries to own the name as USER; prints the error name or the reply
+    runuser -u "$1" -- dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.RequestName "string:$BUS" uint32:4 2>&1
+}
+check_bus_policy() {
+    is_state inactive || { systemctl stop flowd; wait_for 30 "flowd inactive" is_state inactive || return 1; }
+    local who out
+    for who in nobody root; do
+        out=$(request_name "$who")
+        grep -q 'org.freedesktop.DBus.Error.AccessDenied' <<<"$out" ||
+            { fail "user $who was not refused ownership of $BUS: $out"; return 1; }
+    done
+    out=$(request_name flowd)
+    grep -q 'uint32 1' <<<"$out" || fail "user flowd cannot own $BUS: $out"
+}
+
+# --- smoke: the placeholder daemon under the shipped hardening -----------------------------------
+# The placeholder neither speaks D-Bus nor notifies: run it once, under every other setting.
+smoke_dropin() {
+    printf '[Service]\nType=exec\nExecStart=\nExecStart=/usr/libexec/flowd --version\nRestart=no\nWatchdogSec=0\n'
+}
+check_smoke_service() {
+    mkdir -p /run/systemd/system/flowd.service.d
+    smoke_dropin >/run/systemd/system/flowd.service.d/50-smoke.conf
+    systemctl daemon-reload
+    systemctl start flowd || { fail "systemctl start flowd failed"; return 1; }
+    wait_for 30 "flowd to run and exit" is_state inactive || return 1
+    local result code status
+    result=$(prop Result) code=$(prop ExecMainCode) status=$(prop ExecMainStatus)
+    [ "$result" = success ] && [ "$status" = 0 ] ||
+        { fail "the placeholder did not run cleanly under the unit's sandbox: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
+    # What the process wrote to stdout/stderr, as the journal received it.
+    local out
+    out=$(journalctl -b -o cat --no-pager _SYSTEMD_UNIT=flowd.service _TRANSPORT=stdout)
+    [ -n "$out" ] || { fail "nothing the process wrote reached the journal"; return 1; }
+    sed 's/^/      journal: /' <<<"$out"
+    check_state_dir || return 1
+    rm -f /run/systemd/system/flowd.service.d/50-smoke.conf
+    systemctl daemon-reload
+}
+
+check_state_dir() {
+    local st
+    st=$(stat -c '%U %a' /var/lib/flowd 2>/dev/null) || { fail "/var/lib/flowd was not created"; return 1; }
+    [ "$st" = "flowd 700" ] || fail "/var/lib/flowd is '$st', expected 'flowd 700'"
+}
+
+# --- the per-user service on the session bus ------------------------------------------------------
+E2E_USER=flowd-e2e-user
+as_user() { # COMMAND...: runs COMMAND as the test user, in their user manager's environment
+    local uid
+    uid=$(id -u "$E2E_USER")
+    runuser -u "$E2E_USER" -- env XDG_RUNTIME_DIR="/run/user/$uid" \
+        DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"
+}
+user_manager_up() { [ "$(systemctl is-active "user@$(id -u "$E2E_USER").service")" = active ]; }
+user_unit_is() { [ "$(as_user systemctl --user is-active flowd)" = "$1" ]; }
+start_user_manager() {
+    getent passwd "$E2E_USER" >/dev/null || useradd --create-home --shell /bin/sh "$E2E_USER" ||
+        { fail "useradd $E2E_USER failed"; return 1; }
+    loginctl enable-linger "$E2E_USER" || { fail "loginctl enable-linger failed"; return 1; }
+    wait_for 30 "the user manager of $E2E_USER" user_manager_up
+}
+
+check_user_unit_smoke() {
+    start_user_manager || return 1
+    mkdir -p /etc/systemd/user/flowd.service.d
+    smoke_dropin >/etc/systemd/user/flowd.service.d/50-smoke.conf
+    as_user systemctl --user daemon-reload
+    as_user systemctl --user start flowd || { fail "systemctl --user start flowd failed"; return 1; }
+    wait_for 30 "the user's flowd to run and exit" user_unit_is inactive || return 1
+    local result status
+    result=$(as_user systemctl --user show -P Result flowd) status=$(as_user systemctl --user show -P ExecMainStatus flowd)
+    [ "$result" = success ] && [ "$status" = 0 ] ||
+        { fail "the placeholder did not run under the user unit: Result=$result ExecMainStatus=$status"; return 1; }
+    rm -rf /etc/systemd/user/flowd.service.d
+}
+
+check_user_unit() {
+    start_user_manager || return 1
+    local out home
+    out=$(as_user busctl --user --timeout=30 call "$BUS" "$MANAGER" "$IMANAGER" ListFlows) ||
+        { fail "ListFlows on the session bus did not activate the user's flowd: $out"; return 1; }
+    grep -q '"e2e"' <<<"$out" || { fail "the user's flowd does not list e2e: $out"; return 1; }
+    wait_for 30 "the user's flowd active" user_unit_is active || return 1
+    out=$(as_user busctl --user --timeout=30 call "$BUS" "$MANAGER" "$IMANAGER" StartSession 'sa{sv}' e2e 0) ||
+        { fail "StartSession on the user's flowd failed: $out"; return 1; }
+    home=$(getent passwd "$E2E_USER" | cut -d: -f6)
+    local st
+    st=$(stat -c '%U %a' "$home/.local/state/flowd" 2>/dev/null) ||
+        { fail "the user's flowd has no state directory $home/.local/state/flowd"; return 1; }
+    [ "$st" = "$E2E_USER 700" ] || { fail "$home/.local/state/flowd is '$st', expected '$E2E_USER 700'"; return 1; }
+    as_user systemctl --user stop flowd
+}
+
+# --- full: the real daemon -----------------------------------------------------------------------
+check_start_status() {
+    systemctl start flowd || { fail "systemctl start flowd failed"; return 1; }
+    is_state active || { fail "flowd is $(systemctl is-active flowd) after start returned"; return 1; }
+    local text
+    text=$(prop StatusText)
+    [ -n "$text" ] || { fail "no STATUS= text"; return 1; }
+    systemctl status flowd --no-pager --full -n 0 | grep -qF "Status: \"$text\"" ||
+        { fail "systemctl status does not show the STATUS= text '$text'"; return 1; }
+    note "STATUS=$text"
+    check_state_dir
+}
+
+check_plugins_loaded() {
+    local out p
+    out=$(mcall ListPlugins) || { fail "ListPlugins failed: $out"; return 1; }
+    for p in $SHIPPED_PLUGINS; do
+        grep -qE "\"path\" s \"/usr/lib/flowd/plugins/$p.so\"" <<<"$out" ||
+            { fail "ListPlugins does not list /usr/lib/flowd/plugins/$p.so: $out"; return 1; }
+    done
+    if grep -qE '"status" s "(failed|disabled)"' <<<"$out"; then
+        fail "a shipped plugin did not load under the sandbox: $out"
+        return 1
+    fi
+}
+
+check_activation() {
+    systemctl stop flowd
+    wait_for 30 "flowd inactive" is_state inactive || return 1
+    local out
+    out=$(mcall ListFlows) || { fail "ListFlows did not activate flowd: $out"; return 1; }
+    grep -q '"e2e"' <<<"$out" || { fail "ListFlows after activation does not list e2e: $out"; return 1; }
+    wait_for 30 "flowd active after activation" is_state active
+}
+
+FLOW_ID=""
+check_flow_with_flowctl() {
+    local id state spool
+    id=$(fc_start e2e) && [ -n "$id" ] || { fail "flowctl start e2e gave no session id"; return 1; }
+    FLOW_ID=$id
+    fc_set "$id" "name=Ada Lovelace" "pin=$SECRET" || { fail "flowctl set (step 1) failed"; return 1; }
+    fc_continue "$id" || { fail "flowctl continue (step 1) failed"; return 1; }
+    fc_set "$id" "topic=engines" || { fail "flowctl set (step 2) failed"; return 1; }
+    fc_continue "$id" || { fail "flowctl continue (step 2) failed"; return 1; }
+    fc_submit "$id" || { fail "flowctl submit failed"; return 1; }
+    state=$(sprop "$MANAGER/session/$id" State)
+    [ "$state" = submitted ] || { fail "session $id is '$state' after submit"; return 1; }
+    spool=$(ls /var/lib/flowd/spool/e2e/*.json 2>/dev/null | head -n 1)
+    [ -n "$spool" ] || { fail "no spool file in /var/lib/flowd/spool/e2e"; return 1; }
+    grep -q 'Ada Lovelace' "$spool" || { fail "the spool file $spool does not hold the answers"; return 1; }
+    note "spooled to $spool"
+}
+
+check_other_user() {
+    local mine theirs err
+    theirs=$(start_session e2e) && [ -n "$theirs" ] || { fail "root could not start a session"; return 1; }
+    mine=$(start_session runuser -u nobody -- e2e) && [ -n "$mine" ] ||
+        { fail "nobody could not start their own session"; return 1; }
+    runuser -u nobody -- busctl --system call "$BUS" "$mine" "$ISESSION" GetStep >/dev/null ||
+        { fail "nobody cannot read their own session $mine"; return 1; }
+    err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$theirs" "$ISESSION.GetStep")
+    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
+        { fail "nobody calling GetStep on root's session got '${err:-success}', expected AccessDenied"; return 1; }
+    err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.GetSession" "string:$(path_id "$theirs")")
+    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
+        { fail "nobody calling GetSession on root's session got '${err:-success}', expected AccessDenied"; return 1; }
+    err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.Reload")
+    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
+        { fail "nobody calling Reload got '${err:-success}', expected AccessDenied"; return 1; }
+    scall "$mine" GetStep >/dev/null || fail "root cannot administer nobody's session"
+}
+
+KILL_PATH=""
+check_kill_restart() {
+    local path id before_pid before_restarts step answers
+    path=$(start_session e2e) && [ -n "$path" ] || { fail "could not start a session"; return 1; }
+    KILL_PATH=$path
+    scall "$path" SetAnswers 'a{sv}' 2 name s "Grace Hopper" pin s "$SECRET" >/dev/null || { fail "SetAnswers failed"; return 1; }
+    scall "$path" Continue | grep -qx 'a{ss} 0' || { fail "Continue did not move on"; return 1; }
+    scall "$path" SetAnswers 'a{sv}' 1 topic s "compilers" >/dev/null || { fail "SetAnswers (step 2) failed"; return 1; }
+    step=$(sprop "$path" CurrentStep)
+    before_pid=$(prop MainPID) before_restarts=$(restarts)
+    systemctl kill -s KILL flowd
+    EXPECTED_RESTARTS=$((EXPECTED_RESTARTS + 1))
+    wait_for 30 "flowd restarted" restarted_since "$before_pid" "$before_restarts" || return 1
+    id=$(path_id "$path")
+    local got
+    got=$(mcall GetSession s "$id") || { fail "GetSession $id after the restart: $got"; return 1; }
+    [ "$got" = "o \"$path\"" ] || { fail "GetSession $id after the restart gave $got, expected $path"; return 1; }
+    [ "$(sprop "$path" CurrentStep)" = "$step" ] || { fail "the session is not on step $step after the restart"; return 1; }
+    answers=$(scall "$path" GetAnswers)
+    grep -qF '"name" s "Grace Hopper"' <<<"$answers" && grep -qF '"topic" s "compilers"' <<<"$answers" ||
+        { fail "the answers did not survive the restart: $answers"; return 1; }
+    note "session $id intact at step $step after SIGKILL"
+}
+restarted_since() { # OLD-PID OLD-NRESTARTS
+    [ "$(restarts)" -gt "$2" ] && is_state active && [ "$(prop MainPID)" != "$1" ] && [ "$(prop MainPID)" != 0 ]
+}
+
+check_watchdog() {
+    mkdir -p /run/systemd/system/flowd.service.d
+    # A short watchdog so the check is quick; the shipped value is restored afterwards.
+    printf '[Service]\nWatchdogSec=3s\n' >/run/systemd/system/flowd.service.d/50-watchdog.conf
+    systemctl daemon-reload
+    local pid n mark
+    mark=$(journal_mark)
+    # PID 1 logs each sd_notify message at debug level: that is how the pings are seen.
+    systemd-analyze log-level debug
+    systemctl restart flowd || { systemd-analyze log-level info; fail "restart with WatchdogSec=3s failed"; return 1; }
+    pid=$(prop MainPID) n=$(restarts)
+    wait_for 10 "a WATCHDOG=1 ping from PID $pid" pid1_heard "$mark" "PID $pid.*WATCHDOG=1"
+    local pinged=$?
+    systemd-analyze log-level info
+    [ "$pinged" -eq 0 ] || return 1
+    mark=$(journal_mark)
+    # A stopped process sends no pings; systemd must notice, kill it and start it again.
+    kill -STOP "$pid"
+    EXPECTED_RESTARTS=$((EXPECTED_RESTARTS + 1))
+    wait_for 60 "flowd restarted by the watchdog" restarted_since "$pid" "$n" || return 1
+    # The journal trails PID 1's state: wait for the line rather than expect it.
+    wait_for 10 "PID 1 to log the watchdog timeout" pid1_heard "$mark" 'Watchdog timeout' || return 1
+    rm -f /run/systemd/system/flowd.service.d/50-watchdog.conf
+    systemctl daemon-reload
+    systemctl restart flowd || { fail "restart with the shipped WatchdogSec failed"; return 1; }
+    [ -z "$KILL_PATH" ] || [ "$(sprop "$KILL_PATH" CurrentStep)" = what ] ||
+        fail "the session $KILL_PATH did not survive the watchdog restart"
+}
+# PID 1's log about flowd.service in this boot. A "mark" is its current length; pid1_heard
+# looks only at what came after a mark.
+pid1_log() { journalctl -b --no-pager -o cat _PID=1 UNIT=flowd.service; }
+journal_mark() { pid1_log | wc -l; }
+pid1_since() { pid1_log | tail -n "+$(($1 + 1))"; }
+pid1_heard() { pid1_since "$1" | grep -q -E "$2"; } # MARK REGEX
+
+check_reload() {
+    local out
+    sed -e 's/"id": "e2e"/"id": "e2e-reloaded"/' "$TESTS/flows/e2e.json" >/etc/flowd/flows/e2e-reloaded.json
+    out=$(mcall ListFlows)
+    ! grep -q '"e2e-reloaded"' <<<"$out" || { fail "e2e-reloaded listed before the reload"; return 1; }
+    systemctl reload flowd || { fail "systemctl reload flowd failed"; return 1; }
+    out=$(mcall ListFlows)
+    grep -q '"e2e-reloaded"' <<<"$out" || { fail "e2e-reloaded not listed after systemctl reload: $out"; return 1; }
+    rm -f /etc/flowd/flows/e2e-reloaded.json
+    # and Reload called directly by root
+    mcall Reload >/dev/null || { fail "Reload as root failed"; return 1; }
+    out=$(mcall ListFlows)
+    ! grep -q '"e2e-reloaded"' <<<"$out" || fail "e2e-reloaded still listed after its file was removed and flowd reloaded"
+}
+
+check_journal() {
+    [ -n "$FLOW_ID" ] || { fail "no flow was run (the flowctl check failed)"; return 1; }
+    local entries
+    wait_for 10 "a journal entry with FLOWD_SESSION=$FLOW_ID" journal_has "FLOWD_SESSION=$FLOW_ID" || return 1
+    entries=$(journalctl -b -u flowd -o json --no-pager "FLOWD_SESSION=$FLOW_ID")
+    grep -q '"FLOWD_FLOW":"e2e"' <<<"$entries" || { fail "entries for the session lack FLOWD_FLOW=e2e"; return 1; }
+    grep -q '"MESSAGE_ID":"[0-9a-f]\{32\}"' <<<"$entries" || { fail "entries for the session carry no MESSAGE_ID"; return 1; }
+    note "$(wc -l <<<"$entries") entries for session $FLOW_ID; MESSAGE_IDs: $(grep -o '"MESSAGE_ID":"[0-9a-f]*"' <<<"$entries" | sort -u | cut -d'"' -f4 | tr '\n' ' ')"
+}
+
+journal_has() { journalctl -b -u flowd -o cat --no-pager "$1" | grep -q .; }
+
+check_no_secret_anywhere() {
+    # Have journald write out everything it has received before it is searched.
+    journalctl --sync && journalctl --flush || { fail "journalctl --sync/--flush failed"; return 1; }
+    if journalctl -o export --no-pager | grep -a -q -F "$SECRET"; then
+        fail "the secure value appears in the journal: $(journalctl -o export --no-pager | grep -a -F "$SECRET" | head -n 3)"
+        return 1
+    fi
+    if grep -r -a -l -F "$SECRET" /var/lib/flowd /var/log /tmp /var/tmp 2>/dev/null | grep -q .; then
+        fail "the secure value is on disk: $(grep -r -a -l -F "$SECRET" /var/lib/flowd /var/log /tmp /var/tmp 2>/dev/null | tr '\n' ' ')"
+    fi
+}
+
+check_stop() {
+    local mark pid lines
+    pid=$(prop MainPID)
+    mark=$(journal_mark)
+    # systemd logs every sd_notify message at debug level: that is how STOPPING=1 is seen.
+    systemd-analyze log-level debug
+    systemctl stop flowd
+    systemd-analyze log-level info
+    is_state inactive || { fail "flowd is $(systemctl is-active flowd) after stop"; return 1; }
+    # The unit is garbage-collected once inactive, so its exit status is read from PID 1's log,
+    # which trails its state: wait for the last line.
+    wait_for 10 "PID 1 to log the end of flowd.service" pid1_heard "$mark" 'Deactivated successfully|Failed with result' || return 1
+    lines=$(pid1_since "$mark")
+    grep -q "notification message from PID $pid.*STOPPING=1" <<<"$lines" ||
+        { fail "flowd (PID $pid) did not send STOPPING=1"; return 1; }
+    grep -q 'Main process exited, code=exited, status=0/SUCCESS' <<<"$lines" ||
+        { fail "flowd did not exit with status 0: $(grep 'Main process exited' <<<"$lines")"; return 1; }
+    grep -q 'Deactivated successfully' <<<"$lines" || fail "flowd.service was not deactivated cleanly"
+}
+
+EXPECTED_RESTARTS=0
+check_no_unexpected_restarts() {
+    local n
+    # NRestarts is reset by a manual restart; PID 1 logs every automatic one.
+    n=$(journalctl -b -u flowd _PID=1 -o cat --no-pager | grep -c 'Scheduled restart job')
+    [ "$n" -eq "$EXPECTED_RESTARTS" ] || fail "flowd restarted $n times; the checks caused $EXPECTED_RESTARTS (a missed watchdog ping or a crash?)"
+}
+
+# --- the run -------------------------------------------------------------------------------------
+log "flowd end-to-end checks ($MODE) in $(systemd-detect-virt 2>/dev/null || echo a container), systemd $(systemctl --version | head -n 1 | cut -d' ' -f2)"
+check "the installed tree runs without the Swift toolchain" check_no_toolchain
+check "post-install: sysusers creates flowd, systemd and dbus reload" check_postinst
+check "systemd-analyze verify flowd.service is clean" check_unit_verify
+check "org.flowd.Flow1 is activatable on the system bus" check_activatable
+check "bus policy: only the flowd user may own org.flowd.Flow1" check_bus_policy
+if [ "$MODE" = --smoke ]; then
+    check "the placeholder flowd runs under the shipped sandbox; journal and state directory" check_smoke_service
+    check "the placeholder flowd runs under the user unit" check_user_unit_smoke
+else
+    check "systemctl start: active, STATUS= shown by systemctl status" check_start_status
+    check "every shipped plugin loads under the sandbox" check_plugins_loaded
+    check "D-Bus activation: ListFlows starts a stopped flowd" check_activation
+    check "a whole flow with flowctl --system ends in the spool" check_flow_with_flowctl
+    check "another user: own session yes, root's session AccessDenied" check_other_user
+    check "SIGKILL: restarted, the session intact at its path" check_kill_restart
+    check "no watchdog pings: restarted" check_watchdog
+    check "systemctl reload picks up a new flow file" check_reload
+    check "journal: FLOWD_* fields and MESSAGE_IDs for the flow" check_journal
+    check "no secure value in the journal or on disk" check_no_secret_anywhere
+    check "no restart the checks did not cause" check_no_unexpected_restarts
+    check "systemctl stop: STOPPING=1 and a clean exit" check_stop
+    check "per-user flowd: D-Bus activation on the session bus, state in ~/.local/state" check_user_unit
+fi
+
+end_all=$(date +%s%N)
+log "$passes passed, $failures failed in $(((end_all - start_all) / 1000000)) ms"
+if [ "$failures" -gt 0 ]; then
+    journalctl -b --no-pager -o short-precise -u flowd -u dbus >"$RESULTS/journal.txt" 2>&1
+    log "the journal of flowd and dbus is in $RESULTS/journal.txt (kept with --keep)"
+    echo FAIL >"$RESULTS/status"
+else
+    echo PASS >"$RESULTS/status"
+fi

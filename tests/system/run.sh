@@ -1,0 +1,146 @@
+#!/bin/bash
+# The end-to-end suite under a real systemd: boots a container (systemd-nspawn)
+# whose /usr is the host's with the installed flowd tree laid over it, runs
+# tests/system/checks.sh inside as a unit, powers off, and reports.
+#
+#   tests/system/run.sh [--smoke|--full|--auto] [--stage DIR] [--keep] [--timeout SECONDS]
+#
+#   --full      every check in README.md (needs the real daemon and flowctl)
+#   --smoke     the harness only: boot, install steps, unit verify, bus policy,
+#               the placeholder flowd run by its hardened unit, the journal
+#   --auto      (default) --full, or --smoke while the staged flowd is still the
+#               placeholder executable
+#   --stage     the `make stage` tree to test (default: ./stage)
+#   --keep      keep the container root for inspection (its path is printed)
+#   --fake DIR  lay DIR/usr over the stage too (a stand-in daemon for developing
+#               the suite itself; see tests/system/fake/README.md)
+#
+# Needs root, systemd-nspawn (Debian: systemd-container) and cgroups; no
+# network. The container has no Swift toolchain: /opt is empty inside.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+MODE=auto
+STAGE=$SRC/stage
+KEEP=0
+TIMEOUT=300
+FAKE=
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 64; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --smoke) MODE=smoke ;;
+        --full) MODE=full ;;
+        --auto) MODE=auto ;;
+        --stage) STAGE=${2:?--stage needs a directory}; shift ;;
+        --keep) KEEP=1 ;;
+        --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+        --fake) FAKE=${2:?--fake needs a directory}; shift ;;
+        -h | --help) usage ;;
+        *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
+    esac
+    shift
+done
+
+say() { echo "system-test: $*"; }
+die() { echo "system-test: error: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (systemd-nspawn boots a container); try: sudo $0"
+command -v systemd-nspawn >/dev/null || die "systemd-nspawn not found (Debian package systemd-container; run scripts/setup-debian.sh)"
+STAGE=$(cd "$STAGE" 2>/dev/null && pwd) || die "no stage directory: run 'make stage' first"
+[ -x "$STAGE/usr/libexec/flowd" ] || die "$STAGE/usr/libexec/flowd missing: run 'make stage' first"
+if [ -n "$FAKE" ]; then
+    FAKE=$(cd "$FAKE" && pwd)
+fi
+
+if [ "$MODE" = auto ]; then
+    # The placeholder prints this; the real daemon never does. Remove once the daemon has landed.
+    if [ -z "$FAKE" ] && "$STAGE/usr/libexec/flowd" --version 2>&1 | grep -q 'not built yet'; then
+        MODE=smoke
+        say "the staged flowd is still the placeholder: running the smoke checks only"
+    else
+        MODE=full
+    fi
+fi
+
+# --- the container root ----------------------------------------------------------------------
+R=$(mktemp -d /var/tmp/flowd-system-test.XXXXXX)
+chmod 0755 "$R"   # mktemp makes it 0700: no user but root could reach anything inside
+cleanup() {
+    if [ "$KEEP" -eq 1 ]; then say "container root kept at $R"; else rm -rf --one-file-system "$R"; fi
+}
+trap cleanup EXIT
+
+mkdir -p "$R"/{usr,etc,var,tmp,root,run,proc,sys,dev,opt,flowd-tests}
+ln -s usr/bin "$R/bin"; ln -s usr/lib "$R/lib"; ln -s usr/sbin "$R/sbin"
+[ -d /usr/lib64 ] && ln -s usr/lib64 "$R/lib64"
+cp -a /etc/. "$R/etc/"
+cp --remove-destination /usr/lib/os-release "$R/etc/os-release"
+rm -f "$R/etc/machine-id"
+systemd-machine-id-setup --root="$R" >/dev/null 2>&1
+# The host's own flowd configuration, if any, must not leak in.
+rm -rf "$R/etc/flowd" "$R/etc/systemd/system/flowd.service" "$R/etc/systemd/system/flowd.service.d" \
+    "$R/etc/systemd/user/flowd.service" "$R/etc/systemd/user/flowd.service.d" "$R/etc/dbus-1/system.d/org.flowd.Flow1.conf"
+# Only what the suite needs starts: nothing the host enabled, no gettys, no timers.
+find "$R/etc/systemd/system" -mindepth 2 -path '*.wants/*' -delete
+find "$R/etc/systemd/system" -mindepth 2 -path '*.requires/*' -delete
+for u in console-getty.service getty.target systemd-timesyncd.service systemd-networkd.service \
+    systemd-resolved.service postgresql.service cron.service ssh.service apt-daily.timer \
+    apt-daily-upgrade.timer man-db.timer e2scrub_all.timer fstrim.timer dpkg-db-backup.timer; do
+    ln -sf /dev/null "$R/etc/systemd/system/$u"
+done
+chmod 0700 "$R/root"
+mkdir -p "$R/root/results"
+
+# The suite itself runs as a unit; it powers the container off when it ends, either way.
+cat >"$R/etc/systemd/system/flowd-system-test.service" <<EOF
+[Unit]
+Description=flowd end-to-end checks
+After=multi-user.target dbus.service systemd-logind.service
+Wants=dbus.service systemd-logind.service
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+
+[Service]
+Type=oneshot
+ExecStart=/flowd-tests/checks.sh --$MODE
+StandardOutput=append:/root/results/log
+StandardError=append:/root/results/log
+TimeoutStartSec=$((TIMEOUT - 20))
+EOF
+mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
+ln -s ../flowd-system-test.service "$R/etc/systemd/system/multi-user.target.wants/flowd-system-test.service"
+
+# --- boot ------------------------------------------------------------------------------------
+layers="/usr:$STAGE/usr"
+[ -n "$FAKE" ] && layers="$layers:$FAKE/usr"
+say "booting a container ($MODE checks; stage $STAGE${FAKE:+, fake $FAKE})"
+start=$(date +%s.%N)
+set +e
+timeout --kill-after=10 "$TIMEOUT" systemd-nspawn -D "$R" \
+    --overlay-ro="$layers:/usr" \
+    --bind-ro="$HERE:/flowd-tests" \
+    --register=no --keep-unit --private-network \
+    --console=read-only --quiet -b >"$R/root/results/console" 2>&1
+rc=$?
+set -e
+end=$(date +%s.%N)
+elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+
+# --- report ----------------------------------------------------------------------------------
+results=$R/root/results
+if [ -f "$results/log" ]; then
+    cat "$results/log"
+else
+    say "the checks never ran; container console:"
+    tail -n 50 "$results/console" || true
+fi
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    say "FAILED: the container did not finish within ${TIMEOUT}s"
+    tail -n 30 "$results/console" || true
+    exit 1
+fi
+status=$(cat "$results/status" 2>/dev/null || echo "no status written")
+say "container ran ${elapsed}s (boot, $MODE checks, poweroff); result: $status"
+[ "$status" = PASS ] || exit 1
