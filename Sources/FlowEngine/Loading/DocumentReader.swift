@@ -22,6 +22,10 @@ struct LintSink {
 
     var isEmpty: Bool { problems.isEmpty }
 
+    /// No more problems will be listed: callers skip the costly parts of a
+    /// message (suggestions) for problems that would be dropped anyway.
+    var isFull: Bool { problems.count >= maxProblems }
+
     /// The problems, with a last line that counts those left out.
     var report: [LintProblem] {
         guard dropped > 0 else { return problems }
@@ -48,6 +52,11 @@ struct DocumentReader {
 
     // MARK: Shapes
 
+    /// A likely intended word for a typo, unless the problem will not be listed.
+    func suggest(_ word: String, in candidates: [String]) -> String? {
+        sink.isFull ? nil : nearest(word, in: candidates)
+    }
+
     /// The node as an object, or a problem "expected <what> (an object)".
     mutating func object(_ node: JSONNode, _ path: JSONPath, _ what: String) -> ObjectView? {
         guard case .object(let members) = node else {
@@ -61,7 +70,7 @@ struct DocumentReader {
     mutating func checkKeys(_ object: ObjectView, allowed: [String], in what: String) {
         for m in object.members where !allowed.contains(m.key) {
             var message = "unknown key \(quoted(m.key)) in \(what) ("
-            if let s = nearest(m.key, in: allowed) { message += "did you mean \(quoted(s))? " }
+            if let s = suggest(m.key, in: allowed) { message += "did you mean \(quoted(s))? " }
             message += "expected one of \(allowed.joined(separator: ", ")))"
             sink.add(object.path / m.key, message)
         }
@@ -249,18 +258,22 @@ func nearest(_ word: String, in candidates: [String]) -> String? {
     return best?.0
 }
 
+/// The optimal string alignment distance: insertions, deletions,
+/// substitutions and swaps of two neighbours each cost 1 ("wbe" → "web" is 1).
 private func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = Array(repeating: 0, count: b.count + 1)
+    var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { d[i][0] = i }
+    for j in 0...b.count { d[0][j] = j }
     for i in 1...a.count {
-        current[0] = i
         for j in 1...b.count {
             let cost = a[i - 1] == b[j - 1] ? 0 : 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+            }
         }
-        swap(&previous, &current)
     }
-    return previous[b.count]
+    return d[a.count][b.count]
 }

@@ -254,7 +254,7 @@ private struct FlowBuilder {
         guard !capabilities.contains(kind, name) else { return }
         let known = capabilities.names(of: kind)
         var message = "no loaded plugin provides the \(what) \(quoted(name))"
-        if let s = nearest(name, in: known) {
+        if let s = reader.suggest(name, in: known) {
             message += " (did you mean \(quoted(s))?)"
         } else if known.isEmpty {
             message += " (no plugin provides any \(what))"
@@ -386,7 +386,7 @@ private struct FlowBuilder {
             type = FieldType(rawValue: s)
             if type == nil {
                 var message = "unknown type \(quoted(s)) ("
-                if let near = nearest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
+                if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
                 problem(path / "type", message + "expected one of \(typeList))")
             }
         } else if o["type"] == nil {
@@ -489,7 +489,7 @@ private struct FlowBuilder {
                 let p = path / "messages" / member.key
                 guard let rule = FieldRule(rawValue: member.key) else {
                     var message = "unknown rule \(quoted(member.key)) ("
-                    if let near = nearest(member.key, in: ruleNames) { message += "did you mean \(quoted(near))? " }
+                    if let near = reader.suggest(member.key, in: ruleNames) { message += "did you mean \(quoted(near))? " }
                     problem(p, message + "expected one of \(ruleNames.joined(separator: ", ")))")
                     continue
                 }
@@ -778,7 +778,7 @@ private struct FlowBuilder {
             default:
                 guard let t = stepIndex[ref.target] else {
                     var message = "unknown step \(quoted(ref.target)) ("
-                    if let near = nearest(ref.target, in: steps.map(\.id)) { message += "did you mean \(quoted(near))? " }
+                    if let near = reader.suggest(ref.target, in: steps.map(\.id)) { message += "did you mean \(quoted(near))? " }
                     problem(ref.path, message + "expected a later step id, \"review\" or \"complete\")")
                     graphOK = false
                     continue
@@ -807,7 +807,7 @@ private struct FlowBuilder {
             for (name, path) in ref.fields {
                 guard let f = fields[name] else {
                     var message = "the rule names the unknown field \(quoted(name))"
-                    if let near = nearest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
+                    if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
                     problem(path, message)
                     continue
                 }
@@ -864,7 +864,7 @@ private struct FlowBuilder {
     ) {
         guard let f = fields[name] else {
             var message = "the condition reads the unknown field \(quoted(name))"
-            if let near = nearest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
+            if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
             problem(path, message)
             return
         }
@@ -883,7 +883,7 @@ private struct FlowBuilder {
             let ids = field.options.map(\.id) + (field.other ? ["other"] : [])
             if !ids.contains(s) {
                 var message = "\(quoted(s)) is not an option of \(quoted(field.id)) ("
-                if let near = nearest(s, in: ids) { message += "did you mean \(quoted(near))? " }
+                if let near = reader.suggest(s, in: ids) { message += "did you mean \(quoted(near))? " }
                 problem(path, message + "expected one of \(ids.joined(separator: ", ")))")
             }
         case (.toggle, .bool), (.number, .number):
