@@ -364,3 +364,31 @@ import Testing
         }
     }
 }
+
+@Suite struct SchemaTests {
+    /// The editor schema and the linter must agree on every key.
+    @Test func schemaListsExactlyTheKeysTheLoaderAccepts() throws {
+        let data = try Data(contentsOf: Fixture.root.appendingPathComponent("docs/flow.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let defs = try #require(schema["$defs"] as? [String: Any])
+        func keys(_ object: Any?) -> Set<String> {
+            Set(((object as? [String: Any])?["properties"] as? [String: Any])?.keys.map { $0 } ?? [])
+        }
+        #expect(keys(schema) == Set(FlowBuilder.flowKeys))
+        #expect(keys(defs["step"]) == Set(FlowBuilder.stepKeys))
+        #expect(keys(defs["field"]) == Set(FlowBuilder.fieldKeys))
+        #expect(keys(defs["option"]) == Set(FlowBuilder.optionKeys))
+        #expect(keys(defs["condition"]) == Set(FlowBuilder.conditionKeys))
+        #expect(keys(defs["stepRule"]) == Set(FlowBuilder.ruleKeys))
+        let properties = try #require(schema["properties"] as? [String: Any])
+        #expect(keys(properties["review"]) == Set(FlowBuilder.reviewKeys))
+        #expect(keys(properties["submit"]) == Set(FlowBuilder.submitKeys))
+        let field = try #require(defs["field"] as? [String: Any])
+        let fieldProperties = try #require(field["properties"] as? [String: Any])
+        let types = try #require((fieldProperties["type"] as? [String: Any])?["enum"] as? [String])
+        #expect(types == FieldType.allCases.map(\.rawValue))
+        let messages = try #require(fieldProperties["messages"] as? [String: Any])
+        let ruleNames = try #require((messages["propertyNames"] as? [String: Any])?["enum"] as? [String])
+        #expect(Set(ruleNames) == Set(FieldRule.allCases.map(\.rawValue)))
+    }
+}

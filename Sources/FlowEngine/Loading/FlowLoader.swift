@@ -73,7 +73,7 @@ public enum FlowLoader {
 /// Decodes a flow document into the model in two passes: shapes first
 /// (pass 1), then everything that needs the whole flow (pass 2): ids,
 /// references, the step graph.
-private struct FlowBuilder {
+struct FlowBuilder {
     var reader: DocumentReader
     let capabilities: CapabilityCatalog
 
@@ -797,7 +797,7 @@ private struct FlowBuilder {
         // Conditions.
         for leaf in leaves {
             checkConditionField(leaf.field, at: leaf.path / "field", fromStep: leaf.step, steps: steps, fields: fields)
-            guard let f = fields[leaf.field], !untypedFields.contains(leaf.field) else { continue }
+            guard let f = fields[leaf.field], !untypedFields.contains(leaf.field), f.field.type != .secure else { continue }
             for (value, path) in leaf.values { checkConditionValue(value, at: path, field: f.field) }
         }
 

@@ -39,6 +39,13 @@ public struct PluginCheck: Sendable, CustomStringConvertible {
     }
 }
 
+extension PluginCheck: CustomReflectable {
+    /// Leaves the value out, so `dump` cannot print a secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["validator": validator, "stepID": stepID, "fieldID": fieldID as Any])
+    }
+}
+
 /// How a plugin check came out.
 public enum PluginCheckOutcome: Sendable, Hashable {
     /// The validator accepted the value (a field validator returned nil, a
