@@ -45,6 +45,28 @@ import Testing
         #expect(ja.review().groups[0].editLabel == "Sを編集")
     }
 
+    @Test func contentStepsHaveNoGroupAndOptionsKeepTheirIcons() throws {
+        var s = try Fixture.session(Fixture.example("survey"))
+        try s.next()
+        try s.set(["satisfaction": .text("satisfied")])
+        try s.next()
+        #expect(s.currentStep().fields[0].options.first?.icon == "x-office-calendar")
+        #expect(s.review().groups.map(\.step) == ["satisfaction", "features", "source"])
+        #expect(s.review().groups[1].answers.first?.display == "Not given")
+    }
+
+    @Test func aSettledSessionStillMasksItsSecureValues() throws {
+        let flow = try Fixture.flow(Fixture.wrap(#"{"id": "s", "title": "S", "fields": [{"id": "pw", "type": "secure", "label": "PW", "required": true}]}"#))
+        var s = try Fixture.session(flow)
+        try s.set(["pw": .text("topsecret")])
+        guard case .submit(_, .settledWithoutAction) = try s.continueStep(now: 1) else {
+            Issue.record("did not settle")
+            return
+        }
+        #expect(s.review().groups[0].answers[0].display == "••••••••")
+        #expect(s.submission(now: 2).secureAnswers.isEmpty)  // forgotten once settled
+    }
+
     @Test func editThenBackToReview() throws {
         var s = try branchyAtReview()
         try s.goTo("company", now: 1)

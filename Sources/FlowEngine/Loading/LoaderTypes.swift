@@ -13,12 +13,17 @@ public struct FlowLoadLimits: Sendable, Hashable {
     public var maxStringBytes = 16 * 1024
     /// The longest step, field or option id, in bytes.
     public var maxIDLength = 64
+    /// The most steps in a flow.
     public var maxSteps = 200
+    /// The most fields on one step.
     public var maxFieldsPerStep = 50
+    /// The most fields in the whole flow.
     public var maxFields = 1000
+    /// The most options of one field (also for `optionsFrom` results).
     public var maxOptionsPerField = 500
     /// The most `rules` on a step, and the most `next` rules.
     public var maxRulesPerStep = 50
+    /// The most plugin validators on one field.
     public var maxValidatorsPerField = 8
     /// The most translations of one string.
     public var maxTranslations = 64
@@ -31,8 +36,10 @@ public struct FlowLoadLimits: Sendable, Hashable {
     /// How many problems a failed load reports before it stops listing them.
     public var maxProblems = 50
 
+    /// The default bounds; change single members as needed.
     public init() {}
 
+    /// The bounds documented in docs/flow-format.md.
     public static let `default` = FlowLoadLimits()
 }
 
@@ -86,20 +93,24 @@ public struct LintProblem: Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and what was expected.
     public let message: String
 
+    /// A problem at `path` in `file`.
     public init(file: String, path: String, message: String) {
         self.file = file
         self.path = path
         self.message = message
     }
 
+    /// `file: json.path: message`.
     public var description: String { "\(file): \(path): \(message)" }
 }
 
 /// A flow file that did not load: every problem found, up to
 /// ``FlowLoadLimits/maxProblems``.
 public struct FlowLoadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The problems in document order; the last may count those left out.
     public let problems: [LintProblem]
 
+    /// An error listing `problems`.
     public init(problems: [LintProblem]) {
         self.problems = problems
     }

@@ -8,8 +8,10 @@ public struct LocalizedText: Sendable, Hashable {
     public struct Translation: Sendable, Hashable, Codable {
         /// The locale tag as written in the file, for example `pt-BR`.
         public let locale: String
+        /// The text in that locale.
         public let text: String
 
+        /// A translation of `text` into `locale`.
         public init(locale: String, text: String) {
             self.locale = locale
             self.text = text
@@ -47,6 +49,7 @@ public struct LocalizedText: Sendable, Hashable {
 }
 
 extension LocalizedText: ExpressibleByStringLiteral {
+    /// A plain string (for tests and code that builds texts).
     public init(stringLiteral value: String) { self.init(value) }
 }
 

@@ -1,7 +1,10 @@
 /// A calendar date without a time zone, as answers and date rules use it.
 public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// 1 to 9999.
     public let year: Int
+    /// 1 to 12.
     public let month: Int
+    /// 1 to the month's length.
     public let day: Int
 
     /// A valid proleptic Gregorian date in years 1–9999, or nil.
@@ -28,6 +31,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
     }
 
+    /// Calendar order.
     public static func < (a: CivilDate, b: CivilDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
     }
@@ -57,7 +61,9 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
 /// A time of day, `HH:MM` in 24-hour form.
 public struct CivilTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// 0 to 23.
     public let hour: Int
+    /// 0 to 59.
     public let minute: Int
 
     /// Parses exactly `HH:MM`, 00:00 to 23:59.
@@ -70,8 +76,10 @@ public struct CivilTime: Sendable, Hashable, Comparable, CustomStringConvertible
         minute = m
     }
 
+    /// `HH:MM`.
     public var description: String { pad(hour, 2) + ":" + pad(minute, 2) }
 
+    /// Order within a day.
     public static func < (a: CivilTime, b: CivilTime) -> Bool { (a.hour, a.minute) < (b.hour, b.minute) }
 }
 
@@ -102,9 +110,12 @@ public protocol EngineClock: Sendable {
 
 /// A clock that always says the same thing: for tests and for replaying.
 public struct FixedClock: EngineClock {
+    /// Microseconds since the Unix epoch.
     public var now: Int64
+    /// The local calendar date.
     public var today: CivilDate
 
+    /// A clock stopped at `now` on `today`.
     public init(now: Int64, today: CivilDate) {
         self.now = now
         self.today = today

@@ -55,6 +55,7 @@ public enum FieldRule: String, Sendable, Hashable, CaseIterable {
 public struct OptionDefinition: Sendable, Hashable {
     /// The answer value when this option is chosen; never `other`.
     public let id: String
+    /// The label shown to the person.
     public let label: LocalizedText
     /// An optional freedesktop icon name.
     public let icon: String?
@@ -73,6 +74,7 @@ public struct ProviderReference: Sendable, Hashable {
 public struct PluginRule: Sendable, Hashable {
     /// The capability's dotted name, for example `flowd.username-available`.
     public let name: String
+    /// The `options` object, handed to the plugin in `PluginContext.options`.
     public let options: [String: JSONValue]
     /// Replaces the plugin's own message when the plugin reports a problem.
     public let message: LocalizedText?
@@ -96,9 +98,13 @@ public enum DateBound: Sendable, Hashable {
 public struct FieldDefinition: Sendable, Hashable {
     /// Unique across the whole flow: answers are keyed by field id.
     public let id: String
+    /// The type, which fixes the answer value and the rules that apply.
     public let type: FieldType
+    /// The label shown to the person.
     public let label: LocalizedText
+    /// A hint under the field.
     public let help: LocalizedText?
+    /// Shown in an empty input.
     public let placeholder: LocalizedText?
     /// Trimmed text non-empty, list non-empty, choice made.
     public let required: Bool
@@ -106,9 +112,13 @@ public struct FieldDefinition: Sendable, Hashable {
     public let mustBeOn: Bool
     /// Counted in Unicode scalars.
     public let minLength: Int?
+    /// Counted in Unicode scalars.
     public let maxLength: Int?
+    /// The whole value must match (see ``PatternRegex``).
     public let pattern: PatternRegex?
+    /// An inclusive lower bound for numbers.
     public let minimum: Double?
+    /// An inclusive upper bound for numbers.
     public let maximum: Double?
     /// A number must be whole.
     public let integer: Bool
@@ -116,7 +126,9 @@ public struct FieldDefinition: Sendable, Hashable {
     public let after: DateBound?
     /// A date must be strictly before this bound.
     public let before: DateBound?
+    /// The fewest options a multiple choice needs (applies to an empty selection too).
     public let minSelected: Int?
+    /// The most options a multiple choice may have.
     public let maxSelected: Int?
     /// The flow's own options (empty when they come from `optionsFrom`).
     public let options: [OptionDefinition]
@@ -125,6 +137,7 @@ public struct FieldDefinition: Sendable, Hashable {
     /// The field offers Other, chosen with the option id `other`, whose free
     /// text is the answer `<field>.other`.
     public let other: Bool
+    /// The Other option's label; the localized "Other" when nil.
     public let otherLabel: LocalizedText?
     /// The plugin that supplies the initial value when a session starts.
     public let prefill: ProviderReference?

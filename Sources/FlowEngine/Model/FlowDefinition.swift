@@ -34,10 +34,15 @@ public struct SubmitDefinition: Sendable, Hashable {
 public struct FlowDefinition: Sendable {
     /// The flow's id, for example `consultation`.
     public let id: String
+    /// The flow's name in lists.
     public let title: LocalizedText
+    /// A sentence or two for lists.
     public let description: LocalizedText?
+    /// The steps in document order (branching only goes forward).
     public let steps: [StepDefinition]
+    /// The Review page, when the flow has one.
     public let review: ReviewDefinition?
+    /// What happens on Submit; nil settles without an action.
     public let submit: SubmitDefinition?
     /// The label of the last Continue of a flow without Review; defaults to
     /// the localized "Finish".
@@ -144,6 +149,7 @@ public struct FlowDefinition: Sendable {
 /// A plugin call a session needs when it starts (see
 /// ``FlowDefinition/providerRequests(locale:)``).
 public struct ProviderRequest: Sendable {
+    /// Which kind of provider to call.
     public enum Kind: Sendable, Hashable {
         /// Call an `OptionsProvider`, then ``FlowSession/setDynamicOptions(field:_:)``.
         case options
@@ -151,9 +157,11 @@ public struct ProviderRequest: Sendable {
         case prefill
     }
 
+    /// Options or prefill.
     public let kind: Kind
     /// The plugin and the options to pass in `PluginContext.options`.
     public let provider: ProviderReference
+    /// The field the call is for, as the plugin sees it.
     public let field: FieldInfo
 }
 

@@ -82,6 +82,7 @@ public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
     /// Continue that reaches it finishes the flow.
     case complete
 
+    /// The target as written in a flow file.
     public var description: String {
         switch self {
         case .step(let id): return id
@@ -94,12 +95,15 @@ public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
 /// One ordered branching rule. The first whose condition holds wins; a rule
 /// without a condition is the default and must come last.
 public struct NextRule: Sendable, Hashable {
+    /// The rule's `if`; nil for the default rule.
     public let condition: Condition?
+    /// The rule's `goto`.
     public let target: StepTarget
 }
 
 /// A rule that checks a step's fields together.
 public struct StepRule: Sendable, Hashable {
+    /// What the rule checks.
     public enum Kind: Sendable, Hashable {
         /// The two fields must be equal (confirm password); the error goes to the second.
         case equals(String, String)
@@ -115,6 +119,7 @@ public struct StepRule: Sendable, Hashable {
         case plugin(PluginRule)
     }
 
+    /// What the rule checks.
     public let kind: Kind
     /// Replaces the default message.
     public let message: LocalizedText?
@@ -137,15 +142,21 @@ public enum StepKind: String, Sendable, Hashable, Codable {
 
 /// One step of a flow.
 public struct StepDefinition: Sendable, Hashable {
+    /// Unique among the flow's steps; never `review` or `complete`.
     public let id: String
+    /// `form` or `content`.
     public let kind: StepKind
+    /// The step's heading.
     public let title: LocalizedText
+    /// A line under the title.
     public let description: LocalizedText?
     /// Content steps: the text.
     public let body: LocalizedText?
     /// Content steps: an optional freedesktop icon name.
     public let icon: String?
+    /// Form steps: the fields in order (empty for content steps).
     public let fields: [FieldDefinition]
+    /// Form steps: rules over several fields.
     public let rules: [StepRule]
     /// The branching rules; empty means "the next step in the file" (or the end).
     public let next: [NextRule]

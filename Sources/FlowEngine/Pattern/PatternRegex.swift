@@ -10,6 +10,7 @@ public struct PatternLimits: Sendable, Hashable {
     /// The deepest nesting of groups.
     public var maxGroupDepth: Int
 
+    /// Bounds with the documented defaults.
     public init(maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32) {
         self.maxLength = maxLength
         self.maxProgramSize = maxProgramSize
@@ -17,6 +18,7 @@ public struct PatternLimits: Sendable, Hashable {
         self.maxGroupDepth = maxGroupDepth
     }
 
+    /// The bounds flow files get.
     public static let `default` = PatternLimits()
 }
 
@@ -24,8 +26,10 @@ public struct PatternLimits: Sendable, Hashable {
 public struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The position of the offending character, counting Unicode scalars from 1.
     public let position: Int
+    /// What is wrong there.
     public let message: String
 
+    /// `at position N: message`.
     public var description: String { "at position \(position): \(message)" }
 }
 
@@ -111,7 +115,9 @@ public struct PatternRegex: Sendable, Hashable {
         }
     }
 
+    /// Two patterns are equal when written the same.
     public static func == (lhs: PatternRegex, rhs: PatternRegex) -> Bool { lhs.source == rhs.source }
+    /// Hashes the source.
     public func hash(into hasher: inout Hasher) { hasher.combine(source) }
 }
 

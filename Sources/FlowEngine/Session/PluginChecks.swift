@@ -16,6 +16,7 @@ public struct PluginCheck: Sendable, CustomStringConvertible {
 
     /// The validator's capability name, for example `flowd.username-available`.
     public let validator: String
+    /// The field and value, or the step.
     public let subject: Subject
     /// The step the check belongs to.
     public let stepID: String
@@ -73,9 +74,12 @@ public enum PluginCheckOutcome: Sendable, Hashable {
 
 /// A check and its outcome.
 public struct PluginCheckResult: Sendable {
+    /// The check that ran.
     public let check: PluginCheck
+    /// How it came out.
     public let outcome: PluginCheckOutcome
 
+    /// The result of running `check`.
     public init(check: PluginCheck, outcome: PluginCheckOutcome) {
         self.check = check
         self.outcome = outcome
@@ -94,6 +98,7 @@ public protocol PluginValidating: Sendable {
 
 /// Thrown by a ``PluginValidating`` when a call ran past its time limit.
 public struct PluginCheckTimedOut: Error, Sendable, Hashable {
+    /// A timeout.
     public init() {}
 }
 

@@ -11,20 +11,25 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     /// The version of this record's layout. Bump it on any incompatible change.
     public static let currentFormatVersion = 1
 
+    /// The layout version; ``currentFormatVersion`` when written by this engine.
     public internal(set) var formatVersion: Int
     /// 32 lowercase hex characters, chosen by the daemon.
     public internal(set) var id: String
+    /// The id of the flow the session runs.
     public internal(set) var flowID: String
     /// ``FlowDefinition/fingerprint`` of the flow the session last ran with.
     public internal(set) var flowFingerprint: String
     /// The uid that owns the session.
     public internal(set) var owner: UInt32
+    /// The session's locale, normalized (`pt_BR` becomes `pt-BR`).
     public internal(set) var locale: String
     /// Microseconds since the epoch.
     public internal(set) var createdAt: Int64
+    /// The time of the last change, in microseconds since the epoch.
     public internal(set) var updatedAt: Int64
     /// Counts changes of the answers; plugin results are tied to it.
     public internal(set) var revision: UInt64
+    /// `editing`, `review`, `submitting`, `submitted` or `failed`.
     public internal(set) var state: SessionState
     /// A step id, `review` or `complete`.
     public internal(set) var currentStep: String
@@ -54,11 +59,14 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     public internal(set) var announcement: String
     /// The receipt of the successful submit.
     public internal(set) var receipt: [String: JSONValue]?
+    /// When the (last) submit began, in microseconds since the epoch.
     public internal(set) var submittedAt: Int64?
 
     /// Plugin step messages for one step at one revision.
     public struct StepMessages: Sendable, Hashable, Codable {
+        /// The session revision the messages were computed at.
         public var revision: UInt64
+        /// Field id (or `""`) → message.
         public var messages: [String: String]
     }
 }

@@ -22,6 +22,7 @@ public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
 /// name (`org.flowd.Flow1.Error.<Kind>`); the message is English, for
 /// programs and logs.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error's class; its raw value is the D-Bus error name's last part.
     public enum Kind: String, Sendable, Hashable {
         /// A wrong value type, a field not on the current step, an unknown option id.
         case invalidArgs = "InvalidArgs"
@@ -38,21 +39,27 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         case incompatibleRecord = "IncompatibleRecord"
     }
 
+    /// The error's class.
     public let kind: Kind
+    /// A human message in English.
     public let message: String
 
+    /// An error of `kind` saying `message`.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// `Kind: message`.
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
 /// The answers of one step that Continue accepted, for the `StepCompleted`
 /// signal. Secure fields are left out.
 public struct StepCompletion: Sendable, Hashable {
+    /// The step's id.
     public let step: String
+    /// The step's answers, secure fields left out.
     public let answers: [String: AnswerValue]
 }
 
@@ -104,6 +111,7 @@ public struct SubmitRequest: Sendable {
     public let action: String
     /// The flow's `submit.options`.
     public let options: [String: JSONValue]
+    /// The action's time limit.
     public let timeoutSeconds: Double
     /// The answers on the path, secure ones apart. Its `id` is the session id,
     /// so a retry carries the same id.
@@ -124,12 +132,15 @@ public enum SubmitFailure: Sendable, Hashable {
 
 /// One entry of the session's path, for a client that draws a dot per step.
 public struct PathEntry: Sendable, Hashable {
+    /// Where the person is relative to this entry.
     public enum Status: String, Sendable, Hashable {
         case done, current, upcoming
     }
 
     /// A step id, or `review`.
     public let id: String
+    /// The step's title in the session's locale.
     public let title: String
+    /// `done`, `current` or `upcoming`.
     public let status: Status
 }
