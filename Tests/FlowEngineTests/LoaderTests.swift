@@ -225,6 +225,11 @@ import Testing
                       at: "steps[0].fields[0].pattern", "too large")
     }
 
+    @Test func maxLengthMustStayWithinWhatThePatternCanCheck() {
+        expectProblem(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "text", "label": "X", "maxLength": 5000, "pattern": "((a?){990})*"}]}"#),
+                      at: "steps[0].fields[0].maxLength", "characters this pattern can check")
+    }
+
     @Test func contradictoryBounds() {
         expectProblem(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "text", "label": "X", "minLength": 5, "maxLength": 2}]}"#),
                       at: "steps[0].fields[0].minLength", "more than maxLength")

@@ -72,8 +72,23 @@ import Testing
         #expect(try matches("(a*)*", String(repeating: "a", count: 20_000)) == true)
         #expect(try matches("(a|aa)+$", String(repeating: "a", count: 5_000)) == true)
         #expect(try matches("(x+x+)+y", String(repeating: "x", count: 5_000)) == false)
-        let counted = try PatternRegex("(a?){500}a{500}")
-        #expect(counted.matches(String(repeating: "a", count: 500)))
+        let counted = try PatternRegex("(a?){100}a{100}")
+        #expect(counted.matches(String(repeating: "a", count: 100)))
+        #expect(counted.matches(String(repeating: "a", count: 200)))
+        #expect(!counted.matches(String(repeating: "a", count: 201)))
+    }
+
+    /// The work of one match is bounded: a big program checks only short values.
+    @Test func bigProgramsCheckOnlyShortValues() throws {
+        let big = try PatternRegex("((a?){990})*")
+        #expect(big.programSize > 1900)
+        #expect(big.maxInputLength == PatternLimits.default.maxMatchWork / big.programSize - 1)
+        #expect(big.matches(String(repeating: "a", count: big.maxInputLength)))
+        #expect(!big.matches(String(repeating: "a", count: big.maxInputLength + 1)))
+        let small = try PatternRegex("[a-z]+")
+        #expect(small.maxInputLength > 40_000)
+        // Nested `+` stay small.
+        #expect(try PatternRegex("(((a+)+)+)+").programSize < 10)
     }
 
     @Test func equalityFollowsTheSource() throws {

@@ -68,6 +68,15 @@ import Testing
         #expect(try error(f, .text("abcdefg")) == "Enter no more than 5 characters.")
     }
 
+    @Test func aBigPatternActsAsAnImplicitMaxLength() throws {
+        let f = #"{"id": "f", "type": "multiline", "label": "F", "pattern": "((a?){990})*"}"#
+        var s = try session(f)
+        let cap = try #require(s.currentStep().fields[0].maxLength)
+        #expect(cap < 600)
+        #expect(try s.set(["f": .text(String(repeating: "a", count: cap))])["f"] == nil)
+        #expect(try s.set(["f": .text(String(repeating: "a", count: cap + 1))])["f"] == "Enter no more than \(cap) characters.")
+    }
+
     @Test(arguments: [
         ("name@example.com", true), ("first.last+tag@sub.example.org", true), ("jösé@bücher.de", true),
         ("no-at-sign", false), ("two@@example.com", false), ("a@b@example.com", false), (".lead@example.com", false),

@@ -419,6 +419,9 @@ struct FlowBuilder {
                 problem(path / "pattern", "invalid pattern \(quoted(s)) \(error.description)")
             }
         }
+        if let pattern, let max = maxLength, max > pattern.maxInputLength {
+            problem(path / "maxLength", "maxLength \(max) is more than the \(pattern.maxInputLength) characters this pattern can check (it compiles to \(pattern.programSize) instructions); lower maxLength or simplify the pattern")
+        }
         let minimum = o["minimum"].flatMap { reader.number($0, path / "minimum") }
         let maximum = o["maximum"].flatMap { reader.number($0, path / "maximum") }
         if let a = minimum, let b = maximum, a > b {

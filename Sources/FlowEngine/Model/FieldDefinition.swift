@@ -146,6 +146,17 @@ public struct FieldDefinition: Sendable, Hashable {
     /// Replacement messages keyed by rule.
     public let messages: [FieldRule: LocalizedText]
 
+    /// The longest value the field accepts: `maxLength`, lowered to what its
+    /// `pattern` can check (``PatternRegex/maxInputLength``).
+    public var effectiveMaxLength: Int? {
+        switch (maxLength, pattern?.maxInputLength) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
     /// The answer key of the Other free text: `<id>.other`.
     public var otherKey: String { id + ".other" }
 

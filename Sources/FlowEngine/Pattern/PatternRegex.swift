@@ -9,13 +9,22 @@ public struct PatternLimits: Sendable, Hashable {
     public var maxRepeat: Int
     /// The deepest nesting of groups.
     public var maxGroupDepth: Int
+    /// The most steps one match may take. A match costs at most
+    /// (value length + 1) × program size steps, so a pattern checks values of
+    /// at most `maxMatchWork / programSize` characters (see
+    /// ``PatternRegex/maxInputLength``): a few milliseconds in the worst case.
+    public var maxMatchWork: Int
 
     /// Bounds with the documented defaults.
-    public init(maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32) {
+    public init(
+        maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32,
+        maxMatchWork: Int = 250_000
+    ) {
         self.maxLength = maxLength
         self.maxProgramSize = maxProgramSize
         self.maxRepeat = maxRepeat
         self.maxGroupDepth = maxGroupDepth
+        self.maxMatchWork = maxMatchWork
     }
 
     /// The bounds flow files get.
@@ -47,11 +56,17 @@ public struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
 /// alternation `|`; quantifiers `* + ? {m} {m,} {m,n}`. A leading `^` and a
 /// trailing `$` are accepted and change nothing. Backreferences, lookaround,
 /// lazy quantifiers and flags are refused with an error.
-public struct PatternRegex: Sendable, Hashable {
+public struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The pattern as written.
     public let source: String
     private let program: [Instruction]
     private let sets: [ScalarSet]
+    /// The longest value this pattern checks, in Unicode scalars.
+    ///
+    /// Longer values never match. The validator reports them as too long
+    /// (the pattern acts as an implicit `maxLength`), and the linter refuses a
+    /// `maxLength` above it.
+    public let maxInputLength: Int
 
     /// Compiles `source`, or throws a ``PatternError`` that names the position.
     public init(_ source: String, limits: PatternLimits = .default) throws(PatternError) {
@@ -69,13 +84,20 @@ public struct PatternRegex: Sendable, Hashable {
         self.source = source
         self.program = compiler.code
         self.sets = compiler.sets
+        self.maxInputLength = max(1, limits.maxMatchWork / max(1, compiler.code.count) - 1)
     }
 
     /// The number of instructions the pattern compiled to.
     public var programSize: Int { program.count }
 
-    /// True when the whole of `text` matches.
+    /// True when the whole of `text` matches. A text longer than
+    /// ``maxInputLength`` scalars never matches (the work stays bounded).
     public func matches(_ text: String) -> Bool {
+        var length = 0
+        for _ in text.unicodeScalars {
+            length += 1
+            if length > maxInputLength { return false }
+        }
         var current = SparseSet(capacity: program.count)
         var next = SparseSet(capacity: program.count)
         var stack: [Int] = []
@@ -114,6 +136,12 @@ public struct PatternRegex: Sendable, Hashable {
             }
         }
     }
+
+    /// `PatternRegex("…")`: the source, not the compiled program.
+    public var description: String { "PatternRegex(\(quoted(source, limit: 200)))" }
+
+    /// Shows the source only.
+    public var customMirror: Mirror { Mirror(self, children: ["source": source]) }
 
     /// Two patterns are equal when written the same.
     public static func == (lhs: PatternRegex, rhs: PatternRegex) -> Bool { lhs.source == rhs.source }
@@ -285,13 +313,15 @@ private struct PatternParser {
                 throw fail(at: i, "a quantifier cannot follow another quantifier; use a group: (…)\(next)")
             }
         }
-        // Size of the expansion: `min` copies, then either a loop or optional copies.
+        // Size of the expansion: `min` copies, then optional copies, or a loop:
+        // `x*` is split + x + jump; with min ≥ 1 the last copy loops back
+        // itself (x+ is x + split), so nested `+` do not double in size.
         let copies = try multiplied(atomSize, min, at: quantifierAt)
         let tail: Int
         if let max {
             tail = try multiplied(atomSize + 1, max - min, at: quantifierAt)
         } else {
-            tail = atomSize + 2
+            tail = min == 0 ? atomSize + 2 : 1
         }
         let size = try checkedSize(copies, plus: tail, at: quantifierAt)
         return (.repetition(atom, min: min, max: max), size)
@@ -517,6 +547,11 @@ private struct PatternCompiler {
                 }
             }
             for e in exits { code[e] = .jump(code.count) }
+        case .repetition(let inner, let min, nil) where min > 0:
+            for _ in 0..<(min - 1) { emit(inner) }
+            let loop = code.count
+            emit(inner)
+            code.append(.split(loop, code.count + 1))
         case .repetition(let inner, let min, let max):
             for _ in 0..<min { emit(inner) }
             if let max {

@@ -1000,7 +1000,7 @@ public struct FlowSession: Sendable {
             value: value, otherText: f.other ? record.answers[f.otherKey]?.textValue : nil,
             isSet: storedValue(f.id) != nil, error: error,
             hint: f.type == .multichoice ? strings.text(.selectAllThatApply, locale: locale) : "",
-            minLength: f.minLength, maxLength: f.maxLength, minimum: f.minimum, maximum: f.maximum, integer: f.integer,
+            minLength: f.minLength, maxLength: f.effectiveMaxLength, minimum: f.minimum, maximum: f.maximum, integer: f.integer,
             minSelected: f.minSelected, maxSelected: f.maxSelected,
             after: f.after.map { $0.resolve(today: today).description },
             before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn)

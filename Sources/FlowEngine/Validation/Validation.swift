@@ -47,7 +47,7 @@ enum FieldValidation {
             if let min = field.minLength, length < min {
                 return c.message(field, .minLength, .minLength, ["min": String(min)])
             }
-            if let max = field.maxLength, length > max {
+            if let max = field.effectiveMaxLength, length > max {
                 return c.message(field, .maxLength, .maxLength, ["max": String(max)])
             }
             if let p = field.pattern, !p.matches(s) { return c.message(field, .pattern, .pattern) }
