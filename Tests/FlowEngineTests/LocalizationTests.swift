@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Testing
 
 @testable import FlowEngine
@@ -37,6 +38,17 @@ import Testing
         #expect(t.resolve("es") == "Day")
         let english = LocalizedText(translations: [.init(locale: "fr", text: "Jour"), .init(locale: "en-GB", text: "Day")])
         #expect(english.resolve("sv") == "Day")
+    }
+
+    @Test func localizedTextCodesAsAStringOrAMap() throws {
+        #expect(try jsonText(LocalizedText("Hi")) == "\"Hi\"")
+        let map = LocalizedText(translations: [.init(locale: "de", text: "Hallo")])
+        #expect(try jsonText(map) == #"{"de":"Hallo"}"#)
+        let back = try JSONDecoder().decode(LocalizedText.self, from: Data(#"{"de":"Hallo"}"#.utf8))
+        #expect(back.resolve("de") == "Hallo")
+        #expect(try JSONDecoder().decode(LocalizedText.self, from: Data("\"x\"".utf8)) == LocalizedText("x"))
+        #expect(try JSONDecoder().decode(CivilDate.self, from: Data("\"2024-02-29\"".utf8)).day == 29)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CivilDate.self, from: Data("\"2023-02-29\"".utf8)) }
     }
 
     @Test func chainCandidates() {
