@@ -43,7 +43,13 @@ let package = Package(
         .target(
             name: "FlowEngine",
             dependencies: [flowKit],
-            resources: [.embedInCode("Resources/strings.json")]
+            // Built-in strings, one file per locale (see docs/flow-format.md, "Localization").
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            },
+            // `Double.rounded()` is inlined as calls into libm, and a module that
+            // imports neither Glibc nor Foundation gets no `-lm` of its own.
+            linkerSettings: [.linkedLibrary("m")]
         ),
         // SQLite persistence of sessions (opaque payloads plus indexed columns).
         .target(name: "FlowStore", dependencies: ["CSQLite"]),

@@ -1,1 +1,0 @@
-// FlowEngine: placeholder.

@@ -1,0 +1,78 @@
+/// How a requested locale is matched against the locales a text is available in.
+///
+/// The chain for a request is: the tag itself, then the tag with its last
+/// subtag dropped, repeatedly (`pt-BR` → `pt`; `zh-Hant-TW` → `zh-Hant` → `zh`),
+/// then any other available locale of the same language (`pt-PT` finds
+/// `pt-BR`: a Portuguese reader is better served by Brazilian Portuguese than
+/// by English), then `en`, then any `en-*`, and finally the first available one.
+///
+/// Requests are normalized first: `_` becomes `-`, a POSIX charset or modifier
+/// (`de_DE.UTF-8@euro`) is dropped, `C` and `POSIX` mean `en`, and matching
+/// ignores case. Chinese without a script subtag picks one from the region:
+/// `zh-TW`, `zh-HK` and `zh-MO` mean `zh-Hant`, any other `zh` means `zh-Hans`.
+public enum LocaleFallback {
+    /// The normalized form of a requested locale tag (see the type's doc).
+    public static func normalize(_ tag: String) -> String {
+        var t = Substring(tag)
+        if let i = t.firstIndex(where: { $0 == "." || $0 == "@" }) { t = t[..<i] }
+        let s = String(t).replacingUnderscores()
+        if s.isEmpty || s == "C" || s == "POSIX" { return "en" }
+        return s
+    }
+
+    /// The tags to try, most specific first, before the "same language", `en`
+    /// and "first" steps.
+    public static func candidates(for tag: String) -> [String] {
+        let normalized = normalize(tag)
+        var parts = normalized.split(separator: "-").map(String.init)
+        var out: [String] = []
+        while !parts.isEmpty {
+            out.append(parts.joined(separator: "-"))
+            parts.removeLast()
+        }
+        // Chinese: insert the script implied by the region before plain `zh`.
+        let lower = normalized.lowercased().split(separator: "-").map(String.init)
+        if lower.first == "zh", !lower.contains("hans"), !lower.contains("hant") {
+            let traditional = lower.contains("tw") || lower.contains("hk") || lower.contains("mo")
+            let script = traditional ? "zh-Hant" : "zh-Hans"
+            out.insert(script, at: max(0, out.count - 1))
+        }
+        return out
+    }
+
+    /// The index in `available` of the best match for `requested`, following
+    /// the full chain, or nil when `available` is empty.
+    public static func bestMatch(for requested: String, in available: [String]) -> Int? {
+        guard !available.isEmpty else { return nil }
+        let lowered = available.map { $0.lowercased() }
+        for c in candidates(for: requested) {
+            if let i = lowered.firstIndex(of: c.lowercased()) { return i }
+        }
+        let language = candidates(for: requested).last?.lowercased() ?? "en"
+        if let i = lowered.firstIndex(where: { $0.hasPrefix(language + "-") }) { return i }
+        if let i = lowered.firstIndex(of: "en") { return i }
+        if let i = lowered.firstIndex(where: { $0.hasPrefix("en-") }) { return i }
+        return 0
+    }
+
+    /// True for a tag of the shape `ll`, `lll` or those followed by `-` and
+    /// subtags of 1 to 8 letters or digits (BCP 47 in practice), at most 35
+    /// characters; `_` is accepted in place of `-`.
+    public static func isWellFormed(_ tag: String) -> Bool {
+        let s = tag.replacingUnderscores()
+        guard s.utf8.count <= 35 else { return false }
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count),
+            first.unicodeScalars.allSatisfy(isASCIILetter)
+        else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count) && part.unicodeScalars.allSatisfy { isASCIILetter($0) || isASCIIDigit($0) }
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingUnderscores() -> String {
+        String(unicodeScalars.map { $0 == "_" ? "-" : Character($0) })
+    }
+}

@@ -1,0 +1,153 @@
+/// The identifiers of flowd's own human strings. The texts live in
+/// `Resources/l10n/<locale>.json`, one file per locale, never in code.
+///
+/// Placeholders are written `{name}` and filled by ``Strings/text(_:locale:_:)``.
+public enum BuiltinString: String, CaseIterable, Sendable {
+    case back, `continue`, backToReview, review, submit, finish
+    case notGiven, notFinished, other, selectAllThatApply
+    /// "Step {n} of {m}"
+    case stepCounter
+    /// "Step {n} of {m}, {title}": what a screen reader says when a step arrives.
+    case stepAnnouncement
+    /// "Edit {step}": the accessible label of a review group's Edit action.
+    case edit
+    case yes, no
+    /// Joins the labels of a multiple choice in Review (", " or "、").
+    case listSeparator
+    /// Shown in Review in place of a secure value.
+    case secureMask
+    case submitting, submitted
+    /// "Couldn't send this. Try again.": the default submit error.
+    case submitFailed, submitTimeout, submitInterrupted
+    /// "Couldn't check this value.": a plugin validator failed (fail closed).
+    case checkFailed, checkTimeout
+    case noOptions
+    // Default validation messages.
+    case required, requiredChoice, mustBeOn, otherRequired
+    /// "{min}"
+    case minLength
+    /// "{max}"
+    case maxLength
+    case pattern, email
+    /// "{min}"
+    case minimum
+    /// "{max}"
+    case maximum
+    case integer, dateFormat, timeFormat
+    /// "{date}"
+    case dateAfter, dateBefore
+    case dateAfterToday, dateBeforeToday
+    /// "{min}"
+    case minSelected
+    /// "{max}"
+    case maxSelected
+    case invalidOption
+    /// "{field}": the label of the other field of a step rule.
+    case mustEqual, mustDiffer, mustBeBefore, mustBeAfter, mustBeLess, mustBeGreater
+}
+
+/// flowd's built-in string catalog with its translations.
+///
+/// ```swift
+/// Strings.builtin.text(.continue, locale: "de")                 // "Weiter"
+/// Strings.builtin.text(.stepCounter, locale: "fr", ["n": "2", "m": "4"])  // "Étape 2 sur 4"
+/// ```
+public struct Strings: Sendable {
+    /// The locales with a complete translation, in the order they are listed.
+    public static let locales = ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"]
+
+    /// The catalog built from the embedded resource files.
+    public static let builtin = Strings(resources: [
+        ("en", PackageResources.en_json), ("es", PackageResources.es_json), ("fr", PackageResources.fr_json),
+        ("de", PackageResources.de_json), ("it", PackageResources.it_json), ("pt-BR", PackageResources.pt_BR_json),
+        ("ja", PackageResources.ja_json), ("ko", PackageResources.ko_json),
+        ("zh-Hans", PackageResources.zh_Hans_json), ("zh-Hant", PackageResources.zh_Hant_json),
+    ])
+
+    /// Locale → key → text, as read from the resources.
+    public let tables: [String: [String: String]]
+    /// Problems found while reading the resources (tests assert it is empty).
+    public let loadProblems: [String]
+    private let localeOrder: [String]
+
+    init(resources: [(String, [UInt8])]) {
+        var tables: [String: [String: String]] = [:]
+        var problems: [String] = []
+        let limits = JSONParser.Limits(maxDepth: 4, maxStringBytes: 4096)
+        for (locale, bytes) in resources {
+            do {
+                let parsed = try JSONParser.parse(bytes, limits: limits)
+                guard case .object(let members) = parsed.root else {
+                    problems.append("\(locale).json: expected an object of strings")
+                    continue
+                }
+                var table: [String: String] = [:]
+                for m in members {
+                    if case .string(let s) = m.value {
+                        table[m.key] = s
+                    } else {
+                        problems.append("\(locale).json: \(m.key): expected a string")
+                    }
+                }
+                tables[locale] = table
+            } catch {
+                problems.append("\(locale).json: line \(error.line), column \(error.column): \(error.message)")
+            }
+        }
+        self.tables = tables
+        self.loadProblems = problems
+        self.localeOrder = resources.map(\.0)
+    }
+
+    /// The catalog locale that serves a requested locale (`pt-PT` → `pt-BR`,
+    /// `zh-TW` → `zh-Hant`, `sv` → `en`).
+    public func catalogLocale(for requested: String) -> String {
+        guard let i = LocaleFallback.bestMatch(for: requested, in: localeOrder) else { return "en" }
+        return localeOrder[i]
+    }
+
+    /// The text of `key` in `locale`, falling back to English for a key a
+    /// translation lacks, with `{name}` placeholders replaced from `arguments`.
+    public func text(_ key: BuiltinString, locale: String, _ arguments: [String: String] = [:]) -> String {
+        let template =
+            tables[catalogLocale(for: locale)]?[key.rawValue] ?? tables["en"]?[key.rawValue] ?? key.rawValue
+        return arguments.isEmpty ? template : Self.fill(template, arguments)
+    }
+
+    /// Replaces each `{name}` in `template` with `arguments[name]`; unknown
+    /// names are left as they are.
+    public static func fill(_ template: String, _ arguments: [String: String]) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else {
+                rest = rest[open...]
+                break
+            }
+            let name = String(after[..<close])
+            if let value = arguments[name] {
+                out += value
+            } else {
+                out += rest[open...close]
+            }
+            rest = after[after.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    /// The `{name}` placeholders a template uses, in order (tests compare them
+    /// across translations).
+    public static func placeholders(in template: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else { break }
+            names.append(String(after[..<close]))
+            rest = after[after.index(after: close)...]
+        }
+        return names
+    }
+}

@@ -1,0 +1,167 @@
+import FlowKit
+
+/// The type of a field, which fixes its answer value and the rules it accepts.
+public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
+    case text, multiline, secure, email, number, date, time, toggle, choice, multichoice
+
+    /// Types whose answer is a string the person types.
+    public var isTextual: Bool {
+        switch self {
+        case .text, .multiline, .secure, .email: return true
+        default: return false
+        }
+    }
+
+    /// Types that have options.
+    public var isChoice: Bool { self == .choice || self == .multichoice }
+
+    /// What the answer value looks like, for error messages.
+    var valueDescription: String {
+        switch self {
+        case .text, .multiline, .secure, .email: return "a string"
+        case .choice: return "an option id (a string)"
+        case .multichoice: return "an array of option ids"
+        case .number: return "a number"
+        case .date: return "a date string (YYYY-MM-DD)"
+        case .time: return "a time string (HH:MM)"
+        case .toggle: return "a boolean"
+        }
+    }
+}
+
+/// The built-in field rules. Their names are also the keys of a field's
+/// `messages` map, which replaces a rule's default message.
+public enum FieldRule: String, Sendable, Hashable, CaseIterable {
+    case required, mustBeOn, format, minLength, maxLength, pattern, email, minimum, maximum, integer
+    case after, before, minSelected, maxSelected, option, other
+
+    /// Whether this rule can apply to a field of `type`.
+    func applies(to type: FieldType) -> Bool {
+        switch self {
+        case .required: return type != .toggle
+        case .mustBeOn: return type == .toggle
+        case .format: return type == .date || type == .time
+        case .minLength, .maxLength, .pattern: return type.isTextual
+        case .email: return type == .email
+        case .minimum, .maximum, .integer: return type == .number
+        case .after, .before: return type == .date
+        case .minSelected, .maxSelected: return type == .multichoice
+        case .option, .other: return type.isChoice
+        }
+    }
+}
+
+/// One option of a `choice` or `multichoice` field as the flow file gives it.
+public struct OptionDefinition: Sendable, Hashable {
+    /// The answer value when this option is chosen; never `other`.
+    public let id: String
+    /// The label shown to the person.
+    public let label: LocalizedText
+    /// An optional freedesktop icon name.
+    public let icon: String?
+}
+
+/// A plugin named in a flow file, with the options passed to it
+/// (`optionsFrom`, `prefill`).
+public struct ProviderReference: Sendable, Hashable {
+    /// The capability's dotted name, for example `flowd.weekdays`.
+    public let name: String
+    /// The `options` object, handed to the plugin in `PluginContext.options`.
+    public let options: [String: JSONValue]
+}
+
+/// A named plugin validator at field or step level.
+public struct PluginRule: Sendable, Hashable {
+    /// The capability's dotted name, for example `flowd.username-available`.
+    public let name: String
+    /// The `options` object, handed to the plugin in `PluginContext.options`.
+    public let options: [String: JSONValue]
+    /// Replaces the plugin's own message when the plugin reports a problem.
+    public let message: LocalizedText?
+}
+
+/// A bound of a date rule: a fixed date or the day the check runs.
+public enum DateBound: Sendable, Hashable {
+    case today
+    case date(CivilDate)
+
+    /// The date this bound means on `today`.
+    public func resolve(today: CivilDate) -> CivilDate {
+        switch self {
+        case .today: return today
+        case .date(let d): return d
+        }
+    }
+}
+
+/// One field of a form step.
+public struct FieldDefinition: Sendable, Hashable {
+    /// Unique across the whole flow: answers are keyed by field id.
+    public let id: String
+    /// The type, which fixes the answer value and the rules that apply.
+    public let type: FieldType
+    /// The label shown to the person.
+    public let label: LocalizedText
+    /// A hint under the field.
+    public let help: LocalizedText?
+    /// Shown in an empty input.
+    public let placeholder: LocalizedText?
+    /// Trimmed text non-empty, list non-empty, choice made.
+    public let required: Bool
+    /// A toggle must be on.
+    public let mustBeOn: Bool
+    /// Counted in Unicode scalars.
+    public let minLength: Int?
+    /// Counted in Unicode scalars.
+    public let maxLength: Int?
+    /// The whole value must match (see ``PatternRegex``).
+    public let pattern: PatternRegex?
+    /// An inclusive lower bound for numbers.
+    public let minimum: Double?
+    /// An inclusive upper bound for numbers.
+    public let maximum: Double?
+    /// A number must be whole.
+    public let integer: Bool
+    /// A date must be strictly after this bound.
+    public let after: DateBound?
+    /// A date must be strictly before this bound.
+    public let before: DateBound?
+    /// The fewest options a multiple choice needs (applies to an empty selection too).
+    public let minSelected: Int?
+    /// The most options a multiple choice may have.
+    public let maxSelected: Int?
+    /// The flow's own options (empty when they come from `optionsFrom`).
+    public let options: [OptionDefinition]
+    /// The plugin that supplies the options when a session starts.
+    public let optionsFrom: ProviderReference?
+    /// The field offers Other, chosen with the option id `other`, whose free
+    /// text is the answer `<field>.other`.
+    public let other: Bool
+    /// The Other option's label; the localized "Other" when nil.
+    public let otherLabel: LocalizedText?
+    /// The plugin that supplies the initial value when a session starts.
+    public let prefill: ProviderReference?
+    /// Plugin validators, run after the built-in rules pass, in order.
+    public let validators: [PluginRule]
+    /// Replacement messages keyed by rule.
+    public let messages: [FieldRule: LocalizedText]
+
+    /// The longest value the field accepts: `maxLength`, lowered to what its
+    /// `pattern` can check (``PatternRegex/maxInputLength``).
+    public var effectiveMaxLength: Int? {
+        switch (maxLength, pattern?.maxInputLength) {
+        case (let a?, let b?): return min(a, b)
+        case (let a?, nil): return a
+        case (nil, let b?): return b
+        case (nil, nil): return nil
+        }
+    }
+
+    /// The answer key of the Other free text: `<id>.other`.
+    public var otherKey: String { id + ".other" }
+
+    /// The field as a plugin sees it, in `locale`.
+    public func info(locale: String) -> FieldInfo {
+        FieldInfo(id: id, type: type.rawValue, label: label.resolve(locale))
+    }
+}

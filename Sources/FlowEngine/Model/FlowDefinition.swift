@@ -1,0 +1,186 @@
+import FlowKit
+
+/// The optional Review page of a flow.
+public struct ReviewDefinition: Sendable, Hashable {
+    /// Defaults to the localized "Review".
+    public let title: LocalizedText?
+    /// A footnote about what happens next.
+    public let note: LocalizedText?
+    /// The Submit button's label; defaults to the localized "Submit".
+    public let submitTitle: LocalizedText?
+}
+
+/// What happens to a finished flow.
+public struct SubmitDefinition: Sendable, Hashable {
+    /// The submit action's capability name; nil settles the flow as submitted
+    /// without running anything.
+    public let action: String?
+    /// Handed to the action in `PluginContext.options`.
+    public let options: [String: JSONValue]
+    /// The action's time limit.
+    public let timeoutSeconds: Double
+    /// Shown once submitted, unless the receipt carries a `message`.
+    public let successMessage: LocalizedText?
+
+    /// The default time limit of a submit action, in seconds.
+    public static let defaultTimeoutSeconds = 30.0
+}
+
+/// A loaded, linted flow definition (format 1). See docs/flow-format.md.
+///
+/// Only ``FlowLoader`` makes one, so every value of this type has passed lint.
+/// It is `Codable`: it encodes as the flow document it was loaded from, and
+/// decoding runs the loader again (without the capability check).
+public struct FlowDefinition: Sendable {
+    /// The flow's id, for example `consultation`.
+    public let id: String
+    /// The flow's name in lists.
+    public let title: LocalizedText
+    /// A sentence or two for lists.
+    public let description: LocalizedText?
+    /// The steps in document order (branching only goes forward).
+    public let steps: [StepDefinition]
+    /// The Review page, when the flow has one.
+    public let review: ReviewDefinition?
+    /// What happens on Submit; nil settles without an action.
+    public let submit: SubmitDefinition?
+    /// The label of the last Continue of a flow without Review; defaults to
+    /// the localized "Finish".
+    public let finishTitle: LocalizedText?
+    /// The locales the flow is written for: the file's `locales`, or else
+    /// every locale its strings are translated into (`en` when none).
+    public let locales: [String]
+    /// A hash of the document's content (16 hex digits); a session records it
+    /// so a restore can tell that the flow changed since.
+    public let fingerprint: String
+
+    let source: JSONNode
+    let stepIndex: [String: Int]
+    /// Field id → (step index, field index).
+    let fieldLocation: [String: FieldLocation]
+
+    struct FieldLocation: Sendable, Hashable {
+        var step: Int
+        var field: Int
+    }
+
+    init(
+        id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
+        review: ReviewDefinition?, submit: SubmitDefinition?, finishTitle: LocalizedText?, locales: [String],
+        source: JSONNode
+    ) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.steps = steps
+        self.review = review
+        self.submit = submit
+        self.finishTitle = finishTitle
+        self.locales = locales
+        self.source = source
+        self.fingerprint = source.fingerprint
+        var stepIndex: [String: Int] = [:]
+        var fieldLocation: [String: FieldLocation] = [:]
+        for (s, step) in steps.enumerated() {
+            stepIndex[step.id] = s
+            for (f, field) in step.fields.enumerated() {
+                fieldLocation[field.id] = FieldLocation(step: s, field: f)
+            }
+        }
+        self.stepIndex = stepIndex
+        self.fieldLocation = fieldLocation
+    }
+
+    /// The step with this id.
+    public func step(_ id: String) -> StepDefinition? {
+        stepIndex[id].map { steps[$0] }
+    }
+
+    /// The field with this id, on whatever step it is.
+    public func field(_ id: String) -> FieldDefinition? {
+        fieldLocation[id].map { steps[$0.step].fields[$0.field] }
+    }
+
+    /// The id of the step that holds a field.
+    public func stepID(ofField id: String) -> String? {
+        fieldLocation[id].map { steps[$0.step].id }
+    }
+
+    /// Whether the flow has a Review page.
+    public var hasReview: Bool { review != nil }
+
+    /// The plugin calls a new session needs before it starts: options
+    /// providers and prefill providers, in document order, with the field as
+    /// the plugin sees it in `locale`.
+    public func providerRequests(locale: String) -> [ProviderRequest] {
+        var out: [ProviderRequest] = []
+        for step in steps {
+            for field in step.fields {
+                if let p = field.optionsFrom {
+                    out.append(ProviderRequest(kind: .options, provider: p, field: field.info(locale: locale)))
+                }
+                if let p = field.prefill {
+                    out.append(ProviderRequest(kind: .prefill, provider: p, field: field.info(locale: locale)))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every plugin capability the flow names, for checks and for
+    /// `flowctl check`.
+    public var requiredCapabilities: [(kind: CapabilityKind, name: String)] {
+        var out: [(CapabilityKind, String)] = []
+        for step in steps {
+            for field in step.fields {
+                if let p = field.optionsFrom { out.append((.optionsProvider, p.name)) }
+                if let p = field.prefill { out.append((.prefillProvider, p.name)) }
+                for v in field.validators { out.append((.fieldValidator, v.name)) }
+            }
+            for rule in step.rules {
+                if case .plugin(let p) = rule.kind { out.append((.stepValidator, p.name)) }
+            }
+        }
+        if let action = submit?.action { out.append((.submitAction, action)) }
+        return out
+    }
+}
+
+/// A plugin call a session needs when it starts (see
+/// ``FlowDefinition/providerRequests(locale:)``).
+public struct ProviderRequest: Sendable {
+    /// Which kind of provider to call.
+    public enum Kind: Sendable, Hashable {
+        /// Call an `OptionsProvider`, then ``FlowSession/setDynamicOptions(field:_:)``.
+        case options
+        /// Call a `PrefillProvider`, and pass the value in the session's `prefill`.
+        case prefill
+    }
+
+    /// Options or prefill.
+    public let kind: Kind
+    /// The plugin and the options to pass in `PluginContext.options`.
+    public let provider: ProviderReference
+    /// The field the call is for, as the plugin sees it.
+    public let field: FieldInfo
+}
+
+extension FlowDefinition: Codable {
+    /// Encodes the flow document this definition was loaded from.
+    public func encode(to encoder: any Encoder) throws {
+        try source.encode(to: encoder)
+    }
+
+    /// Reads a flow document and lints it with ``FlowLoadLimits/default`` and
+    /// no capability check; lint problems become a `DecodingError`.
+    public init(from decoder: any Decoder) throws {
+        let limits = FlowLoadLimits.default
+        let node = try JSONNode.decode(from: decoder, maxDepth: limits.maxDepth)
+        do {
+            self = try FlowLoader.build(node, fileName: "<decoded>", capabilities: .any, limits: limits)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+}

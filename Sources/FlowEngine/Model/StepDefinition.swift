@@ -1,0 +1,168 @@
+import FlowKit
+
+/// A value a condition compares an answer with.
+public enum ConditionValue: Sendable, Hashable {
+    case text(String)
+    case bool(Bool)
+    case number(Double)
+
+    /// True when `answer` equals this value; for a multiple choice, when the
+    /// option is among those selected.
+    func matches(_ answer: AnswerValue?) -> Bool {
+        switch (self, answer) {
+        case (.text(let t), .text(let a)?): return t == a
+        case (.text(let t), .list(let l)?): return l.contains(t)
+        case (.bool(let b), .bool(let a)?): return b == a
+        case (.number(let n), let a?): return a.doubleValue == n
+        default: return false
+        }
+    }
+}
+
+/// A condition on answers, as in a `next` rule's `if` or `requiredIf`.
+///
+/// A field whose step is not on the current path counts as unanswered, so an
+/// abandoned branch never steers the flow.
+public indirect enum Condition: Sendable, Hashable {
+    /// `{"field": F, "equals": v}`.
+    case equals(field: String, value: ConditionValue)
+    /// `{"field": F, "in": [v, …]}`.
+    case oneOf(field: String, values: [ConditionValue])
+    /// `{"field": F, "notEmpty": true}`; with `false`, the field is empty.
+    case notEmpty(field: String, expected: Bool)
+    /// `{"all": [c, …]}`: every condition holds (true when empty).
+    case all([Condition])
+    /// `{"any": [c, …]}`: at least one holds (false when empty).
+    case any([Condition])
+    /// `{"not": c}`.
+    case not(Condition)
+
+    /// Evaluates the condition with `answer(field)` giving the effective answer.
+    func holds(_ answer: (String) -> AnswerValue?) -> Bool {
+        switch self {
+        case .equals(let f, let v): return v.matches(answer(f))
+        case .oneOf(let f, let vs):
+            let a = answer(f)
+            return vs.contains { $0.matches(a) }
+        case .notEmpty(let f, let expected):
+            let present = answer(f).map { !isBlank($0) } ?? false
+            return present == expected
+        case .all(let cs): return cs.allSatisfy { $0.holds(answer) }
+        case .any(let cs): return cs.contains { $0.holds(answer) }
+        case .not(let c): return !c.holds(answer)
+        }
+    }
+
+    /// Every field id the condition reads.
+    var fieldIDs: [String] {
+        switch self {
+        case .equals(let f, _), .oneOf(let f, _), .notEmpty(let f, _): return [f]
+        case .all(let cs), .any(let cs): return cs.flatMap(\.fieldIDs)
+        case .not(let c): return c.fieldIDs
+        }
+    }
+}
+
+/// True for an answer that counts as not given: blank text or an empty list.
+func isBlank(_ value: AnswerValue) -> Bool {
+    switch value {
+    case .text(let s): return s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+    case .list(let l): return l.isEmpty
+    case .bool, .integer, .number: return false
+    }
+}
+
+/// Where a `next` rule leads.
+public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
+    /// A later step, by id.
+    case step(String)
+    /// Review (only in a flow that has one).
+    case review
+    /// The end of the steps: Review when the flow has one, otherwise the
+    /// Continue that reaches it finishes the flow.
+    case complete
+
+    /// The target as written in a flow file.
+    public var description: String {
+        switch self {
+        case .step(let id): return id
+        case .review: return "review"
+        case .complete: return "complete"
+        }
+    }
+}
+
+/// One ordered branching rule. The first whose condition holds wins; a rule
+/// without a condition is the default and must come last.
+public struct NextRule: Sendable, Hashable {
+    /// The rule's `if`; nil for the default rule.
+    public let condition: Condition?
+    /// The rule's `goto`.
+    public let target: StepTarget
+}
+
+/// A rule that checks a step's fields together.
+public struct StepRule: Sendable, Hashable {
+    /// What the rule checks.
+    public enum Kind: Sendable, Hashable {
+        /// The two fields must be equal (confirm password); the error goes to the second.
+        case equals(String, String)
+        /// The two fields must differ; the error goes to the second.
+        case notEquals(String, String)
+        /// The first must be before (less than) the second; the error goes to the first.
+        case before(String, String)
+        /// The first must be after (greater than) the second; the error goes to the first.
+        case after(String, String)
+        /// The field is required when the condition holds.
+        case requiredIf(field: String, condition: Condition)
+        /// A plugin step validator.
+        case plugin(PluginRule)
+    }
+
+    /// What the rule checks.
+    public let kind: Kind
+    /// Replaces the default message.
+    public let message: LocalizedText?
+
+    /// The field an error of this rule is attached to (`nil` for a plugin).
+    public var targetField: String? {
+        switch kind {
+        case .equals(_, let b), .notEquals(_, let b): return b
+        case .before(let a, _), .after(let a, _): return a
+        case .requiredIf(let f, _): return f
+        case .plugin: return nil
+        }
+    }
+}
+
+/// `form` steps have fields; `content` steps show a title, a body and an icon.
+public enum StepKind: String, Sendable, Hashable, Codable {
+    case form, content
+}
+
+/// One step of a flow.
+public struct StepDefinition: Sendable, Hashable {
+    /// Unique among the flow's steps; never `review` or `complete`.
+    public let id: String
+    /// `form` or `content`.
+    public let kind: StepKind
+    /// The step's heading.
+    public let title: LocalizedText
+    /// A line under the title.
+    public let description: LocalizedText?
+    /// Content steps: the text.
+    public let body: LocalizedText?
+    /// Content steps: an optional freedesktop icon name.
+    public let icon: String?
+    /// Form steps: the fields in order (empty for content steps).
+    public let fields: [FieldDefinition]
+    /// Form steps: rules over several fields.
+    public let rules: [StepRule]
+    /// The branching rules; empty means "the next step in the file" (or the end).
+    public let next: [NextRule]
+
+    /// The step as a plugin sees it, in `locale`.
+    public func info(locale: String) -> StepInfo {
+        StepInfo(id: id, title: title.resolve(locale), fields: fields.map { $0.info(locale: locale) })
+    }
+}

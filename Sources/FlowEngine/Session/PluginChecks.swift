@@ -1,0 +1,168 @@
+import FlowKit
+
+/// A plugin validator call the engine needs. The engine cannot call plugins
+/// itself (it is pure and synchronous), so `setAnswers` and `continueStep`
+/// return these; the daemon runs them off the bus thread under a timeout and
+/// hands the results back with ``FlowSession/applyPluginResults(_:)``.
+public struct PluginCheck: Sendable, CustomStringConvertible {
+    /// What is checked.
+    public enum Subject: Sendable {
+        /// A field validator on this field and value (called only for a
+        /// non-empty value that passed the built-in rules).
+        case field(FieldInfo, AnswerValue)
+        /// A step validator on this step.
+        case step(StepInfo)
+    }
+
+    /// The validator's capability name, for example `flowd.username-available`.
+    public let validator: String
+    /// The field and value, or the step.
+    public let subject: Subject
+    /// The step the check belongs to.
+    public let stepID: String
+    /// The context to call the plugin with; the host sets `stateDirectory`.
+    public let context: PluginContext
+    /// The session revision the check was made for.
+    let revision: UInt64
+
+    /// The checked field's id, nil for a step check.
+    public var fieldID: String? {
+        if case .field(let info, _) = subject { return info.id }
+        return nil
+    }
+
+    /// Names the validator and its target, never the value (it may be secret).
+    public var description: String {
+        switch subject {
+        case .field(let info, _): return "PluginCheck(\(validator) on field \(info.id))"
+        case .step(let info): return "PluginCheck(\(validator) on step \(info.id))"
+        }
+    }
+}
+
+extension PluginCheck: CustomReflectable {
+    /// Leaves the value out, so `dump` cannot print a secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["validator": validator, "stepID": stepID, "fieldID": fieldID as Any])
+    }
+}
+
+/// How a plugin check came out.
+public enum PluginCheckOutcome: Sendable, Hashable {
+    /// The validator accepted the value (a field validator returned nil, a
+    /// step validator no issues).
+    case accepted
+    /// A field validator's message, in the session's locale.
+    case rejected(String)
+    /// A step validator's issues.
+    case issues([ValidationIssue])
+    /// The validator threw: the person sees "Couldn't check this value" (fail closed).
+    case failed
+    /// The validator ran past its time limit: the person sees the timeout message.
+    case timedOut
+
+    /// The outcome of a field validator's return value.
+    public init(fieldMessage: String?) {
+        self = fieldMessage.map(PluginCheckOutcome.rejected) ?? .accepted
+    }
+
+    /// The outcome of a step validator's return value.
+    public init(stepIssues: [ValidationIssue]) {
+        self = stepIssues.isEmpty ? .accepted : .issues(stepIssues)
+    }
+}
+
+/// A check and its outcome.
+public struct PluginCheckResult: Sendable {
+    /// The check that ran.
+    public let check: PluginCheck
+    /// How it came out.
+    public let outcome: PluginCheckOutcome
+
+    /// The result of running `check`.
+    public init(check: PluginCheck, outcome: PluginCheckOutcome) {
+        self.check = check
+        self.outcome = outcome
+    }
+}
+
+/// Runs named plugin validators: what the daemon's plugin host provides, and
+/// what tests fake. Calls may throw and may time out (throw
+/// ``PluginCheckTimedOut`` to get the timeout message).
+public protocol PluginValidating: Sendable {
+    /// Runs the field validator `name`; nil accepts the value, a string is the message.
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String?
+    /// Runs the step validator `name`; an empty array accepts the step.
+    func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
+}
+
+/// Thrown by a ``PluginValidating`` when a call ran past its time limit.
+public struct PluginCheckTimedOut: Error, Sendable, Hashable {
+    /// A timeout.
+    public init() {}
+}
+
+extension PluginCheck {
+    /// Runs this check with `validator`, turning a thrown error into
+    /// ``PluginCheckOutcome/failed`` (or ``PluginCheckOutcome/timedOut``).
+    public nonisolated(nonsending) func run(using validator: some PluginValidating) async -> PluginCheckResult {
+        let outcome: PluginCheckOutcome
+        do {
+            switch subject {
+            case .field(let info, let value):
+                outcome = PluginCheckOutcome(
+                    fieldMessage: try await validator.validateField(self.validator, value: value, field: info, context: context))
+            case .step(let info):
+                outcome = PluginCheckOutcome(
+                    stepIssues: try await validator.validateStep(self.validator, step: info, context: context))
+            }
+        } catch is PluginCheckTimedOut {
+            outcome = .timedOut
+        } catch {
+            outcome = .failed
+        }
+        return PluginCheckResult(check: self, outcome: outcome)
+    }
+}
+
+extension Array where Element == PluginCheck {
+    /// Runs every check concurrently and returns the results in order.
+    public nonisolated(nonsending) func run(using validator: some PluginValidating) async -> [PluginCheckResult] {
+        if count == 1, let only = first { return [await only.run(using: validator)] }
+        return await withTaskGroup(of: (Int, PluginCheckResult).self) { group in
+            for (i, check) in enumerated() {
+                group.addTask { (i, await check.run(using: validator)) }
+            }
+            var results: [PluginCheckResult?] = Array<PluginCheckResult?>(repeating: nil, count: count)
+            for await (i, r) in group { results[i] = r }
+            return results.compactMap { $0 }
+        }
+    }
+}
+
+extension FlowSession {
+    /// `setAnswers`, then runs the plugin field validators it asks for and
+    /// applies their results: the final field errors in one call.
+    public nonisolated(nonsending) mutating func setAnswers(
+        _ answers: [String: AnswerValue], now: Int64, validating validator: some PluginValidating
+    ) async throws(SessionError) -> FieldErrors {
+        let result = try setAnswers(answers, now: now)
+        guard !result.checks.isEmpty else { return result.errors }
+        let results = await result.checks.run(using: validator)
+        return applyPluginResults(results)
+    }
+
+    /// `continueStep`, running whatever plugin checks it asks for: the final
+    /// outcome in one call (never ``ContinueOutcome/checking(_:)``).
+    public nonisolated(nonsending) mutating func continueStep(
+        now: Int64, validating validator: some PluginValidating
+    ) async throws(SessionError) -> ContinueOutcome {
+        var outcome = try continueStep(now: now)
+        if case .checking(let checks) = outcome {
+            let results = await checks.run(using: validator)
+            _ = applyPluginResults(results)
+            outcome = try continueStep(now: now)
+        }
+        return outcome
+    }
+}

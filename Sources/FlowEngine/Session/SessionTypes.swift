@@ -1,0 +1,146 @@
+import FlowKit
+
+/// Field id → localized message. A step-level message that belongs to no
+/// field has the key `""`. Only fields with an error appear.
+public typealias FieldErrors = [String: String]
+
+/// Where a session is in its life: `editing → review → submitting → submitted | failed`.
+public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// On a step.
+    case editing
+    /// On Review.
+    case review
+    /// The submit action is running.
+    case submitting
+    /// Settled: the answers can no longer change.
+    case submitted
+    /// The last submit failed; `lastError` says why. Submit may be retried.
+    case failed
+}
+
+/// Why a session call was refused. The daemon maps ``Kind`` to a D-Bus error
+/// name (`org.flowd.Flow1.Error.<Kind>`); the message is English, for
+/// programs and logs.
+public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error's class; its raw value is the D-Bus error name's last part.
+    public enum Kind: String, Sendable, Hashable {
+        /// A wrong value type, a field not on the current step, an unknown option id.
+        case invalidArgs = "InvalidArgs"
+        /// Not possible in this state: Back on the first step, GoTo a step not
+        /// visited, changing a settled session.
+        case invalidState = "InvalidState"
+        /// An unknown step id.
+        case notFound = "NotFound"
+        /// A step is not finished.
+        case validationFailed = "ValidationFailed"
+        /// A list over its bound (dynamic options).
+        case limitExceeded = "LimitExceeded"
+        /// A stored record this engine cannot restore (a newer format, another flow).
+        case incompatibleRecord = "IncompatibleRecord"
+    }
+
+    /// The error's class.
+    public let kind: Kind
+    /// A human message in English.
+    public let message: String
+
+    /// An error of `kind` saying `message`.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `Kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+/// The answers of one step that Continue accepted, for the `StepCompleted`
+/// signal. Secure fields are left out.
+public struct StepCompletion: Sendable, Hashable {
+    /// The step's id.
+    public let step: String
+    /// The step's answers, secure fields left out.
+    public let answers: [String: AnswerValue]
+}
+
+/// What `setAnswers` did.
+public struct SetAnswersResult: Sendable {
+    /// The current step's field errors as of now.
+    public let errors: FieldErrors
+    /// Plugin field validators to run for the values just set. When empty,
+    /// `errors` is final; otherwise run them and pass the results to
+    /// ``FlowSession/applyPluginResults(_:)``, which returns the final errors.
+    public let checks: [PluginCheck]
+}
+
+/// What a `continueStep` call did.
+public enum ContinueOutcome: Sendable {
+    /// The step was accepted and the session moved on (to a step or to Review).
+    case moved(StepCompletion)
+    /// The session stayed; these are the errors.
+    case stayed(FieldErrors)
+    /// The built-in rules pass, but plugin results are missing: run these
+    /// checks, pass the results to ``FlowSession/applyPluginResults(_:)``,
+    /// and call `continueStep` again. That second call treats a check that is
+    /// still missing as failed, so it never returns `checking` again.
+    case checking([PluginCheck])
+    /// This Continue was the flow's last (the last step of a flow without
+    /// Review, or Continue on Review) and began the submit, exactly as
+    /// ``FlowSession/beginSubmit(now:)`` does. The completion is nil on Review.
+    case submit(StepCompletion?, SubmitStart)
+    /// Nothing to do: the session is settled or a submit is running.
+    case noChange
+}
+
+/// What `beginSubmit` did.
+public enum SubmitStart: Sendable {
+    /// A step on the path is not finished: the session moved there (the daemon
+    /// answers `ValidationFailed`).
+    case redirected(toStep: String)
+    /// The flow has no submit action: the session is now submitted.
+    case settledWithoutAction
+    /// Run the action, then call `finishSubmit`, `failSubmit` or `cancelSubmit`.
+    case run(SubmitRequest)
+    /// The session was already submitted: nothing happened (success).
+    case alreadySubmitted
+}
+
+/// Everything the daemon needs to run a submit action.
+public struct SubmitRequest: Sendable {
+    /// The submit action's capability name.
+    public let action: String
+    /// The flow's `submit.options`.
+    public let options: [String: JSONValue]
+    /// The action's time limit.
+    public let timeoutSeconds: Double
+    /// The answers on the path, secure ones apart. Its `id` is the session id,
+    /// so a retry carries the same id.
+    public let submission: Submission
+    /// The context for the call; the host fills in `stateDirectory`.
+    public let context: PluginContext
+}
+
+/// How a submit action failed.
+public enum SubmitFailure: Sendable, Hashable {
+    /// The action threw `LocalizedFailure`: this text is shown as it is.
+    case localized(String)
+    /// Any other error: the localized "Couldn't send this. Try again."
+    case other
+    /// The action ran past `timeoutSeconds`.
+    case timedOut
+}
+
+/// One entry of the session's path, for a client that draws a dot per step.
+public struct PathEntry: Sendable, Hashable {
+    /// Where the person is relative to this entry.
+    public enum Status: String, Sendable, Hashable {
+        case done, current, upcoming
+    }
+
+    /// A step id, or `review`.
+    public let id: String
+    /// The step's title in the session's locale.
+    public let title: String
+    /// `done`, `current` or `upcoming`.
+    public let status: Status
+}

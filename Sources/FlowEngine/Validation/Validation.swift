@@ -1,0 +1,205 @@
+import FlowKit
+
+/// What the built-in rules need besides the value: the session's locale, the
+/// day, and the field's current options.
+struct ValidationContext {
+    let locale: String
+    let today: CivilDate
+    let strings: Strings
+    /// The options a choice field offers now (the flow's or the provider's).
+    let options: (FieldDefinition) -> [ChoiceOption]?
+
+    func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:]) -> String {
+        if let custom = field.messages[rule] { return Strings.fill(custom.resolve(locale), args) }
+        return strings.text(key, locale: locale, args)
+    }
+}
+
+enum FieldValidation {
+    /// The first built-in rule `value` breaks, as a localized message, or nil.
+    ///
+    /// Order: required (and mustBeOn), format, length, pattern, email,
+    /// number rules, date bounds, options, selection counts, Other's text.
+    /// A length error hides the pattern check, so the pattern never runs on a
+    /// value longer than the field allows.
+    static func error(
+        _ field: FieldDefinition, value: AnswerValue?, otherText: String?, context c: ValidationContext
+    ) -> String? {
+        if field.type == .toggle {
+            let on = value?.boolValue ?? false
+            return field.mustBeOn && !on ? c.message(field, .mustBeOn, .mustBeOn) : nil
+        }
+        let options = field.type.isChoice ? c.options(field) : nil
+        if field.type.isChoice, options?.isEmpty ?? true, !field.other, field.required {
+            return c.strings.text(.noOptions, locale: c.locale)
+        }
+        guard let value, !isBlank(value) else {
+            if field.type == .multichoice, let min = field.minSelected, min > 0 {
+                return c.message(field, .minSelected, .minSelected, ["min": String(min)])
+            }
+            guard field.required else { return nil }
+            return c.message(field, .required, field.type.isChoice ? .requiredChoice : .required)
+        }
+        switch field.type {
+        case .text, .multiline, .secure, .email:
+            guard case .text(let s) = value else { return nil }
+            let length = s.unicodeScalars.count
+            if let min = field.minLength, length < min {
+                return c.message(field, .minLength, .minLength, ["min": String(min)])
+            }
+            if let max = field.effectiveMaxLength, length > max {
+                return c.message(field, .maxLength, .maxLength, ["max": String(max)])
+            }
+            if let p = field.pattern, !p.matches(s) { return c.message(field, .pattern, .pattern) }
+            if field.type == .email, !isEmailAddress(s) { return c.message(field, .email, .email) }
+        case .number:
+            guard let d = value.doubleValue else { return nil }
+            if field.integer, d.rounded() != d { return c.message(field, .integer, .integer) }
+            if let min = field.minimum, d < min {
+                return c.message(field, .minimum, .minimum, ["min": formatNumber(min)])
+            }
+            if let max = field.maximum, d > max {
+                return c.message(field, .maximum, .maximum, ["max": formatNumber(max)])
+            }
+        case .date:
+            guard case .text(let s) = value, let d = CivilDate(iso: s) else { return c.message(field, .format, .dateFormat) }
+            if let bound = field.after, !(d > bound.resolve(today: c.today)) {
+                if bound == .today { return c.message(field, .after, .dateAfterToday, ["date": c.today.description]) }
+                return c.message(field, .after, .dateAfter, ["date": bound.resolve(today: c.today).description])
+            }
+            if let bound = field.before, !(d < bound.resolve(today: c.today)) {
+                if bound == .today { return c.message(field, .before, .dateBeforeToday, ["date": c.today.description]) }
+                return c.message(field, .before, .dateBefore, ["date": bound.resolve(today: c.today).description])
+            }
+        case .time:
+            guard case .text(let s) = value, CivilTime(iso: s) != nil else { return c.message(field, .format, .timeFormat) }
+        case .choice:
+            guard case .text(let s) = value else { return nil }
+            if s == "other" && field.other {
+                if (otherText.map { isBlank(.text($0)) } ?? true) { return c.message(field, .other, .otherRequired) }
+            } else if !(options ?? []).contains(where: { $0.id == s }) {
+                return c.message(field, .option, .invalidOption)
+            }
+        case .multichoice:
+            guard case .list(let l) = value else { return nil }
+            let ids = Set((options ?? []).map(\.id))
+            if l.contains(where: { !ids.contains($0) && !($0 == "other" && field.other) }) {
+                return c.message(field, .option, .invalidOption)
+            }
+            if let min = field.minSelected, l.count < min {
+                return c.message(field, .minSelected, .minSelected, ["min": String(min)])
+            }
+            if let max = field.maxSelected, l.count > max {
+                return c.message(field, .maxSelected, .maxSelected, ["max": String(max)])
+            }
+            if l.contains("other") && field.other && (otherText.map { isBlank(.text($0)) } ?? true) {
+                return c.message(field, .other, .otherRequired)
+            }
+        case .toggle:
+            break
+        }
+        return nil
+    }
+
+    /// The errors of a step's cross-field rules, keyed by the field they
+    /// attach to. `answer` gives the effective value of any field (secure
+    /// values included); `label` a field's label in the session's locale.
+    static func stepRuleErrors(
+        _ step: StepDefinition, answer: (String) -> AnswerValue?, label: (String) -> String, context c: ValidationContext
+    ) -> [String: String] {
+        var out: [String: String] = [:]
+        for rule in step.rules {
+            guard let target = rule.targetField, out[target] == nil else { continue }
+            let custom = rule.message?.resolve(c.locale)
+            func fail(_ key: BuiltinString, other: String) {
+                out[target] = custom ?? c.strings.text(key, locale: c.locale, ["field": label(other)])
+            }
+            switch rule.kind {
+            case .equals(let a, let b):
+                guard let x = present(answer(a)), let y = present(answer(b)) else { continue }
+                if !sameValue(x, y) { fail(.mustEqual, other: a) }
+            case .notEquals(let a, let b):
+                guard let x = present(answer(a)), let y = present(answer(b)) else { continue }
+                if sameValue(x, y) { fail(.mustDiffer, other: a) }
+            case .before(let a, let b), .after(let a, let b):
+                guard let x = present(answer(a)), let y = present(answer(b)), let order = compare(x, y) else { continue }
+                let isBefore: Bool
+                if case .before = rule.kind { isBefore = true } else { isBefore = false }
+                let isNumber = x.doubleValue != nil
+                if isBefore && order >= 0 { fail(isNumber ? .mustBeLess : .mustBeBefore, other: b) }
+                if !isBefore && order <= 0 { fail(isNumber ? .mustBeGreater : .mustBeAfter, other: b) }
+            case .requiredIf(let f, let condition):
+                if condition.holds(answer), present(answer(f)) == nil {
+                    out[f] = custom ?? c.strings.text(.required, locale: c.locale)
+                }
+            case .plugin:
+                continue
+            }
+        }
+        return out
+    }
+
+    private static func present(_ v: AnswerValue?) -> AnswerValue? {
+        guard let v, !isBlank(v) else { return nil }
+        return v
+    }
+
+    private static func sameValue(_ a: AnswerValue, _ b: AnswerValue) -> Bool {
+        if let x = a.doubleValue, let y = b.doubleValue { return x == y }
+        if case .list(let x) = a, case .list(let y) = b { return Set(x) == Set(y) }
+        return a == b
+    }
+
+    /// -1, 0 or 1 for two numbers, dates or times; nil when they do not parse.
+    private static func compare(_ a: AnswerValue, _ b: AnswerValue) -> Int? {
+        if let x = a.doubleValue, let y = b.doubleValue { return x < y ? -1 : (x > y ? 1 : 0) }
+        guard case .text(let s) = a, case .text(let t) = b else { return nil }
+        if let x = CivilDate(iso: s), let y = CivilDate(iso: t) { return x < y ? -1 : (x > y ? 1 : 0) }
+        if let x = CivilTime(iso: s), let y = CivilTime(iso: t) { return x < y ? -1 : (x > y ? 1 : 0) }
+        return nil
+    }
+}
+
+/// A pragmatic check of an email address (`local@domain`), not RFC 5322:
+///
+/// - at most 254 characters, exactly one `@`;
+/// - the local part is 1–64 characters of letters, digits and
+///   ``!#$%&'*+/=?^_`{|}~.-``, or any non-ASCII character, without a leading,
+///   trailing or doubled dot;
+/// - the domain has at least two labels of letters, digits, hyphens or
+///   non-ASCII characters, each 1–63 long, not starting or ending with a
+///   hyphen; the last label is not all digits.
+func isEmailAddress(_ s: String) -> Bool {
+    let scalars = Array(s.unicodeScalars)
+    guard scalars.count <= 254, let at = scalars.firstIndex(of: "@"), scalars.lastIndex(of: "@") == at else {
+        return false
+    }
+    let local = scalars[..<at]
+    let domain = scalars[(at + 1)...]
+    guard (1...64).contains(local.count), local.first != ".", local.last != "." else { return false }
+    var previousDot = false
+    for c in local {
+        let ok = isASCIILetter(c) || isASCIIDigit(c) || isInternational(c) || "!#$%&'*+/=?^_`{|}~.-".unicodeScalars.contains(c)
+        guard ok, !(c == "." && previousDot) else { return false }
+        previousDot = c == "."
+    }
+    let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+    guard labels.count >= 2 else { return false }
+    for label in labels {
+        guard (1...63).contains(label.count), label.first != "-", label.last != "-",
+            label.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == "-" || isInternational($0) })
+        else { return false }
+    }
+    if let tld = labels.last, tld.allSatisfy(isASCIIDigit) { return false }
+    return true
+}
+
+/// A non-ASCII character that may appear in an internationalized address:
+/// not a space, a control or a format character.
+private func isInternational(_ c: Unicode.Scalar) -> Bool {
+    guard c.value > 0x7F, !c.properties.isWhitespace else { return false }
+    switch c.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned: return false
+    default: return true
+    }
+}
