@@ -267,20 +267,19 @@ enum LibDBus {
     static func hasDataToDispatch(_ c: OpaquePointer) -> Bool {
         dbus_connection_get_dispatch_status(c) == DBUS_DISPATCH_DATA_REMAINS
     }
-    /// `dbus_connection_set_watch_functions`.
+    /// `dbus_connection_set_watch_functions`; false when an add function refused a watch.
     static func setWatchFunctions(
         _ c: OpaquePointer, add: DBusAddWatchFunction?, remove: DBusRemoveWatchFunction?,
         toggled: DBusWatchToggledFunction?, data: UnsafeMutableRawPointer?, free: DBusFreeFunction?
-    ) {
-        checkMemory(dbus_connection_set_watch_functions(c, add, remove, toggled, data, free), "dbus_connection_set_watch_functions")
+    ) -> Bool {
+        dbus_connection_set_watch_functions(c, add, remove, toggled, data, free) != 0
     }
-    /// `dbus_connection_set_timeout_functions`.
+    /// `dbus_connection_set_timeout_functions`; false when an add function refused a timeout.
     static func setTimeoutFunctions(
         _ c: OpaquePointer, add: DBusAddTimeoutFunction?, remove: DBusRemoveTimeoutFunction?,
         toggled: DBusTimeoutToggledFunction?, data: UnsafeMutableRawPointer?, free: DBusFreeFunction?
-    ) {
-        checkMemory(
-            dbus_connection_set_timeout_functions(c, add, remove, toggled, data, free), "dbus_connection_set_timeout_functions")
+    ) -> Bool {
+        dbus_connection_set_timeout_functions(c, add, remove, toggled, data, free) != 0
     }
     /// `dbus_connection_set_wakeup_main_function`.
     static func setWakeupMain(_ c: OpaquePointer, _ f: DBusWakeupMainFunction?, data: UnsafeMutableRawPointer?, free: DBusFreeFunction?) {
@@ -339,6 +338,14 @@ enum LibDBus {
     static func unref(pending p: OpaquePointer) { dbus_pending_call_unref(p) }
     /// `dbus_pending_call_cancel`.
     static func cancel(pending p: OpaquePointer) { dbus_pending_call_cancel(p) }
+
+    /// `dbus_try_get_local_machine_id`: this machine's D-Bus id (`/etc/machine-id`).
+    static func machineID() -> String? {
+        let (raw, error) = withError { dbus_try_get_local_machine_id($0) }
+        guard error == nil, let raw else { return nil }
+        defer { dbus_free(raw) }
+        return String(cString: raw)
+    }
 
     // MARK: helpers
 
