@@ -43,10 +43,25 @@ public enum DBusValue: Sendable, Hashable {
 
     /// The D-Bus signature of this value (a single complete type).
     public var signature: Signature {
-        var text = ""
-        appendSignature(to: &text)
-        return Signature(trusted: text)
+        switch self {
+        case .array(let element, _): return Signature(trusted: "a" + element.rawValue)
+        case .dictionary, .structure:
+            var text = ""
+            appendSignature(to: &text)
+            return Signature(trusted: text)
+        default:
+            // Basic types and variants: a constant, no string building.
+            return Self.basicSignatures[Int(typeCode)] ?? .variant
+        }
     }
+
+    private static let basicSignatures: [Int: Signature] = [
+        Int(TypeCode.byte): .byte, Int(TypeCode.boolean): .bool, Int(TypeCode.int16): .int16,
+        Int(TypeCode.uint16): .uint16, Int(TypeCode.int32): .int32, Int(TypeCode.uint32): .uint32,
+        Int(TypeCode.int64): .int64, Int(TypeCode.uint64): .uint64, Int(TypeCode.double): .double,
+        Int(TypeCode.string): .string, Int(TypeCode.objectPath): .objectPath, Int(TypeCode.signature): .signature,
+        Int(TypeCode.unixFD): .unixFD, Int(TypeCode.variant): .variant,
+    ]
 
     func appendSignature(to text: inout String) {
         switch self {

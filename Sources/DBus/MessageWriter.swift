@@ -51,12 +51,15 @@ public struct MessageWriter {
         case .unixFD(let v): appendUnixFD(v)
         case .variant(let inner):
             // libdbus treats an invalid contained signature as a programming
-            // error (a fatal warning), so check it here first.
-            let signature = inner.signature
-            guard signature.isSingleCompleteType else {
-                throw .invalidArgs("variant holds a value of invalid type '\(signature)' (too long or nested too deep)")
+            // error (a fatal warning), so check a container's here first; a
+            // basic type's one-letter signature is valid by construction.
+            let signature = inner.signature.rawValue
+            if signature.utf8.count > 1 {
+                guard Signature(trusted: signature).isSingleCompleteType else {
+                    throw .invalidArgs("variant holds a value of invalid type '\(signature)' (too long or nested too deep)")
+                }
             }
-            try withContainer(TypeCode.variant, contained: signature.rawValue) { (sub) throws(DBusError) in
+            try withContainer(TypeCode.variant, contained: signature) { (sub) throws(DBusError) in
                 try sub.appendValue(inner)
             }
         case .structure(let fields):

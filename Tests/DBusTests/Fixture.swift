@@ -86,6 +86,7 @@ final class TestService: @unchecked Sendable {
                     service.count &+= UInt32(answers.count)
                     call.reply(typed: [String: String]())
                 },
+                .init("Nop") { _, call in call.reply() },
                 .init("Fail", in: [Argument("message", "s")]) { _, call in
                     var args = call.arguments()
                     throw DBusError("org.flowd.Test.Error.Refused", try args.next(String.self))
