@@ -101,5 +101,6 @@ public protocol DBusErrorConvertible: Error {
 }
 
 extension DBusError: DBusErrorConvertible {
+    /// Itself.
     public var dbusError: DBusError { self }
 }

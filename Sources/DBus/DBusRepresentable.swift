@@ -155,9 +155,13 @@ extension Signature: DBusBasicType {
 
 extension UnixFD: DBusBasicType {
     public static var dbusSignature: Signature { .unixFD }
+    /// A new owner of a duplicate of the value's descriptor; nil when it is
+    /// not a `.unixFD` or the duplicate cannot be made.
     public convenience init?(dbusValue: DBusValue) {
         guard case .unixFD(let v) = dbusValue else { return nil }
-        self.init(adopting: v.duplicate())
+        let copy = v.duplicate()
+        guard copy >= 0 else { return nil }
+        self.init(adopting: copy)
     }
     public var dbusValue: DBusValue { .unixFD(self) }
 }

@@ -132,9 +132,12 @@ public enum DBusValue: Sendable, Hashable {
 
 /// One entry of a ``DBusValue/dictionary(keyType:valueType:_:)``.
 public struct DBusDictEntry: Sendable, Hashable {
+    /// The key, of a basic type.
     public var key: DBusValue
+    /// The value.
     public var value: DBusValue
 
+    /// An entry mapping `key` to `value`.
     public init(key: DBusValue, value: DBusValue) {
         self.key = key
         self.value = value

@@ -1,8 +1,11 @@
 /// A named, typed argument of a method or signal, as introspection shows it.
 public struct Argument: Sendable, Hashable {
+    /// The name shown in introspection (may be empty).
     public var name: String
+    /// The argument's type: one complete type.
     public var signature: Signature
 
+    /// An argument `name` of type `signature`.
     public init(_ name: String, _ signature: Signature) {
         self.name = name
         self.signature = signature
@@ -11,9 +14,12 @@ public struct Argument: Sendable, Hashable {
 
 /// An introspection annotation (`org.freedesktop.DBus.Deprecated` = `true`).
 public struct Annotation: Sendable, Hashable {
+    /// The annotation's name.
     public var name: String
+    /// Its value, as text.
     public var value: String
 
+    /// An annotation `name` = `value`.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
@@ -40,8 +46,11 @@ public enum EmitsChangedSignal: String, Sendable {
 
 /// Who may read and write a property.
 public enum PropertyAccess: String, Sendable {
+    /// `Get` and `GetAll` only.
     case read
+    /// `Set` only.
     case write
+    /// Both.
     case readWrite = "readwrite"
 }
 
@@ -64,12 +73,18 @@ public enum PropertyAccess: String, Sendable {
 ///     signals: [.init("Announcement", [Argument("text", "s")])])
 /// ```
 public struct InterfaceTable<Target: Sendable>: Sendable {
+    /// The interface name.
     public var name: InterfaceName
+    /// Methods, in introspection order.
     public var methods: [Method]
+    /// Properties, in introspection order.
     public var properties: [Property]
+    /// Signals, in introspection order.
     public var signals: [Signal]
+    /// Annotations of the interface itself.
     public var annotations: [Annotation]
 
+    /// A table for interface `name`.
     public init(
         _ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [Signal] = [],
         annotations: [Annotation] = []
@@ -89,12 +104,18 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
     /// once, now or later from any thread; a thrown error completes it with
     /// that error.
     public struct Method: Sendable {
+        /// The method name.
         public var name: MemberName
+        /// The arguments a call must carry, in order.
         public var inputs: [Argument]
+        /// The values the reply carries, in order.
         public var outputs: [Argument]
+        /// Annotations (``Annotation/deprecated``, ``Annotation/noReply``).
         public var annotations: [Annotation]
+        /// Runs the call on the loop thread; see the type's documentation.
         public var handler: @Sendable (Target, MethodInvocation) throws -> Void
 
+        /// A method `name` taking `in` and replying with `out`.
         public init(
             _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [], annotations: [Annotation] = [],
             handler: @escaping @Sendable (Target, MethodInvocation) throws -> Void
@@ -114,10 +135,15 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
 
     /// A property: its type, access, change announcements and accessors.
     public struct Property: Sendable {
+        /// The property name.
         public var name: MemberName
+        /// The property's type: one complete type.
         public var signature: Signature
+        /// Who may read and write it.
         public var access: PropertyAccess
+        /// How changes are announced (and the introspection annotation).
         public var emitsChange: EmitsChangedSignal
+        /// More annotations.
         public var annotations: [Annotation]
         /// Reads the value; it must have type `signature`.
         public var getter: (@Sendable (Target) throws -> DBusValue)?
@@ -125,6 +151,8 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
         /// invocation of the `Set` call tells who asks.
         public var setter: (@Sendable (Target, DBusValue, MethodInvocation) throws -> Void)?
 
+        /// A property of type `signature` with a getter (nil: write-only) and
+        /// an optional setter.
         public init(
             _ name: MemberName, _ signature: Signature, access: PropertyAccess = .read,
             emitsChange: EmitsChangedSignal = .yes, annotations: [Annotation] = [],
@@ -167,10 +195,14 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
 
     /// A signal, declared for introspection and checked when emitted.
     public struct Signal: Sendable {
+        /// The signal name.
         public var name: MemberName
+        /// Its arguments, in order.
         public var arguments: [Argument]
+        /// Annotations.
         public var annotations: [Annotation]
 
+        /// A signal `name` with `arguments`.
         public init(_ name: MemberName, _ arguments: [Argument] = [], annotations: [Annotation] = []) {
             self.name = name
             self.arguments = arguments

@@ -1,4 +1,5 @@
 import CDBus
+import Glibc
 
 /// The one seam through which every libdbus call of this module passes.
 ///
@@ -345,6 +346,20 @@ enum LibDBus {
         guard error == nil, let raw else { return nil }
         defer { dbus_free(raw) }
         return String(cString: raw)
+    }
+
+    // MARK: the C library (file descriptors, stderr)
+
+    /// `fcntl(F_DUPFD_CLOEXEC)`.
+    static func duplicate(_ fd: Int32) -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
+    /// `close(2)`.
+    static func closeFD(_ fd: Int32) { _ = Glibc.close(fd) }
+    /// The calling thread's `errno`.
+    static var errnoValue: Int32 { errno }
+    /// Writes one line to stderr (`write(2)`), the default log sink.
+    static func printError(_ line: String) {
+        var text = line + "\n"
+        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
     }
 
     // MARK: helpers

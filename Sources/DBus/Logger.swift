@@ -31,7 +31,7 @@ public struct DBusLogger: Sendable {
 
     /// Plain lines on stderr: `dbus: <level>: <message>`.
     public static let standardError = DBusLogger { level, message in
-        LibC.printError("dbus: \(level): \(message)")
+        LibDBus.printError("dbus: \(level): \(message)")
     }
 
     /// Drops everything.

@@ -5,15 +5,20 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     public var type: MessageType?
     /// The sender: a unique name, or a well-known name the bus resolves.
     public var sender: BusName?
+    /// The interface.
     public var interface: InterfaceName?
+    /// The member (signal or method name).
     public var member: MemberName?
+    /// The exact object path.
     public var path: ObjectPath?
     /// Matches `path` and every path below it.
     public var pathNamespace: ObjectPath?
+    /// The destination (for unicast signals and calls).
     public var destination: BusName?
     /// String arguments that must match exactly, by index (`arg0='…'`).
     public var arguments: [Int: String]
 
+    /// A rule; every field left nil matches anything.
     public init(
         type: MessageType? = .signal, sender: BusName? = nil, interface: InterfaceName? = nil, member: MemberName? = nil,
         path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil, destination: BusName? = nil, arguments: [Int: String] = [:]

@@ -2,9 +2,13 @@ import CDBus
 
 /// The four kinds of D-Bus message.
 public enum MessageType: Int32, Sendable {
+    /// A call expecting a reply (unless flagged no-reply-expected).
     case methodCall = 1
+    /// A successful reply.
     case methodReturn = 2
+    /// An error reply.
     case error = 3
+    /// A signal, broadcast or unicast.
     case signal = 4
 }
 

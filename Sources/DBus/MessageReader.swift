@@ -160,7 +160,7 @@ public struct MessageReader {
 
     mutating func readFixed<T: FixedBasic>(_ type: T.Type) -> T {
         var value = T()
-        withUnsafeMutableBytes(of: &value) { LibDBus.iterGetBasic(&iter, $0.baseAddress.unsafelyUnwrapped) }
+        withUnsafeMutablePointer(to: &value) { LibDBus.iterGetBasic(&iter, UnsafeMutableRawPointer($0)) }
         advance()
         return value
     }

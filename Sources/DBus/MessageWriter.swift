@@ -130,7 +130,7 @@ public struct MessageWriter {
 
     mutating func appendFixed<T: FixedBasic>(_ value: T) {
         var value = value
-        withUnsafeBytes(of: &value) { LibDBus.iterAppendBasic(&iter, T.typeCode, $0.baseAddress.unsafelyUnwrapped) }
+        withUnsafePointer(to: &value) { LibDBus.iterAppendBasic(&iter, T.typeCode, UnsafeRawPointer($0)) }
     }
 
     mutating func appendBool(_ value: Bool) {

@@ -50,7 +50,9 @@ private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> D
 /// (`org.flowd.Flow1`). Validated with `dbus_validate_bus_name`.
 public struct BusName: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
     public static func validate(_ string: String) -> DBusError? {
         invalid("bus name", string, LibDBus.validateBusName(string))
     }
@@ -65,7 +67,9 @@ public struct BusName: ValidatedName {
 /// An object path (`/org/flowd/Flow1`). Validated with `dbus_validate_path`.
 public struct ObjectPath: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
     public static func validate(_ string: String) -> DBusError? {
         invalid("object path", string, LibDBus.validatePath(string))
     }
@@ -97,9 +101,11 @@ public struct ObjectPath: ValidatedName {
     /// True when `other` lies strictly below this path.
     public func isAncestor(of other: ObjectPath) -> Bool {
         if rawValue == "/" { return other.rawValue != "/" }
-        return other.rawValue.count > rawValue.count && other.rawValue.hasPrefix(rawValue)
-            && other.rawValue.utf8[other.rawValue.utf8.index(other.rawValue.startIndex, offsetBy: rawValue.utf8.count)]
-                == UInt8(ascii: "/")
+        let mine = rawValue.utf8
+        let theirs = other.rawValue.utf8
+        // Paths are ASCII: compare bytes, then require a "/" right after.
+        guard theirs.count > mine.count, theirs.starts(with: mine) else { return false }
+        return theirs[theirs.index(theirs.startIndex, offsetBy: mine.count)] == UInt8(ascii: "/")
     }
 
     /// The element right below this path on the way to `descendant`
@@ -114,7 +120,9 @@ public struct ObjectPath: ValidatedName {
 /// An interface name (`org.flowd.Flow1.Session`). Validated with `dbus_validate_interface`.
 public struct InterfaceName: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
     public static func validate(_ string: String) -> DBusError? {
         invalid("interface name", string, LibDBus.validateInterface(string))
     }
@@ -134,7 +142,9 @@ public struct InterfaceName: ValidatedName {
 /// A method, signal or property name (`SetAnswers`). Validated with `dbus_validate_member`.
 public struct MemberName: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
     public static func validate(_ string: String) -> DBusError? {
         invalid("member name", string, LibDBus.validateMember(string))
     }
@@ -143,7 +153,9 @@ public struct MemberName: ValidatedName {
 /// An error name (`org.flowd.Flow1.Error.NotFound`). Validated with `dbus_validate_error_name`.
 public struct ErrorName: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
     public static func validate(_ string: String) -> DBusError? {
         guard let error = LibDBus.validateErrorName(string) else { return nil }
         // Not through `invalidArgs`: that would build an ErrorName while validating one.

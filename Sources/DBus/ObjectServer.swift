@@ -78,9 +78,13 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     func handleMethodCall(_ message: Message) -> Bool {
         guard let path = message.path, let member = message.member else { return false }
         let interface = message.interface
-        if let registration = lookup(path) {
-            registration.dispatch(message, path: path, interface: interface, member: member, server: self)
-            return true
+        if let registration = exact[path.rawValue] {
+            if registration.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
+        } else {
+            // Longest prefix first; the resolver runs once per call.
+            for tree in trees where tree.path.isAncestor(of: path) {
+                if tree.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
+            }
         }
         // No object here, but maybe objects below it: answer Introspect and Peer.
         let children = childNames(of: path)
@@ -200,7 +204,10 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 protocol AnyRegistration: AnyObject {
     var path: ObjectPath { get }
     func serves(_ path: ObjectPath) -> Bool
+    /// Handles the call when this registration has an object at `path`;
+    /// false (nothing sent) when it does not.
     func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
+        -> Bool
     func childNames(of path: ObjectPath) -> [String]
     func introspect(_ path: ObjectPath, children: [String]) -> String?
     func signalSignature(interface: InterfaceName, member: MemberName) -> Signature?
@@ -301,12 +308,19 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         tableIndex[name.rawValue].map { tables[$0] }
     }
 
-    func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer) {
+    func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
+        -> Bool
+    {
+        guard let target = resolve(path) else { return false }
+        route(message, target: target, path: path, interface: interface, member: member, server: server)
+        return true
+    }
+
+    private func route(
+        _ message: Message, target: Target, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        server: ObjectServer
+    ) {
         let connection = server.connection
-        guard let target = resolve(path) else {
-            connection.send(message.makeError(.unknownObject("No object at path \(path)")))
-            return
-        }
         // The object's own interfaces.
         if let interface, let table = table(interface) {
             guard let method = table.methods[member.rawValue] else {

@@ -11,13 +11,18 @@
 /// The blocking methods suit client mode; ``call(_:arguments:onReply:)``
 /// suits a connection attached to a loop.
 public struct Proxy: Sendable {
+    /// The connection calls go through.
     public let connection: Connection
+    /// The service: a well-known or unique name.
     public let destination: BusName
+    /// The object.
     public let path: ObjectPath
+    /// The interface calls and properties use.
     public let interface: InterfaceName
     /// How long blocking calls wait for a reply.
     public var timeout: Duration
 
+    /// A proxy for `interface` of `path` at `destination`.
     public init(
         connection: Connection, destination: BusName, path: ObjectPath, interface: InterfaceName,
         timeout: Duration = .seconds(25)

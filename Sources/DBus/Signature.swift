@@ -2,7 +2,9 @@
 /// Validated with `dbus_signature_validate`.
 public struct Signature: ValidatedName {
     public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
     public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules (`dbus_signature_validate`).
     public static func validate(_ string: String) -> DBusError? {
         guard let error = LibDBus.validateSignature(string) else { return nil }
         return .invalidArgs("invalid signature \"\(string)\": \(error.message)")

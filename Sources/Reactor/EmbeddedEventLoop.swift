@@ -15,6 +15,7 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
     private var timers = TimerQueue()
     private var nanoseconds: UInt64 = 0
 
+    /// A loop at virtual time zero, with nothing queued.
     public init() {}
 
     /// Always true: the test's thread is the loop thread.
@@ -86,6 +87,7 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
         timers.nextDeadline().map { .nanoseconds(Int64(clamping: $0)) }
     }
 
+    /// Registers a watch that only ``fire(fd:events:)`` triggers.
     public func watch(
         fd: Int32, events: IOEvents, _ handler: @escaping @Sendable (IOEvents) -> Void
     ) throws(ReactorError) -> WatchHandle {
@@ -95,6 +97,7 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
         return WatchHandle(owner: self, id: nextID, fd: fd)
     }
 
+    /// Schedules a timer on the virtual clock; ``advanceTime(by:)`` fires it.
     public func schedule(
         after delay: Duration, repeating interval: Duration?, _ handler: @escaping @Sendable () -> Void
     ) -> TimerHandle {

@@ -1,5 +1,4 @@
 import CReactor
-import Glibc
 
 /// A POSIX error number, as returned in `errno` by a failed system call.
 ///
@@ -15,12 +14,11 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     /// The calling thread's current `errno`.
-    static var current: Errno { Errno(rawValue: errno) }
+    static var current: Errno { Errno(rawValue: Syscall.errnoValue) }
 
     /// The C library's message for this error (`strerror`; glibc keeps it per thread).
     public var description: String {
-        guard let message = strerror(rawValue) else { return "errno \(rawValue)" }
-        return String(cString: message)
+        Syscall.errorMessage(rawValue)
     }
 
     /// Interrupted system call.

@@ -13,6 +13,15 @@ enum Syscall {
         return result
     }
 
+    /// The calling thread's `errno`.
+    static var errnoValue: Int32 { errno }
+
+    /// `strerror`: the C library's message for an error number.
+    static func errorMessage(_ code: Int32) -> String {
+        guard let message = strerror(code) else { return "errno \(code)" }
+        return String(cString: message)
+    }
+
     // MARK: epoll
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
@@ -34,7 +43,7 @@ enum Syscall {
     static func epollRemove(_ epollFD: Int32, fd: Int32) throws(ReactorError) {
         var event = epoll_event()
         if epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event) == -1 {
-            let error = Errno.current
+            let error = Errno(rawValue: errno)
             if error == .badFileDescriptor || error == .noSuchEntry { return }
             throw .systemCall("epoll_ctl(DEL, fd \(fd))", error)
         }
@@ -47,7 +56,7 @@ enum Syscall {
     ) throws(ReactorError) -> Int {
         let count = epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
         if count == -1 {
-            if Errno.current == .interrupted { return 0 }
+            if Errno(rawValue: errno) == .interrupted { return 0 }
             throw .systemCall("epoll_wait", .current)
         }
         return Int(count)
@@ -64,7 +73,7 @@ enum Syscall {
     /// "readable", so it is not an error.
     static func eventFDSignal(_ fd: Int32) {
         var one: UInt64 = 1
-        while write(fd, &one, MemoryLayout<UInt64>.size) == -1 && Errno.current == .interrupted {}
+        while write(fd, &one, MemoryLayout<UInt64>.size) == -1 && Errno(rawValue: errno) == .interrupted {}
     }
 
     /// `read(2)` of an eventfd or timerfd counter, resetting it. Returns 0 when
@@ -72,7 +81,7 @@ enum Syscall {
     static func readCounter(_ fd: Int32) -> UInt64 {
         var value: UInt64 = 0
         while read(fd, &value, MemoryLayout<UInt64>.size) == -1 {
-            if Errno.current != .interrupted { return 0 }
+            if Errno(rawValue: errno) != .interrupted { return 0 }
         }
         return value
     }
@@ -134,7 +143,7 @@ enum Syscall {
         while true {
             let count = read(fd, &info, size)
             if count == size { return Int32(bitPattern: info.ssi_signo) }
-            if count == -1 && Errno.current == .interrupted { continue }
+            if count == -1 && Errno(rawValue: errno) == .interrupted { continue }
             return nil
         }
     }
@@ -205,6 +214,6 @@ final class Semaphore: @unchecked Sendable {
 
     /// `sem_wait`, retried on `EINTR`.
     func wait() {
-        while sem_wait(raw) == -1 && Errno.current == .interrupted {}
+        while sem_wait(raw) == -1 && Errno(rawValue: errno) == .interrupted {}
     }
 }
