@@ -90,7 +90,12 @@ public final class Connection: @unchecked Sendable {
     private static func close(_ core: ConnectionCore) {
         guard core.markClosed() else { return }
         LibDBus.close(core.raw)
-        if core.loop != nil { core.detachFromLoop() }
+        if core.loop != nil {
+            // Deliver what closing queued (Disconnected, errors for pending
+            // calls) before the loop lets go of the connection.
+            core.drainAfterClose()
+            core.detachFromLoop()
+        }
     }
 
     /// Calls `handler` once when the connection to the bus is lost (the bus
@@ -139,7 +144,8 @@ public final class Connection: @unchecked Sendable {
             loop.execute { onReply(.failure(.disconnected("not connected to the bus"))) }
             return
         }
-        let call = PendingCall(pending: pending, onReply: onReply)
+        let call = PendingCall(pending: pending, loop: loop, core: core, onReply: onReply)
+        core.track(call)
         LibDBus.setNotify(pending, pendingNotifyFunction, data: Unmanaged.passRetained(call).toOpaque(), free: releaseDataFunction)
         // A reply that completed the call before the notify was set would
         // never be announced: deliver it now.
@@ -210,11 +216,35 @@ public final class Connection: @unchecked Sendable {
 /// One call awaiting its reply; owned by libdbus as the notify's data.
 final class PendingCall: @unchecked Sendable {
     private let pending: UncheckedPointer
+    private let loop: any EventLoopProtocol
+    private weak var core: ConnectionCore?
     private var onReply: (@Sendable (Result<Message, DBusError>) -> Void)?
 
-    init(pending: OpaquePointer, onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void) {
+    init(
+        pending: OpaquePointer, loop: any EventLoopProtocol, core: ConnectionCore,
+        onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
+    ) {
         self.pending = UncheckedPointer(raw: pending)
+        self.loop = loop
+        self.core = core
         self.onReply = onReply
+    }
+
+    /// The connection went away first: cancel the call
+    /// (`dbus_pending_call_cancel`) and answer `Disconnected`.
+    func abandon() {
+        guard let onReply else { return }
+        self.onReply = nil
+        LibDBus.cancel(pending: pending.raw)
+        LibDBus.unref(pending: pending.raw)
+        onReply(.failure(.disconnected("the connection was lost before the reply arrived")))
+    }
+
+    /// libdbus released the call without completing it (the connection was
+    /// torn down): the caller still gets an answer, on the loop.
+    deinit {
+        guard let onReply else { return }
+        loop.execute { onReply(.failure(.disconnected("the connection was closed before the reply arrived"))) }
     }
 
     /// Takes the reply (`dbus_pending_call_steal_reply`), drops our reference
@@ -222,6 +252,7 @@ final class PendingCall: @unchecked Sendable {
     func complete() {
         guard let onReply else { return }
         self.onReply = nil
+        core?.untrack(self)
         let reply = LibDBus.stealReply(pending.raw)
         LibDBus.unref(pending: pending.raw)
         guard let reply else {

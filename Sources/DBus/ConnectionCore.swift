@@ -31,6 +31,10 @@ final class ConnectionCore: @unchecked Sendable {
     private var nextSubscription: UInt64 = 0
     private var disconnectHandlers: [@Sendable () -> Void] = []
     private var disconnected = false
+    /// Calls awaiting replies, answered with an error if the connection goes
+    /// first (libdbus queues a timeout for them but detaches them from the
+    /// connection, so their notify would never run).
+    private var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
 
     /// Signals received in client mode, for ``Connection/nextSignal(matching:timeout:)``.
     var signalQueue: [Message] = []
@@ -107,7 +111,23 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
+    func track(_ call: PendingCall) {
+        pendingCalls[ObjectIdentifier(call)] = call
+    }
+
+    func untrack(_ call: PendingCall) {
+        pendingCalls[ObjectIdentifier(call)] = nil
+    }
+
+    /// Answers every call still waiting with `Disconnected`.
+    func failPendingCalls() {
+        let calls = pendingCalls.values
+        pendingCalls = [:]
+        for call in calls { call.abandon() }
+    }
+
     func noteDisconnected() {
+        failPendingCalls()
         guard !disconnected else { return }
         disconnected = true
         let handlers = disconnectHandlers
@@ -166,6 +186,14 @@ final class ConnectionCore: @unchecked Sendable {
     func scheduleDispatch() {
         guard let loop, !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in dispatchNow() }
+    }
+
+    /// Dispatches everything queued, once closed (bounded: closing queues a
+    /// finite number of synthesized messages).
+    func drainAfterClose() {
+        var rounds = 0
+        while LibDBus.dispatch(raw) && rounds < 100_000 { rounds += 1 }
+        noteDisconnected()
     }
 
     func scheduleDispatchIfNeeded() {

@@ -64,6 +64,9 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     /// True on the thread currently inside ``run()``.
     public var inEventLoop: Bool { core.inLoop }
 
+    /// How many eventfd wake-ups `execute` has written so far.
+    var wakeUpsWritten: Int { core.wakeUpsWritten.load(ordering: .relaxed) }
+
     /// True while a thread is inside ``run()``.
     public var isRunning: Bool { core.isRunning }
 

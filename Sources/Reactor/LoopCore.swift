@@ -30,6 +30,8 @@ final class LoopCore: @unchecked Sendable {
     private let remote = Mutex(Remote())
     /// Jobs for the loop thread; touched only by that thread.
     private var local: [Job] = []
+    /// How many eventfd wake-ups were written (for tests of the cheap path).
+    let wakeUpsWritten = Atomic<Int>(0)
 
     init(wakeFD: Int32) {
         self.wakeFD = wakeFD
@@ -71,7 +73,10 @@ final class LoopCore: @unchecked Sendable {
             remote.wakePending = true
             return true
         }
-        if mustWake && wakeFD >= 0 { Syscall.eventFDSignal(wakeFD) }
+        if mustWake && wakeFD >= 0 {
+            wakeUpsWritten.add(1, ordering: .relaxed)
+            Syscall.eventFDSignal(wakeFD)
+        }
     }
 
     /// True when jobs wait on the loop thread's own queue.

@@ -93,8 +93,17 @@ struct ConnectionTests {
         let loop = fixture.thread.loop
         let lost = Mailbox<Bool>()
         try fixture.onLoop { server.onDisconnect { lost.put(loop.inEventLoop) } }
+        // A call still waiting when the bus dies gets an error, not silence.
+        let helper = try BusFixture.Helper(fixture)
+        let parked = Latch()
+        try fixture.onLoop { helper.service.onPark = { parked.countDown() } }
+        let pending = Mailbox<Result<Message, DBusError>>()
+        server.sendWithReply(try helper.proxy(connection: server).makeCall("Park")) { pending.put($0) }
+        #expect(parked.wait())
         fixture.bus.stop()
         #expect(lost.take() == true)
+        let answer = try #require(pending.take())
+        #expect(throws: DBusError.self) { try answer.get() }
         #expect(!server.isConnected)
         // A late registration is told at once.
         let late = Latch()
@@ -171,5 +180,47 @@ extension BusFixture {
             Proxy(connection: connection, destination: self.connection.uniqueName ?? ":0.0",
                   path: TestService.path, interface: TestService.interface)
         }
+    }
+}
+
+@Suite("Connection teardown and load")
+struct ConnectionLoadTests {
+    @Test("closing a connection still answers its pending calls")
+    func closeAnswersPending() throws {
+        let fixture = try BusFixture()
+        let helper = try BusFixture.Helper(fixture)
+        let server = fixture.server
+        let replies = Mailbox<Result<Message, DBusError>>()
+        let parked = Latch()
+        try fixture.onLoop { helper.service.onPark = { parked.countDown() } }
+        server.sendWithReply(try helper.proxy(connection: server).makeCall("Park")) { replies.put($0) }
+        #expect(parked.wait())
+        try fixture.onLoop { server.close() }
+        let result = try #require(replies.take())
+        #expect(throws: DBusError.self) { try result.get() }
+    }
+
+    @Test("many clients calling at once all get their answers")
+    func concurrentClients() throws {
+        let fixture = try BusFixture()
+        try fixture.exportService()
+        let clients = 4
+        let callsEach = 100
+        let wrong = Locked(0)
+        let done = Latch(count: clients)
+        for index in 0..<clients {
+            let connection = try Connection(.address(fixture.bus.address))
+            let proxy = fixture.proxy(TestService.path, TestService.interface, connection: connection)
+            Thread.detach {
+                for n in 0..<callsEach {
+                    let sum = try? proxy.call("Add", .int32(Int32(index)), .int32(Int32(n)), returning: Int32.self)
+                    if sum != Int32(index + n) { wrong.withLock { $0 += 1 } }
+                }
+                withExtendedLifetime(connection) {}
+                done.countDown()
+            }
+        }
+        #expect(done.wait(timeout: .seconds(60)))
+        #expect(wrong.value == 0)
     }
 }

@@ -1,5 +1,5 @@
 import Glibc
-import Reactor
+@testable import Reactor
 import Testing
 import TestSupport
 
@@ -216,5 +216,32 @@ struct EventLoopTests {
             runner.stop()  // joins only after the inner run() returned
             #expect(!loop.isRunning)
         }
+    }
+}
+
+@Suite("EventLoop internals")
+struct EventLoopInternalTests {
+    @Test("jobs queued on the loop thread need no eventfd write; from elsewhere one per batch at most")
+    func cheapLocalPath() throws {
+        let thread = try EventLoopThread()
+        let loop = thread.loop
+        let done = Latch()
+        let counts = Locked<(Int, Int)>((0, 0))
+        loop.execute {
+            let before = loop.wakeUpsWritten
+            for _ in 0..<1000 { loop.execute {} }
+            loop.execute {
+                counts.withLock { $0 = (before, loop.wakeUpsWritten) }
+                done.countDown()
+            }
+        }
+        #expect(done.wait())
+        #expect(counts.value.0 == counts.value.1, "no wake-up written from the loop thread")
+        let before = loop.wakeUpsWritten
+        let remote = Latch(count: 100)
+        for _ in 0..<100 { loop.execute { remote.countDown() } }
+        #expect(remote.wait())
+        let written = loop.wakeUpsWritten - before
+        #expect(written >= 1 && written <= 100)
     }
 }
