@@ -58,9 +58,20 @@ public final class SignalSubscription: @unchecked Sendable {
         self.id = id
     }
 
-    /// Removes the handler and the bus match rule. Loop thread (when attached).
+    /// Removes the handler and the bus match rule. Safe from any thread: off
+    /// the loop of an attached connection it hops onto it.
     public func cancel() {
-        guard let connection, let rule = connection.core.removeSubscription(id) else { return }
+        guard let connection else { return }
+        if let loop = connection.loop, !loop.inEventLoop {
+            let id = self.id
+            loop.execute { [weak connection] in connection.map { Self.cancel(id, on: $0) } }
+        } else {
+            Self.cancel(id, on: connection)
+        }
+    }
+
+    private static func cancel(_ id: UInt64, on connection: Connection) {
+        guard let rule = connection.core.removeSubscription(id) else { return }
         connection.sendBusCallIgnoringReply("RemoveMatch", rule.description)
     }
 }

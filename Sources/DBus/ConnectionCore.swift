@@ -19,6 +19,9 @@ protocol MethodCallHandler: AnyObject, Sendable {
 /// (as callback data, released through free functions) makes no cycle.
 ///
 /// Confined to the loop thread when attached, to the caller's thread otherwise.
+///
+/// Closures it hands to the loop capture it weakly: the core holds the loop,
+/// so a strong capture in a job or watch left behind would be a cycle.
 final class ConnectionCore: @unchecked Sendable {
     let raw: OpaquePointer
     let logger: DBusLogger
@@ -147,7 +150,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// Sends from any thread: hops to the loop when attached and elsewhere.
     func send(_ message: Message) {
         if let loop, !loop.inEventLoop {
-            loop.execute { [self] in sendNow(message) }
+            loop.execute { [weak self] in self?.sendNow(message) }
         } else {
             sendNow(message)
         }
@@ -185,7 +188,7 @@ final class ConnectionCore: @unchecked Sendable {
     /// Queues one dispatch round on the loop, unless one is queued already.
     func scheduleDispatch() {
         guard let loop, !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        loop.execute { [self] in dispatchNow() }
+        loop.execute { [weak self] in self?.dispatchNow() }
     }
 
     /// Dispatches everything queued, once closed (bounded: closing queues a
@@ -233,7 +236,8 @@ final class ConnectionCore: @unchecked Sendable {
         if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events.insert(.write) }
         let pointer = box.watch
         do {
-            let handle = try loop.watch(fd: LibDBus.watchFD(watch), events: events) { [self] seen in
+            let handle = try loop.watch(fd: LibDBus.watchFD(watch), events: events) { [weak self] seen in
+                guard let self else { return }
                 var flags: UInt32 = 0
                 if seen.contains(.read) { flags |= DBUS_WATCH_READABLE.rawValue }
                 if seen.contains(.write) { flags |= DBUS_WATCH_WRITABLE.rawValue }
@@ -286,7 +290,8 @@ final class ConnectionCore: @unchecked Sendable {
         guard let loop, LibDBus.timeoutEnabled(box.timeout.raw) else { return }
         let interval = Duration.milliseconds(max(LibDBus.timeoutInterval(box.timeout.raw), 0))
         let pointer = box.timeout
-        box.handle = loop.schedule(after: interval, repeating: interval) { [self] in
+        box.handle = loop.schedule(after: interval, repeating: interval) { [weak self] in
+            guard let self else { return }
             LibDBus.timeoutHandle(pointer.raw)
             scheduleDispatchIfNeeded()
         }
@@ -361,5 +366,5 @@ private let dispatchStatusFunction: DBusDispatchStatusFunction = { _, status, da
 private let wakeupMainFunction: DBusWakeupMainFunction = { data in
     guard let data else { return }
     let core = ConnectionCore.from(data)
-    core.loop?.execute { core.scheduleDispatchIfNeeded() }
+    core.loop?.execute { [weak core] in core?.scheduleDispatchIfNeeded() }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A deterministic loop for unit tests, driven by hand (swift-nio's
 /// `EmbeddedEventLoop` is the model).
 ///
@@ -9,7 +7,7 @@ import Synchronization
 /// The calling thread counts as the loop thread, so use one loop from one
 /// thread; ``execute(_:)`` alone is safe from other threads.
 public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
-    private let queued = Mutex<[@Sendable () -> Void]>([])
+    private let queued = Locked<[@Sendable () -> Void]>([])
     private var nextID: UInt64 = 0
     private var watches = WatchTable()
     private var timers = TimerQueue()

@@ -217,3 +217,32 @@ final class Semaphore: @unchecked Sendable {
         while sem_wait(raw) == -1 && Errno(rawValue: errno) == .interrupted {}
     }
 }
+
+/// A mutex (`pthread_mutex_t`) guarding a value.
+///
+/// Used instead of `Synchronization.Mutex` because ThreadSanitizer
+/// understands pthread locks, so the loop's cross-thread queue can be
+/// checked for races.
+final class Locked<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    /// `pthread_mutex_init`.
+    init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, under `pthread_mutex_lock`.
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
