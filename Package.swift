@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore"]),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
-        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor"]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "PluginHostTests", dependencies: ["TestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),

@@ -118,6 +118,14 @@ public final class Connection: @unchecked Sendable {
     /// The loop the connection is attached to.
     public var loop: (any EventLoopProtocol)? { core.loop }
 
+    /// Traps unless called where loop state may be touched: the loop thread,
+    /// or anywhere while the loop is not running (set-up) or not attached.
+    func requireLoopThread(_ function: StaticString = #function) {
+        guard let loop = core.loop else { return }
+        precondition(loop.inEventLoop || (loop as? EventLoop)?.isRunning == false,
+                     "\(function) must be called on the connection's loop thread")
+    }
+
     /// Queues `message` for sending (`dbus_connection_send`). Safe from any
     /// thread; messages sent from one thread keep their order. Dropped once
     /// the connection is closed.
@@ -170,10 +178,7 @@ public final class Connection: @unchecked Sendable {
     /// Meant for client mode. On an attached connection it must run on the
     /// loop thread and stalls the loop meanwhile (fine at start-up).
     public func call(_ message: Message, timeout: Duration = .seconds(25)) throws(DBusError) -> Message {
-        if let loop = core.loop {
-            precondition(loop.inEventLoop || (loop as? EventLoop)?.isRunning == false,
-                         "a blocking call on an attached connection must run on its loop thread")
-        }
+        requireLoopThread()
         guard !core.closed else { throw .disconnected("the connection is closed") }
         let (reply, error) = LibDBus.sendWithReplyAndBlock(raw, message.raw, timeout: timeout.libdbusMilliseconds)
         if let error { throw error }

@@ -37,6 +37,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
         _ target: Target, at path: ObjectPath, interfaces: [InterfaceTable<Target>],
         authorize: Authorizer<Target>? = nil
     ) throws(DBusError) {
+        connection.requireLoopThread()
         guard exact[path.rawValue] == nil else { throw .failed("an object is already exported at \(path)") }
         exact[path.rawValue] = try Registration(
             path: path, isTree: false, tables: interfaces, authorize: authorize, children: nil, logger: connection.logger,
@@ -52,6 +53,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
         children: (@Sendable (ObjectPath) -> [String])? = nil,
         resolve: @escaping @Sendable (ObjectPath) -> Target?
     ) throws(DBusError) {
+        connection.requireLoopThread()
         guard !trees.contains(where: { $0.path == prefix }) else { throw .failed("a tree is already exported under \(prefix)") }
         let registration = try Registration(
             path: prefix, isTree: true, tables: interfaces, authorize: authorize, children: children,
@@ -62,6 +64,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 
     /// Removes the object or tree registered at `path`.
     public func unexport(_ path: ObjectPath) {
+        connection.requireLoopThread()
         exact[path.rawValue] = nil
         trees.removeAll { $0.path == path }
     }
@@ -152,10 +155,12 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 
     /// Emits a signal from `path`. When the object's table declares the signal,
     /// the arguments must match its declared signature. `destination` unicasts it.
+    /// Loop thread (it reads the registrations).
     public func emitSignal(
         _ member: MemberName, interface: InterfaceName, path: ObjectPath, arguments: [DBusValue] = [],
         destination: BusName? = nil
     ) throws(DBusError) {
+        connection.requireLoopThread()
         let message = Message.signal(path: path, interface: interface, member: member)
         try message.append(contentsOf: arguments)
         if let declared = lookup(path)?.signalSignature(interface: interface, member: member),
@@ -167,7 +172,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     }
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given
-    /// new values and invalidated names.
+    /// new values and invalidated names. Safe from any thread.
     public func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = [],
         destination: BusName? = nil
@@ -185,6 +190,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     public func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, properties names: [MemberName], destination: BusName? = nil
     ) throws(DBusError) {
+        connection.requireLoopThread()
         guard let registration = lookup(path) else { throw .unknownObject("No object at path \(path)") }
         let (changed, invalidated) = try registration.changes(at: path, interface: interface, names: names)
         guard !changed.isEmpty || !invalidated.isEmpty else { return }

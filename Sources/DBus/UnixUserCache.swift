@@ -43,6 +43,7 @@ public final class UnixUserCache: @unchecked Sendable {
     /// the loop thread once the bus answers. Errors are not cached: fail
     /// closed and let the next call ask again.
     public func unixUser(of sender: BusName, completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void) {
+        connection.requireLoopThread()
         if let uid = users[sender] {
             completion(.success(uid))
             return

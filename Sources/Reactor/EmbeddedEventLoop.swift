@@ -7,7 +7,7 @@
 /// The calling thread counts as the loop thread, so use one loop from one
 /// thread; ``execute(_:)`` alone is safe from other threads.
 public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
-    private let queued = Locked<[@Sendable () -> Void]>([])
+    private let queued = MutexBox<[@Sendable () -> Void]>([])
     private var nextID: UInt64 = 0
     private var watches = WatchTable()
     private var timers = TimerQueue()

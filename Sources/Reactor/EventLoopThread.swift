@@ -16,7 +16,7 @@ public final class EventLoopThread: Sendable {
     private let failure: FailureBox
 
     private final class FailureBox: Sendable {
-        let error = Locked<ReactorError?>(nil)
+        let error = MutexBox<ReactorError?>(nil)
     }
 
     /// Creates a loop and starts a thread named `name` running it.
@@ -73,7 +73,7 @@ public final class EventLoopThread: Sendable {
     }
 
     private final class ResultBox<T: Sendable, E: Error>: Sendable {
-        let value = Locked<Result<T, E>?>(nil)
+        let value = MutexBox<Result<T, E>?>(nil)
     }
 
     /// Stops the loop and joins the thread. Safe to call more than once; must

@@ -27,7 +27,7 @@ final class LoopCore: @unchecked Sendable {
     let wakeFD: Int32
     /// `pthread_self()` of the thread inside `run()`, 0 when not running.
     private let thread = Atomic<UInt>(0)
-    private let remote = Locked(Remote())
+    private let remote = MutexBox(Remote())
     /// Jobs for the loop thread; touched only by that thread.
     private var local: [Job] = []
     /// How many eventfd wake-ups were written (for tests of the cheap path).

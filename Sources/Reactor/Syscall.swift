@@ -223,7 +223,7 @@ final class Semaphore: @unchecked Sendable {
 /// Used instead of `Synchronization.Mutex` because ThreadSanitizer
 /// understands pthread locks, so the loop's cross-thread queue can be
 /// checked for races.
-final class Locked<Value>: @unchecked Sendable {
+final class MutexBox<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
