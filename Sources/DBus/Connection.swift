@@ -118,6 +118,16 @@ public final class Connection: @unchecked Sendable {
     /// The loop the connection is attached to.
     public var loop: (any EventLoopProtocol)? { core.loop }
 
+    /// Sends `reply` to `call` unless the caller asked for no reply.
+    func replyIfWanted(to call: Message, with reply: Message) {
+        if !call.noReplyExpected { send(reply) }
+    }
+
+    /// Sends an error reply to `call` unless the caller asked for no reply.
+    func replyIfWanted(to call: Message, error: DBusError) {
+        if !call.noReplyExpected { send(call.makeError(error)) }
+    }
+
     /// Traps unless called where loop state may be touched: the loop thread,
     /// or anywhere while the loop is not running (set-up) or not attached.
     func requireLoopThread(_ function: StaticString = #function) {

@@ -35,11 +35,10 @@ public final class MethodInvocation: @unchecked Sendable {
     }
 
     deinit {
-        guard !completed.load(ordering: .acquiring) else { return }
+        // A caller that wants no reply is not left waiting by a dropped call.
+        guard !completed.load(ordering: .acquiring), !message.noReplyExpected else { return }
         core.logger.log(.error, "\(interface).\(member) on \(path) was dropped without a reply")
-        if !message.noReplyExpected {
-            core.send(message.makeError(.failed("The service dropped the call to \(member) without replying.")))
-        }
+        core.send(message.makeError(.failed("The service dropped the call to \(member) without replying.")))
     }
 
     /// The caller's unique bus name, for authorization.

@@ -98,7 +98,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
             }
             if answerPeer(message, interface: interface, member: member) { return true }
         }
-        connection.send(message.makeError(.unknownObject("No object at path \(path)")))
+        connection.replyIfWanted(to: message, error: .unknownObject("No object at path \(path)"))
         return true
     }
 
@@ -108,14 +108,14 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
         guard interface == nil || interface == .peer else { return false }
         switch member.rawValue {
         case "Ping":
-            connection.send(message.makeReturn())
+            connection.replyIfWanted(to: message, with: message.makeReturn())
             return true
         case "GetMachineId":
             let reply = message.makeReturn()
             if let id = LibDBus.machineID(), (try? reply.append(.string(id))) != nil {
-                connection.send(reply)
+                connection.replyIfWanted(to: message, with: reply)
             } else {
-                connection.send(message.makeError(.failed("The machine id is not available.")))
+                connection.replyIfWanted(to: message, error: .failed("The machine id is not available."))
             }
             return true
         default:
@@ -127,9 +127,9 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
         let reply = message.makeReturn()
         do {
             try reply.append(.string(xml))
-            connection.send(reply)
+            connection.replyIfWanted(to: message, with: reply)
         } catch {
-            connection.send(message.makeError(.failed("Cannot encode the introspection data.")))
+            connection.replyIfWanted(to: message, error: .failed("Cannot encode the introspection data."))
         }
     }
 
@@ -330,8 +330,8 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         // The object's own interfaces.
         if let interface, let table = table(interface) {
             guard let method = table.methods[member.rawValue] else {
-                connection.send(message.makeError(.unknownMethod(
-                    "No method \(member) with signature '\(message.signature)' on interface \(interface)")))
+                connection.replyIfWanted(to: message, error: .unknownMethod(
+                    "No method \(member) with signature '\(message.signature)' on interface \(interface)"))
                 return
             }
             run(method, of: table, target: target, message: message, path: path, connection: connection)
@@ -358,10 +358,10 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         }
         if server.answerPeer(message, interface: interface, member: member) { return }
         if let interface, interface != .introspectable, interface != .properties, interface != .peer {
-            connection.send(message.makeError(.unknownInterface("No interface \(interface) at path \(path)")))
+            connection.replyIfWanted(to: message, error: .unknownInterface("No interface \(interface) at path \(path)"))
         } else {
             let on = interface.map { " on interface \($0)" } ?? ""
-            connection.send(message.makeError(.unknownMethod("No method \(member) with signature '\(message.signature)'\(on)")))
+            connection.replyIfWanted(to: message, error: .unknownMethod("No method \(member) with signature '\(message.signature)'\(on)"))
         }
     }
 
@@ -372,8 +372,8 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         message: Message, path: ObjectPath, connection: Connection
     ) {
         guard message.hasSignature(method.inputSignature) else {
-            connection.send(message.makeError(.invalidArgs(
-                "\(table.table.name).\(method.method.name) expects arguments '\(method.inputSignature)', got '\(message.signature)'")))
+            connection.replyIfWanted(to: message, error: .invalidArgs(
+                "\(table.table.name).\(method.method.name) expects arguments '\(method.inputSignature)', got '\(message.signature)'"))
             return
         }
         let invocation = MethodInvocation(
@@ -417,8 +417,8 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         let expected: Signature = member == "Get" ? "ss" : member == "Set" ? "ssv" : "s"
         let output: Signature = member == "Get" ? "v" : member == "Set" ? "" : "a{sv}"
         guard message.hasSignature(expected) else {
-            connection.send(message.makeError(.invalidArgs(
-                "org.freedesktop.DBus.Properties.\(member) expects arguments '\(expected)', got '\(message.signature)'")))
+            connection.replyIfWanted(to: message, error: .invalidArgs(
+                "org.freedesktop.DBus.Properties.\(member) expects arguments '\(expected)', got '\(message.signature)'"))
             return
         }
         let invocation = MethodInvocation(

@@ -104,6 +104,28 @@ struct ObjectServerTests {
         #expect(try result.get() == "released")
     }
 
+    @Test("no-reply-expected calls run their handler and are not answered")
+    func noReplyExpected() throws {
+        let fixture = try BusFixture()
+        try fixture.exportService()
+        let tick = MatchRule(interface: TestService.interface, member: "Tick")
+        try fixture.client.addMatch(tick)
+        for member: MemberName in ["Drop", "Nope"] {
+            let call = Message.methodCall(destination: fixture.serverName, path: TestService.path,
+                                          interface: TestService.interface, member: member)
+            call.noReplyExpected = true
+            fixture.client.send(call)
+        }
+        let emit = Message.methodCall(destination: fixture.serverName, path: TestService.path,
+                                      interface: TestService.interface, member: "Emit")
+        try emit.append(.uint32(9))
+        emit.noReplyExpected = true
+        fixture.client.send(emit)
+        // Calls are handled in order: once Emit's signal arrives, Drop ran too.
+        #expect(try fixture.client.nextSignal(matching: tick, timeout: .seconds(20))?.readArguments() == [.uint32(9)])
+        #expect(!fixture.logged.value.contains { $0.contains("Drop") }, "a dropped no-reply call is not an error")
+    }
+
     @Test("Peer answers with handlers installed, with and without the interface name")
     func peer() throws {
         let fixture = try BusFixture()
