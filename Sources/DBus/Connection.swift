@@ -36,8 +36,9 @@ public final class Connection: @unchecked Sendable {
     /// Connects and registers with the bus (`dbus_bus_get_private`, or
     /// `dbus_connection_open_private` + `dbus_bus_register` for an address).
     ///
-    /// The connection never calls `_exit` on disconnection: register
-    /// ``onDisconnect(_:)`` to learn about it.
+    /// `register: false` skips the `Hello` for a peer-to-peer address; the
+    /// system and session buses always register. The connection never calls
+    /// `_exit` on disconnection: register ``onDisconnect(_:)`` to learn about it.
     public init(_ bus: Bus, register: Bool = true, logger: DBusLogger = .standardError) throws(DBusError) {
         let opened: (OpaquePointer?, DBusError?)
         switch bus {
