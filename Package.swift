@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Linux headers (epoll, eventfd, timerfd, signalfd) that Swift's Glibc module leaves out.
+        .systemLibrary(name: "CReactor"),
 
         // The pure engine: flow model, lint, validation, session state machine, localization.
         .target(
@@ -54,7 +56,7 @@ let package = Package(
         // SQLite persistence of sessions (opaque payloads plus indexed columns).
         .target(name: "FlowStore", dependencies: ["CSQLite"]),
         // The epoll event loop the daemon and the bus connection run on.
-        .target(name: "Reactor"),
+        .target(name: "Reactor", dependencies: ["CReactor"]),
         // Swift over libdbus-1.
         .target(name: "DBus", dependencies: ["CDBus", "Reactor"]),
         // sd_notify and the journal.
@@ -88,8 +90,8 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore"]),
-        .testTarget(name: "ReactorTests", dependencies: ["Reactor"]),
-        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor"]),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "PluginHostTests", dependencies: ["TestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),

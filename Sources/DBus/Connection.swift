@@ -1,0 +1,302 @@
+import CDBus
+import Reactor
+
+/// A private connection to a message bus (`DBusConnection*`).
+///
+/// Two ways to use it:
+/// - **Server mode**: ``attach(to:)`` a Reactor loop. libdbus is then driven by
+///   watch and timeout functions and dispatched from the loop (no polling);
+///   method calls reach an ``ObjectServer``, signals reach ``subscribe(_:_:)``
+///   handlers, replies to ``sendWithReply(_:timeout:onReply:)`` arrive on the
+///   loop. Use the connection on the loop thread; ``send(_:)`` alone may be
+///   called from any thread (it hops to the loop).
+/// - **Client mode** (CLIs, tests, benchmarks): no loop; ``call(_:timeout:)``
+///   blocks for the reply and ``nextSignal(matching:timeout:)`` waits for
+///   signals. Use it from one thread at a time.
+///
+/// ``close()`` is idempotent; deinit closes (private connections must be
+/// closed before their last reference goes) and releases the connection.
+public final class Connection: @unchecked Sendable {
+    /// Which bus to connect to.
+    public enum Bus: Sendable, Hashable {
+        /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default socket).
+        case system
+        /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
+        case session
+        /// A bus at this address (`unix:path=…`).
+        case address(String)
+    }
+
+    let core: ConnectionCore
+    var raw: OpaquePointer { core.raw }
+
+    /// The unique name the bus gave this connection (nil when not registered).
+    public let uniqueName: BusName?
+
+    /// Connects and registers with the bus (`dbus_bus_get_private`, or
+    /// `dbus_connection_open_private` + `dbus_bus_register` for an address).
+    ///
+    /// `register: false` skips the `Hello` for a peer-to-peer address; the
+    /// system and session buses always register. The connection never calls
+    /// `_exit` on disconnection: register ``onDisconnect(_:)`` to learn about it.
+    public init(_ bus: Bus, register: Bool = true, logger: DBusLogger = .standardError) throws(DBusError) {
+        let opened: (OpaquePointer?, DBusError?)
+        switch bus {
+        case .system: opened = LibDBus.busGetPrivate(system: true)
+        case .session: opened = LibDBus.busGetPrivate(system: false)
+        case .address(let address): opened = LibDBus.openPrivate(address: address)
+        }
+        guard let raw = opened.0 else {
+            throw opened.1 ?? .failed("cannot connect to the bus")
+        }
+        LibDBus.setExitOnDisconnect(raw, false)
+        if case .address = bus, register, let error = LibDBus.busRegister(raw) {
+            LibDBus.close(raw)
+            LibDBus.unref(connection: raw)
+            throw error
+        }
+        core = ConnectionCore(raw: raw, logger: logger)
+        LibDBus.addFilter(raw, messageFilterFunction, data: core.retainedForLibDBus(), free: releaseDataFunction)
+        uniqueName = LibDBus.uniqueName(raw).map { BusName(trusted: $0) }
+    }
+
+    deinit {
+        let core = self.core
+        if let loop = core.loop, !loop.inEventLoop, (loop as? EventLoop)?.isRunning == true {
+            // libdbus calls the watch functions while closing: do it on the loop.
+            loop.execute {
+                Connection.close(core)
+                LibDBus.unref(connection: core.raw)
+            }
+        } else {
+            Connection.close(core)
+            LibDBus.unref(connection: core.raw)
+        }
+    }
+
+    /// The logger for what cannot be returned to a caller.
+    public var logger: DBusLogger { core.logger }
+
+    /// True until the connection is closed or the bus goes away (`dbus_connection_get_is_connected`).
+    public var isConnected: Bool {
+        !core.closed && LibDBus.isConnected(raw)
+    }
+
+    /// Closes the connection (`dbus_connection_close`). Safe to call more than
+    /// once. When attached, call it on the loop thread.
+    public func close() {
+        Connection.close(core)
+    }
+
+    private static func close(_ core: ConnectionCore) {
+        guard core.markClosed() else { return }
+        LibDBus.close(core.raw)
+        if core.loop != nil {
+            // Deliver what closing queued (Disconnected, errors for pending
+            // calls) before the loop lets go of the connection.
+            core.drainAfterClose()
+            core.detachFromLoop()
+        }
+    }
+
+    /// Calls `handler` once when the connection to the bus is lost (the bus
+    /// went away, or ``close()``). On the loop thread when attached.
+    public func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
+        core.addDisconnectHandler(handler)
+    }
+
+    // MARK: server mode
+
+    /// Drives the connection from `loop` through libdbus' watch, timeout,
+    /// wake-up and dispatch-status functions. Call it on the loop thread or
+    /// before the loop runs, once.
+    public func attach(to loop: any EventLoopProtocol) throws(DBusError) {
+        guard core.loop == nil else { throw .failed("the connection is already attached to a loop") }
+        guard !core.closed else { throw .disconnected("the connection is closed") }
+        try core.attach(to: loop)
+    }
+
+    /// The loop the connection is attached to.
+    public var loop: (any EventLoopProtocol)? { core.loop }
+
+    /// Sends `reply` to `call` unless the caller asked for no reply.
+    func replyIfWanted(to call: Message, with reply: Message) {
+        if !call.noReplyExpected { send(reply) }
+    }
+
+    /// Sends an error reply to `call` unless the caller asked for no reply.
+    func replyIfWanted(to call: Message, error: DBusError) {
+        if !call.noReplyExpected { send(call.makeError(error)) }
+    }
+
+    /// Traps unless called where loop state may be touched: the loop thread,
+    /// or anywhere while the loop is not running (set-up) or not attached.
+    func requireLoopThread(_ function: StaticString = #function) {
+        guard let loop = core.loop else { return }
+        precondition(loop.inEventLoop || (loop as? EventLoop)?.isRunning == false,
+                     "\(function) must be called on the connection's loop thread")
+    }
+
+    /// Queues `message` for sending (`dbus_connection_send`). Safe from any
+    /// thread; messages sent from one thread keep their order. Dropped once
+    /// the connection is closed.
+    public func send(_ message: Message) {
+        core.send(message)
+    }
+
+    /// Sends a call and delivers its reply (or a `NoReply` error after
+    /// `timeout`, or the error reply as a ``DBusError``) to `onReply` on the
+    /// loop thread (`dbus_connection_send_with_reply` + a pending-call notify).
+    /// Attached connections only; safe from any thread.
+    public func sendWithReply(
+        _ message: Message, timeout: Duration = .seconds(25),
+        onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
+    ) {
+        guard let loop = core.loop else {
+            preconditionFailure("sendWithReply(_:timeout:onReply:) needs a connection attached to a loop")
+        }
+        if !loop.inEventLoop {
+            loop.execute { [self] in sendWithReply(message, timeout: timeout, onReply: onReply) }
+            return
+        }
+        guard !core.closed, let pending = LibDBus.sendWithReply(raw, message.raw, timeout: timeout.libdbusMilliseconds) else {
+            loop.execute { onReply(.failure(.disconnected("not connected to the bus"))) }
+            return
+        }
+        let call = PendingCall(pending: pending, loop: loop, core: core, onReply: onReply)
+        core.track(call)
+        LibDBus.setNotify(pending, pendingNotifyFunction, data: Unmanaged.passRetained(call).toOpaque(), free: releaseDataFunction)
+        // A reply that completed the call before the notify was set would
+        // never be announced: deliver it now.
+        if LibDBus.pendingCompleted(pending) { call.complete() }
+    }
+
+    /// Sends a call and waits, without blocking a thread, for its reply.
+    /// Attached connections only.
+    public func reply(to message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
+        let result = await withCheckedContinuation { continuation in
+            sendWithReply(message, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    // MARK: client mode
+
+    /// Sends a call and blocks until its reply (`dbus_connection_send_with_reply_and_block`).
+    /// An error reply is thrown as its ``DBusError``; no reply within
+    /// `timeout` throws `org.freedesktop.DBus.Error.NoReply`.
+    ///
+    /// Meant for client mode. On an attached connection it must run on the
+    /// loop thread and stalls the loop meanwhile (fine at start-up).
+    public func call(_ message: Message, timeout: Duration = .seconds(25)) throws(DBusError) -> Message {
+        requireLoopThread()
+        guard !core.closed else { throw .disconnected("the connection is closed") }
+        let (reply, error) = LibDBus.sendWithReplyAndBlock(raw, message.raw, timeout: timeout.libdbusMilliseconds)
+        if let error { throw error }
+        guard let reply else { throw .failed("no reply and no error from libdbus") }
+        return Message(adopting: reply)
+    }
+
+    /// Waits up to `timeout` for a signal matching `rule` (any signal when nil)
+    /// and returns it; nil on timeout. Reads and dispatches meanwhile
+    /// (`dbus_connection_read_write_dispatch`), so `Peer` calls to this client
+    /// are answered. Subscribe first with ``addMatch(_:)``. Client mode only.
+    public func nextSignal(matching rule: MatchRule? = nil, timeout: Duration) throws(DBusError) -> Message? {
+        precondition(core.loop == nil, "nextSignal(matching:timeout:) is for connections not attached to a loop")
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            if let index = core.signalQueue.firstIndex(where: { rule?.matches($0) ?? true }) {
+                return core.signalQueue.remove(at: index)
+            }
+            let remaining = clock.now.duration(to: deadline)
+            if remaining <= .zero { return nil }
+            guard !core.closed, LibDBus.readWriteDispatch(raw, timeout: max(remaining.libdbusMilliseconds, 1)) else {
+                throw .disconnected("the connection to the bus was lost")
+            }
+        }
+    }
+
+    /// Blocks until every queued message is written (`dbus_connection_flush`).
+    public func flush() {
+        guard !core.closed else { return }
+        LibDBus.flush(raw)
+    }
+
+    /// True when unix file descriptors can be passed on this connection.
+    public var canPassUnixFDs: Bool {
+        LibDBus.canSend(raw, type: TypeCode.unixFD)
+    }
+}
+
+/// One call awaiting its reply; owned by libdbus as the notify's data.
+final class PendingCall: @unchecked Sendable {
+    private let pending: UncheckedPointer
+    private let loop: any EventLoopProtocol
+    private weak var core: ConnectionCore?
+    private var onReply: (@Sendable (Result<Message, DBusError>) -> Void)?
+
+    init(
+        pending: OpaquePointer, loop: any EventLoopProtocol, core: ConnectionCore,
+        onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
+    ) {
+        self.pending = UncheckedPointer(raw: pending)
+        self.loop = loop
+        self.core = core
+        self.onReply = onReply
+    }
+
+    /// The connection went away first: cancel the call
+    /// (`dbus_pending_call_cancel`) and answer `Disconnected`.
+    func abandon() {
+        guard let onReply else { return }
+        self.onReply = nil
+        LibDBus.cancel(pending: pending.raw)
+        LibDBus.unref(pending: pending.raw)
+        onReply(.failure(.disconnected("the connection was lost before the reply arrived")))
+    }
+
+    /// libdbus released the call without completing it (the connection was
+    /// torn down): the caller still gets an answer, on the loop.
+    deinit {
+        guard let onReply else { return }
+        loop.execute { onReply(.failure(.disconnected("the connection was closed before the reply arrived"))) }
+    }
+
+    /// Takes the reply (`dbus_pending_call_steal_reply`), drops our reference
+    /// to the pending call and calls `onReply` once.
+    func complete() {
+        guard let onReply else { return }
+        self.onReply = nil
+        core?.untrack(self)
+        let reply = LibDBus.stealReply(pending.raw)
+        LibDBus.unref(pending: pending.raw)
+        guard let reply else {
+            onReply(.failure(.disconnected("the call ended without a reply")))
+            return
+        }
+        let message = Message(adopting: reply)
+        if let error = message.error {
+            onReply(.failure(error))
+        } else {
+            onReply(.success(message))
+        }
+    }
+}
+
+private let pendingNotifyFunction: DBusPendingCallNotifyFunction = { _, data in
+    guard let data else { return }
+    Unmanaged<PendingCall>.fromOpaque(data).takeUnretainedValue().complete()
+}
+
+extension Duration {
+    /// Milliseconds for libdbus: at least 0, at most `Int32.max` (infinite).
+    var libdbusMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        if milliseconds.overflow { return .max }
+        let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: total)
+    }
+}

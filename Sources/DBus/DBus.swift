@@ -1,1 +1,0 @@
-// DBus: placeholder until its issue lands.

@@ -1,0 +1,324 @@
+/// A Swift type with a fixed D-Bus type, read from and written to messages
+/// directly (no intermediate ``DBusValue`` for the common types).
+///
+/// Conforming: `UInt8` (`y`), `Bool` (`b`), `Int16` (`n`), `UInt16` (`q`),
+/// `Int32` (`i`), `UInt32` (`u`), `Int64` (`x`), `UInt64` (`t`), `Double`
+/// (`d`), `String` (`s`), ``ObjectPath`` (`o`), ``Signature`` (`g`),
+/// ``UnixFD`` (`h`), ``DBusValue`` (**`v`**: a variant), arrays, dictionaries
+/// with basic keys and ``DBusStruct``. So `[String: DBusValue]` is `a{sv}`,
+/// `[[String: DBusValue]]` is `aa{sv}`, `[String: String]` is `a{ss}` and
+/// `[DBusStruct<String, String, ObjectPath, String>]` is `a(ssos)`.
+public protocol DBusRepresentable: Sendable {
+    /// The D-Bus type of every value of this type.
+    static var dbusSignature: Signature { get }
+    /// Converts from a value of exactly this type; nil otherwise.
+    init?(dbusValue: DBusValue)
+    /// The value as a ``DBusValue``.
+    var dbusValue: DBusValue { get }
+    /// Reads a value at the reader's position, whose type was already checked.
+    static func read(from reader: inout MessageReader) throws(DBusError) -> Self
+    /// Appends the value.
+    func write(to writer: inout MessageWriter) throws(DBusError)
+}
+
+extension DBusRepresentable {
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+        let value = try reader.nextValue()
+        guard let converted = Self(dbusValue: value) else {
+            throw .invalidArgs("expected \(dbusSignature), got \(value.signature)")
+        }
+        return converted
+    }
+
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.appendValue(dbusValue)
+    }
+}
+
+/// A D-Bus basic type: the only kind allowed as a dictionary key.
+public protocol DBusBasicType: DBusRepresentable, Hashable {}
+
+/// Fixed-size basic types, read and written through `dbus_message_iter_get_basic`.
+protocol FixedBasic: DBusBasicType {
+    static var typeCode: Int32 { get }
+    /// Zero, the value a read starts from.
+    init()
+}
+
+extension FixedBasic {
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+        reader.readFixed(Self.self)
+    }
+
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        writer.appendFixed(self)
+    }
+}
+
+extension UInt8: FixedBasic {
+    static var typeCode: Int32 { TypeCode.byte }
+    public static var dbusSignature: Signature { .byte }
+    public init?(dbusValue: DBusValue) { guard case .byte(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .byte(self) }
+}
+
+extension Int16: FixedBasic {
+    static var typeCode: Int32 { TypeCode.int16 }
+    public static var dbusSignature: Signature { .int16 }
+    public init?(dbusValue: DBusValue) { guard case .int16(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .int16(self) }
+}
+
+extension UInt16: FixedBasic {
+    static var typeCode: Int32 { TypeCode.uint16 }
+    public static var dbusSignature: Signature { .uint16 }
+    public init?(dbusValue: DBusValue) { guard case .uint16(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .uint16(self) }
+}
+
+extension Int32: FixedBasic {
+    static var typeCode: Int32 { TypeCode.int32 }
+    public static var dbusSignature: Signature { .int32 }
+    public init?(dbusValue: DBusValue) { guard case .int32(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .int32(self) }
+}
+
+extension UInt32: FixedBasic {
+    static var typeCode: Int32 { TypeCode.uint32 }
+    public static var dbusSignature: Signature { .uint32 }
+    public init?(dbusValue: DBusValue) { guard case .uint32(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .uint32(self) }
+}
+
+extension Int64: FixedBasic {
+    static var typeCode: Int32 { TypeCode.int64 }
+    public static var dbusSignature: Signature { .int64 }
+    public init?(dbusValue: DBusValue) { guard case .int64(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .int64(self) }
+}
+
+extension UInt64: FixedBasic {
+    static var typeCode: Int32 { TypeCode.uint64 }
+    public static var dbusSignature: Signature { .uint64 }
+    public init?(dbusValue: DBusValue) { guard case .uint64(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .uint64(self) }
+}
+
+extension Double: FixedBasic {
+    static var typeCode: Int32 { TypeCode.double }
+    public static var dbusSignature: Signature { .double }
+    public init?(dbusValue: DBusValue) { guard case .double(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .double(self) }
+}
+
+extension Bool: DBusBasicType {
+    public static var dbusSignature: Signature { .bool }
+    public init?(dbusValue: DBusValue) { guard case .bool(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .bool(self) }
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> Bool { reader.readBool() }
+    public func write(to writer: inout MessageWriter) throws(DBusError) { writer.appendBool(self) }
+}
+
+extension String: DBusBasicType {
+    public static var dbusSignature: Signature { .string }
+    public init?(dbusValue: DBusValue) { guard case .string(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .string(self) }
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> String { reader.readString() }
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.appendString(self, type: TypeCode.string)
+    }
+}
+
+extension ObjectPath: DBusBasicType {
+    public static var dbusSignature: Signature { .objectPath }
+    public init?(dbusValue: DBusValue) { guard case .objectPath(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .objectPath(self) }
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> ObjectPath {
+        ObjectPath(trusted: reader.readString())
+    }
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.appendString(rawValue, type: TypeCode.objectPath)
+    }
+}
+
+extension Signature: DBusBasicType {
+    public static var dbusSignature: Signature { .signature }
+    public init?(dbusValue: DBusValue) { guard case .signature(let v) = dbusValue else { return nil }; self = v }
+    public var dbusValue: DBusValue { .signature(self) }
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> Signature {
+        Signature(trusted: reader.readString())
+    }
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.appendString(rawValue, type: TypeCode.signature)
+    }
+}
+
+extension UnixFD: DBusBasicType {
+    public static var dbusSignature: Signature { .unixFD }
+    /// A new owner of a duplicate of the value's descriptor; nil when it is
+    /// not a `.unixFD` or the duplicate cannot be made.
+    public convenience init?(dbusValue: DBusValue) {
+        guard case .unixFD(let v) = dbusValue else { return nil }
+        let copy = v.duplicate()
+        guard copy >= 0 else { return nil }
+        self.init(adopting: copy)
+    }
+    public var dbusValue: DBusValue { .unixFD(self) }
+}
+
+/// ``DBusValue`` as a typed value is a **variant** (`v`): reading unwraps one
+/// variant, writing wraps the value in one. That is what makes
+/// `[String: DBusValue]` mean `a{sv}`.
+extension DBusValue: DBusRepresentable {
+    public static var dbusSignature: Signature { .variant }
+    public init?(dbusValue: DBusValue) {
+        guard case .variant(let inner) = dbusValue else { return nil }
+        self = inner
+    }
+    public var dbusValue: DBusValue { .variant(self) }
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> DBusValue {
+        var inner = try reader.enterContainer()
+        return try inner.nextValue()
+    }
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.appendValue(.variant(self))
+    }
+}
+
+extension Array: DBusRepresentable where Element: DBusRepresentable {
+    public static var dbusSignature: Signature { Signature(trusted: "a" + Element.dbusSignature.rawValue) }
+
+    public init?(dbusValue: DBusValue) {
+        guard case .array(let type, let items) = dbusValue, type == Element.dbusSignature else { return nil }
+        var result: [Element] = []
+        result.reserveCapacity(items.count)
+        for item in items {
+            guard let element = Element(dbusValue: item) else { return nil }
+            result.append(element)
+        }
+        self = result
+    }
+
+    public var dbusValue: DBusValue { .array(elementType: Element.dbusSignature, map(\.dbusValue)) }
+
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> [Element] {
+        if Element.self == UInt8.self, let bytes = reader.readByteArray() as? [Element] { return bytes }
+        var inner = try reader.enterContainer()
+        var result: [Element] = []
+        while !inner.isAtEnd { result.append(try Element.read(from: &inner)) }
+        return result
+    }
+
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        if let bytes = self as? [UInt8] {
+            writer.appendByteArray(bytes)
+            return
+        }
+        try writer.withContainer(TypeCode.array, contained: Element.dbusSignature.rawValue) { (inner) throws(DBusError) in
+            for element in self { try element.write(to: &inner) }
+        }
+    }
+}
+
+extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRepresentable {
+    public static var dbusSignature: Signature {
+        Signature(trusted: "a{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}")
+    }
+
+    public init?(dbusValue: DBusValue) {
+        guard case .dictionary(let keyType, let valueType, let entries) = dbusValue,
+              keyType == Key.dbusSignature, valueType == Value.dbusSignature else { return nil }
+        var result: [Key: Value] = [:]
+        result.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let key = Key(dbusValue: entry.key), let value = Value(dbusValue: entry.value) else { return nil }
+            result[key] = value
+        }
+        self = result
+    }
+
+    public var dbusValue: DBusValue {
+        .dictionary(
+            keyType: Key.dbusSignature, valueType: Value.dbusSignature,
+            map { DBusDictEntry(key: $0.key.dbusValue, value: $0.value.dbusValue) })
+    }
+
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> [Key: Value] {
+        var entries = try reader.enterContainer()
+        var result: [Key: Value] = [:]
+        while !entries.isAtEnd {
+            var entry = try entries.enterContainer()
+            let key = try Key.read(from: &entry)
+            result[key] = try Value.read(from: &entry)
+        }
+        return result
+    }
+
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        let contained = "{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}"
+        try writer.withContainer(TypeCode.array, contained: contained) { (entries) throws(DBusError) in
+            for (key, value) in self {
+                try entries.withContainer(TypeCode.dictEntry, contained: nil) { (entry) throws(DBusError) in
+                    try key.write(to: &entry)
+                    try value.write(to: &entry)
+                }
+            }
+        }
+    }
+}
+
+/// A D-Bus struct of typed fields: `DBusStruct<String, String, ObjectPath, String>`
+/// is `(ssos)`. Read a list of them as `[DBusStruct<…>]` (`a(ssos)`).
+public struct DBusStruct<each Field: DBusRepresentable>: DBusRepresentable {
+    /// The fields in order.
+    public var fields: (repeat each Field)
+
+    /// A struct of `fields`.
+    public init(_ fields: repeat each Field) {
+        self.fields = (repeat each fields)
+    }
+
+    public static var dbusSignature: Signature {
+        var text = "("
+        for type in repeat (each Field).self { text += type.dbusSignature.rawValue }
+        return Signature(trusted: text + ")")
+    }
+
+    public init?(dbusValue: DBusValue) {
+        guard case .structure(let values) = dbusValue else { return nil }
+        var iterator = values.makeIterator()
+        do {
+            let fields = (repeat try Self.convert((each Field).self, iterator.next()))
+            guard iterator.next() == nil else { return nil }
+            self.fields = fields
+        } catch {
+            return nil
+        }
+    }
+
+    private struct Mismatch: Error {}
+
+    private static func convert<T: DBusRepresentable>(_ type: T.Type, _ value: DBusValue?) throws(Mismatch) -> T {
+        guard let value, let converted = T(dbusValue: value) else { throw Mismatch() }
+        return converted
+    }
+
+    public var dbusValue: DBusValue {
+        var values: [DBusValue] = []
+        for field in repeat each fields { values.append(field.dbusValue) }
+        return .structure(values)
+    }
+
+    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+        var inner = try reader.enterContainer()
+        let fields = (repeat try (each Field).read(from: &inner))
+        let result = Self(repeat each fields)
+        return result
+    }
+
+    public func write(to writer: inout MessageWriter) throws(DBusError) {
+        try writer.withContainer(TypeCode.structure, contained: nil) { (inner) throws(DBusError) in
+            for field in repeat each fields { try field.write(to: &inner) }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import CDBus
+
+/// Reads a message's arguments in order (`dbus_message_iter_*`).
+///
+/// ```swift
+/// var args = message.arguments()
+/// let answers = try args.next([String: DBusValue].self)   // a{sv}
+/// ```
+///
+/// Typed reads check the argument's signature first and throw
+/// `InvalidArgs` on a mismatch. Nesting deeper than ``maximumDepth``
+/// containers is refused rather than followed.
+public struct MessageReader {
+    /// The deepest container nesting a reader follows. The specification
+    /// allows 32 nested arrays plus 32 nested structs; variants count too.
+    public static let maximumDepth = 64
+
+    private let message: Message
+    private var iter = DBusMessageIter()
+    private let depth: Int
+    private var index = 0
+
+    init(message: Message) {
+        self.message = message
+        self.depth = 0
+        if !LibDBus.iterInit(message.raw, &iter) {
+            // No arguments: a zeroed iterator would be invalid, so mark the end.
+            isEmptyMessage = true
+        }
+    }
+
+    private init(parent: Message, iter: DBusMessageIter, depth: Int) {
+        self.message = parent
+        self.iter = iter
+        self.depth = depth
+    }
+
+    private var isEmptyMessage = false
+
+    /// The type code of the current argument (`TypeCode.invalid` at the end).
+    var currentType: Int32 {
+        if isEmptyMessage { return TypeCode.invalid }
+        var copy = iter  // libdbus takes a non-const pointer even to peek
+        return LibDBus.iterArgType(&copy)
+    }
+
+    /// True when every argument (of this container) has been read.
+    public var isAtEnd: Bool {
+        currentType == TypeCode.invalid
+    }
+
+    /// The signature of the current argument, or nil at the end.
+    public func peekSignature() -> Signature? {
+        if isAtEnd { return nil }
+        var copy = iter
+        return Signature(trusted: LibDBus.iterSignature(&copy))
+    }
+
+    /// Reads the next argument as a `T`, after checking its type.
+    public mutating func next<T: DBusRepresentable>(_ type: T.Type = T.self) throws(DBusError) -> T {
+        try expect(T.dbusSignature)
+        return try T.read(from: &self)
+    }
+
+    /// Reads the next argument as whatever type it has.
+    public mutating func nextValue() throws(DBusError) -> DBusValue {
+        let type = currentType
+        switch type {
+        case TypeCode.invalid: throw .invalidArgs("argument \(index + 1) is missing")
+        case TypeCode.byte: return .byte(readFixed(UInt8.self))
+        case TypeCode.boolean: return .bool(readBool())
+        case TypeCode.int16: return .int16(readFixed(Int16.self))
+        case TypeCode.uint16: return .uint16(readFixed(UInt16.self))
+        case TypeCode.int32: return .int32(readFixed(Int32.self))
+        case TypeCode.uint32: return .uint32(readFixed(UInt32.self))
+        case TypeCode.int64: return .int64(readFixed(Int64.self))
+        case TypeCode.uint64: return .uint64(readFixed(UInt64.self))
+        case TypeCode.double: return .double(readFixed(Double.self))
+        case TypeCode.string: return .string(readString())
+        case TypeCode.objectPath: return .objectPath(ObjectPath(trusted: readString()))
+        case TypeCode.signature: return .signature(Signature(trusted: readString()))
+        case TypeCode.unixFD: return .unixFD(readUnixFD())
+        case TypeCode.variant:
+            var inner = try enterContainer()
+            return .variant(try inner.nextValue())
+        case TypeCode.structure:
+            var inner = try enterContainer()
+            var fields: [DBusValue] = []
+            while !inner.isAtEnd { fields.append(try inner.nextValue()) }
+            return .structure(fields)
+        case TypeCode.array:
+            let signature = LibDBus.iterSignature(&iter)
+            let element = Signature(trusted: String(signature.dropFirst()))
+            var inner = try enterContainer()
+            if signature.utf8.dropFirst().first == UInt8(ascii: "{") {
+                let types = Signature(trusted: String(element.rawValue.dropFirst().dropLast())).completeTypes
+                guard types.count == 2 else { throw .invalidArgs("malformed dict entry type \(element)") }
+                var entries: [DBusDictEntry] = []
+                while !inner.isAtEnd {
+                    var entry = try inner.enterContainer()
+                    let key = try entry.nextValue()
+                    let value = try entry.nextValue()
+                    entries.append(DBusDictEntry(key: key, value: value))
+                }
+                return .dictionary(keyType: types[0], valueType: types[1], entries)
+            }
+            var items: [DBusValue] = []
+            while !inner.isAtEnd { items.append(try inner.nextValue()) }
+            return .array(elementType: element, items)
+        default:
+            throw .invalidArgs("argument \(index + 1) has unsupported type \(TypeCode.name(type))")
+        }
+    }
+
+    /// Reads every remaining argument.
+    public mutating func readAll() throws(DBusError) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while !isAtEnd { values.append(try nextValue()) }
+        return values
+    }
+
+    /// Skips the current argument.
+    public mutating func skip() {
+        guard !isAtEnd else { return }
+        advance()
+    }
+
+    // MARK: internals used by the conformances
+
+    /// Throws unless the current argument has type `signature`.
+    mutating func expect(_ signature: Signature) throws(DBusError) {
+        let wanted = signature.rawValue.utf8
+        let actual = currentType
+        if wanted.count == 1, let code = wanted.first {
+            // Basic types and variants: one code to compare, no allocation.
+            if actual == Int32(code) { return }
+        } else if actual == TypeCode.array || actual == TypeCode.structure {
+            if LibDBus.iterSignature(&iter) == signature.rawValue { return }
+        }
+        let got = actual == TypeCode.invalid ? "nothing" : "'\(LibDBus.iterSignature(&iter))'"
+        throw .invalidArgs("argument \(index + 1): expected '\(signature)', got \(got)")
+    }
+
+    private mutating func advance() {
+        LibDBus.iterNext(&iter)
+        index += 1
+    }
+
+    /// A reader for the contents of the current container (array, struct,
+    /// dict entry or variant); advances past it.
+    mutating func enterContainer() throws(DBusError) -> MessageReader {
+        guard depth < Self.maximumDepth else {
+            throw .invalidArgs("values nested deeper than \(Self.maximumDepth) containers")
+        }
+        var sub = DBusMessageIter()
+        LibDBus.iterRecurse(&iter, &sub)
+        advance()
+        return MessageReader(parent: message, iter: sub, depth: depth + 1)
+    }
+
+    mutating func readFixed<T: FixedBasic>(_ type: T.Type) -> T {
+        var value = T()
+        withUnsafeMutablePointer(to: &value) { LibDBus.iterGetBasic(&iter, UnsafeMutableRawPointer($0)) }
+        advance()
+        return value
+    }
+
+    mutating func readBool() -> Bool {
+        var value: dbus_bool_t = 0
+        LibDBus.iterGetBasic(&iter, &value)
+        advance()
+        return value != 0
+    }
+
+    mutating func readString() -> String {
+        var pointer: UnsafePointer<CChar>?
+        withUnsafeMutablePointer(to: &pointer) { LibDBus.iterGetBasic(&iter, $0) }
+        advance()
+        return pointer.map { String(cString: $0) } ?? ""
+    }
+
+    mutating func readUnixFD() -> UnixFD {
+        var fd: Int32 = -1
+        LibDBus.iterGetBasic(&iter, &fd)  // libdbus returns a duplicate we own
+        advance()
+        return UnixFD(adopting: fd)
+    }
+
+    /// An `ay` read in one copy (`dbus_message_iter_get_fixed_array`).
+    mutating func readByteArray() -> [UInt8] {
+        var sub = DBusMessageIter()
+        LibDBus.iterRecurse(&iter, &sub)
+        let bytes = Array(LibDBus.iterFixedArray(&sub))
+        advance()
+        return bytes
+    }
+}

@@ -1,0 +1,121 @@
+import Synchronization
+
+/// One received method call, to be completed exactly once with ``reply(_:)``
+/// (or a variant) or ``fail(_:)``.
+///
+/// Completion may happen inside the handler or later (a deferred reply, such
+/// as `Submit` answering when its action ends), from any thread. An
+/// invocation released without completion answers the caller with
+/// `org.freedesktop.DBus.Error.Failed` and logs it: a caller is never left
+/// waiting. A second completion is ignored and logged.
+public final class MethodInvocation: @unchecked Sendable {
+    /// The call as received.
+    public let message: Message
+    /// The object path called.
+    public let path: ObjectPath
+    /// The interface of the member that is running (also when the caller
+    /// left the interface out).
+    public let interface: InterfaceName
+    /// The method called.
+    public let member: MemberName
+    /// The signature the reply must have.
+    public let replySignature: Signature
+
+    private let core: ConnectionCore
+    private let completed = Atomic<Bool>(false)
+
+    init(message: Message, path: ObjectPath, interface: InterfaceName, member: MemberName, replySignature: Signature,
+         core: ConnectionCore) {
+        self.message = message
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.replySignature = replySignature
+        self.core = core
+    }
+
+    deinit {
+        // A caller that wants no reply is not left waiting by a dropped call.
+        guard !completed.load(ordering: .acquiring), !message.noReplyExpected else { return }
+        core.logger.log(.error, "\(interface).\(member) on \(path) was dropped without a reply")
+        core.send(message.makeError(.failed("The service dropped the call to \(member) without replying.")))
+    }
+
+    /// The caller's unique bus name, for authorization.
+    public var sender: BusName? { message.sender }
+
+    /// True once replied to or failed.
+    public var isCompleted: Bool { completed.load(ordering: .acquiring) }
+
+    /// A reader over the call's arguments (already checked against the
+    /// method's input signature).
+    public func arguments() -> MessageReader {
+        message.arguments()
+    }
+
+    private func claim(_ what: String) -> Bool {
+        if completed.exchange(true, ordering: .acquiringAndReleasing) {
+            core.logger.log(.warning, "\(interface).\(member) on \(path): \(what) after the call was already completed")
+            return false
+        }
+        return true
+    }
+
+    /// Replies with `values`, each written as its own type.
+    public func reply(_ values: DBusValue...) {
+        reply(values: values)
+    }
+
+    /// Replies with `values`, each written as its own type.
+    public func reply(values: [DBusValue]) {
+        reply { (writer) throws(DBusError) in try writer.appendValues(values) }
+    }
+
+    /// Replies with typed values: `call.reply(typed: errors)` for `a{ss}`.
+    public func reply<each T: DBusRepresentable>(typed values: repeat each T) {
+        reply { (writer) throws(DBusError) in
+            for value in repeat each values { try writer.append(value) }
+        }
+    }
+
+    /// Replies with whatever `build` appends. When it throws, or the reply
+    /// does not have the method's declared output signature, the caller gets
+    /// `org.freedesktop.DBus.Error.Failed` instead and the mistake is logged.
+    public func reply(_ build: (inout MessageWriter) throws(DBusError) -> Void) {
+        guard claim("reply") else { return }
+        guard !message.noReplyExpected else { return }
+        let reply = message.makeReturn()
+        var writer = reply.appender()
+        do throws(DBusError) {
+            try build(&writer)
+        } catch {
+            core.logger.log(.error, "\(interface).\(member) on \(path): cannot build the reply: \(error.message)")
+            core.send(message.makeError(.failed("The service could not encode its reply to \(member).")))
+            return
+        }
+        guard reply.hasSignature(replySignature) else {
+            core.logger.log(
+                .error, "\(interface).\(member) on \(path): reply has type '\(reply.signature)', declared '\(replySignature)'")
+            core.send(message.makeError(.failed("The service sent an invalid reply to \(member).")))
+            return
+        }
+        core.send(reply)
+    }
+
+    /// Completes the call with an error. A ``DBusErrorConvertible`` goes back
+    /// as its name and message; any other error as
+    /// `org.freedesktop.DBus.Error.Failed` with a generic message, its details
+    /// only logged.
+    public func fail(_ error: any Error) {
+        guard claim("fail") else { return }
+        let dbusError: DBusError
+        if let convertible = error as? any DBusErrorConvertible {
+            dbusError = convertible.dbusError
+        } else {
+            core.logger.log(.error, "\(interface).\(member) on \(path) failed: \(String(describing: error))")
+            dbusError = .failed("The service failed to handle \(member).")
+        }
+        guard !message.noReplyExpected else { return }
+        core.send(message.makeError(dbusError))
+    }
+}

@@ -1,0 +1,164 @@
+/// What the typed D-Bus names share: a validated string.
+///
+/// Runtime strings go through the throwing `init(_:)`. String literals are
+/// accepted too, for the constant names a program is written with; an invalid
+/// literal is a programming error and traps (the first test that touches it
+/// finds it).
+public protocol ValidatedName: RawRepresentable<String>, Hashable, Sendable, Comparable,
+    CustomStringConvertible, ExpressibleByStringLiteral
+{
+    /// Checks `string` against the specification's rules for this kind of name.
+    static func validate(_ string: String) -> DBusError?
+    /// Wraps a string already known to be valid.
+    init(trusted: String)
+}
+
+extension ValidatedName {
+    /// Validates `string`; throws `org.freedesktop.DBus.Error.InvalidArgs` with
+    /// libdbus' explanation when it breaks the rules.
+    public init(_ string: String) throws(DBusError) {
+        if let error = Self.validate(string) { throw error }
+        self.init(trusted: string)
+    }
+
+    /// Validates `rawValue`; nil when it breaks the rules.
+    public init?(rawValue: String) {
+        guard Self.validate(rawValue) == nil else { return nil }
+        self.init(trusted: rawValue)
+    }
+
+    /// A literal name; traps when the literal is invalid.
+    public init(stringLiteral value: String) {
+        if let error = Self.validate(value) {
+            preconditionFailure("invalid \(Self.self) literal \"\(value)\": \(error.message)")
+        }
+        self.init(trusted: value)
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// Turns a libdbus validation failure into `InvalidArgs` naming the kind of name.
+private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> DBusError? {
+    guard let error else { return nil }
+    return .invalidArgs("invalid \(kind) \"\(string)\": \(error.message)")
+}
+
+/// A bus name: unique (`:1.42`, assigned by the bus) or well-known
+/// (`org.flowd.Flow1`). Validated with `dbus_validate_bus_name`.
+public struct BusName: ValidatedName {
+    public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
+    public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
+    public static func validate(_ string: String) -> DBusError? {
+        invalid("bus name", string, LibDBus.validateBusName(string))
+    }
+
+    /// True for a unique connection name (`:1.42`).
+    public var isUnique: Bool { rawValue.utf8.first == UInt8(ascii: ":") }
+
+    /// The bus driver itself, `org.freedesktop.DBus`.
+    public static let bus: BusName = "org.freedesktop.DBus"
+}
+
+/// An object path (`/org/flowd/Flow1`). Validated with `dbus_validate_path`.
+public struct ObjectPath: ValidatedName {
+    public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
+    public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
+    public static func validate(_ string: String) -> DBusError? {
+        invalid("object path", string, LibDBus.validatePath(string))
+    }
+
+    /// The root path `/`.
+    public static let root: ObjectPath = "/"
+
+    /// The path elements, empty for `/`.
+    public var components: [Substring] {
+        rawValue.split(separator: "/")
+    }
+
+    /// The last element (`"abc"` for `/x/abc`), nil for `/`.
+    public var lastComponent: Substring? { components.last }
+
+    /// The enclosing path; nil for `/`.
+    public var parent: ObjectPath? {
+        guard rawValue != "/" else { return nil }
+        guard let slash = rawValue.utf8.lastIndex(of: UInt8(ascii: "/")), slash != rawValue.startIndex else { return .root }
+        return ObjectPath(trusted: String(rawValue[..<slash]))
+    }
+
+    /// This path with one more element; throws when `component` is not made of
+    /// `[A-Za-z0-9_]` only.
+    public func appending(_ component: String) throws(DBusError) -> ObjectPath {
+        try ObjectPath(rawValue == "/" ? "/" + component : rawValue + "/" + component)
+    }
+
+    /// True when `other` lies strictly below this path.
+    public func isAncestor(of other: ObjectPath) -> Bool {
+        if rawValue == "/" { return other.rawValue != "/" }
+        let mine = rawValue.utf8
+        let theirs = other.rawValue.utf8
+        // Paths are ASCII: compare bytes, then require a "/" right after.
+        guard theirs.count > mine.count, theirs.starts(with: mine) else { return false }
+        return theirs[theirs.index(theirs.startIndex, offsetBy: mine.count)] == UInt8(ascii: "/")
+    }
+
+    /// The element right below this path on the way to `descendant`
+    /// (`"b"` for `/a` and `/a/b/c`), nil when it is not a descendant.
+    public func childComponent(toward descendant: ObjectPath) -> Substring? {
+        guard isAncestor(of: descendant) else { return nil }
+        let rest = descendant.rawValue.dropFirst(rawValue == "/" ? 1 : rawValue.count + 1)
+        return rest.split(separator: "/", maxSplits: 1).first
+    }
+}
+
+/// An interface name (`org.flowd.Flow1.Session`). Validated with `dbus_validate_interface`.
+public struct InterfaceName: ValidatedName {
+    public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
+    public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
+    public static func validate(_ string: String) -> DBusError? {
+        invalid("interface name", string, LibDBus.validateInterface(string))
+    }
+
+    /// `org.freedesktop.DBus.Introspectable`.
+    public static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
+    /// `org.freedesktop.DBus.Properties`.
+    public static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+    /// `org.freedesktop.DBus.Peer`.
+    public static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
+    /// `org.freedesktop.DBus`, the bus driver's interface.
+    public static let bus: InterfaceName = "org.freedesktop.DBus"
+    /// `org.freedesktop.DBus.Local`, signals libdbus makes up itself (Disconnected).
+    public static let local: InterfaceName = "org.freedesktop.DBus.Local"
+}
+
+/// A method, signal or property name (`SetAnswers`). Validated with `dbus_validate_member`.
+public struct MemberName: ValidatedName {
+    public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
+    public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
+    public static func validate(_ string: String) -> DBusError? {
+        invalid("member name", string, LibDBus.validateMember(string))
+    }
+}
+
+/// An error name (`org.flowd.Flow1.Error.NotFound`). Validated with `dbus_validate_error_name`.
+public struct ErrorName: ValidatedName {
+    public let rawValue: String
+    /// Wraps `trusted` without checking it: only for strings known valid.
+    public init(trusted: String) { rawValue = trusted }
+    /// The specification's rules, through libdbus.
+    public static func validate(_ string: String) -> DBusError? {
+        guard let error = LibDBus.validateErrorName(string) else { return nil }
+        // Not through `invalidArgs`: that would build an ErrorName while validating one.
+        return DBusError(name: .invalidArgs, message: "invalid error name \"\(string)\": \(error.message)")
+    }
+}

@@ -1,0 +1,566 @@
+import Synchronization
+
+/// Decides, before any handler runs, whether a call may proceed: call
+/// `proceed(nil)` to go on or `proceed(error)` to refuse, now (the fast path)
+/// or later from any thread (after an async uid lookup, say). Runs for the
+/// registration's own interfaces and for `Properties`, not for `Introspect`
+/// or `Peer`.
+public typealias Authorizer<Target> = @Sendable (
+    _ target: Target, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
+) -> Void
+
+/// Serves objects on a ``Connection``: routes method calls to member tables,
+/// checks signatures, and implements `Introspectable`, `Properties` and (for
+/// calls without an interface) `Peer` from the same tables.
+///
+/// Objects are exported at exact paths, or as a *tree* under a prefix with a
+/// resolver (path → object or nil), so thousands of objects need no
+/// registration each. Keep the server alive as long as it should answer (the
+/// connection holds it weakly). Loop thread only.
+public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
+    /// The connection served.
+    public let connection: Connection
+    private var exact: [String: any AnyRegistration] = [:]
+    /// Trees, longest prefix first.
+    private var trees: [any AnyRegistration] = []
+
+    /// Becomes `connection`'s method-call handler.
+    public init(connection: Connection) {
+        self.connection = connection
+        connection.core.methodHandler = self
+    }
+
+    // MARK: registration
+
+    /// Exports `target` at `path` with `interfaces`.
+    public func export<Target: Sendable>(
+        _ target: Target, at path: ObjectPath, interfaces: [InterfaceTable<Target>],
+        authorize: Authorizer<Target>? = nil
+    ) throws(DBusError) {
+        connection.requireLoopThread()
+        guard exact[path.rawValue] == nil else { throw .failed("an object is already exported at \(path)") }
+        exact[path.rawValue] = try Registration(
+            path: path, isTree: false, tables: interfaces, authorize: authorize, children: nil, logger: connection.logger,
+            resolve: { $0 == path ? target : nil })
+    }
+
+    /// Exports a tree: every path strictly below `prefix` for which `resolve`
+    /// returns an object is served with `interfaces` (for example
+    /// `/org/flowd/Flow1/session/<id>`). `children` lists the child names
+    /// shown when a path of the tree (the prefix included) is introspected.
+    public func exportTree<Target: Sendable>(
+        under prefix: ObjectPath, interfaces: [InterfaceTable<Target>], authorize: Authorizer<Target>? = nil,
+        children: (@Sendable (ObjectPath) -> [String])? = nil,
+        resolve: @escaping @Sendable (ObjectPath) -> Target?
+    ) throws(DBusError) {
+        connection.requireLoopThread()
+        guard !trees.contains(where: { $0.path == prefix }) else { throw .failed("a tree is already exported under \(prefix)") }
+        let registration = try Registration(
+            path: prefix, isTree: true, tables: interfaces, authorize: authorize, children: children,
+            logger: connection.logger, resolve: { path in prefix.isAncestor(of: path) ? resolve(path) : nil })
+        trees.append(registration)
+        trees.sort { $0.path.rawValue.utf8.count > $1.path.rawValue.utf8.count }
+    }
+
+    /// Removes the object or tree registered at `path`.
+    public func unexport(_ path: ObjectPath) {
+        connection.requireLoopThread()
+        exact[path.rawValue] = nil
+        trees.removeAll { $0.path == path }
+    }
+
+    /// The registration serving `path`, with the object resolved.
+    private func lookup(_ path: ObjectPath) -> (any AnyRegistration)? {
+        if let registration = exact[path.rawValue] { return registration }
+        for tree in trees where tree.serves(path) { return tree }
+        return nil
+    }
+
+    // MARK: dispatch
+
+    func handleMethodCall(_ message: Message) -> Bool {
+        guard let path = message.path, let member = message.member else { return false }
+        let interface = message.interface
+        if let registration = exact[path.rawValue] {
+            if registration.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
+        } else {
+            // Longest prefix first; the resolver runs once per call.
+            for tree in trees where tree.path.isAncestor(of: path) {
+                if tree.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
+            }
+        }
+        // No object here, but maybe objects below it: answer Introspect and Peer.
+        let children = childNames(of: path)
+        if !children.isEmpty {
+            if (interface == nil || interface == .introspectable) && member == "Introspect" {
+                reply(to: message, introspection: Introspection.document(interfaces: Introspection.nodeInterfaces, children: children))
+                return true
+            }
+            if answerPeer(message, interface: interface, member: member) { return true }
+        }
+        connection.replyIfWanted(to: message, error: .unknownObject("No object at path \(path)"))
+        return true
+    }
+
+    /// `Ping` and `GetMachineId` without an interface name (libdbus itself
+    /// answers calls that name `org.freedesktop.DBus.Peer`).
+    func answerPeer(_ message: Message, interface: InterfaceName?, member: MemberName) -> Bool {
+        guard interface == nil || interface == .peer else { return false }
+        switch member.rawValue {
+        case "Ping":
+            connection.replyIfWanted(to: message, with: message.makeReturn())
+            return true
+        case "GetMachineId":
+            let reply = message.makeReturn()
+            if let id = LibDBus.machineID(), (try? reply.append(.string(id))) != nil {
+                connection.replyIfWanted(to: message, with: reply)
+            } else {
+                connection.replyIfWanted(to: message, error: .failed("The machine id is not available."))
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    func reply(to message: Message, introspection xml: String) {
+        let reply = message.makeReturn()
+        do {
+            try reply.append(.string(xml))
+            connection.replyIfWanted(to: message, with: reply)
+        } catch {
+            connection.replyIfWanted(to: message, error: .failed("Cannot encode the introspection data."))
+        }
+    }
+
+    /// Child node names of `path`: the next element toward every exported
+    /// object and tree below it, and what the trees list at or above it.
+    func childNames(of path: ObjectPath) -> [String] {
+        var names: Set<String> = []
+        for key in exact.keys {
+            let other = ObjectPath(trusted: key)
+            if let child = path.childComponent(toward: other) { names.insert(String(child)) }
+        }
+        for tree in trees {
+            if let child = path.childComponent(toward: tree.path) {
+                names.insert(String(child))
+            } else if tree.path == path || tree.path.isAncestor(of: path) {
+                names.formUnion(tree.childNames(of: path))
+            }
+        }
+        return names.sorted()
+    }
+
+    // MARK: emitting
+
+    /// Emits a signal from `path`. When the object's table declares the signal,
+    /// the arguments must match its declared signature. `destination` unicasts it.
+    /// Loop thread (it reads the registrations).
+    public func emitSignal(
+        _ member: MemberName, interface: InterfaceName, path: ObjectPath, arguments: [DBusValue] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        connection.requireLoopThread()
+        let message = Message.signal(path: path, interface: interface, member: member)
+        try message.append(contentsOf: arguments)
+        if let declared = lookup(path)?.signalSignature(interface: interface, member: member),
+           !message.hasSignature(declared) {
+            throw .invalidArgs("signal \(interface).\(member) is declared with '\(declared)', got '\(message.signature)'")
+        }
+        message.destination = destination
+        connection.send(message)
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given
+    /// new values and invalidated names. Safe from any thread.
+    public func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        let message = Message.signal(path: path, interface: .properties, member: "PropertiesChanged")
+        try message.append(.string(interface.rawValue), .vardict(changed), .strings(invalidated))
+        message.destination = destination
+        connection.send(message)
+    }
+
+    /// Emits `PropertiesChanged` for `names`, reading the current values from
+    /// the object's getters: a property that emits `.yes` is sent with its
+    /// value, `.invalidates` by name only, `.const` and `.no` not at all.
+    /// Emits nothing when no property qualifies.
+    public func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, properties names: [MemberName], destination: BusName? = nil
+    ) throws(DBusError) {
+        connection.requireLoopThread()
+        guard let registration = lookup(path) else { throw .unknownObject("No object at path \(path)") }
+        let (changed, invalidated) = try registration.changes(at: path, interface: interface, names: names)
+        guard !changed.isEmpty || !invalidated.isEmpty else { return }
+        try emitPropertiesChanged(
+            path: path, interface: interface, changed: changed, invalidated: invalidated, destination: destination)
+    }
+
+    /// The introspection XML `path` would answer with (nil for an unknown path).
+    public func introspect(_ path: ObjectPath) -> String? {
+        let children = childNames(of: path)
+        if let registration = lookup(path), let xml = registration.introspect(path, children: children) { return xml }
+        return children.isEmpty ? nil : Introspection.document(interfaces: Introspection.nodeInterfaces, children: children)
+    }
+}
+
+/// What the server needs from a registration, whatever its target type.
+protocol AnyRegistration: AnyObject {
+    var path: ObjectPath { get }
+    func serves(_ path: ObjectPath) -> Bool
+    /// Handles the call when this registration has an object at `path`;
+    /// false (nothing sent) when it does not.
+    func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
+        -> Bool
+    func childNames(of path: ObjectPath) -> [String]
+    func introspect(_ path: ObjectPath, children: [String]) -> String?
+    func signalSignature(interface: InterfaceName, member: MemberName) -> Signature?
+    func changes(at path: ObjectPath, interface: InterfaceName, names: [MemberName]) throws(DBusError)
+        -> (changed: [String: DBusValue], invalidated: [String])
+}
+
+/// A table prepared for dispatch: members by name, signatures precomputed,
+/// introspection XML rendered once.
+struct CompiledTable<Target: Sendable> {
+    struct CompiledMethod {
+        let method: InterfaceTable<Target>.Method
+        let inputSignature: Signature
+        let outputSignature: Signature
+    }
+
+    let table: InterfaceTable<Target>
+    let methods: [String: CompiledMethod]
+    let properties: [String: InterfaceTable<Target>.Property]
+    let signals: [String: Signature]
+    let xml: String
+
+    init(_ table: InterfaceTable<Target>) throws(DBusError) {
+        self.table = table
+        var methods: [String: CompiledMethod] = [:]
+        for method in table.methods {
+            let input = try Signature(method.inputSignature.rawValue)
+            let output = try Signature(method.outputSignature.rawValue)
+            guard methods[method.name.rawValue] == nil else { throw .failed("\(table.name) declares \(method.name) twice") }
+            methods[method.name.rawValue] = CompiledMethod(method: method, inputSignature: input, outputSignature: output)
+        }
+        var properties: [String: InterfaceTable<Target>.Property] = [:]
+        for property in table.properties {
+            guard property.signature.isSingleCompleteType else {
+                throw .invalidArgs("property \(table.name).\(property.name) has type '\(property.signature)', not one complete type")
+            }
+            guard properties[property.name.rawValue] == nil else {
+                throw .failed("\(table.name) declares property \(property.name) twice")
+            }
+            properties[property.name.rawValue] = property
+        }
+        var signals: [String: Signature] = [:]
+        for signal in table.signals {
+            signals[signal.name.rawValue] = try Signature(signal.signature.rawValue)
+        }
+        self.methods = methods
+        self.properties = properties
+        self.signals = signals
+        xml = Introspection.interface(table)
+    }
+}
+
+/// Immutable after init; used on the loop thread.
+final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable {
+    let path: ObjectPath
+    let isTree: Bool
+    let tables: [CompiledTable<Target>]
+    let tableIndex: [String: Int]
+    let authorize: Authorizer<Target>?
+    let children: (@Sendable (ObjectPath) -> [String])?
+    let resolve: @Sendable (ObjectPath) -> Target?
+    let logger: DBusLogger
+
+    init(
+        path: ObjectPath, isTree: Bool, tables: [InterfaceTable<Target>], authorize: Authorizer<Target>?,
+        children: (@Sendable (ObjectPath) -> [String])?, logger: DBusLogger,
+        resolve: @escaping @Sendable (ObjectPath) -> Target?
+    ) throws(DBusError) {
+        self.path = path
+        self.logger = logger
+        self.isTree = isTree
+        var compiled: [CompiledTable<Target>] = []
+        var index: [String: Int] = [:]
+        for table in tables {
+            guard ![InterfaceName.introspectable, .properties, .peer].contains(table.name) else {
+                throw .failed("\(table.name) is implemented by the object server itself")
+            }
+            guard index[table.name.rawValue] == nil else { throw .failed("interface \(table.name) given twice for \(path)") }
+            index[table.name.rawValue] = compiled.count
+            compiled.append(try CompiledTable(table))
+        }
+        self.tables = compiled
+        self.tableIndex = index
+        self.authorize = authorize
+        self.children = children
+        self.resolve = resolve
+    }
+
+    func serves(_ path: ObjectPath) -> Bool {
+        isTree ? self.path.isAncestor(of: path) && resolve(path) != nil : path == self.path
+    }
+
+    func childNames(of path: ObjectPath) -> [String] {
+        children?(path) ?? []
+    }
+
+    private func table(_ name: InterfaceName) -> CompiledTable<Target>? {
+        tableIndex[name.rawValue].map { tables[$0] }
+    }
+
+    func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
+        -> Bool
+    {
+        guard let target = resolve(path) else { return false }
+        route(message, target: target, path: path, interface: interface, member: member, server: server)
+        return true
+    }
+
+    private func route(
+        _ message: Message, target: Target, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        server: ObjectServer
+    ) {
+        let connection = server.connection
+        // The object's own interfaces.
+        if let interface, let table = table(interface) {
+            guard let method = table.methods[member.rawValue] else {
+                connection.replyIfWanted(to: message, error: .unknownMethod(
+                    "No method \(member) with signature '\(message.signature)' on interface \(interface)"))
+                return
+            }
+            run(method, of: table, target: target, message: message, path: path, connection: connection)
+            return
+        }
+        if interface == nil {
+            for table in tables {
+                if let method = table.methods[member.rawValue] {
+                    run(method, of: table, target: target, message: message, path: path, connection: connection)
+                    return
+                }
+            }
+        }
+        // The standard interfaces.
+        if interface == nil || interface == .introspectable, member == "Introspect" {
+            if let xml = introspect(path, children: server.childNames(of: path)) {
+                server.reply(to: message, introspection: xml)
+            }
+            return
+        }
+        if interface == nil || interface == .properties, ["Get", "GetAll", "Set"].contains(member.rawValue) {
+            handleProperties(member, target: target, message: message, path: path, connection: connection)
+            return
+        }
+        if server.answerPeer(message, interface: interface, member: member) { return }
+        if let interface, interface != .introspectable, interface != .properties, interface != .peer {
+            connection.replyIfWanted(to: message, error: .unknownInterface("No interface \(interface) at path \(path)"))
+        } else {
+            let on = interface.map { " on interface \($0)" } ?? ""
+            connection.replyIfWanted(to: message, error: .unknownMethod("No method \(member) with signature '\(message.signature)'\(on)"))
+        }
+    }
+
+    /// validate → authorize → act: the signature check, then the authorizer,
+    /// then the handler.
+    private func run(
+        _ method: CompiledTable<Target>.CompiledMethod, of table: CompiledTable<Target>, target: Target,
+        message: Message, path: ObjectPath, connection: Connection
+    ) {
+        guard message.hasSignature(method.inputSignature) else {
+            connection.replyIfWanted(to: message, error: .invalidArgs(
+                "\(table.table.name).\(method.method.name) expects arguments '\(method.inputSignature)', got '\(message.signature)'"))
+            return
+        }
+        let invocation = MethodInvocation(
+            message: message, path: path, interface: table.table.name, member: method.method.name,
+            replySignature: method.outputSignature, core: connection.core)
+        let handler = method.method.handler
+        authorized(target, invocation, connection: connection) {
+            do {
+                try handler(target, invocation)
+            } catch {
+                invocation.fail(error)
+            }
+        }
+    }
+
+    /// Runs `body` on the loop thread once the authorizer allows the call.
+    private func authorized(
+        _ target: Target, _ invocation: MethodInvocation, connection: Connection,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        guard let authorize else {
+            body()
+            return
+        }
+        let decided = Atomic<Bool>(false)
+        let loop = connection.loop
+        authorize(target, invocation) { refusal in
+            guard !decided.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            let proceed: @Sendable () -> Void = {
+                if let refusal { invocation.fail(refusal) } else { body() }
+            }
+            if let loop, !loop.inEventLoop { loop.execute(proceed) } else { proceed() }
+        }
+    }
+
+    // MARK: Properties
+
+    private func handleProperties(
+        _ member: MemberName, target: Target, message: Message, path: ObjectPath, connection: Connection
+    ) {
+        let expected: Signature = member == "Get" ? "ss" : member == "Set" ? "ssv" : "s"
+        let output: Signature = member == "Get" ? "v" : member == "Set" ? "" : "a{sv}"
+        guard message.hasSignature(expected) else {
+            connection.replyIfWanted(to: message, error: .invalidArgs(
+                "org.freedesktop.DBus.Properties.\(member) expects arguments '\(expected)', got '\(message.signature)'"))
+            return
+        }
+        let invocation = MethodInvocation(
+            message: message, path: path, interface: .properties, member: member, replySignature: output,
+            core: connection.core)
+        authorized(target, invocation, connection: connection) { [self] in
+            do throws(DBusError) {
+                var args = invocation.arguments()
+                let interfaceName = try args.next(String.self)
+                switch member.rawValue {
+                case "Get":
+                    let name = try args.next(String.self)
+                    let value = try read(property(interfaceName, name, path), of: target)
+                    invocation.reply(.variant(value))
+                case "GetAll":
+                    invocation.reply(.vardict(try readAll(interfaceName, of: target, path: path)))
+                default:
+                    let name = try args.next(String.self)
+                    let value = try args.next(DBusValue.self)
+                    try write(property(interfaceName, name, path), interface: interfaceName, value: value,
+                              of: target, invocation: invocation, path: path, connection: connection)
+                }
+            } catch {
+                invocation.fail(error)
+            }
+        }
+    }
+
+    private func property(_ interface: String, _ name: String, _ path: ObjectPath) throws(DBusError)
+        -> InterfaceTable<Target>.Property
+    {
+        guard let index = tableIndex[interface] else {
+            throw .unknownInterface("No interface \(interface) with properties at path \(path)")
+        }
+        guard let property = tables[index].properties[name] else {
+            throw .unknownProperty("No property \(name) on interface \(interface)")
+        }
+        return property
+    }
+
+    private func read(_ property: InterfaceTable<Target>.Property, of target: Target) throws(DBusError) -> DBusValue {
+        guard property.access != .write, let getter = property.getter else {
+            throw .accessDenied("Property \(property.name) is write-only")
+        }
+        let value: DBusValue
+        do {
+            value = try getter(target)
+        } catch let error as any DBusErrorConvertible {
+            throw error.dbusError
+        } catch {
+            logger.log(.error, "reading property \(property.name) failed: \(error)")
+            throw .failed("Reading property \(property.name) failed.")
+        }
+        guard value.hasType(property.signature) else {
+            logger.log(.error, "property \(property.name) getter returned '\(value.signature)', declared '\(property.signature)'")
+            throw .failed("Property \(property.name) has an invalid value.")
+        }
+        return value
+    }
+
+    private func readAll(_ interface: String, of target: Target, path: ObjectPath) throws(DBusError) -> [String: DBusValue] {
+        let selected: [CompiledTable<Target>]
+        if interface.isEmpty {
+            selected = tables
+        } else {
+            guard let index = tableIndex[interface] else {
+                throw .unknownInterface("No interface \(interface) with properties at path \(path)")
+            }
+            selected = [tables[index]]
+        }
+        var values: [String: DBusValue] = [:]
+        for table in selected {
+            for property in table.table.properties where property.access != .write && property.getter != nil {
+                values[property.name.rawValue] = try read(property, of: target)
+            }
+        }
+        return values
+    }
+
+    private func write(
+        _ property: InterfaceTable<Target>.Property, interface: String, value: DBusValue, of target: Target,
+        invocation: MethodInvocation, path: ObjectPath, connection: Connection
+    ) throws(DBusError) {
+        guard property.access != .read, let setter = property.setter else {
+            throw .propertyReadOnly("Property \(property.name) is read-only")
+        }
+        guard value.hasType(property.signature) else {
+            throw .invalidArgs("Property \(property.name) has type '\(property.signature)', got '\(value.signature)'")
+        }
+        do {
+            try setter(target, value, invocation)
+        } catch let error as any DBusErrorConvertible {
+            throw error.dbusError
+        } catch {
+            logger.log(.error, "setting property \(property.name) on \(path) failed: \(error)")
+            throw .failed("Setting property \(property.name) failed.")
+        }
+        invocation.reply()
+        switch property.emitsChange {
+        case .yes:
+            let current = (try? read(property, of: target)) ?? value
+            let signal = Message.signal(path: path, interface: .properties, member: "PropertiesChanged")
+            try signal.append(.string(interface), .vardict([property.name.rawValue: current]), .strings([]))
+            connection.send(signal)
+        case .invalidates:
+            let signal = Message.signal(path: path, interface: .properties, member: "PropertiesChanged")
+            try signal.append(.string(interface), .vardict([:]), .strings([property.name.rawValue]))
+            connection.send(signal)
+        case .const, .no:
+            break
+        }
+    }
+
+    // MARK: introspection and emission helpers
+
+    func introspect(_ path: ObjectPath, children: [String]) -> String? {
+        guard resolve(path) != nil else { return nil }
+        return Introspection.document(
+            interfaces: Introspection.objectInterfaces + tables.map(\.xml), children: children)
+    }
+
+    func signalSignature(interface: InterfaceName, member: MemberName) -> Signature? {
+        table(interface)?.signals[member.rawValue]
+    }
+
+    func changes(at path: ObjectPath, interface: InterfaceName, names: [MemberName]) throws(DBusError)
+        -> (changed: [String: DBusValue], invalidated: [String])
+    {
+        guard let target = resolve(path) else { throw .unknownObject("No object at path \(path)") }
+        guard let table = table(interface) else { throw .unknownInterface("No interface \(interface) at path \(path)") }
+        var changed: [String: DBusValue] = [:]
+        var invalidated: [String] = []
+        for name in names {
+            guard let property = table.properties[name.rawValue] else {
+                throw .unknownProperty("No property \(name) on interface \(interface)")
+            }
+            switch property.emitsChange {
+            case .yes: changed[name.rawValue] = try read(property, of: target)
+            case .invalidates: invalidated.append(name.rawValue)
+            case .const, .no: break
+            }
+        }
+        return (changed, invalidated)
+    }
+}

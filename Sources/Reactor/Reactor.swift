@@ -1,1 +1,0 @@
-// Reactor: placeholder until its issue lands.

@@ -1,0 +1,160 @@
+/// The watches of a loop, grouped by descriptor. Shared by both loops; the
+/// real loop mirrors ``interest(of:)`` into epoll.
+struct WatchTable {
+    struct Watch {
+        let fd: Int32
+        var events: IOEvents
+        var enabled: Bool
+        let handler: @Sendable (IOEvents) -> Void
+    }
+
+    private(set) var watches: [UInt64: Watch] = [:]
+    private(set) var byFD: [Int32: [UInt64]] = [:]
+
+    mutating func add(_ id: UInt64, _ watch: Watch) {
+        watches[id] = watch
+        byFD[watch.fd, default: []].append(id)
+    }
+
+    @discardableResult
+    mutating func remove(_ id: UInt64) -> Watch? {
+        guard let watch = watches.removeValue(forKey: id) else { return nil }
+        var ids = byFD[watch.fd] ?? []
+        ids.removeAll { $0 == id }
+        byFD[watch.fd] = ids.isEmpty ? nil : ids
+        return watch
+    }
+
+    mutating func update(_ id: UInt64, events: IOEvents?, enabled: Bool?) -> Int32? {
+        guard var watch = watches[id] else { return nil }
+        if let events { watch.events = events.intersection([.read, .write]) }
+        if let enabled { watch.enabled = enabled }
+        watches[id] = watch
+        return watch.fd
+    }
+
+    /// The union of what the enabled watches of `fd` ask for.
+    func interest(of fd: Int32) -> IOEvents {
+        var events: IOEvents = []
+        for id in byFD[fd] ?? [] {
+            if let watch = watches[id], watch.enabled { events.formUnion(watch.events) }
+        }
+        return events
+    }
+
+    /// The handlers to call for `reported` readiness on `fd`, with the events
+    /// each one should see. Hang-up and error go to every enabled watch.
+    func handlers(for fd: Int32, reported: IOEvents) -> [(UInt64, IOEvents)] {
+        var result: [(UInt64, IOEvents)] = []
+        for id in byFD[fd] ?? [] {
+            guard let watch = watches[id], watch.enabled else { continue }
+            let seen = reported.intersection(watch.events.union([.hangUp, .error]))
+            if !seen.isEmpty { result.append((id, seen)) }
+        }
+        return result
+    }
+}
+
+/// Timers in a binary min-heap keyed by deadline (nanoseconds on some clock),
+/// ties broken by scheduling order. Cancelled entries are dropped lazily.
+struct TimerQueue {
+    struct Timer {
+        var deadline: UInt64
+        var interval: UInt64?
+        var sequence: UInt64
+        let handler: @Sendable () -> Void
+    }
+
+    private struct Slot {
+        let deadline: UInt64
+        let sequence: UInt64
+        let id: UInt64
+        func before(_ other: Slot) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+        }
+    }
+
+    private(set) var timers: [UInt64: Timer] = [:]
+    private var heap: [Slot] = []
+    private var sequence: UInt64 = 0
+
+    var count: Int { timers.count }
+
+    mutating func add(_ id: UInt64, deadline: UInt64, interval: UInt64?, handler: @escaping @Sendable () -> Void) {
+        sequence &+= 1
+        timers[id] = Timer(deadline: deadline, interval: interval, sequence: sequence, handler: handler)
+        push(Slot(deadline: deadline, sequence: sequence, id: id))
+    }
+
+    mutating func cancel(_ id: UInt64) {
+        timers[id] = nil
+        // Rebuild when stale slots dominate, so cancel-heavy users (libdbus
+        // timeouts per pending call) do not grow the heap without bound.
+        if heap.count > 64 && heap.count > 4 * timers.count { rebuild() }
+    }
+
+    /// The earliest live deadline.
+    mutating func nextDeadline() -> UInt64? {
+        dropStaleTop()
+        return heap.first?.deadline
+    }
+
+    /// Removes the earliest timer if it is due at `now`, re-queues it if it
+    /// repeats, and returns its handler.
+    mutating func popDue(now: UInt64) -> (@Sendable () -> Void)? {
+        dropStaleTop()
+        guard let top = heap.first, top.deadline <= now, var timer = timers[top.id] else { return nil }
+        popTop()
+        if let interval = timer.interval {
+            // Drift-free: the next deadline follows the previous one, unless the
+            // loop fell more than an interval behind.
+            var next = timer.deadline &+ interval
+            if next <= now { next = now &+ interval }
+            sequence &+= 1
+            timer.deadline = next
+            timer.sequence = sequence
+            timers[top.id] = timer
+            push(Slot(deadline: next, sequence: sequence, id: top.id))
+        } else {
+            timers[top.id] = nil
+        }
+        return timer.handler
+    }
+
+    private mutating func dropStaleTop() {
+        while let top = heap.first, timers[top.id]?.sequence != top.sequence { popTop() }
+    }
+
+    private mutating func rebuild() {
+        heap = timers.map { Slot(deadline: $0.value.deadline, sequence: $0.value.sequence, id: $0.key) }
+        heap.sort { $0.before($1) }  // a sorted array is a valid heap
+    }
+
+    private mutating func push(_ slot: Slot) {
+        heap.append(slot)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].before(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left].before(heap[smallest]) { smallest = left }
+            if right < heap.count && heap[right].before(heap[smallest]) { smallest = right }
+            if smallest == parent { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A private `dbus-daemon` for one test: its own config, a unix socket in a
+/// temporary directory, and a policy that allows everything. Killed on
+/// ``stop()`` or deinit. Tests never touch the host's session or system bus.
+public final class PrivateBus: @unchecked Sendable {
+    /// The address to connect to (as printed by the daemon, with its guid).
+    public let address: String
+    /// The directory holding the socket and the config.
+    public let directory: TemporaryDirectory
+    private let daemon: ChildProcess
+
+    /// Starts `dbus-daemon --nofork --print-address` and waits until it listens.
+    ///
+    /// - Parameter allowUsers: more uids that may connect (the daemon's own uid
+    ///   always may). The directory and socket are then opened up to them.
+    public init(allowUsers: [UInt32] = []) throws {
+        directory = try TemporaryDirectory(prefix: "flowd-bus")
+        let socket = directory.file("bus")
+        let userRules = allowUsers.map { "    <allow user=\"\($0)\"/>\n" }.joined()
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="\(getuid())"/>
+            \(userRules)    <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+
+            """
+        let configPath = try directory.write("bus.conf", config)
+        if !allowUsers.isEmpty { chmod(directory.path, 0o755) }
+
+        daemon = try ChildProcess(
+            "dbus-daemon",
+            ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(configPath)", "--print-address=1"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""])
+        guard daemon.waitForOutput(until: { $0.contains("\n") }) else {
+            daemon.terminate(grace: .seconds(1))
+            throw TestSupportError("dbus-daemon did not start: \(daemon.standardError)")
+        }
+        address = daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !allowUsers.isEmpty { chmod(socket, 0o777) }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Environment for child processes (`gdbus`, `busctl`, the daemon under
+    /// test): both bus variables point at this bus.
+    public var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": address, "DBUS_SYSTEM_BUS_ADDRESS": address]
+    }
+
+    /// The daemon's process id.
+    public var pid: pid_t { daemon.pid }
+
+    /// Kills the daemon (SIGTERM, then SIGKILL). Safe to call more than once.
+    public func stop() {
+        daemon.terminate(grace: .seconds(5))
+    }
+}
