@@ -48,7 +48,11 @@ final class Lifecycle: @unchecked Sendable {
             logger.error("WATCHDOG_USEC is malformed: \(error.description); not sending watchdog pings")
         }
         timers.append(loop.schedule(after: .seconds(2), repeating: .seconds(2)) { [weak self] in self?.updateStatus() })
-        timers.append(loop.schedule(after: .seconds(1), repeating: .seconds(60)) { [weak self] in self?.expire() })
+        // Look for idle sessions twice per idle time, at most once a minute
+        // and at least once a second.
+        let idle = front?.service.assumeIsolated { $0.configuration.limits.idleTimeout } ?? .seconds(120)
+        let every = min(max(idle / 2, .seconds(1)), .seconds(60))
+        timers.append(loop.schedule(after: .seconds(1), repeating: every) { [weak self] in self?.expire() })
     }
 
     /// Start-up failed: stop the loop and exit with `status`.
