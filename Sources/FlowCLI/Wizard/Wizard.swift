@@ -281,7 +281,7 @@ final class Wizard {
         var text = ""
         let yes = Strings.builtin.text(.yes, locale: locale)
         let no = Strings.builtin.text(.no, locale: locale)
-        if field.type == .toggle { text += "(\(yes)/\(no)) " }
+        if field.type == .toggle { text += "(\(yes.lowercased())/\(no.lowercased())) " }
         if let current = currentAnswer(field, choices: choices, yes: yes, no: no) {
             text += style.dim("[\(current)]") + " "
         } else if !field.placeholder.isEmpty {
@@ -339,8 +339,8 @@ final class Wizard {
             return .success(.strings(ids))
         case .toggle?:
             guard let flag = AnswerTyping.toggle(text, locale: locale) else {
-                let yes = Strings.builtin.text(.yes, locale: locale)
-                let no = Strings.builtin.text(.no, locale: locale)
+                let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
+                let no = Strings.builtin.text(.no, locale: locale).lowercased()
                 return .failure(Interpretation(WizardText.answerYesNo.text(locale, ["yes": yes, "no": no])))
             }
             return .success(.bool(flag))
