@@ -1,1 +1,5 @@
-print("flowd: not built yet")
+// flowd: the daemon. Everything lives in FlowDaemon; see DaemonMain.
+import FlowDaemon
+import Glibc
+
+exit(DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: DaemonMain.processEnvironment()))

@@ -107,6 +107,10 @@ public struct FlowSession: Sendable {
 
     // MARK: - Reads
 
+    /// True while the session holds secure answers. They live only in memory,
+    /// so a host that caches sessions must not drop this one from memory.
+    public var holdsSecureAnswers: Bool { !scratch.secure.isEmpty }
+
     /// `editing`, `review`, `submitting`, `submitted` or `failed`.
     public var state: SessionState { record.state }
 

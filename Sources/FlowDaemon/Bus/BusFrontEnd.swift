@@ -1,0 +1,269 @@
+import DBus
+import FlowEngine
+import FlowKit
+import Reactor
+import Systemd
+
+/// The D-Bus side of the daemon: the Manager object, the session object tree,
+/// caller identity, and turning the service's events into signals.
+///
+/// Every handler runs on the event loop thread and follows the same order:
+/// parse the arguments → check their bounds → authorize the caller (the
+/// registration's authorizer, before the handler) → act (the service) →
+/// reply → emit the signals the action queued.
+///
+/// Loop-confined: created, used and destroyed on the loop thread.
+final class BusFrontEnd: @unchecked Sendable {
+    static let busName: BusName = "org.flowd.Flow1"
+    static let managerPath: ObjectPath = "/org/flowd/Flow1"
+    static let sessionPrefix: ObjectPath = "/org/flowd/Flow1/session"
+    static let managerInterface: InterfaceName = "org.flowd.Flow1.Manager"
+    static let sessionInterface: InterfaceName = "org.flowd.Flow1.Session"
+
+    /// Who receives a session's signals.
+    enum SignalDelivery {
+        /// Everyone on the bus (a per-user session bus has one user anyway).
+        case broadcast
+        /// Unicast to the connections of the session's owner (and root) that
+        /// have called the session: on the system bus, another user must not
+        /// see someone's answers go by.
+        case callers
+    }
+
+    let connection: Connection
+    let server: ObjectServer
+    let users: UnixUserCache
+    let service: FlowService
+    let loop: EventLoop
+    let logger: Logger
+    let delivery: SignalDelivery
+    let version: String
+    /// `ListPlugins` entries, fixed at start (plugins load once).
+    let plugins: [[String: DBusValue]]
+    /// Called for `Reload`: re-reads the configuration files; returns the
+    /// problem as text when they are bad (the old configuration then stays).
+    let reloadConfiguration: () -> Result<Void, FlowdError>
+
+    /// Session id → connections that called it (only with `.callers`).
+    private var watchers: [String: Set<BusName>] = [:]
+    /// Connection → sessions it watches, to forget it when it disconnects.
+    private var watching: [BusName: Set<String>] = [:]
+    private var nameWatch: SignalSubscription?
+
+    init(
+        connection: Connection, loop: EventLoop, service: FlowService, logger: Logger, delivery: SignalDelivery,
+        version: String, plugins: [[String: DBusValue]], reloadConfiguration: @escaping () -> Result<Void, FlowdError>
+    ) {
+        self.connection = connection
+        self.loop = loop
+        self.server = ObjectServer(connection: connection)
+        self.users = UnixUserCache(connection: connection)
+        self.service = service
+        self.logger = logger
+        self.delivery = delivery
+        self.version = version
+        self.plugins = plugins
+        self.reloadConfiguration = reloadConfiguration
+    }
+
+    /// Exports the Manager and the session tree.
+    func export() throws(DBusError) {
+        try server.export(
+            ManagerObject(front: self), at: Self.managerPath, interfaces: [ManagerInterface.table],
+            authorize: { object, call, proceed in object.front.identify(call, proceed) })
+        try server.exportTree(
+            under: Self.sessionPrefix, interfaces: [SessionInterface.table],
+            authorize: { object, call, proceed in object.front.authorize(object, call, proceed) },
+            children: { _ in [] },
+            resolve: { [weak self] path in
+                guard let self, let last = path.lastComponent, SessionID.isValid(String(last)) else { return nil }
+                return SessionObject(id: String(last), front: self)
+            })
+        if delivery == .callers {
+            nameWatch = connection.onNameOwnerChanged { [weak self] change in
+                guard let self, change.isClientGone else { return }
+                self.forgetWatcher(change.name)
+            }
+        }
+    }
+
+    // MARK: - Caller identity and authorization
+
+    /// Manager calls: look up the caller's uid (cached after the first call),
+    /// refusing when it cannot be read.
+    private func identify(_ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void) {
+        guard let sender = call.sender else {
+            proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
+            return
+        }
+        users.unixUser(of: sender) { result in
+            switch result {
+            case .success: proceed(nil)
+            case .failure(let error):
+                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
+            }
+        }
+    }
+
+    /// Session calls: the caller must own the session or be root.
+    private func authorize(
+        _ object: SessionObject, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
+    ) {
+        guard let sender = call.sender else {
+            proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
+            return
+        }
+        users.unixUser(of: sender) { [self] result in
+            switch result {
+            case .failure(let error):
+                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
+            case .success(let uid):
+                do {
+                    try service.assumeIsolated { try $0.authorize(object.id, uid: uid) }
+                    addWatcher(sender, of: object.id)
+                    proceed(nil)
+                } catch let error as FlowdError {
+                    proceed(error.dbusError)
+                } catch {
+                    proceed(FlowdError.accessDenied("cannot authorize the call").dbusError)
+                }
+            }
+        }
+    }
+
+    /// The caller's uid after the authorizer ran. Fails closed.
+    func uid(of call: MethodInvocation) throws(FlowdError) -> UInt32 {
+        guard let sender = call.sender, let uid = users.cachedUnixUser(of: sender) else {
+            throw .accessDenied("cannot determine the caller's uid")
+        }
+        return uid
+    }
+
+    /// The caller of `StartSession` watches the session it made.
+    func noteCreator(_ sender: BusName, of id: String) {
+        addWatcher(sender, of: id)
+    }
+
+    /// `ListPlugins`.
+    func pluginList() -> [[String: DBusValue]] { plugins }
+
+    private func addWatcher(_ sender: BusName, of id: String) {
+        guard delivery == .callers else { return }
+        if watchers[id, default: []].insert(sender).inserted {
+            watching[sender, default: []].insert(id)
+        }
+    }
+
+    private func forgetWatcher(_ sender: BusName) {
+        guard let ids = watching.removeValue(forKey: sender) else { return }
+        for id in ids {
+            watchers[id]?.remove(sender)
+            if watchers[id]?.isEmpty == true { watchers[id] = nil }
+        }
+    }
+
+    /// The destinations of a session's signals: `[nil]` broadcasts.
+    private func audience(of id: String) -> [BusName?] {
+        switch delivery {
+        case .broadcast: return [nil]
+        case .callers: return (watchers[id] ?? []).sorted().map { $0 }
+        }
+    }
+
+    // MARK: - Finishing calls
+
+    /// Runs `body` with the service on the loop thread.
+    func withService<T: Sendable>(_ body: @Sendable (isolated FlowService) throws(FlowdError) -> T) throws(FlowdError) -> T {
+        do {
+            return try service.assumeIsolated { service in try body(service) }
+        } catch let error as FlowdError {
+            throw error
+        } catch {
+            throw .failed("internal error: \(error)")
+        }
+    }
+
+    /// Replies (or fails) and then emits what the call caused.
+    func finish(_ call: MethodInvocation, _ result: Result<Void, FlowdError>) {
+        switch result {
+        case .success: call.reply()
+        case .failure(let error): call.fail(error)
+        }
+        flush()
+    }
+
+    /// Emits every event the service queued, in order. Loop thread.
+    func flush() {
+        let events = service.assumeIsolated { $0.takeEvents() }
+        for event in events { emit(event) }
+    }
+
+    private func emit(_ event: ServiceEvent) {
+        do throws(DBusError) {
+            switch event {
+            case .sessionNew(let id):
+                for destination in audience(of: id) {
+                    try server.emitSignal(
+                        "SessionNew", interface: Self.managerInterface, path: Self.managerPath,
+                        arguments: [.string(id), .objectPath(SessionObject.path(of: id))], destination: destination)
+                }
+            case .sessionRemoved(let id):
+                for destination in audience(of: id) {
+                    try server.emitSignal(
+                        "SessionRemoved", interface: Self.managerInterface, path: Self.managerPath,
+                        arguments: [.string(id), .objectPath(SessionObject.path(of: id))], destination: destination)
+                }
+                if let gone = watchers.removeValue(forKey: id) {
+                    for sender in gone { watching[sender]?.remove(id) }
+                }
+            case .sessionCountChanged:
+                let count = service.assumeIsolated { $0.sessionCount }
+                try server.emitPropertiesChanged(
+                    path: Self.managerPath, interface: Self.managerInterface,
+                    changed: ["SessionCount": .uint32(UInt32(clamping: count))])
+            case .propertiesChanged(let id, let names, let now):
+                var changed: [String: DBusValue] = [:]
+                for name in names { changed[name] = SessionInterface.value(of: name, in: now) }
+                guard !changed.isEmpty else { return }
+                for destination in audience(of: id) {
+                    try server.emitPropertiesChanged(
+                        path: SessionObject.path(of: id), interface: Self.sessionInterface, changed: changed,
+                        destination: destination)
+                }
+            case .stepCompleted(let id, let step, let answers):
+                try sessionSignal(id, "StepCompleted", [.string(step), ValueMapping.vardict(answers)])
+            case .submitted(let id, let receipt):
+                try sessionSignal(id, "Submitted", [ValueMapping.vardict(receipt)])
+            case .submitFailed(let id, let message):
+                try sessionSignal(id, "SubmitFailed", [.string(message)])
+            case .announcement(let id, let text):
+                guard !text.isEmpty else { return }
+                try sessionSignal(id, "Announcement", [.string(text)])
+            }
+        } catch {
+            logger.error("cannot emit a signal: \(error.message)")
+        }
+    }
+
+    private func sessionSignal(_ id: String, _ member: MemberName, _ arguments: [DBusValue]) throws(DBusError) {
+        for destination in audience(of: id) {
+            try server.emitSignal(
+                member, interface: Self.sessionInterface, path: SessionObject.path(of: id), arguments: arguments,
+                destination: destination)
+        }
+    }
+
+    // MARK: - Plugin work off the loop
+
+    /// Runs plugin checks off the loop, then `then` on the loop thread.
+    func runChecks(
+        _ checks: [PluginCheck], then: @escaping @Sendable (_ front: BusFrontEnd, _ results: [PluginCheckResult]) -> Void
+    ) {
+        let plugins = service.plugins
+        let loop = self.loop
+        Task { [self] in
+            let results = await checks.run(using: plugins)
+            loop.execute { then(self, results) }
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import DBus
+import FlowEngine
+import FlowKit
+import FlowStore
+import Glibc
+import Reactor
+import Systemd
+
+/// `flowd`'s life from the command line to the exit status.
+///
+/// Start-up: parse the options → read the configuration → open the store →
+/// load the plugins → load the flows → connect to the bus and export the
+/// objects → own the name → `READY=1`. Then the event loop runs until SIGTERM
+/// or SIGINT (`STOPPING=1`, running submits cancelled, the store closed) or
+/// until the bus goes away. SIGHUP reloads. No `exit()` from deep code: every
+/// path returns here with an exit status.
+public enum DaemonMain {
+    /// The daemon's version, also the Manager's `Version` property.
+    public static let version = "0.1.0"
+
+    /// Exit statuses, from sysexits.h (documented in flowd(8)).
+    public enum ExitStatus: Int32, Sendable {
+        case ok = 0
+        /// The bus went away while serving.
+        case failure = 1
+        case usage = 64
+        /// The bus could not be reached or the name is owned by another flowd.
+        case unavailable = 69
+        case software = 70
+        /// The state directory or the database could not be created or opened.
+        case cannotCreate = 73
+        case configuration = 78
+    }
+
+    /// Runs the daemon; returns the exit status.
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        let command: DaemonCommand
+        do {
+            command = try DaemonCommandLine.parse(arguments)
+        } catch {
+            printError(error.message)
+            return ExitStatus.usage.rawValue
+        }
+        switch command {
+        case .help:
+            print(DaemonCommandLine.help)
+            return ExitStatus.ok.rawValue
+        case .version:
+            print("flowd \(version) (FlowKit ABI \(FlowKitABI.version))")
+            return ExitStatus.ok.rawValue
+        case .run(let options):
+            return serve(options, environment: environment).rawValue
+        }
+    }
+
+    private static func serve(_ options: DaemonOptions, environment: [String: String]) -> ExitStatus {
+        let layout = InstallLayout.derived(fromExecutable: executablePath())
+        let loader = ConfigurationLoader(layout: layout, environment: environment)
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try loader.load(options)
+        } catch {
+            printError("flowd: \(error.description)")
+            return .configuration
+        }
+        let logger = Logger.automatic(identifier: "flowd", minimumLevel: configuration.verbose ? .debug : .info)
+        guard let stateDirectory = configuration.stateDirectory else {
+            logger.error("no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
+            return .configuration
+        }
+
+        let loop: EventLoop
+        do {
+            loop = try EventLoop()
+        } catch {
+            logger.error("cannot create the event loop: \(error.description)")
+            return .software
+        }
+        // Signals are blocked before any other thread exists, so they all
+        // arrive at the loop's signalfd.
+        let lifecycle = Lifecycle(loop: loop, logger: logger)
+        do {
+            _ = try loop.onSignals([SIGTERM, SIGINT]) { signal in lifecycle.stop(signal: signal) }
+            _ = try loop.onSignals([SIGHUP]) { _ in lifecycle.reload() }
+            signal(SIGPIPE, SIG_IGN)
+        } catch {
+            logger.error("cannot handle signals: \(error.description)")
+            return .software
+        }
+
+        if let problem = StateDirectory.prepare(stateDirectory) {
+            logger.error("cannot use the state directory \(stateDirectory): \(problem)")
+            return .cannotCreate
+        }
+        let store: SessionStore
+        do {
+            store = try SessionStore(
+                path: stateDirectory + "/" + SessionStore.defaultFileName,
+                configuration: SessionStore.Configuration(
+                    durability: configuration.durability == .power ? .powerLoss : .processCrash))
+        } catch {
+            logger.error("cannot open the session database: \(error.description)")
+            return .cannotCreate
+        }
+        defer { try? store.close() }
+
+        let plugins = PluginSetup.load(
+            configuration: configuration, stateDirectory: stateDirectory, store: store, logger: logger)
+
+        let service: FlowService
+        do {
+            service = try FlowService(
+                executor: loop.executor, store: store, configuration: configuration, stateDirectory: stateDirectory,
+                plugins: plugins.gateway, capabilities: plugins.capabilities, logger: logger, clock: SystemClock())
+        } catch {
+            logger.error("cannot start the service: \(error.message)")
+            return .cannotCreate
+        }
+        // The rest needs the service's executor, which is the running loop.
+        let startup = Startup(
+            configuration: configuration, service: service, loader: loader, options: options, plugins: plugins.list,
+            lifecycle: lifecycle, logger: logger)
+        loop.execute { startup.run() }
+        do {
+            try loop.run()
+        } catch {
+            logger.error("the event loop failed: \(error.description)")
+            return .software
+        }
+        startup.shutDown()
+        return lifecycle.exitStatus
+    }
+
+    /// Logs the flows refused or shadowed at load.
+    static func report(_ catalog: FlowCatalog, logger: Logger) {
+        for refusal in catalog.refused {
+            for problem in refusal.problems {
+                logger.error("flow refused: \(problem)", id: .flowRefused, metadata: [.path: refusal.file])
+            }
+        }
+        for shadow in catalog.shadowed {
+            logger.info(
+                "flow \(shadow.id) in \(shadow.file) is overridden by \(shadow.winner)",
+                metadata: [.flow: shadow.id, .path: shadow.file])
+        }
+        for directory in catalog.unreadableDirectories {
+            logger.warning("cannot read the flows directory \(directory.path): \(directory.reason)")
+        }
+    }
+
+    /// The running executable's path, from `/proc/self/exe`.
+    static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "/usr/libexec/flowd" }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The process environment as a dictionary.
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    static func printError(_ line: String) {
+        let text = line + "\n"
+        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+extension BusChoice {
+    var connectionBus: Connection.Bus {
+        switch self {
+        case .system: return .system
+        case .session: return .session
+        case .address(let address): return .address(address)
+        }
+    }
+}
+
+extension LogLevel {
+    /// The level of a syslog priority (libdbus messages use them).
+    init(syslogPriority: Int) {
+        self = LogLevel.allCases.first { $0.rawValue == syslogPriority } ?? .info
+    }
+}
+
+/// The part of start-up that runs on the loop: recover interrupted submits,
+/// connect to the bus, export the objects, own the name, `READY=1`. A failure
+/// stops the loop with its exit status.
+private final class Startup: @unchecked Sendable {
+    let configuration: DaemonConfiguration
+    let service: FlowService
+    let loader: ConfigurationLoader
+    let options: DaemonOptions
+    let plugins: [[String: DBusValue]]
+    let lifecycle: Lifecycle
+    let logger: Logger
+    private var connection: Connection?
+    private var front: BusFrontEnd?
+
+    init(
+        configuration: DaemonConfiguration, service: FlowService, loader: ConfigurationLoader, options: DaemonOptions,
+        plugins: [[String: DBusValue]], lifecycle: Lifecycle, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.service = service
+        self.loader = loader
+        self.options = options
+        self.plugins = plugins
+        self.lifecycle = lifecycle
+        self.logger = logger
+    }
+
+    func run() {
+        let catalog = service.assumeIsolated { $0.catalog }
+        DaemonMain.report(catalog, logger: logger)
+        let interrupted = service.assumeIsolated { $0.recoverInterruptedSubmits() }
+        if interrupted > 0 {
+            logger.notice("\(interrupted) submits were interrupted by the last stop and are marked failed")
+        }
+        let logger = self.logger
+        let connection: Connection
+        do {
+            connection = try Connection(
+                configuration.bus.connectionBus,
+                logger: DBusLogger { level, message in logger.log(LogLevel(syslogPriority: level.rawValue), "\(message)") })
+            try connection.attach(to: lifecycle.loop)
+        } catch {
+            logger.error("cannot connect to the \(configuration.bus.description) bus: \(error.message)")
+            return lifecycle.fail(.unavailable)
+        }
+        self.connection = connection
+        let lifecycle = self.lifecycle
+        let front = BusFrontEnd(
+            connection: connection, loop: lifecycle.loop, service: service, logger: logger,
+            delivery: configuration.bus == .system ? .callers : .broadcast, version: DaemonMain.version,
+            plugins: plugins, reloadConfiguration: { lifecycle.reloadNow() })
+        self.front = front
+        lifecycle.configure(front: front, loader: loader, options: options, plugins: plugins.count)
+        do {
+            try front.export()
+            switch try connection.requestName(BusFrontEnd.busName, flags: [.doNotQueue]) {
+            case .primaryOwner, .alreadyOwner: break
+            case .exists, .inQueue:
+                logger.error("another process owns \(BusFrontEnd.busName.rawValue) on the \(configuration.bus.description) bus")
+                return lifecycle.fail(.unavailable)
+            }
+        } catch {
+            logger.error("cannot serve \(BusFrontEnd.busName.rawValue): \(error.message)")
+            return lifecycle.fail(.unavailable)
+        }
+        connection.onDisconnect { lifecycle.busLost() }
+        lifecycle.beforeStop = { [weak self] in self?.beforeStop() }
+        lifecycle.started(sessions: service.assumeIsolated { $0.sessionCount }, flows: catalog.flows.count)
+    }
+
+    /// On the loop, just before it stops: cancel running submits (their
+    /// callers get `Cancelled`; the sessions come back as interrupted) and
+    /// send what is queued.
+    func beforeStop() {
+        guard let front else { return }
+        service.assumeIsolated { $0.cancelAllSubmits() }
+        front.flush()
+        connection?.flush()
+    }
+
+    /// After the loop stopped.
+    func shutDown() {
+        connection?.close()
+        logger.info("stopped", id: .daemonStopping)
+    }
+}
+
+/// The state directory: created with mode 0700 when missing; an existing one
+/// must be a directory.
+enum StateDirectory {
+    /// Creates `path` (and missing parents) and returns nil, or the problem.
+    static func prepare(_ path: String) -> String? {
+        var current = ""
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                return "mkdir \(current): \(String(cString: strerror(errno)))"
+            }
+        }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return String(cString: strerror(errno)) }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return "not a directory" }
+        return nil
+    }
+}

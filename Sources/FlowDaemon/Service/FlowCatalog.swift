@@ -1,0 +1,119 @@
+import FlowEngine
+import Glibc
+
+/// The flows the daemon serves, read from the configured directories.
+///
+/// Directories are listed highest priority first: a flow id found in an
+/// earlier directory (the administrator's `/etc/flowd/flows`) wins over the
+/// same id in a later one (the vendor's `/usr/share/flowd/flows`). Within one
+/// directory, files are read in name order and a second file with the same id
+/// is refused. A file that does not load is refused with its problems and the
+/// others are still served.
+struct FlowCatalog: Sendable {
+    /// A flow that loaded, and the file it came from.
+    struct Entry: Sendable {
+        var definition: FlowDefinition
+        var file: String
+    }
+
+    /// A file that was not served, and why.
+    struct Refusal: Sendable, Hashable {
+        var file: String
+        /// One line per problem, `file: json.path: message`.
+        var problems: [String]
+    }
+
+    /// A flow hidden by a higher-priority file with the same id.
+    struct Shadowed: Sendable, Hashable {
+        var file: String
+        var id: String
+        var winner: String
+    }
+
+    private(set) var flows: [String: Entry] = [:]
+    private(set) var refused: [Refusal] = []
+    private(set) var shadowed: [Shadowed] = []
+    /// Configured directories that could not be read (other than missing ones).
+    private(set) var unreadableDirectories: [(path: String, reason: String)] = []
+
+    /// The flows by id, sorted.
+    var sortedFlows: [Entry] { flows.values.sorted { $0.definition.id < $1.definition.id } }
+
+    func flow(_ id: String) -> FlowDefinition? { flows[id]?.definition }
+
+    /// Reads every `*.json` file in `directories`.
+    static func load(
+        directories: [String], capabilities: CapabilityCatalog, limits: FlowLoadLimits = .default
+    ) -> FlowCatalog {
+        var catalog = FlowCatalog()
+        var seenDirectories = Set<String>()
+        for directory in directories where seenDirectories.insert(directory).inserted {
+            guard let names = ConfigurationLoader.listDirectoryOnDisk(directory) else {
+                if errno != ENOENT {
+                    catalog.unreadableDirectories.append((directory, String(cString: strerror(errno))))
+                }
+                continue
+            }
+            var idsInThisDirectory: [String: String] = [:]
+            for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+                let path = directory + "/" + name
+                let bytes: [UInt8]
+                do {
+                    bytes = try readBounded(path, limit: limits.maxFileBytes)
+                } catch {
+                    catalog.refused.append(Refusal(file: path, problems: ["\(path): \(error.reason)"]))
+                    continue
+                }
+                let definition: FlowDefinition
+                do {
+                    definition = try FlowLoader.load(bytes, fileName: path, capabilities: capabilities, limits: limits)
+                } catch {
+                    catalog.refused.append(Refusal(file: path, problems: error.problems.map(\.description)))
+                    continue
+                }
+                if let earlier = idsInThisDirectory[definition.id] {
+                    catalog.refused.append(
+                        Refusal(file: path, problems: ["\(path): $.id: flow id \"\(definition.id)\" is already defined by \(earlier)"]))
+                    continue
+                }
+                idsInThisDirectory[definition.id] = path
+                if let winner = catalog.flows[definition.id] {
+                    catalog.shadowed.append(Shadowed(file: path, id: definition.id, winner: winner.file))
+                    continue
+                }
+                catalog.flows[definition.id] = Entry(definition: definition, file: path)
+            }
+        }
+        return catalog
+    }
+
+    struct ReadError: Error {
+        var reason: String
+    }
+
+    /// Reads a regular file of at most `limit` bytes (one byte more is read to
+    /// tell "too large" apart without reading a huge file whole).
+    static func readBounded(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ReadError(reason: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ReadError(reason: "cannot stat: \(String(cString: strerror(errno)))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw ReadError(reason: "not a regular file") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= limit {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        guard bytes.count <= limit else {
+            throw ReadError(reason: "the file is over the limit of \(limit) bytes")
+        }
+        return bytes
+    }
+}
