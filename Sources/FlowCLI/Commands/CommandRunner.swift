@@ -151,6 +151,8 @@ final class CommandRunner {
         let plugins = try call { () throws(ServiceError) in try service.plugins() }.sorted { $0.name < $1.name }
         if json {
             printJSON(.array(plugins.map(JSONShapes.plugin)))
+        } else if plugins.isEmpty {
+            err("flowd has no plugins (see flowd(8) for the plugin directories)\n")
         } else {
             out(Render.plugins(plugins, style: style))
         }
@@ -226,10 +228,9 @@ final class CommandRunner {
     /// terminal for a secure field.
     private func readValue(for field: StepField, isOther: Bool) throws(CLIError) -> String {
         let secret = field.isSecure && !isOther
-        if context.stdin.isTerminal {
-            err((field.label.isEmpty ? field.id : field.label) + (isOther ? " (\(field.otherLabel))" : "") + ": ")
-        }
-        guard let line = try context.stdin.readLine(echo: !secret) else {
+        let label = (field.label.isEmpty ? field.id : field.label) + (isOther ? " (\(field.otherLabel))" : "") + ": "
+        let prompt = context.stdin.isTerminal ? label : ""
+        guard let line = try context.stdin.readLine(echo: !secret, prompt: { err(prompt) }) else {
             throw CLIError(.dataError, "standard input ended before the value of \(quote(field.id))")
         }
         return line
@@ -363,7 +364,14 @@ final class CommandRunner {
             emit(event, id)
             switch event {
             case .removed: return .success
-            case .propertiesChanged(let changed, _) where changed["State"]?.string == "submitted": return .success
+            case .propertiesChanged(let changed, _) where changed["State"]?.string == "submitted":
+                // The signals of the same change (StepCompleted, Submitted,
+                // Announcement) follow the property change: show them too.
+                while let more = try call({ () throws(ServiceError) in try events.next(timeout: .milliseconds(300)) }) {
+                    emit(more, id)
+                    if more == .removed { break }
+                }
+                return .success
             default: continue
             }
         }

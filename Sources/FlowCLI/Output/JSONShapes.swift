@@ -40,7 +40,7 @@ public enum JSONShapes {
             ("options", .array(field.options.map { .object(["id": .string($0.id), "label": .string($0.label)]) })),
             ("other", .bool(field.other)), ("otherLabel", .string(field.otherLabel)),
             ("value", field.value.map(JSONOutput.init) ?? .null),
-            ("otherText", field.otherText.map { .string($0) } ?? .null),
+            ("otherValue", field.otherText.map { .string($0) } ?? .null),
             ("isSet", .bool(field.isSet)), ("error", .string(field.error)), ("hint", .string(field.hint)),
         ]
         var constraints: [(String, JSONOutput)] = []

@@ -127,7 +127,8 @@ public enum Render {
             if !step.body.isEmpty { text += step.body + "\n" }
             return text
         }
-        if !step.description.isEmpty { text += style.dim(step.description) + "\n" }
+        // On Review the description is the note, which the review shows last.
+        if !step.description.isEmpty && step.kind != "review" { text += style.dim(step.description) + "\n" }
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
         if !step.icon.isEmpty && step.kind == "content" { text += style.dim("icon: " + step.icon) + "\n" }
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
@@ -198,7 +199,10 @@ public enum Render {
         let stamp = time.isEmpty ? "" : style.dim(time) + " "
         switch event {
         case .propertiesChanged(let changed, let invalidated):
-            var parts = changed.sorted { $0.key < $1.key }.map { key, value in
+            // Timestamps change with everything; --json has them.
+            let shown = changed.filter { $0.key != "UpdatedAt" && $0.key != "CreatedAt" }
+            if shown.isEmpty && invalidated.isEmpty { return "" }
+            var parts = shown.sorted { $0.key < $1.key }.map { key, value in
                 key + "=" + (key == "State" ? style.state(Render.value(value)) : Render.value(value))
             }
             parts += invalidated.sorted().map { $0 + " changed" }

@@ -86,7 +86,7 @@ public enum ReplyDecoder {
         field.other = d.bool("other")
         field.otherLabel = d.string("otherLabel")
         field.value = dict["value"]
-        field.otherText = dict["otherText"]?.string
+        field.otherText = (dict["otherValue"] ?? dict["otherText"])?.string
         field.isSet = dict["isSet"]?.bool ?? (field.value != nil)
         field.error = d.string("error")
         field.hint = d.string("hint")

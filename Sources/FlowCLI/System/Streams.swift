@@ -12,7 +12,16 @@ public protocol LineSource: AnyObject, Sendable {
     var isTerminal: Bool { get }
     /// Reads one line without its newline; nil at the end of the input.
     /// With `echo: false` on a terminal, the typed characters are not shown.
-    func readLine(echo: Bool) throws(CLIError) -> String?
+    /// `prompt` runs just before the read, once echo is off, so nothing typed
+    /// in answer to the prompt can be echoed.
+    func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String?
+}
+
+extension LineSource {
+    /// Reads one line, with no prompt.
+    public func readLine(echo: Bool) throws(CLIError) -> String? {
+        try readLine(echo: echo, prompt: {})
+    }
 }
 
 /// A text sink writing straight to a file descriptor with `write(2)`; no
@@ -57,7 +66,7 @@ public final class FileDescriptorSource: LineSource {
         isTerminal = Posix.isTerminal(fd)
     }
 
-    public func readLine(echo: Bool) throws(CLIError) -> String? {
+    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
         if !echo, isTerminal, let saved = Posix.terminalSettings(fd) {
             TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
             Posix.setTerminalSettings(fd, Posix.withoutEcho(saved))
@@ -67,8 +76,10 @@ public final class FileDescriptorSource: LineSource {
                 // The newline the person typed was not echoed either.
                 Posix.writeAll(fd, "\n".utf8)
             }
+            prompt()
             return try readRawLine()
         }
+        prompt()
         return try readRawLine()
     }
 
@@ -104,7 +115,8 @@ public final class ScriptedSource: LineSource {
         self.isTerminal = isTerminal
     }
 
-    public func readLine(echo: Bool) throws(CLIError) -> String? {
+    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
+        prompt()
         echoes.withLock { $0.append(echo) }
         return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }

@@ -229,8 +229,8 @@ final class Wizard {
         if !field.error.isEmpty { say(style.red("  ✗ " + field.error) + "\n") }
 
         while true {
-            say(prompt(for: field, choices: choices))
-            guard let line = try input.readLine(echo: !field.isSecure) else { return .ended }
+            let promptText = prompt(for: field, choices: choices)
+            guard let line = try input.readLine(echo: !field.isSecure, prompt: { say(promptText) }) else { return .ended }
             let text = field.isSecure ? line : line.trimmed
             switch text {
             case ":back", ":b": return .back
@@ -239,9 +239,13 @@ final class Wizard {
             }
             var answers: [String: DBusValue]
             if text.isEmpty {
-                // Enter keeps an answer; without one it asks the daemon, which
-                // then says why the field cannot stay empty (if it cannot).
-                if field.isSet { return .answered }
+                // Enter keeps an answer. Without one, a required field asks the
+                // daemon, which says why it cannot stay empty; the engine takes
+                // no empty value for numbers and toggles, so those wait for
+                // Continue to say it.
+                if field.isSet || !field.required || field.type == .number || field.type == .toggle {
+                    return .answered
+                }
                 answers = [field.id: field.type == .multichoice ? .strings([]) : .string("")]
             } else if text == ":clear" {
                 answers = [field.id: field.type == .multichoice ? .strings([]) : .string("")]
@@ -260,7 +264,16 @@ final class Wizard {
                     answers[field.id + ".other"] = .string(other.trimmed)
                 }
             }
-            let errors = try call { () throws(ServiceError) in try service.setAnswers(session, answers) }
+            let errors: [String: String]
+            do {
+                errors = try service.setAnswers(session, answers)
+            } catch where error.kind == .invalidArgs || error.kind == .limitExceeded {
+                // The daemon refused the value outright: say so and ask again.
+                say(style.red("  ✗ " + error.message) + "\n")
+                continue
+            } catch {
+                throw error.cliError
+            }
             if let message = errors[field.id] ?? errors[field.id + ".other"] {
                 say(style.red("  ✗ " + message) + "\n")
                 continue
