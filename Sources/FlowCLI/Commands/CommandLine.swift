@@ -198,9 +198,18 @@ public enum FlowctlCommandLine {
         OptionSpec("version", help: "show flowctl's version"),
     ]
 
+    /// Commands for programs, not listed in the help: `__complete KIND [SESSION [FIELD]]`
+    /// prints candidates for shell completion, one per line (completions/flowctl.bash).
+    public static let hiddenCommands: [CommandSpec] = [
+        CommandSpec(
+            name: "__complete", arguments: "KIND [SESSION [FIELD]]", summary: "candidates for shell completion",
+            details: "KIND is flows, sessions, fields SESSION, steps SESSION or values SESSION FIELD. Prints nothing when flowd cannot be asked.",
+            options: [], minArguments: 1, maxArguments: 3, group: .offline, acceptsJSON: false),
+    ]
+
     /// The command named `name`.
     public static func command(_ name: String) -> CommandSpec? {
-        commands.first { $0.name == name }
+        commands.first { $0.name == name } ?? hiddenCommands.first { $0.name == name }
     }
 
     /// Understands `arguments` (without the program name).

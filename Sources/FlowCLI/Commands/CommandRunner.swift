@@ -68,6 +68,9 @@ final class CommandRunner {
         case "check": return check(args)
         case "run": return try runWizard(flow: args[0])
         case "resume": return try resumeWizard(try resolveSession(args[0]))
+        case "__complete":
+            out(completions(args).map { $0 + "\n" }.joined())
+            return .success
         default: throw .usage("unknown command \(quote(command.spec.name))")
         }
     }
@@ -382,6 +385,35 @@ final class CommandRunner {
             out(JSONShapes.event(event, session: id).serialized() + "\n")
         } else {
             out(Render.event(event, time: context.stdoutIsTerminal ? Posix.localTimeOfDay() : "", style: style))
+        }
+    }
+
+    // MARK: completion
+
+    /// Candidates for shell completion; none when flowd cannot be asked, so a
+    /// Tab never prints an error into the command line being typed.
+    func completions(_ args: [String]) -> [String] {
+        let session = args.count > 1 ? (try? resolveSession(args[1])) : nil
+        switch (args[0], session) {
+        case ("flows", _):
+            return ((try? service.listFlows()) ?? []).map(\.id).sorted()
+        case ("sessions", _):
+            return ((try? service.listSessions()) ?? []).map(\.id).sorted()
+        case ("fields", let id?):
+            guard let step = try? service.step(id) else { return [] }
+            return step.fields.flatMap { field in field.other ? [field.id + "=", field.id + ".other="] : [field.id + "="] }
+        case ("steps", let id?):
+            guard let properties = try? service.properties(id) else { return [] }
+            return properties.path.filter { $0.status != "upcoming" || $0.step == "review" }.map(\.step)
+        case ("values", let id?):
+            guard args.count > 2, let field = (try? service.step(id))?.field(args[2]) else { return [] }
+            switch field.type {
+            case .toggle?: return ["yes", "no"]
+            case .choice?, .multichoice?: return field.options.map(\.id) + (field.other ? ["other"] : [])
+            default: return []
+            }
+        default:
+            return []
         }
     }
 

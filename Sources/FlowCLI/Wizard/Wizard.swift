@@ -129,6 +129,7 @@ final class Wizard {
         // Fields already answered (after Back, Edit or a resume) are shown,
         // not asked again; "e" asks them all.
         var toAsk = step.fields.filter { !$0.isSet || !$0.error.isEmpty }
+        if toAsk.count < step.fields.count { say("\n") }
         for field in step.fields where !toAsk.contains(field) {
             let shown = currentAnswer(field, choices: choiceList(field),
                                       yes: Strings.builtin.text(.yes, locale: locale), no: Strings.builtin.text(.no, locale: locale))
