@@ -416,6 +416,20 @@ struct CommandTests {
         #expect(service.calls.isEmpty, "check never calls the daemon")
     }
 
+    @Test("__complete: candidates for the shell, one per line, and nothing when flowd is absent")
+    func completions() throws {
+        #expect(run(["__complete", "flows"]).stdout == service.flows.keys.sorted().map { $0 + "\n" }.joined())
+        let id = try start("consultation")
+        #expect(run(["__complete", "sessions"]).stdout == id + "\n")
+        #expect(run(["__complete", "fields", String(id.prefix(5))]).stdout == "service=\nservice.other=\n")
+        #expect(run(["__complete", "values", id, "service"]).stdout == "website\napp\nbranding\nother\n")
+        #expect(run(["__complete", "values", id, "nosuch"]).stdout.isEmpty)
+        #expect(run(["__complete", "steps", id]).stdout == "service\nreview\n")
+        let absent = flowctl(["__complete", "sessions"], service: AbsentService())
+        #expect(absent.status == 0 && absent.stdout.isEmpty && absent.stderr.isEmpty)
+        #expect(!FlowctlCommandLine.overview().contains("__complete"), "not in the help: it is for programs")
+    }
+
     @Test("--version and help need no daemon")
     func offlineInfo() {
         let absent = AbsentService()

@@ -200,6 +200,68 @@ struct IntegrationTests {
         #expect(events.contains { ($0["changed"] as? [String: Any])?["State"] as? String == "submitted" })
     }
 
+    @Test("bash completion asks the daemon on the bus the command line names")
+    func bashCompletion() throws {
+        let flowd = try DaemonFixture()
+        let id = try flowd.start("plain")
+        let script = Repository.root.appendingPathComponent("completions/flowctl.bash").path
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = ([Binaries.flowctl] + words).map { "'" + $0 + "'" }.joined(separator: " ")
+            let program = """
+                source '\(script)'
+                COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count)
+                _flowctl; printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let result = try ChildProcess.run("/bin/bash", ["-c", program])
+            #expect(result.status == .exited(0), "\(result.standardError)")
+            return result.standardOutput.split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["sho"]) == ["show"])
+        #expect(try complete(["--address", flowd.address, "run", ""]) == ["plain", "quick"])
+        #expect(try complete(["--address", flowd.address, "show", ""]) == [id])
+        #expect(try complete(["--address", flowd.address, "set", id, ""]) == ["name=", "pin="])
+        #expect(try complete(["start", "plain", "--locale", "pt"]) == ["pt-BR"])
+        _ = try flowd.flowctl(["set", id, "name=Ada", "pin=-"], input: "1234\n")
+        _ = try flowd.flowctl(["continue", id])
+        #expect(try complete(["--address", flowd.address, "set", id, "topic=l"]) == ["topic=looms"])
+        #expect(try complete(["--address", flowd.address, "set", id, "days=mon,"]) == ["days=mon,mon", "days=mon,tue"])
+        #expect(try complete(["--address", flowd.address, "goto", id, ""]) == ["who", "what", "review"])
+    }
+
+    @Test("scripts/demo-drive.sh walks consultation to submitted")
+    func demoDrive() throws {
+        // The example flow with fixed options and no plugins, so that it
+        // loads whatever plugins this daemon has.
+        let url = URL(fileURLWithPath: Repository.flowsDirectory + "/consultation.json")
+        var flow = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var steps = try #require(flow["steps"] as? [[String: Any]])
+        for s in steps.indices {
+            guard var fields = steps[s]["fields"] as? [[String: Any]] else { continue }
+            for f in fields.indices {
+                fields[f]["prefill"] = nil
+                if fields[f]["optionsFrom"] != nil {
+                    fields[f]["optionsFrom"] = nil
+                    fields[f]["options"] = [["id": "slot_a", "label": "First"], ["id": "slot_b", "label": "Second"]]
+                }
+            }
+            steps[s]["fields"] = fields
+        }
+        flow["steps"] = steps
+        flow["submit"] = nil
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: flow), as: UTF8.self)
+        let flowd = try DaemonFixture(flows: ["consultation.json": text])
+
+        let script = Repository.root.appendingPathComponent("scripts/demo-drive.sh").path
+        let result = try ChildProcess.run(script, [flowd.address], environment: ["FLOWCTL": Binaries.flowctl])
+        #expect(result.status == .exited(0), "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("Step 5 of 5 · Check your booking"))
+        #expect(result.standardOutput.contains("✓ "))
+        #expect(result.standardOutput.contains("day        slot_a"))
+        let id = try #require(try flowd.flowctl(["sessions", "-q"]).standardOutput.split(separator: "\n").first.map(String.init))
+        let state = try object(try flowd.flowctl(["show", id, "--json"]))
+        #expect(state["state"] as? String == "submitted")
+    }
+
     @Test("the wizard in a terminal: an error shown inline and fixed, Back, Review with Edit, Submit")
     func wizard() throws {
         let flowd = try DaemonFixture()
