@@ -20,10 +20,15 @@ public struct OptionSpec: Sendable, Hashable {
 
 /// The groups commands are listed in by `flowctl --help`.
 public enum CommandGroup: String, Sendable, CaseIterable {
+    /// Listing flows and sessions, starting and closing sessions.
     case flows = "Flows and sessions"
+    /// Commands on one session's steps.
     case steps = "Working on a session"
+    /// The wizard.
     case interactive = "Interactive"
+    /// About the daemon itself.
     case daemon = "The daemon"
+    /// Commands that need no daemon.
     case offline = "Offline"
 }
 
@@ -364,11 +369,11 @@ public enum FlowctlCommandLine {
             Drive flowd's multi-step form flows from the command line (D-Bus service org.flowd.Flow1).
 
             """
+        // One column width for every group, so the summaries line up.
+        let width = commands.map { ($0.name + " " + $0.arguments).count }.max() ?? 0
         for group in CommandGroup.allCases {
             text += "\n\(group.rawValue):\n"
-            let members = commands.filter { $0.group == group }
-            let width = members.map { ($0.name + " " + $0.arguments).count }.max() ?? 0
-            for command in members {
+            for command in commands where command.group == group {
                 let synopsis = command.arguments.isEmpty ? command.name : command.name + " " + command.arguments
                 text += "  " + padded(synopsis, to: width) + "  " + command.summary + "\n"
             }

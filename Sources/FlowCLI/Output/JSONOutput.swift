@@ -3,13 +3,21 @@ import DBus
 /// A JSON value for `--json` output. Objects keep their keys in the order
 /// given, so the output is stable and reads in a sensible order.
 public indirect enum JSONOutput: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A signed integer.
     case integer(Int64)
+    /// An unsigned integer (a D-Bus `t` above `Int64.max` stays exact).
     case unsigned(UInt64)
+    /// A number; without a fraction it prints as an integer, not finite as `null`.
     case double(Double)
+    /// A string, escaped as JSON requires.
     case string(String)
+    /// An array.
     case array([JSONOutput])
+    /// An object whose keys keep this order.
     case object([(String, JSONOutput)])
 
     public static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool {

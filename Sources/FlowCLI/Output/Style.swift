@@ -59,7 +59,12 @@ public struct Style: Sendable, Hashable {
 
 /// `--color WHEN`.
 public enum ColorOption: String, Sendable, CaseIterable {
-    case auto, always, never
+    /// Colour on a terminal unless `NO_COLOR` or `TERM=dumb` says otherwise.
+    case auto
+    /// Colour even when piped.
+    case always
+    /// No colour.
+    case never
 }
 
 /// The number of terminal columns `text` takes: wide East Asian characters
@@ -103,9 +108,12 @@ public func padded(_ text: String, to width: Int) -> String {
 public struct TextTable: Sendable {
     /// One cell: its text and how to decorate it.
     public struct Cell: Sendable {
+        /// The plain text, measured for alignment.
         public var text: String
+        /// Adds colour (or nothing) after the cell is measured.
         public var decorate: @Sendable (String) -> String
 
+        /// A cell showing `text`, decorated by `decorate`.
         public init(_ text: String, _ decorate: @escaping @Sendable (String) -> String = { $0 }) {
             self.text = text
             self.decorate = decorate

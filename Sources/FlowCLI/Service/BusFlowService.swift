@@ -153,6 +153,7 @@ public final class BusFlowService: FlowService {
 
     // MARK: Manager
 
+    /// `Manager.ListFlows`.
     public func listFlows() throws(ServiceError) -> [FlowSummary] {
         let manager = try manager()
         let dicts = try call("ListFlows") { () throws(DBusError) in
@@ -163,6 +164,7 @@ public final class BusFlowService: FlowService {
         return flows
     }
 
+    /// `Manager.StartSession` with the `locale` option; the id is the path's last element.
     public func startSession(flow: String, locale: String?) throws(ServiceError) -> String {
         var options: [String: DBusValue] = [:]
         if let locale { options["locale"] = .string(locale) }
@@ -178,6 +180,7 @@ public final class BusFlowService: FlowService {
         return id
     }
 
+    /// `Manager.ListSessions`.
     public func listSessions() throws(ServiceError) -> [SessionSummary] {
         let manager = try manager()
         let rows = try call("ListSessions") { () throws(DBusError) in
@@ -189,6 +192,7 @@ public final class BusFlowService: FlowService {
         }
     }
 
+    /// `Manager.ListPlugins`.
     public func plugins() throws(ServiceError) -> [PluginSummary] {
         let manager = try manager()
         let dicts = try call("ListPlugins") { () throws(DBusError) in
@@ -201,6 +205,7 @@ public final class BusFlowService: FlowService {
 
     // MARK: Session
 
+    /// `Session.GetStep`.
     public func step(_ session: String) throws(ServiceError) -> StepPage {
         let proxy = try self.session(session)
         let dict = try call("GetStep") { () throws(DBusError) in
@@ -209,6 +214,7 @@ public final class BusFlowService: FlowService {
         return try ReplyDecoder.step(dict)
     }
 
+    /// `Session.SetAnswers`.
     public func setAnswers(_ session: String, _ answers: [String: DBusValue]) throws(ServiceError) -> [String: String] {
         let proxy = try self.session(session)
         return try call("SetAnswers") { () throws(DBusError) in
@@ -216,6 +222,7 @@ public final class BusFlowService: FlowService {
         }
     }
 
+    /// `Session.Continue`, waiting as long as a submit it starts.
     public func continueStep(_ session: String) throws(ServiceError) -> [String: String] {
         // On the last step of a flow without Review, Continue is Submit.
         let proxy = try self.session(session, timeout: Self.submitTimeout)
@@ -224,16 +231,19 @@ public final class BusFlowService: FlowService {
         }
     }
 
+    /// `Session.Back`.
     public func back(_ session: String) throws(ServiceError) {
         let proxy = try self.session(session)
         _ = try call("Back") { () throws(DBusError) in try proxy.call("Back") }
     }
 
+    /// `Session.GoTo`.
     public func goTo(_ session: String, step: String) throws(ServiceError) {
         let proxy = try self.session(session)
         _ = try call("GoTo") { () throws(DBusError) in try proxy.call("GoTo", .string(step)) }
     }
 
+    /// `Session.GetReview`.
     public func review(_ session: String) throws(ServiceError) -> ReviewPage {
         let proxy = try self.session(session)
         let (groups, note) = try call("GetReview") { () throws(DBusError) in
@@ -243,6 +253,7 @@ public final class BusFlowService: FlowService {
         return try ReplyDecoder.review(groups: groups, note: note)
     }
 
+    /// `Session.GetAnswers`.
     public func answers(_ session: String) throws(ServiceError) -> [String: DBusValue] {
         let proxy = try self.session(session)
         return try call("GetAnswers") { () throws(DBusError) in
@@ -250,28 +261,34 @@ public final class BusFlowService: FlowService {
         }
     }
 
+    /// `Session.Submit`, waiting until the action ends.
     public func submit(_ session: String) throws(ServiceError) {
         let proxy = try self.session(session, timeout: Self.submitTimeout)
         _ = try call("Submit") { () throws(DBusError) in try proxy.call("Submit") }
     }
 
+    /// `Session.Cancel`.
     public func cancel(_ session: String) throws(ServiceError) {
         let proxy = try self.session(session)
         _ = try call("Cancel") { () throws(DBusError) in try proxy.call("Cancel") }
     }
 
+    /// `Session.Close`; forgets the path.
     public func close(_ session: String) throws(ServiceError) {
         let proxy = try self.session(session)
         _ = try call("Close") { () throws(DBusError) in try proxy.call("Close") }
         sessionPaths[session] = nil
     }
 
+    /// `Properties.GetAll` of the session interface.
     public func properties(_ session: String) throws(ServiceError) -> SessionProperties {
         let proxy = try self.session(session)
         let dict = try call("GetAll") { () throws(DBusError) in try proxy.allProperties() }
         return ReplyDecoder.properties(dict, id: session)
     }
 
+    /// Adds match rules for the session's signals, its removal and flowd leaving the bus, then calls
+    /// `GetStep` so that a daemon that signals only to its callers includes this one.
     public func events(_ session: String) throws(ServiceError) -> any SessionEventSource {
         let proxy = try self.session(session)
         let connection = try connection()

@@ -58,6 +58,7 @@ public final class BufferSink: TextSink {
 public final class FileDescriptorSource: LineSource {
     /// The descriptor read from.
     public let fd: Int32
+    /// `isatty(fd)`, read once.
     public let isTerminal: Bool
 
     /// A source for `fd` (0 for standard input).
@@ -66,6 +67,8 @@ public final class FileDescriptorSource: LineSource {
         isTerminal = Posix.isTerminal(fd)
     }
 
+    /// Reads up to a newline; with `echo: false` on a terminal, switches echo
+    /// off (`tcsetattr`) for the read and back on afterwards, even on Ctrl-C.
     public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
         if !echo, isTerminal, let saved = Posix.terminalSettings(fd) {
             TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
@@ -105,6 +108,7 @@ public final class FileDescriptorSource: LineSource {
 /// Scripted input lines, for tests: each `readLine` returns the next one.
 public final class ScriptedSource: LineSource {
     private let lines: Mutex<[String]>
+    /// Whether to behave as a terminal would (the wizard's prompts are written either way).
     public let isTerminal: Bool
     /// The `echo` argument of every read so far, to check secrets were asked for without echo.
     private let echoes = Mutex<[Bool]>([])
@@ -115,6 +119,7 @@ public final class ScriptedSource: LineSource {
         self.isTerminal = isTerminal
     }
 
+    /// The next scripted line; the `echo` asked for is recorded.
     public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
         prompt()
         echoes.withLock { $0.append(echo) }
