@@ -200,6 +200,20 @@ struct IntegrationTests {
         #expect(events.contains { ($0["changed"] as? [String: Any])?["State"] as? String == "submitted" })
     }
 
+    @Test("colour on a terminal only, and never with NO_COLOR")
+    func colour() throws {
+        let flowd = try DaemonFixture()
+        let piped = try flowd.flowctl(["flows"])
+        #expect(piped.standardOutput.hasPrefix("ID ") && !piped.standardOutput.contains("\u{1B}"))
+        // swift test runs tests with NO_COLOR=1; an empty NO_COLOR counts as unset (no-color.org).
+        let terminal = try flowd.terminal(["flows"], environment: ["NO_COLOR": ""])
+        #expect(terminal.wait() == .exited(0))
+        #expect(terminal.rawText.contains("\u{1B}[1;4mID\u{1B}[0m"), "\(terminal.rawText)")
+        let noColor = try flowd.terminal(["flows"], environment: ["NO_COLOR": "1"])
+        #expect(noColor.wait() == .exited(0))
+        #expect(noColor.rawText.contains("ID") && !noColor.rawText.contains("\u{1B}"))
+    }
+
     @Test("bash completion asks the daemon on the bus the command line names")
     func bashCompletion() throws {
         let flowd = try DaemonFixture()

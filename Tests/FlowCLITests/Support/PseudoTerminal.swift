@@ -121,6 +121,13 @@ final class PseudoTerminal: @unchecked Sendable {
         return Self.clean(screen)
     }
 
+    /// Everything written so far, escape codes included.
+    var rawText: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: screen, as: UTF8.self)
+    }
+
     private static func clean(_ data: Data) -> String {
         strip(String(decoding: data, as: UTF8.self)).replacingOccurrences(of: "\r\n", with: "\n")
     }
