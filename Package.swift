@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "PluginHostTests", dependencies: ["TestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
-        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus"]),
+        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
         .testTarget(name: "PluginTests", dependencies: ["TestSupport", flowKit]),
     ],
     swiftLanguageModes: [.v6]
