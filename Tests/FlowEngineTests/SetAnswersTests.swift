@@ -71,7 +71,6 @@ import Testing
         #expect(s.record.answers["num"] == nil)
         #expect(s.record.answers["flag"] == nil)
         #expect(s.record.answers["when"] == nil)
-        try s.set(["num": .number(4.0), "text": .text("hi"), "many": .list(["b"])])
         let view = s.currentStep()
         #expect(view.fields[3].value == .text("other"))
         #expect(view.fields[3].otherText == "Mine")
