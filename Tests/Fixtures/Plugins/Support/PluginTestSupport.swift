@@ -157,13 +157,19 @@ public struct ProcessOutcome: Sendable {
 /// Runs child processes for the tests.
 public enum Subprocess {
     /// Runs `path` with `arguments` and waits for it (at most `timeout`
-    /// seconds, then it is killed and the call throws).
-    public static func run(_ path: String, _ arguments: [String], timeout: TimeInterval = 120) throws
-        -> ProcessOutcome
-    {
+    /// seconds, then it is killed and the call throws). The child gets this
+    /// process's environment plus `environment`, and Swift's crash backtracer
+    /// off (a crash is expected in some tests and symbolication is slow).
+    public static func run(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 120
+    ) throws -> ProcessOutcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["SWIFT_BACKTRACE"] = "enable=no"
+        env.merge(environment) { _, new in new }
+        process.environment = env
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
