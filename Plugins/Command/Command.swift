@@ -105,9 +105,14 @@ struct CommandAction: SubmitAction {
     /// The POSIX locale for a session locale: `pt-BR` → `pt_BR.UTF-8`, a bare
     /// language gets its most common region, anything unknown `C.UTF-8`.
     static func posixLocale(_ locale: String) -> String {
-        let parts = sanitizedLocale(locale).split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        // Only a well-formed tag is mapped: a language of 2–3 letters, then
+        // parts of 2–8 letters or digits.
+        let parts = locale.split(separator: "-", omittingEmptySubsequences: false)
+            .flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }.map(String.init)
+        func isASCIIAlphanumeric(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber) }
         guard let language = parts.first?.lowercased(), (2...3).contains(language.count),
-            language.allSatisfy(\.isLetter)
+            language.allSatisfy({ $0.isASCII && $0.isLetter }),
+            parts.dropFirst().allSatisfy({ (2...8).contains($0.count) && $0.allSatisfy(isASCIIAlphanumeric) })
         else { return "C.UTF-8" }
         if parts.count >= 2 {
             let second = parts[1]

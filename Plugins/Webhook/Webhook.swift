@@ -9,7 +9,10 @@ import FoundationNetworking
 /// Options:
 /// - `url` (required): an `https://` URL (`http://` is accepted for loopback
 ///   and trusted networks; the answers travel in clear text then).
-/// - `timeoutSeconds` (0.1–300, default 30): for the whole exchange.
+/// - `timeoutSeconds` (1–300, default 30): for the whole exchange. Whole
+///   seconds: FoundationNetworking hands curl whole seconds, and a value
+///   under one second made it give up at once (seen here), so a fraction is
+///   rounded up.
 /// - `headers` (object of strings): extra request headers, for example an
 ///   `Authorization` token. `Content-Type`, `Content-Length` and `Host` are
 ///   set by the plugin and cannot be overridden.
@@ -36,7 +39,7 @@ struct WebhookAction: SubmitAction {
         else {
             throw PluginConfigurationError(Self.name, "option \"url\" must be an http:// or https:// URL")
         }
-        let timeout = try options.number("timeoutSeconds", in: 0.1...300) ?? 30
+        let timeout = (try options.number("timeoutSeconds", in: 1...300) ?? 30).rounded(.up)
         let headers = try options.stringMap("headers") ?? [:]
         if let reserved = headers.keys.first(where: { Self.reservedHeaders.contains($0.lowercased()) }) {
             throw PluginConfigurationError(Self.name, "header \"\(reserved)\" is set by the plugin")
