@@ -48,8 +48,8 @@ public final class PluginCaller: Sendable {
     public enum Limits {
         /// Scalars in one message; longer messages are cut with "…".
         public static let maxMessageLength = 1000
-        /// Options from an options provider.
-        public static let maxOptions = 1000
+        /// Options from an options provider (the engine's limit per field too).
+        public static let maxOptions = 500
         /// Issues from a step validator.
         public static let maxIssues = 100
     }

@@ -333,7 +333,14 @@ private struct LoadRun {
         let handle: UnsafeMutableRawPointer
         switch System.dlopen("/proc/self/fd/\(file.rawValue)", flags: RTLD_NOW | RTLD_LOCAL) {
         case .failure(let e):
-            return .failure(RefusalReason("cannot be loaded: \(e.message)"))
+            var reason = "cannot be loaded: \(e.message)"
+            if e.message.contains("cannot open shared object file") {
+                // The usual cause: a RUNPATH with $ORIGIN, which glibc takes
+                // from the name dlopen got, here /proc/self/fd.
+                reason += " (plugins are loaded through /proc/self/fd, so a RUNPATH with $ORIGIN "
+                    + "cannot find their libraries; use an absolute RUNPATH)"
+            }
+            return .failure(RefusalReason(reason))
         case .success(let h):
             handle = h
         }
