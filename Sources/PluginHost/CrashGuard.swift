@@ -122,97 +122,159 @@ public struct CrashGuardError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-/// A crash guard that keeps one small file per call in progress in a directory
-/// of its own.
+/// A crash guard kept in a small memory-mapped file of fixed slots.
 ///
-/// `begin` writes `<pid>-<n>.call` with `O_CREAT|O_EXCL` and `end` unlinks it.
-/// No fsync: the record has to survive this *process* crashing, and the page
-/// cache does that; surviving a power cut is not the point. The directory is
-/// created 0700 and must belong to this uid.
-public final class FileCrashGuard: CrashGuard {
-    /// The open guard directory; closed in `deinit`.
-    private let directory: Int32
-    private let path: String
-    private let counter = Atomic<UInt64>(1)
-    private let pid: Int32
+/// `begin` copies the call into a free slot of a `MAP_SHARED` mapping and marks
+/// it used; `end` marks it free. Both are plain memory writes, no system call:
+/// the mapping *is* the page cache, so the record outlives this process the
+/// moment it is written, which is what a crash guard needs (it does not have
+/// to survive a power cut, so there is no `msync`). The next process maps the
+/// same file and reads the used slots.
+///
+/// The file is created mode 0600 (`O_NOFOLLOW`), must belong to this uid, and
+/// is locked with `flock` so two processes cannot share one. With more calls in
+/// progress than slots, the extra calls run unrecorded (and say so on stderr).
+public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
+    // @unchecked: `base` points into a mapping this object owns until deinit;
+    // each slot is written only by the call that holds it, and the free list
+    // is behind a Mutex.
+    public static let defaultSlotCount = 512
+    static let slotSize = 2048
+    static let headerSize = 4096
+    static let magic: [UInt8] = Array("FLOWDCG1".utf8)
 
-    /// Opens (creating if needed) the guard directory `path`.
-    public init(directory path: String) throws(CrashGuardError) {
+    private let fd: Int32
+    private let base: UnsafeMutableRawPointer
+    private let length: Int
+    private let slotCount: Int
+    private let path: String
+    /// Free slots, and the slots a previous process left used (its calls in
+    /// progress when it died).
+    private let slots: Mutex<(free: [Int], leftovers: [Int])>
+
+    /// Opens or creates the guard file at `path`. Calls recorded by an earlier
+    /// process stay readable through ``pending()``.
+    public init(path: String, slots: Int = FileCrashGuard.defaultSlotCount) throws(CrashGuardError) {
+        let slotCount = max(1, slots)
+        let length = Self.headerSize + slotCount * Self.slotSize
+        let fd: Int32
         do {
-            try System.makeDirectory(path, mode: 0o700)
-            let dir = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-            let status = try dir.status()
-            guard status.owner == System.effectiveUserID, !status.isWritableByGroupOrOthers else {
+            fd = try System.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        } catch {
+            throw CrashGuardError(description: "\(path): cannot open: \(error)")
+        }
+        do {
+            let status = try System.fstat(fd)
+            guard status.isRegularFile, status.owner == System.effectiveUserID, !status.isWritableByGroupOrOthers
+            else {
                 throw CrashGuardError(
-                    description: "\(path): the crash guard directory must belong to uid "
-                        + "\(System.effectiveUserID) and not be writable by group or others")
+                    description: "\(path): the crash guard file must be a regular file of uid "
+                        + "\(System.effectiveUserID), not writable by group or others")
             }
-            self.directory = dir.release()
+            try System.lockExclusively(fd)
+            let fresh = status.size != Int64(length)
+            if fresh { try System.truncate(fd, to: length) }
+            let base = try System.mapShared(fd, length: length)
+            if fresh || !Self.hasHeader(base, slotCount: slotCount) {
+                // New, or written by another layout: start empty.
+                base.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+                Self.writeHeader(base, slotCount: slotCount)
+            }
+            self.base = base
         } catch let e as CrashGuardError {
+            System.close(fd)
             throw e
         } catch {
+            System.close(fd)
             throw CrashGuardError(description: "\(path): \(error)")
         }
+        self.fd = fd
+        self.length = length
+        self.slotCount = slotCount
         self.path = path
-        self.pid = System.processID
+        // Slots in use by the previous process stay untouched until
+        // clearPending(); new calls take the others.
+        var available: [Int] = []
+        var leftovers: [Int] = []
+        for slot in stride(from: slotCount - 1, through: 0, by: -1) {
+            if Self.isUsed(base, slot) { leftovers.append(slot) } else { available.append(slot) }
+        }
+        self.slots = Mutex((available, leftovers.reversed()))
     }
 
     deinit {
-        System.close(directory)
+        System.unmap(base, length: length)
+        System.close(fd)
     }
 
-    private func fileName(_ token: UInt64) -> String { "\(pid)-\(token).call" }
+    private static func hasHeader(_ base: UnsafeMutableRawPointer, slotCount: Int) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: base, count: 16)
+        return Array(bytes.prefix(8)) == magic && base.load(fromByteOffset: 8, as: UInt32.self) == UInt32(slotCount)
+            && base.load(fromByteOffset: 12, as: UInt32.self) == UInt32(slotSize)
+    }
+
+    private static func writeHeader(_ base: UnsafeMutableRawPointer, slotCount: Int) {
+        base.copyMemory(from: magic, byteCount: magic.count)
+        base.storeBytes(of: UInt32(slotCount), toByteOffset: 8, as: UInt32.self)
+        base.storeBytes(of: UInt32(slotSize), toByteOffset: 12, as: UInt32.self)
+    }
+
+    private static func slotAddress(_ base: UnsafeMutableRawPointer, _ slot: Int) -> UnsafeMutableRawPointer {
+        base + headerSize + slot * slotSize
+    }
+
+    private static func isUsed(_ base: UnsafeMutableRawPointer, _ slot: Int) -> Bool {
+        slotAddress(base, slot).load(as: UInt32.self) == 1
+    }
 
     public func begin(_ call: GuardedCall) -> CrashGuardToken {
-        var failure: Errno?
-        // A file of the same name can be left over from an earlier process that
-        // had the same pid (a container's daemon often does): take the next number.
-        for _ in 0..<8 {
-            let token = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-            do {
-                let fd = try System.openAt(
-                    directory, fileName(token), flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    mode: 0o600)
-                let file = FileDescriptor(owning: fd)
-                defer { file.close() }
-                try System.writeAll(file.rawValue, Array(call.encoded.utf8))
-                return CrashGuardToken(rawValue: token)
-            } catch {
-                failure = error
-                if error != Errno.exists { break }
-            }
+        let bytes = Array(call.encoded.utf8)
+        guard bytes.count <= Self.slotSize - 8 else {
+            complain("a call record of \(bytes.count) bytes does not fit a slot")
+            return CrashGuardToken(rawValue: 0)
         }
-        // Failing to record must not stop the call; the only loss is the
-        // protection after a crash. Say so on stderr.
-        let line = "flowd: crash guard: cannot record a call in \(path): \(failure.map(String.init(describing:)) ?? "?")\n"
-        try? System.writeAll(2, Array(line.utf8))
-        return CrashGuardToken(rawValue: 0)
+        guard let slot = slots.withLock({ $0.free.popLast() }) else {
+            complain("all \(slotCount) slots are in use; this call runs unrecorded")
+            return CrashGuardToken(rawValue: 0)
+        }
+        let address = Self.slotAddress(base, slot)
+        address.storeBytes(of: UInt32(bytes.count), toByteOffset: 4, as: UInt32.self)
+        (address + 8).copyMemory(from: bytes, byteCount: bytes.count)
+        address.storeBytes(of: UInt32(1), as: UInt32.self)  // used: last, after the record
+        return CrashGuardToken(rawValue: UInt64(slot) + 1)
     }
 
     public func end(_ token: CrashGuardToken) {
-        guard token.rawValue != 0 else { return }
-        try? System.unlink(directory, fileName(token.rawValue))
+        guard token.rawValue > 0, token.rawValue <= UInt64(slotCount) else { return }
+        let slot = Int(token.rawValue - 1)
+        Self.slotAddress(base, slot).storeBytes(of: UInt32(0), as: UInt32.self)
+        slots.withLock { $0.free.append(slot) }
     }
 
     public func pending() -> [GuardedCall] {
-        guard let names = try? System.directoryEntries(directory) else { return [] }
+        let leftovers = slots.withLock { $0.leftovers }
         var calls: [GuardedCall] = []
-        for name in names.sorted() where name.hasSuffix(".call") {
-            guard
-                let fd = try? System.openAt(directory, name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC),
-                case let file = FileDescriptor(owning: fd),
-                let bytes = try? System.readAll(file.rawValue, limit: 64 * 1024),
-                let call = GuardedCall(encoded: String(decoding: bytes, as: UTF8.self))
-            else { continue }
-            calls.append(call)
+        for slot in leftovers where Self.isUsed(base, slot) {
+            let address = Self.slotAddress(base, slot)
+            let count = Int(address.load(fromByteOffset: 4, as: UInt32.self))
+            guard count <= Self.slotSize - 8 else { continue }
+            let text = String(decoding: UnsafeRawBufferPointer(start: address + 8, count: count), as: UTF8.self)
+            if let call = GuardedCall(encoded: text) { calls.append(call) }
         }
         return calls
     }
 
     public func clearPending() {
-        guard let names = try? System.directoryEntries(directory) else { return }
-        for name in names where name.hasSuffix(".call") {
-            try? System.unlink(directory, name)
+        slots.withLock { state in
+            for slot in state.leftovers {
+                Self.slotAddress(base, slot).storeBytes(of: UInt32(0), as: UInt32.self)
+                state.free.append(slot)
+            }
+            state.leftovers = []
         }
+    }
+
+    private func complain(_ text: String) {
+        try? System.writeAll(2, Array("flowd: crash guard \(path): \(text)\n".utf8))
     }
 }

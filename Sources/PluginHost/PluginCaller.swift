@@ -202,13 +202,8 @@ public final class PluginCaller: Sendable {
                     crashGuard.end(token)
                     rendezvous.resolve(outcome)
                 }
-                let timer = Task.detached {
-                    do {
-                        try await Task.sleep(for: limit)
-                        rendezvous.resolve(.timedOut)
-                    } catch {
-                        // Cancelled: the call ended some other way.
-                    }
+                let timer = DeadlineTimer.shared.schedule(after: limit) {
+                    rendezvous.resolve(.timedOut)
                 }
                 rendezvous.attach(work: work, timer: timer)
             }
@@ -259,7 +254,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         var continuation: CheckedContinuation<PluginCallResult<Value>, Never>?
         var result: PluginCallResult<Value>?
         var work: Task<Void, Never>?
-        var timer: Task<Void, Never>?
+        var timer: UInt64?
     }
     private let state = Mutex(State())
 
@@ -279,7 +274,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
     }
 
     /// Keeps the tasks so that the winner can cancel them.
-    func attach(work: Task<Void, Never>, timer: Task<Void, Never>) {
+    func attach(work: Task<Void, Never>, timer: UInt64) {
         let resolved = state.withLock { s in
             if s.result != nil { return true }
             s.work = work
@@ -288,7 +283,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         }
         if resolved {
             work.cancel()
-            timer.cancel()
+            DeadlineTimer.shared.cancel(timer)
         }
     }
 
@@ -297,7 +292,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         let (continuation, work, timer) = state.withLock { s in
             guard s.result == nil else {
                 return (CheckedContinuation<PluginCallResult<Value>, Never>?.none, Task<Void, Never>?.none,
-                    Task<Void, Never>?.none)
+                    UInt64?.none)
             }
             s.result = result
             defer {
@@ -309,7 +304,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         }
         continuation?.resume(returning: result)
         work?.cancel()
-        timer?.cancel()
+        if let timer { DeadlineTimer.shared.cancel(timer) }
     }
 }
 

@@ -160,6 +160,30 @@ enum System {
         if Glibc.mkdir(path, mode) != 0 && errno != EEXIST { throw Errno.current }
     }
 
+    /// `ftruncate(2)`.
+    static func truncate(_ fd: Int32, to length: Int) throws(Errno) {
+        guard Glibc.ftruncate(fd, off_t(length)) == 0 else { throw Errno.current }
+    }
+
+    /// `flock(2)` with `LOCK_EX|LOCK_NB`: fails with EWOULDBLOCK when another
+    /// open file description holds it.
+    static func lockExclusively(_ fd: Int32) throws(Errno) {
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { throw Errno.current }
+    }
+
+    /// `mmap(2)` of the first `length` bytes, read-write, `MAP_SHARED`.
+    static func mapShared(_ fd: Int32, length: Int) throws(Errno) -> UnsafeMutableRawPointer {
+        guard let p = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw Errno.current
+        }
+        return p
+    }
+
+    /// `munmap(2)`.
+    static func unmap(_ p: UnsafeMutableRawPointer, length: Int) {
+        _ = Glibc.munmap(p, length)
+    }
+
     /// `geteuid(2)`.
     static var effectiveUserID: UInt32 { UInt32(Glibc.geteuid()) }
 

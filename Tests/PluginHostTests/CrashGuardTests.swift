@@ -22,36 +22,87 @@ struct CrashGuardTests {
         }
     }
 
-    @Test("FileCrashGuard: begin records, end forgets, pending lists, clear empties")
+    @Test("FileCrashGuard: calls in progress when the process goes away are pending for the next one")
     func fileGuard() throws {
         let temp = try TemporaryDirectory()
-        let crashGuard = try FileCrashGuard(directory: temp.appending("guard"))
+        let path = temp.appending("plugin-calls")
         let a = GuardedCall(pluginPath: "/p/a.so", pluginName: "a", capability: "a.one", startedAt: 1)
         let b = GuardedCall(pluginPath: "/p/b.so", pluginName: "b", capability: nil, startedAt: 2)
-        let ta = crashGuard.begin(a)
-        let tb = crashGuard.begin(b)
-        #expect(Set(crashGuard.pending()) == [a, b])
-        crashGuard.end(ta)
-        #expect(crashGuard.pending() == [b])
-        crashGuard.end(tb)
-        #expect(crashGuard.pending().isEmpty)
-        _ = crashGuard.begin(a)
-        // Another instance on the same directory (the next daemon) sees it.
-        let next = try FileCrashGuard(directory: temp.appending("guard"))
-        #expect(next.pending() == [a])
-        next.clearPending()
-        #expect(crashGuard.pending().isEmpty)
-        // The directory is private.
+        let c = GuardedCall(pluginPath: "/p/c.so", pluginName: "c", capability: "c.x", startedAt: 3)
+        do {
+            let first = try FileCrashGuard(path: path, slots: 4)
+            #expect(first.pending().isEmpty)
+            let ta = first.begin(a)
+            _ = first.begin(b)
+            let tc = first.begin(c)
+            #expect(ta.rawValue != 0 && tc.rawValue != 0)
+            first.end(ta)
+            first.end(tc)
+            // The process's own calls are not "pending": that is for leftovers.
+            #expect(first.pending().isEmpty)
+        }
+        // The next process (the guard was closed without ending b) finds b.
+        let second = try FileCrashGuard(path: path, slots: 4)
+        #expect(second.pending() == [b])
+        // New calls do not disturb the leftover until it is cleared.
+        let td = second.begin(a)
+        #expect(second.pending() == [b])
+        second.clearPending()
+        #expect(second.pending().isEmpty)
+        second.end(td)
+        // The file is private.
         var st = stat()
-        #expect(stat(temp.appending("guard"), &st) == 0)
-        #expect(st.st_mode & 0o777 == 0o700)
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
     }
 
-    @Test("FileCrashGuard refuses a directory others can write")
-    func fileGuardRefusesOpenDirectory() throws {
+    @Test("FileCrashGuard: more calls than slots run unrecorded, and slots are reused")
+    func fileGuardSlots() throws {
         let temp = try TemporaryDirectory()
-        let dir = try temp.makeDirectory("open", mode: 0o777)
-        #expect(throws: CrashGuardError.self) { try FileCrashGuard(directory: dir) }
+        let crashGuard = try FileCrashGuard(path: temp.appending("plugin-calls"), slots: 2)
+        let call = GuardedCall(pluginPath: "/p/a.so", pluginName: "a", capability: "a.one", startedAt: 1)
+        let t1 = crashGuard.begin(call)
+        let t2 = crashGuard.begin(call)
+        let t3 = crashGuard.begin(call)
+        #expect(t1.rawValue != 0 && t2.rawValue != 0)
+        #expect(t3.rawValue == 0)
+        crashGuard.end(t3)  // harmless
+        crashGuard.end(t1)
+        #expect(crashGuard.begin(call).rawValue == t1.rawValue)
+        // A record too long for a slot is not written.
+        let long = GuardedCall(pluginPath: "/" + String(repeating: "p", count: 4000), pluginName: "a",
+            capability: nil, startedAt: 1)
+        crashGuard.end(t2)
+        #expect(crashGuard.begin(long).rawValue == 0)
+    }
+
+    @Test("FileCrashGuard refuses a file others can write, a symlink, and a file another guard holds")
+    func fileGuardRefuses() throws {
+        let temp = try TemporaryDirectory()
+        let open = temp.appending("open")
+        #expect(FileManager.default.createFile(atPath: open, contents: nil))
+        chmod(open, 0o666)
+        #expect(throws: CrashGuardError.self) { try FileCrashGuard(path: open) }
+
+        let target = temp.appending("target")
+        #expect(FileManager.default.createFile(atPath: target, contents: nil))
+        chmod(target, 0o600)
+        #expect(Glibc.symlink(target, temp.appending("link")) == 0)
+        #expect(throws: CrashGuardError.self) { try FileCrashGuard(path: temp.appending("link")) }
+
+        let held = try FileCrashGuard(path: temp.appending("held"))
+        #expect(throws: CrashGuardError.self) { try FileCrashGuard(path: temp.appending("held")) }
+        _ = held.pending()
+    }
+
+    @Test("FileCrashGuard starts empty over a file of another layout")
+    func fileGuardResetsForeignFile() throws {
+        let temp = try TemporaryDirectory()
+        let path = temp.appending("plugin-calls")
+        try Data(repeating: 1, count: 100_000).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        let crashGuard = try FileCrashGuard(path: path, slots: 8)
+        #expect(crashGuard.pending().isEmpty)
     }
 
     @Test(
@@ -116,7 +167,7 @@ struct CrashGuardTests {
             ["call", "--dir", dir, "--guard", guardDir, "--kind", "field-validator", "--name", "test.even"])
         #expect(run.exitCode == 0)
         #expect(run.lines.contains("result\tsuccess\tnil"))
-        let crashGuard = try FileCrashGuard(directory: guardDir)
+        let crashGuard = try FileCrashGuard(path: guardDir)
         #expect(crashGuard.pending().isEmpty)
     }
 }

@@ -3,9 +3,9 @@
 // tests can let a plugin kill it and then start again. Also measures the call
 // path's overhead. A test tool: never installed.
 //
-//   plugin-host-probe load  --dir D [--dir D2] [--guard G]
-//   plugin-host-probe call  --dir D [--guard G] --kind field-validator|submit-action --name N
-//   plugin-host-probe bench --dir D [--guard G] --name test.even [--iterations 10000]
+//   plugin-host-probe load  --dir D [--dir D2] [--guard FILE]
+//   plugin-host-probe call  --dir D [--guard FILE] --kind field-validator|submit-action --name N
+//   plugin-host-probe bench --dir D [--guard FILE] --name test.even [--iterations 10000]
 //
 // Output: one line per plugin record, `record TAB name TAB status TAB error`,
 // then for `call` one line `result TAB outcome TAB message`.
@@ -108,7 +108,7 @@ func run() async -> Int32 {
     let crashGuard: any CrashGuard
     if let g = args.guardDirectory {
         do {
-            crashGuard = try FileCrashGuard(directory: g)
+            crashGuard = try FileCrashGuard(path: g)
         } catch {
             complain("\(error)")
             return 1
