@@ -13,6 +13,7 @@ public struct GuardedCall: Sendable, Hashable {
     /// When the call started, in microseconds since the epoch.
     public var startedAt: Int64
 
+    /// Describes one call; `capability` nil means the registration entry point.
     public init(pluginPath: String, pluginName: String, capability: String?, startedAt: Int64) {
         self.pluginPath = pluginPath
         self.pluginName = pluginName
@@ -48,8 +49,10 @@ public struct GuardedCall: Sendable, Hashable {
 
 /// Proof that a call was recorded; hand it back to ``CrashGuard/end(_:)``.
 public struct CrashGuardToken: Sendable, Hashable {
+    /// The guard's own number for the record; 0 means "not recorded".
     public var rawValue: UInt64
 
+    /// Wraps a guard's record number.
     public init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
@@ -84,8 +87,10 @@ public final class MemoryCrashGuard: CrashGuard {
     }
     private let state = Mutex(State())
 
+    /// An empty guard.
     public init() {}
 
+    /// Keeps `call` in memory until ``end(_:)``.
     public func begin(_ call: GuardedCall) -> CrashGuardToken {
         state.withLock { s in
             let token = s.next
@@ -96,14 +101,18 @@ public final class MemoryCrashGuard: CrashGuard {
         }
     }
 
+    /// Forgets the call.
     public func end(_ token: CrashGuardToken) {
         _ = state.withLock { $0.active.removeValue(forKey: token.rawValue) }
     }
 
+    /// The calls begun and not ended (in memory there is no previous process,
+    /// so tests use this to play one).
     public func pending() -> [GuardedCall] {
         state.withLock { Array($0.active.values) }
     }
 
+    /// Forgets every call in progress.
     public func clearPending() {
         state.withLock { $0.active.removeAll() }
     }
@@ -119,6 +128,7 @@ public final class MemoryCrashGuard: CrashGuard {
 
 /// Why a ``FileCrashGuard`` could not be set up.
 public struct CrashGuardError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, naming the file.
     public var description: String
 }
 
@@ -138,6 +148,8 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     // @unchecked: `base` points into a mapping this object owns until deinit;
     // each slot is written only by the call that holds it, and the free list
     // is behind a Mutex.
+    /// Slots when the caller does not say: more than calls can be in progress
+    /// at once in practice (a slot is 2 KiB of a sparse file).
     public static let defaultSlotCount = 512
     static let slotSize = 2048
     static let headerSize = 4096
@@ -227,6 +239,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         slotAddress(base, slot).load(as: UInt32.self) == 1
     }
 
+    /// Writes `call` into a free slot and marks it used.
     public func begin(_ call: GuardedCall) -> CrashGuardToken {
         let bytes = Array(call.encoded.utf8)
         guard bytes.count <= Self.slotSize - 8 else {
@@ -244,6 +257,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         return CrashGuardToken(rawValue: UInt64(slot) + 1)
     }
 
+    /// Marks the call's slot free.
     public func end(_ token: CrashGuardToken) {
         guard token.rawValue > 0, token.rawValue <= UInt64(slotCount) else { return }
         let slot = Int(token.rawValue - 1)
@@ -251,6 +265,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         slots.withLock { $0.free.append(slot) }
     }
 
+    /// The calls the previous process left in the file (not this process's own).
     public func pending() -> [GuardedCall] {
         let leftovers = slots.withLock { $0.leftovers }
         var calls: [GuardedCall] = []
@@ -264,6 +279,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         return calls
     }
 
+    /// Frees the previous process's slots.
     public func clearPending() {
         slots.withLock { state in
             for slot in state.leftovers {

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Runs actions at deadlines, on one thread of its own.
 ///
 /// The call path's timeouts live here rather than in a `Task.sleep` per call:
@@ -79,12 +77,7 @@ final class DeadlineTimer: @unchecked Sendable {
         }
     }
 
-    /// `CLOCK_MONOTONIC` in nanoseconds.
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    private static func now() -> UInt64 { System.monotonicNanoseconds }
 
     // A binary min-heap on `deadline`.
 

@@ -37,6 +37,7 @@ public final class PluginCaller: Sendable {
         /// Options and prefill providers.
         public var providerTimeout: Duration
 
+        /// The defaults: 5 seconds each.
         public init(validatorTimeout: Duration = .seconds(5), providerTimeout: Duration = .seconds(5)) {
             self.validatorTimeout = validatorTimeout
             self.providerTimeout = providerTimeout
@@ -56,10 +57,13 @@ public final class PluginCaller: Sendable {
 
     /// The plugins to call.
     public let registry: PluginRegistry
+    /// The timeouts in use.
     public let configuration: Configuration
     private let crashGuard: any CrashGuard
     private let executor: PluginExecutor
 
+    /// A caller for `registry`'s capabilities that records every call with
+    /// `crashGuard` and runs plugin code on `executor`.
     public init(
         registry: PluginRegistry, crashGuard: any CrashGuard, executor: PluginExecutor = .shared,
         configuration: Configuration = Configuration()

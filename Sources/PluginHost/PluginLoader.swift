@@ -3,9 +3,12 @@ import Glibc
 
 /// A plugin directory the loader could not use, for the journal.
 public struct DirectoryProblem: Sendable, Hashable {
+    /// The directory as configured.
     public var path: String
+    /// One line: "does not exist", "is writable by group or others …".
     public var reason: String
 
+    /// A problem with `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
@@ -64,6 +67,7 @@ public struct PluginLoader: Sendable {
         /// this process's euid.
         public var trustedOwners: Set<UInt32>
 
+        /// Loads from `directories`; everything else has a safe default.
         public init(
             directories: [String], disabled: Set<String> = [], quarantined: [PluginQuarantine] = [],
             trustedOwners: Set<UInt32> = Configuration.defaultTrustedOwners
@@ -80,13 +84,18 @@ public struct PluginLoader: Sendable {
 
     /// Limits on what a registration may contain.
     public enum Limits {
+        /// Scalars in a plugin or capability name.
         public static let maxNameLength = 100
+        /// Scalars in a plugin's version.
         public static let maxVersionLength = 64
+        /// Capabilities in one registration.
         public static let maxCapabilities = 256
     }
 
+    /// Where to look and what to leave out.
     public let configuration: Configuration
 
+    /// A loader for `configuration`; nothing happens until ``load(crashGuard:)``.
     public init(configuration: Configuration) {
         self.configuration = configuration
     }

@@ -14,9 +14,12 @@ public enum PluginStatus: String, Sendable, Hashable, Codable {
 
 /// A capability's kind and name: what a flow names and the engine's lint checks.
 public struct CapabilityID: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What the capability does.
     public var kind: CapabilityKind
+    /// Its dotted name.
     public var name: String
 
+    /// Names a capability.
     public init(kind: CapabilityKind, name: String) {
         self.kind = kind
         self.name = name
@@ -30,12 +33,18 @@ public struct CapabilityID: Sendable, Hashable, Codable, CustomStringConvertible
 /// file. The crash guard uses it to keep a crashed plugin disabled "until its
 /// file changes".
 public struct FileIdentity: Sendable, Hashable, Codable {
+    /// `st_dev`.
     public var device: UInt64
+    /// `st_ino`.
     public var inode: UInt64
+    /// `st_size` in bytes.
     public var size: Int64
+    /// `st_mtim.tv_sec`.
     public var modifiedSeconds: Int64
+    /// `st_mtim.tv_nsec`.
     public var modifiedNanoseconds: Int64
 
+    /// An identity from its parts (for a store that kept them).
     public init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
         self.device = device
         self.inode = inode
@@ -61,6 +70,7 @@ public struct PluginRecord: Sendable, Hashable {
     public var version: String
     /// The file the plugin was loaded from.
     public var path: String
+    /// Loaded, failed or disabled.
     public var status: PluginStatus
     /// Why the plugin is `failed` or `disabled`: one line. Nil when loaded.
     public var error: String?
@@ -70,6 +80,7 @@ public struct PluginRecord: Sendable, Hashable {
     /// The file's identity when it could be read.
     public var file: FileIdentity?
 
+    /// A record from its parts.
     public init(
         name: String, version: String, path: String, status: PluginStatus, error: String?,
         capabilities: [CapabilityID], file: FileIdentity?
@@ -106,6 +117,7 @@ public struct PluginQuarantine: Sendable, Hashable, Codable {
     /// same path lifts the quarantine.
     public var file: FileIdentity
 
+    /// A quarantine from its parts (for a store that kept them).
     public init(path: String, name: String, reason: String, file: FileIdentity) {
         self.path = path
         self.name = name

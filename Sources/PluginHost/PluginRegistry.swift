@@ -7,6 +7,7 @@ public struct PluginIdentity: Sendable, Hashable {
     /// The file it was loaded from.
     public var path: String
 
+    /// Names a plugin and its file.
     public init(name: String, path: String) {
         self.name = name
         self.path = path
@@ -15,11 +16,14 @@ public struct PluginIdentity: Sendable, Hashable {
 
 /// One capability of a loaded plugin, ready to call through ``PluginCaller``.
 public struct RegisteredCapability: Sendable {
+    /// Its kind and name.
     public var id: CapabilityID
+    /// The plugin that registered it.
     public var plugin: PluginIdentity
     /// The object the plugin registered.
     public var capability: Capability
 
+    /// A capability from its parts (the loader makes these; tests may too).
     public init(id: CapabilityID, plugin: PluginIdentity, capability: Capability) {
         self.id = id
         self.plugin = plugin

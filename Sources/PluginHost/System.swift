@@ -9,6 +9,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// The raw `errno` number.
     public let rawValue: Int32
 
+    /// Wraps an `errno` number.
     public init(_ rawValue: Int32) {
         self.rawValue = rawValue
     }
@@ -195,6 +196,13 @@ enum System {
         var ts = timespec()
         Glibc.clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
+
+    /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
+    static var monotonicNanoseconds: UInt64 {
+        var ts = timespec()
+        Glibc.clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// `dlopen(3)`. On failure returns the `dlerror(3)` text.
