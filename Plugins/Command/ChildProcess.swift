@@ -91,6 +91,10 @@ enum ChildProcess {
     private static func runBlocking(
         path: String, arguments: [String], environment: [String], input: [UInt8], timeout: Double, wake: Descriptor
     ) throws(SystemCallError) -> ChildRun {
+        // A program that exits without reading all its input makes our write
+        // raise SIGPIPE, whose default action would kill the daemon.
+        let restore = blockBrokenPipeSignal()
+        defer { restore() }
         let stdin = try makePipe()
         let stdout = try makePipe()
         let stderr = try makePipe()
@@ -194,6 +198,29 @@ enum ChildProcess {
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
 
+    /// Blocks SIGPIPE in this thread (`pthread_sigmask(3)`) and returns what
+    /// undoes that: it first consumes a SIGPIPE our writes left pending
+    /// (`sigtimedwait(2)` with a zero timeout; a broken pipe's SIGPIPE goes to
+    /// the writing thread), then restores the old mask. The write itself
+    /// sees EPIPE.
+    private static func blockBrokenPipeSignal() -> () -> Void {
+        var pipeOnly = sigset_t()
+        sigemptyset(&pipeOnly)
+        sigaddset(&pipeOnly, SIGPIPE)
+        var old = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeOnly, &old)
+        let wasBlocked = sigismember(&old, SIGPIPE) == 1
+        return {
+            var set = pipeOnly
+            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&set, nil, &noWait) == SIGPIPE {}
+            if !wasBlocked {
+                var unblock = pipeOnly
+                pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+            }
+        }
+    }
+
     /// Writes what the pipe takes without blocking; closes it when done or when
     /// the reader has gone.
     private static func feed(_ fd: Descriptor, _ input: [UInt8], from offset: Int) -> Int {
@@ -262,11 +289,19 @@ enum ChildProcess {
             &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var pid: pid_t = 0
-        let rc = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in
-                guard let argv, let envp else { return EINVAL }
-                return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        var rc: Int32 = 0
+        // ETXTBSY: a file being written is in use; in a threaded process that
+        // can also be another thread's fork holding a moment-old descriptor
+        // of it. Try again briefly.
+        for attempt in 0..<5 {
+            rc = withCStrings(arguments) { argv in
+                withCStrings(environment) { envp in
+                    guard let argv, let envp else { return EINVAL }
+                    return posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+                }
             }
+            if rc != ETXTBSY { break }
+            usleep(useconds_t(10_000 * (attempt + 1)))
         }
         guard rc == 0 else { throw SystemCallError(call: "posix_spawn \(path)", code: rc) }
         return pid
