@@ -41,6 +41,14 @@ final class FileDescriptor {
         fd = -1
     }
 
+    /// Replaces the descriptor with a copy numbered higher (`fcntl(2)`
+    /// `F_DUPFD_CLOEXEC`) and closes the old number.
+    func moveToHigherNumber() throws(Errno) {
+        let copy = try System.duplicateAbove(fd)
+        System.close(fd)
+        fd = copy
+    }
+
     /// Gives up ownership without closing and returns the raw descriptor; the
     /// caller now owns it.
     func release() -> Int32 {

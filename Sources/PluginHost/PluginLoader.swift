@@ -339,6 +339,17 @@ private struct LoadRun {
 
     /// `dlopen`s the checked descriptor, checks the ABI and fetches the registration.
     func open(file: FileDescriptor) -> Result<PluginRegistration, RefusalReason> {
+        // glibc knows a library by the name it was opened with. If a library
+        // is already loaded as /proc/self/fd/N (its descriptor was closed
+        // behind our back, say by a dup2 onto N), dlopen would return *that*
+        // library. Move to a number no loaded library is named after.
+        var attempts = 0
+        while System.isLoaded("/proc/self/fd/\(file.rawValue)") {
+            attempts += 1
+            guard attempts <= 64, (try? file.moveToHigherNumber()) != nil else {
+                return .failure(RefusalReason("cannot find a descriptor number to load it through"))
+            }
+        }
         let handle: UnsafeMutableRawPointer
         switch System.dlopen("/proc/self/fd/\(file.rawValue)", flags: RTLD_NOW | RTLD_LOCAL) {
         case .failure(let e):

@@ -227,6 +227,26 @@ struct LoaderTests {
         #expect(report.registry.records.allSatisfy { $0.status == .loaded })
     }
 
+    @Test("a plugin's descriptor closed behind the loader's back does not make the next plugin the old one")
+    func descriptorClosedBehindOurBack() throws {
+        let temp = try TemporaryDirectory()
+        let first = try PluginFiles.directory(["FixtureTestPlugin"], in: temp, name: "one")
+        let report = PluginLoader(configuration: .init(directories: [first])).load(crashGuard: MemoryCrashGuard())
+        #expect(report.registry.records.first?.name == "test")
+        // Find the descriptor the loader keeps for it, and close it.
+        let target = first + "/FixtureTestPlugin.so"
+        let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap(Int32.init)
+        let held = try #require(fds.first {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == target
+        })
+        close(held)
+        // The next file opened most likely gets that number; it must still load as itself.
+        let second = try PluginFiles.directory(["FixtureThrowingPlugin"], in: temp, name: "two")
+        let next = PluginLoader(configuration: .init(directories: [second])).load(crashGuard: MemoryCrashGuard())
+        #expect(next.registry.records.first?.name == "throwing")
+        #expect(next.registry.records.first?.status == .loaded)
+    }
+
     @Test("a quarantined plugin stays disabled until its file changes")
     func quarantine() throws {
         let temp = try TemporaryDirectory()

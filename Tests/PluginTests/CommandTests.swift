@@ -47,12 +47,15 @@ struct CommandTests {
             echo "working..."
             echo '{"ticket": "T-17", "message": "Your ticket is T-17."}'
             """, in: temp)
-        // A descriptor the daemon forgot to mark close-on-exec must not reach the program.
-        let leaked = open("/dev/null", O_RDONLY)
-        #expect(dup2(leaked, 200) == 200)
+        // A descriptor the daemon forgot to mark close-on-exec must not reach
+        // the program. (F_DUPFD picks a free number: dup2 onto a fixed one
+        // could close a descriptor some other test holds.)
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let leaked = fcntl(devNull, F_DUPFD, 300)
+        #expect(leaked >= 300)
         defer {
-            close(200)
             close(leaked)
+            close(devNull)
         }
         let submission = Samples.submission(locale: "de", answers: ["name": .text("Ada")], secure: ["pin": "1234"])
         let result = await caller.submit(
@@ -76,7 +79,7 @@ struct CommandTests {
         #expect(env.contains("FLOWD_SUBMISSION=\(submission.id)"))
         #expect(!env.contains { $0.hasPrefix("HOME=") })
         #expect(read(out + "/args.txt") == "--flag\ntwo words\n")
-        #expect(!read(out + "/fds.txt").split(separator: "\n").contains("200"))
+        #expect(!read(out + "/fds.txt").split(separator: "\n").contains(Substring(String(leaked))))
         #expect(read(out + "/sigblk.txt").trimmingCharacters(in: .whitespacesAndNewlines) == "SigBlk:\t0000000000000000")
     }
 
