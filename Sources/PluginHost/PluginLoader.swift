@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import Synchronization
 
 /// A plugin directory the loader could not use, for the journal.
 public struct DirectoryProblem: Sendable, Hashable {
@@ -339,14 +340,18 @@ private struct LoadRun {
 
     /// `dlopen`s the checked descriptor, checks the ABI and fetches the registration.
     func open(file: FileDescriptor) -> Result<PluginRegistration, RefusalReason> {
-        // glibc knows a library by the name it was opened with. If a library
-        // is already loaded as /proc/self/fd/N (its descriptor was closed
-        // behind our back, say by a dup2 onto N), dlopen would return *that*
-        // library. Move to a number no loaded library is named after.
+        // glibc knows a library by the name it was opened with, and a dlopen
+        // of a name it knows returns that library without looking at the
+        // file. Our descriptors stay open, but one closed behind our back (a
+        // dup2 onto its number, say) would let a later plugin get the same
+        // number and load as the old one. So each number is used for one
+        // dlopen only, ever. (Asking glibc with RTLD_NOLOAD does not work: a
+        // file already loaded under another name counts as loaded, and the
+        // question itself adds the name.)
         var attempts = 0
-        while System.isLoaded("/proc/self/fd/\(file.rawValue)") {
+        while !DescriptorNames.claim(file.rawValue) {
             attempts += 1
-            guard attempts <= 64, (try? file.moveToHigherNumber()) != nil else {
+            guard attempts <= 4096, (try? file.moveToHigherNumber()) != nil else {
                 return .failure(RefusalReason("cannot find a descriptor number to load it through"))
             }
         }
@@ -450,6 +455,17 @@ private struct LoadRun {
 
     private static func isLowerAlphanumeric(_ s: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(s) || ("0"..."9").contains(s)
+    }
+}
+
+/// The descriptor numbers this process has passed to `dlopen` as
+/// `/proc/self/fd/N`: glibc remembers each of those names for good.
+enum DescriptorNames {
+    private static let used = Mutex(Set<Int32>())
+
+    /// Records `fd` as used; false when it had been used already.
+    static func claim(_ fd: Int32) -> Bool {
+        used.withLock { $0.insert(fd).inserted }
     }
 }
 

@@ -212,14 +212,6 @@ enum System {
         return .failure(DynamicLoaderError(message: lastDynamicLoaderError))
     }
 
-    /// `dlopen(3)` with `RTLD_NOLOAD`: whether a library of that name is
-    /// already loaded. (A hit raises the library's reference count; flowd
-    /// never unloads libraries, so that does not matter.)
-    static func isLoaded(_ path: String) -> Bool {
-        _ = Glibc.dlerror()
-        return Glibc.dlopen(path, RTLD_NOW | RTLD_NOLOAD) != nil
-    }
-
     /// `fcntl(F_DUPFD_CLOEXEC)`: a copy of `fd` numbered above `fd`.
     static func duplicateAbove(_ fd: Int32) throws(Errno) -> Int32 {
         let copy = Glibc.fcntl(fd, F_DUPFD_CLOEXEC, fd + 1)
