@@ -40,7 +40,7 @@ cat > "$DEMO/bus.conf" <<CONF
   </policy>
 </busconfig>
 CONF
-dbus-daemon --config-file="$DEMO/bus.conf" --nofork --print-address=1 > "$DEMO/address" &
+dbus-daemon --config-file="$DEMO/bus.conf" --nofork --print-address=1 > "$DEMO/address" 2> "$DEMO/bus.log" &
 BUS_PID=$!
 i=0
 while [ ! -s "$DEMO/address" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
@@ -63,7 +63,15 @@ done
 echo "demo: flowd is serving (log: flowd's stderr below at the end)"
 echo
 
-FLOWCTL="$BUILD_DIR/flowctl" SPOOL="$STATE/spool" "$ROOT/scripts/demo-drive.sh" "$ADDRESS"
+FLOWCTL="$BUILD_DIR/flowctl" "$ROOT/scripts/demo-drive.sh" "$ADDRESS"
+
+echo
+echo "demo: the submission as the spool plugin wrote it (secure answers are never written):"
+for f in "$STATE"/spool/consultation/*.json; do
+    echo "  $f"
+    sed 's/^/    /' "$f"
+    echo
+done
 
 echo
 echo "demo: flowd's log:"
