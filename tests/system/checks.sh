@@ -159,8 +159,8 @@ check_bus_policy() {
     grep -q 'uint32 1' <<<"$out" || fail "user flowd cannot own $BUS: $out"
 }
 
-# --- smoke: the placeholder daemon under the shipped hardening -----------------------------------
-# The placeholder neither speaks D-Bus nor notifies: run it once, under every other setting.
+# --- smoke: `flowd --version` under the shipped hardening (the harness alone, fast) ---------------
+# Runs the binary once under every setting of the unit but Type=notify and the watchdog.
 smoke_dropin() {
     printf '[Service]\nType=exec\nExecStart=\nExecStart=/usr/libexec/flowd --version\nRestart=no\nWatchdogSec=0\n'
 }
@@ -173,7 +173,7 @@ check_smoke_service() {
     local result code status
     result=$(prop Result) code=$(prop ExecMainCode) status=$(prop ExecMainStatus)
     [ "$result" = success ] && [ "$status" = 0 ] ||
-        { fail "the placeholder did not run cleanly under the unit's sandbox: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
+        { fail "flowd --version did not run cleanly under the unit's sandbox: Result=$result ExecMainCode=$code ExecMainStatus=$status"; return 1; }
     # What the process wrote to stdout/stderr, as the journal received it.
     local out
     out=$(journalctl -b -o cat --no-pager _SYSTEMD_UNIT=flowd.service _TRANSPORT=stdout)
@@ -217,7 +217,7 @@ check_user_unit_smoke() {
     local result status
     result=$(as_user systemctl --user show -P Result flowd) status=$(as_user systemctl --user show -P ExecMainStatus flowd)
     [ "$result" = success ] && [ "$status" = 0 ] ||
-        { fail "the placeholder did not run under the user unit: Result=$result ExecMainStatus=$status"; return 1; }
+        { fail "flowd --version did not run under the user unit: Result=$result ExecMainStatus=$status"; return 1; }
     rm -rf /etc/systemd/user/flowd.service.d
 }
 
@@ -447,8 +447,8 @@ check "systemd-analyze verify flowd.service is clean" check_unit_verify
 check "org.flowd.Flow1 is activatable on the system bus" check_activatable
 check "bus policy: only the flowd user may own org.flowd.Flow1" check_bus_policy
 if [ "$MODE" = --smoke ]; then
-    check "the placeholder flowd runs under the shipped sandbox; journal and state directory" check_smoke_service
-    check "the placeholder flowd runs under the user unit" check_user_unit_smoke
+    check "flowd --version runs under the shipped sandbox; journal and state directory" check_smoke_service
+    check "flowd --version runs under the user unit" check_user_unit_smoke
 else
     check "systemctl start: active, STATUS= shown by systemctl status" check_start_status
     check "every shipped plugin loads under the sandbox" check_plugins_loaded

@@ -3,17 +3,13 @@
 # whose /usr is the host's with the installed flowd tree laid over it, runs
 # tests/system/checks.sh inside as a unit, powers off, and reports.
 #
-#   tests/system/run.sh [--smoke|--full|--auto] [--stage DIR] [--keep] [--timeout SECONDS]
+#   tests/system/run.sh [--full|--smoke] [--stage DIR] [--keep] [--timeout SECONDS]
 #
-#   --full      every check in README.md (needs the real daemon and flowctl)
+#   --full      (default) every check in README.md
 #   --smoke     the harness only: boot, install steps, unit verify, bus policy,
-#               the placeholder flowd run by its hardened unit, the journal
-#   --auto      (default) --full, or --smoke while the staged flowd is still the
-#               placeholder executable
+#               flowd --version under its hardened unit, the journal
 #   --stage     the `make stage` tree to test (default: ./stage)
 #   --keep      keep the container root for inspection (its path is printed)
-#   --fake DIR  lay DIR/usr over the stage too (a stand-in daemon for developing
-#               the suite itself; see tests/system/fake/README.md)
 #
 # Needs root, systemd-nspawn (Debian: systemd-container) and cgroups; no
 # network. The container has no Swift toolchain: /opt is empty inside.
@@ -21,22 +17,19 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
-MODE=auto
+MODE=full
 STAGE=$SRC/stage
 KEEP=0
 TIMEOUT=300
-FAKE=
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 64; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --smoke) MODE=smoke ;;
         --full) MODE=full ;;
-        --auto) MODE=auto ;;
         --stage) STAGE=${2:?--stage needs a directory}; shift ;;
         --keep) KEEP=1 ;;
         --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
-        --fake) FAKE=${2:?--fake needs a directory}; shift ;;
         -h | --help) usage ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
     esac
@@ -50,20 +43,6 @@ die() { echo "system-test: error: $*" >&2; exit 1; }
 command -v systemd-nspawn >/dev/null || die "systemd-nspawn not found (Debian package systemd-container; run scripts/setup-debian.sh)"
 STAGE=$(cd "$STAGE" 2>/dev/null && pwd) || die "no stage directory: run 'make stage' first"
 [ -x "$STAGE/usr/libexec/flowd" ] || die "$STAGE/usr/libexec/flowd missing: run 'make stage' first"
-if [ -n "$FAKE" ]; then
-    FAKE=$(cd "$FAKE" && pwd)
-fi
-
-if [ "$MODE" = auto ]; then
-    # The placeholder prints this; the real daemon never does. Remove once the daemon has landed.
-    if [ -z "$FAKE" ] && "$STAGE/usr/libexec/flowd" --version 2>&1 | grep -q 'not built yet'; then
-        MODE=smoke
-        say "the staged flowd is still the placeholder: running the smoke checks only"
-    else
-        MODE=full
-    fi
-fi
-
 # --- the container root ----------------------------------------------------------------------
 R=$(mktemp -d /var/tmp/flowd-system-test.XXXXXX)
 chmod 0755 "$R"   # mktemp makes it 0700: no user but root could reach anything inside
@@ -114,8 +93,7 @@ ln -s ../flowd-system-test.service "$R/etc/systemd/system/multi-user.target.want
 
 # --- boot ------------------------------------------------------------------------------------
 layers="/usr:$STAGE/usr"
-[ -n "$FAKE" ] && layers="$layers:$FAKE/usr"
-say "booting a container ($MODE checks; stage $STAGE${FAKE:+, fake $FAKE})"
+say "booting a container ($MODE checks; stage $STAGE)"
 start=$(date +%s.%N)
 set +e
 timeout --kill-after=10 "$TIMEOUT" systemd-nspawn -D "$R" \
