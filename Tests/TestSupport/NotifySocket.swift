@@ -6,17 +6,24 @@ import Glibc
 /// child's `sd_notify(3)` messages (`READY=1`, `STATUS=…`, `STOPPING=1`,
 /// `WATCHDOG=1`) can be read and checked.
 ///
-/// Reading happens on the calling thread, inside ``wait(timeout:until:)``,
-/// with `poll(2)` bounded by the timeout: no thread and no polling loop.
+/// A reader thread drains the socket all the time, as systemd does: the
+/// kernel queues only a few datagrams per socket
+/// (`/proc/sys/net/unix/max_dgram_qlen`, often 10), and a sender whose
+/// datagrams are not read blocks in `sendmsg`. Waiting never polls: the
+/// reader wakes the waiters.
 public final class NotifySocket: @unchecked Sendable {
     /// The socket's path, for `NOTIFY_SOCKET`.
     public let path: String
     private let descriptor: Int32
-    private let lock = NSLock()
+    /// Written once by ``close()`` to wake the reader thread.
+    private let wakeUp: [Int32]
+    private let condition = NSCondition()
     private var received: [String] = []
     private var closed = false
+    private let readerDone = Latch()
 
-    /// Binds a new socket at `path` (at most 107 bytes; an existing file there is replaced).
+    /// Binds a new socket at `path` (at most 107 bytes; an existing file
+    /// there is replaced) and starts reading.
     public init(path: String) throws {
         let bytes = Array(path.utf8)
         var address = sockaddr_un()
@@ -36,39 +43,81 @@ public final class NotifySocket: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
-        guard bound == 0 else {
+        var pair: [Int32] = [-1, -1]
+        guard bound == 0, socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
-            throw TestSupportError("bind \(path): \(reason)")
+            throw TestSupportError("cannot set up the notify socket \(path): \(reason)")
         }
         self.path = path
         descriptor = fd
+        wakeUp = pair
+        let thread = Thread { [self] in readLoop() }
+        thread.start()
     }
 
     deinit {
         close()
     }
 
-    /// Closes the socket; later waits see only what was received before.
+    /// Stops reading and closes the socket; later waits see only what was
+    /// received before. Safe to call more than once.
     public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !closed else { return }
+        condition.lock()
+        let wasClosed = closed
         closed = true
+        condition.broadcast()
+        condition.unlock()
+        guard !wasClosed else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeUp[1], &byte, 1)
+        _ = readerDone.wait(timeout: .seconds(10))
         Glibc.close(descriptor)
+        Glibc.close(wakeUp[0])
+        Glibc.close(wakeUp[1])
         unlink(path)
+    }
+
+    private func readLoop() {
+        defer { readerDone.countDown() }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeUp[0], events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&entries, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if entries[1].revents != 0 { return }
+            guard entries[0].revents != 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return
+            }
+            let text = String(decoding: buffer[0..<count], as: UTF8.self)
+            condition.lock()
+            received.append(text)
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     /// Every datagram received so far, oldest first.
     public var messages: [String] {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return received
     }
 
     /// Every `NAME=value` assignment received so far, in order (one datagram
     /// may carry several, one per line).
     public var assignments: [(name: String, value: String)] {
+        Self.assignments(in: messages)
+    }
+
+    private static func assignments(in messages: [String]) -> [(name: String, value: String)] {
         messages.flatMap { message in
             message.split(separator: "\n").compactMap { line -> (name: String, value: String)? in
                 guard let eq = line.firstIndex(of: "=") else { return nil }
@@ -82,18 +131,25 @@ public final class NotifySocket: @unchecked Sendable {
         assignments.filter { $0.name == name }.map(\.value)
     }
 
-    /// Reads datagrams until `predicate` holds for everything received so far,
-    /// or `timeout` passes. Returns whether it holds.
+    /// Waits until `predicate` holds for what was received, or `timeout`
+    /// passes. Returns whether it holds.
     @discardableResult
     public func wait(timeout: Duration = .seconds(20), until predicate: (NotifySocket) -> Bool) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let deadline = Date().addingTimeInterval(timeout.timeInterval)
+        condition.lock()
         while true {
+            let seen = received.count
+            let isClosed = closed
+            // The predicate reads through the public accessors, which lock.
+            condition.unlock()
             if predicate(self) { return true }
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else { return false }
-            guard receive(within: remaining) else { return predicate(self) }
+            condition.lock()
+            if received.count != seen { continue }
+            if isClosed { break }
+            if !condition.wait(until: deadline) { break }
         }
+        condition.unlock()
+        return predicate(self)
     }
 
     /// Waits until an assignment `name=value` with a value satisfying `match`
@@ -107,27 +163,5 @@ public final class NotifySocket: @unchecked Sendable {
             return found != nil
         }
         return found
-    }
-
-    /// Waits up to `timeout` for one datagram and stores it. False when none
-    /// came or the socket is closed.
-    private func receive(within timeout: Duration) -> Bool {
-        lock.lock()
-        let isClosed = closed
-        lock.unlock()
-        guard !isClosed else { return false }
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-        let ready = poll(&entry, 1, milliseconds)
-        guard ready > 0 else { return ready < 0 && errno == EINTR }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        guard count > 0 else { return count < 0 && (errno == EAGAIN || errno == EINTR) }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        lock.lock()
-        received.append(text)
-        lock.unlock()
-        return true
     }
 }
