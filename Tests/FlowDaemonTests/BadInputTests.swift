@@ -165,6 +165,47 @@ struct BadInputTests {
         }
     }
 
+    @Test("concurrent StartSession calls from many connections never pass the limits together")
+    func concurrentStartsRespectTheLimit() throws {
+        try withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5\n")) { fixture in
+            let threads = 12
+            let outcomes = Locked<[String]>([])
+            let done = Latch(count: threads)
+            let gate = Latch(count: 1)
+            let address = fixture.bus.address
+            for _ in 0..<threads {
+                Foundation.Thread {
+                    defer { done.countDown() }
+                    guard let client = try? FlowClient(address: address) else {
+                        outcomes.withLock { $0.append("no connection") }
+                        return
+                    }
+                    defer { client.connection.close() }
+                    _ = gate.wait(timeout: .seconds(30))
+                    for _ in 0..<2 {
+                        do {
+                            _ = try client.start("quick")
+                            outcomes.withLock { $0.append("started") }
+                        } catch let error as DBusError {
+                            outcomes.withLock { $0.append(error.name.rawValue) }
+                        } catch {
+                            outcomes.withLock { $0.append("\(error)") }
+                        }
+                    }
+                }.start()
+            }
+            gate.countDown()
+            #expect(done.wait(timeout: .seconds(60)))
+            let results = outcomes.value
+            #expect(results.count == threads * 2)
+            #expect(results.filter { $0 == "started" }.count == 5, "\(results)")
+            #expect(results.filter { $0 == FlowdErrorName.limitExceeded }.count == threads * 2 - 5, "\(results)")
+            let listed = try fixture.client.listSessions()
+            #expect(listed.count == 5)
+            #expect(try fixture.client.manager.property("SessionCount", as: UInt32.self) == 5)
+        }
+    }
+
     @Test("a client that disconnects in the middle does not disturb the daemon")
     func clientGoesAway() throws {
         try withDaemon { fixture in

@@ -1,0 +1,114 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// Every mutable property emits `PropertiesChanged`: a second connection that
+/// starts from `GetAll` and applies only the signals it receives always
+/// agrees with a fresh `GetAll`.
+@Suite("PropertiesChanged keeps a watcher in sync")
+struct PropertySyncTests {
+    /// A watcher's picture of one session's properties.
+    final class Mirror {
+        let watcher: FlowClient
+        let session: SessionClient
+        var values: [String: DBusValue]
+        var changes = 0
+
+        init(watcher: FlowClient, session: SessionClient) throws {
+            self.watcher = watcher
+            self.session = watcher.session(session.path)
+            values = try self.session.allProperties()
+        }
+
+        /// Applies every `PropertiesChanged` sent so far. A Ping from the
+        /// watcher's own connection is answered after flowd sent the signals
+        /// of earlier calls, and the bus keeps one sender's order.
+        func catchUp() throws {
+            try watcher.ping()
+            while let message = try watcher.nextSignal("PropertiesChanged", path: session.path, timeout: .milliseconds(1)) {
+                guard let (interface, changed) = FlowClient.propertiesChanged(message),
+                      interface == FlowClient.sessionInterface.rawValue else { continue }
+                var reader = message.arguments()
+                _ = try reader.next(String.self)
+                _ = try reader.next([String: DBusValue].self)
+                #expect(try reader.next([String].self).isEmpty, "flowd sends values, not invalidations")
+                for (name, value) in changed {
+                    #expect(values[name] != nil, "PropertiesChanged names an unknown property \(name)")
+                    values[name] = value
+                    changes += 1
+                }
+            }
+        }
+
+        /// Compares with a fresh GetAll.
+        func expectInSync(_ after: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            try catchUp()
+            let fresh = try session.allProperties()
+            for (name, value) in fresh where values[name] != value {
+                Issue.record("after \(after): \(name) changed without PropertiesChanged", sourceLocation: sourceLocation)
+            }
+            #expect(Set(fresh.keys) == Set(values.keys), sourceLocation: sourceLocation)
+            values = fresh
+        }
+    }
+
+    @Test("after every call of a whole run, the watcher's mirror equals GetAll")
+    func mirrorStaysInSync() throws {
+        try withDaemon { fixture in
+            let watcher = try fixture.connect()
+            try watcher.watchFlowd()
+            let session = try fixture.client.start("trip")
+            let mirror = try Mirror(watcher: watcher, session: session)
+            let steps: [(String, () throws -> Void)] = [
+                ("Continue", { try session.next() }),
+                ("an invalid answer", { try session.set(["name": "A"]) }),
+                ("a refused Continue", { try session.next() }),
+                ("valid answers", { try session.set(["name": "Ada", "email": "ada@example.org"]) }),
+                ("Continue", { try session.next() }),
+                ("plane", { try session.set(["mode": "plane"]) }),
+                ("Continue to flight", { try session.next() }),
+                ("Back", { try session.back() }),
+                ("train", { try session.set(["mode": "train"]) }),
+                ("Continue to extras", { try session.next() }),
+                ("terms", { try session.set(["terms": true, "extras": .strings(["meal"])]) }),
+                ("Continue to account", { try session.next() }),
+                ("passwords", { try session.set(["password": "abcdefgh1", "confirm": "abcdefgh1"]) }),
+                ("Continue to review", { try session.next() }),
+                ("Edit", { try session.goTo("mode") }),
+                ("Continue back to review", { try session.next() }),
+                ("GoTo review while there", { try session.goTo("review") }),
+                ("Back from review", { try session.back() }),
+                ("Continue", { try session.next() }),
+                ("Submit", { try session.submit() }),
+            ]
+            for (name, call) in steps {
+                try call()
+                try mirror.expectInSync(name)
+            }
+            #expect(mirror.values["State"] == .string("submitted"))
+            #expect(mirror.changes > 40, "the watcher saw the changes (\(mirror.changes))")
+        }
+    }
+
+    @Test("the Manager's SessionCount is announced on start, close and expiry")
+    func sessionCount() throws {
+        try withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
+            let watcher = try fixture.connect()
+            try watcher.watchFlowd()
+            let count: (UInt32) throws -> Bool = { expected in
+                try watcher.nextPropertyChange(
+                    "SessionCount", path: FlowClient.managerPath, interface: FlowClient.managerInterface
+                ) { $0 == .uint32(expected) } != nil
+            }
+            let first = try fixture.client.start("quick")
+            #expect(try count(1))
+            _ = try fixture.client.start("quick")
+            #expect(try count(2))
+            try first.close()
+            #expect(try count(1))
+            // The other one expires on its own.
+            #expect(try count(0))
+        }
+    }
+}
