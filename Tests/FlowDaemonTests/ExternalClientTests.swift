@@ -74,11 +74,8 @@ struct ExternalClientTests {
         try withDaemon { fixture in
             let tool = ExternalClient(fixture)
             let s = Self.sessionInterface
-            let monitor = try ChildProcess(
-                "gdbus", ["monitor", "--address", fixture.bus.address, "--dest", "org.flowd.Flow1"],
-                environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], inheritEnvironment: false)
+            let monitor = try tool.monitor()
             defer { monitor.terminate(grace: .seconds(2)) }
-            #expect(monitor.waitForOutput { $0.contains("is owned by") }, "gdbus monitor did not start: \(monitor.standardError)")
 
             let started = try tool.gdbusOK(Self.manager, "\(Self.managerInterface).StartSession", ["'trip'", "{'locale': <'en'>}"])
             #expect(started.hasPrefix("(objectpath '/org/flowd/Flow1/session/"), "\(started)")

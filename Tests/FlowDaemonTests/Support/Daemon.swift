@@ -44,16 +44,21 @@ struct DaemonSettings: Sendable {
     var verbose = false
     /// More environment for flowd (`WATCHDOG_USEC`, say).
     var environment: [String: String] = [:]
+    /// Runs flowd with `--system`, pointed at the private bus through
+    /// `DBUS_SYSTEM_BUS_ADDRESS`, so that it behaves as the system service
+    /// (signals go only to the session's callers). Otherwise `--address`.
+    var systemMode = false
 
     init(
         flows: [String: String] = TestFlows.standard, configuration: String? = nil, allowUsers: [UInt32] = [],
-        verbose: Bool = false, environment: [String: String] = [:]
+        verbose: Bool = false, environment: [String: String] = [:], systemMode: Bool = false
     ) {
         self.flows = flows
         self.configuration = configuration
         self.allowUsers = allowUsers
         self.verbose = verbose
         self.environment = environment
+        self.systemMode = systemMode
     }
 }
 
@@ -163,7 +168,8 @@ final class DaemonFixture: @unchecked Sendable {
     private static func arguments(
         bus: PrivateBus, flows: String, state: String, configuration: String?, settings: DaemonSettings
     ) -> [String] {
-        var arguments = ["--address", bus.address, "--flows-dir", flows, "--state-dir", state]
+        var arguments = (settings.systemMode ? ["--system"] : ["--address", bus.address])
+            + ["--flows-dir", flows, "--state-dir", state]
         if let configuration { arguments += ["--config", configuration] }
         if settings.verbose { arguments.append("--verbose") }
         return arguments
@@ -173,9 +179,11 @@ final class DaemonFixture: @unchecked Sendable {
         index: Int, directory: TemporaryDirectory, bus: PrivateBus, flows: String, state: String, configuration: String?,
         settings: DaemonSettings, environment: [String: String]
     ) throws -> FlowdProcess {
-        try FlowdProcess(
+        var extra = settings.environment.merging(environment) { _, new in new }
+        if settings.systemMode { extra["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address }
+        return try FlowdProcess(
             arguments: arguments(bus: bus, flows: flows, state: state, configuration: configuration, settings: settings),
-            environment: settings.environment.merging(environment) { _, new in new },
+            environment: extra,
             notifyPath: directory.file("notify-\(index)"))
     }
 

@@ -32,6 +32,27 @@ struct ExternalClient {
         return try ChildProcess.run(tool, arguments, environment: environment, inheritEnvironment: false)
     }
 
+    /// Starts `tool` in the background (for `gdbus monitor`), as ``uid`` when set.
+    func spawn(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
+        let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        if let uid {
+            return try ChildProcess(
+                "setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", tool] + arguments,
+                environment: environment, inheritEnvironment: false)
+        }
+        return try ChildProcess(tool, arguments, environment: environment, inheritEnvironment: false)
+    }
+
+    /// `gdbus monitor` of everything flowd sends, started and subscribed.
+    func monitor() throws -> ChildProcess {
+        let monitor = try spawn("gdbus", ["monitor", "--address", address, "--dest", "org.flowd.Flow1"])
+        guard monitor.waitForOutput(until: { $0.contains("is owned by") }) else {
+            monitor.terminate(grace: .seconds(1))
+            throw TestSupportError("gdbus monitor did not start: \(monitor.standardError)")
+        }
+        return monitor
+    }
+
     /// Runs `tool` and expects success; returns its trimmed stdout.
     @discardableResult
     func succeed(
