@@ -166,6 +166,61 @@ struct DurabilityTests {
         }
     }
 
+    /// Runs the `sqlite3` shell on the stopped daemon's database.
+    static func sqlite(_ database: String, _ sql: String) throws -> String {
+        let result = try ChildProcess.run("sqlite3", ["-batch", "-bail", database, sql])
+        guard result.status == .exited(0) else { throw TestSupportError("sqlite3: \(result.standardError)") }
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Bytes from upper- or lower-case hex digits.
+    static func bytes(hex: String) -> Data {
+        var data = Data()
+        var iterator = hex.utf8.makeIterator()
+        while let high = iterator.next(), let low = iterator.next() {
+            guard let h = UInt8(String(UnicodeScalar(high)), radix: 16), let l = UInt8(String(UnicodeScalar(low)), radix: 16) else { break }
+            data.append(h << 4 | l)
+        }
+        return data
+    }
+
+    @Test("a session stored as submitting (the daemon died during the action) comes back failed, 'interrupted', never re-submitted",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"))
+    func interruptedSubmit() throws {
+        // Without a plugin a submit never stays running, so the record is
+        // set to `submitting` with the sqlite3 shell while flowd is stopped:
+        // what a kill -9 during a submit action leaves behind.
+        try withDaemon { fixture in
+            let session = try fixture.client.start("quick")
+            try session.set(["stars": .int64(3)])
+            try session.next()
+            try session.set(["comment": "Almost sent"])
+            #expect(fixture.stop() == .exited(0))
+
+            let database = fixture.stateDirectory + "/sessions.sqlite"
+            let hex = try Self.sqlite(database, "SELECT hex(payload) FROM sessions WHERE id = '\(session.id)';")
+            var record = try #require(try JSONSerialization.jsonObject(with: Self.bytes(hex: hex)) as? [String: Any])
+            #expect(record["state"] as? String == "editing")
+            record["state"] = "submitting"
+            let edited = try JSONSerialization.data(withJSONObject: record)
+            let newHex = edited.map { String(format: "%02X", $0) }.joined()
+            _ = try Self.sqlite(
+                database, "UPDATE sessions SET state = 'submitting', payload = X'\(newHex)' WHERE id = '\(session.id)';")
+            #expect(try Self.sqlite(database, "SELECT state FROM sessions WHERE id = '\(session.id)';") == "submitting")
+
+            try fixture.startAgain()
+            #expect(try session.state() == "failed")
+            let message = try session.string("LastError")
+            #expect(message.localizedCaseInsensitiveContains("interrupted"), "\(message)")
+            #expect(fixture.daemon.standardError.contains("interrupted"), "\(fixture.daemon.standardError)")
+            // Nothing was sent again on its own; the answers are kept and the person may retry.
+            #expect(try session.answers() == ["stars": .int64(3), "comment": "Almost sent"])
+            #expect(try session.next() == [:])
+            #expect(try session.state() == "submitted")
+            #expect(try session.string("LastError").isEmpty)
+        }
+    }
+
     @Test("a session's secure value is never written to the state directory, even while the daemon runs")
     func secureValuesStayInMemory() throws {
         let secret = "hunter-" + String(UInt64.random(in: .min ... .max), radix: 36)
