@@ -344,7 +344,9 @@ actor FlowService {
     /// Deletes sessions idle for longer than the configured time. Returns how
     /// many went.
     func expireIdleSessions() -> Int {
-        let cutoff = clock.now - Int64(configuration.limits.idleTimeout.components.seconds) * 1_000_000
+        // Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
+        let idle = configuration.limits.idleTimeout.components
+        let cutoff = clock.now - (idle.seconds * 1_000_000 + idle.attoseconds / 1_000_000_000_000)
         var removed = 0
         while true {
             let ids: [String]
