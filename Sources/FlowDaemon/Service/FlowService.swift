@@ -319,7 +319,11 @@ actor FlowService {
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
             cache.remove(id)
             if let restored = try? FlowSession(restoring: cached.record, flow: flow, clock: clock) {
-                events.append(.propertiesChanged(id: id, names: [], now: SessionProperties(restored)))
+                // Announce what the new definition changed (StepCount, Path,
+                // titles in labels…), as for any other change.
+                let after = SessionProperties(restored)
+                let names = after.changed(since: SessionProperties(cached))
+                if !names.isEmpty { events.append(.propertiesChanged(id: id, names: names, now: after)) }
                 cache.put(restored)
             }
         }
