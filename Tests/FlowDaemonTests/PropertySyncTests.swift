@@ -91,6 +91,36 @@ struct PropertySyncTests {
         }
     }
 
+    @Test("a reload that changes a session's flow announces the properties that changed", arguments: ["Reload", "SIGHUP"])
+    func reloadOfAChangedFlow(how: String) throws {
+        try withDaemon { fixture in
+            let watcher = try fixture.connect()
+            try watcher.watchFlowd()
+            let session = try fixture.client.start("quick")
+            try session.set(["stars": .int64(4)])
+            let mirror = try Mirror(watcher: watcher, session: session)
+            #expect(mirror.values["StepCount"] == .uint32(2))
+            // The flow gains a step and renames one.
+            let changed = TestFlows.quick
+                .replacingOccurrences(of: "\"title\": \"Rating\"", with: "\"title\": \"Your rating\"")
+                .replacingOccurrences(
+                    of: "\"maxLength\": 200}]}",
+                    with: "\"maxLength\": 200}]},\n {\"id\": \"contact\", \"title\": \"Contact\", \"fields\": [{\"id\": \"mail\", \"type\": \"email\", \"label\": \"Mail\"}]}")
+            #expect(changed != TestFlows.quick)
+            try fixture.writeFlow("quick.json", changed)
+            if how == "SIGHUP" {
+                fixture.daemon.child.send(signal: SIGHUP)
+                // READY=1 again: the reload is done.
+                #expect(fixture.daemon.notify.wait { $0.values(of: "READY").count == 2 })
+            } else {
+                try fixture.client.reload()
+            }
+            let fresh = try session.allProperties()
+            #expect(fresh["StepCount"] == .uint32(3), "the session follows the changed flow (FlowService.reload)")
+            try mirror.expectInSync(how)
+        }
+    }
+
     @Test("the Manager's SessionCount is announced on start, close and expiry")
     func sessionCount() throws {
         try withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
