@@ -166,6 +166,34 @@ struct DurabilityTests {
         }
     }
 
+    @Test("more sessions than flowd keeps in memory: the others load from the store on demand; secure answers stay")
+    func moreSessionsThanTheCache() throws {
+        // The service keeps 2,048 sessions in memory (FlowService's cache).
+        let count = 2300
+        let secret = "cache-" + String(UInt64.random(in: .min ... .max), radix: 36)
+        try withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5000\n")) { fixture in
+            let client = fixture.client
+            let holder = try client.start("durable")
+            #expect(try holder.set(["n": "holder", "pin": .string(secret)]) == [:])
+            var sessions: [SessionClient] = []
+            sessions.reserveCapacity(count)
+            for i in 0..<count {
+                let session = try client.start("durable")
+                try session.set(["n": .string("s\(i)")])
+                sessions.append(session)
+            }
+            // The oldest were evicted long ago and come back from the store.
+            for i in [0, 1, 2, 500, 1000, count - 1] {
+                #expect(try sessions[i].step().field("n")?.value == .string("s\(i)"), "session \(i)")
+            }
+            #expect(try client.manager.property("SessionCount", as: UInt32.self) == UInt32(count + 1))
+            // The one holding a secure answer was never dropped from memory.
+            let pin = try #require(try holder.step().field("pin"))
+            #expect(pin.isSet == true, "a session with a secure answer was evicted, and its answer lost")
+            #expect(try holder.next() == [:])
+        }
+    }
+
     /// Runs the `sqlite3` shell on the stopped daemon's database.
     static func sqlite(_ database: String, _ sql: String) throws -> String {
         let result = try ChildProcess.run("sqlite3", ["-batch", "-bail", database, sql])
