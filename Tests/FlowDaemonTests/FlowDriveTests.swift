@@ -181,6 +181,13 @@ struct FlowDriveTests {
             #expect(try watcher.nextSignal("Submitted", path: session.path) != nil)
             #expect(try watcher.nextPropertyChange("State", path: session.path) { $0 == .string("submitted") } != nil)
             #expect(try session.step().id == "complete")
+            // The outcome is announced, and can be read back.
+            let outcome = try session.string("Announcement")
+            #expect(!outcome.isEmpty)
+            #expect(try watcher.nextSignal("Announcement", path: session.path) { message in
+                var reader = message.arguments()
+                return (try? reader.next(String.self)) == outcome
+            } != nil, "no Announcement of the submit's outcome (\(outcome))")
             // Settled: immutable, no Back, Submit and Continue do nothing.
             try session.submit()
             #expect(try session.next() == [:])

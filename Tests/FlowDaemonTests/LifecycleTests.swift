@@ -54,6 +54,29 @@ struct LifecycleTests {
         }
     }
 
+    @Test("outside the journal the log is plain one-line entries on stderr, even with an inherited JOURNAL_STREAM", arguments: [
+        [:], ["JOURNAL_STREAM": "8:12345"],
+    ])
+    func plainStderrLog(environment: [String: String]) throws {
+        try withDaemon(DaemonSettings(environment: environment)) { fixture in
+            let session = try fixture.client.start("quick")
+            try session.set(["stars": .int64(5)])
+            try session.next()
+            #expect(fixture.stop() == .exited(0))
+            let lines = fixture.daemon.standardError.split(separator: "\n").map(String.init)
+            let pid = fixture.daemon.child.pid
+            #expect(lines.count >= 4, "\(lines)")
+            for line in lines {
+                let prefix = "flowd[\(pid)]: "
+                let level = line.hasPrefix(prefix) ? line.dropFirst(prefix.count).prefix { $0 != ":" } : ""
+                #expect(["debug", "info", "notice", "warning", "error"].contains(String(level)), "not a log line: \(line)")
+            }
+            #expect(lines.contains { $0.contains("session started") && $0.contains("session=\(session.id)") && $0.contains("flow=quick") })
+            #expect(lines.contains { $0.contains("step completed") && $0.contains("step=rating") })
+            #expect(lines.last?.contains("stopped") == true, "\(lines)")
+        }
+    }
+
     @Test("SIGINT stops cleanly too")
     func sigint() throws {
         try withDaemon { fixture in
