@@ -17,10 +17,18 @@ public final class NotifySocket: @unchecked Sendable {
     private let descriptor: Int32
     /// Written once by ``close()`` to wake the reader thread.
     private let wakeUp: [Int32]
-    private let condition = NSCondition()
-    private var received: [String] = []
-    private var closed = false
-    private let readerDone = Latch()
+    /// What the reader thread shares with the waiters. The thread holds
+    /// this, not the socket, so that dropping the socket closes it.
+    private final class Inbox: @unchecked Sendable {
+        let condition = NSCondition()
+        var received: [String] = []
+        var closed = false
+        let readerDone = Latch()
+    }
+
+    private let inbox = Inbox()
+    private var condition: NSCondition { inbox.condition }
+    private var received: [String] { inbox.received }
 
     /// Binds a new socket at `path` (at most 107 bytes; an existing file
     /// there is replaced) and starts reading.
@@ -52,7 +60,9 @@ public final class NotifySocket: @unchecked Sendable {
         self.path = path
         descriptor = fd
         wakeUp = pair
-        let thread = Thread { [self] in readLoop() }
+        let inbox = self.inbox
+        let wakeRead = pair[0]
+        let thread = Thread { Self.readLoop(descriptor: fd, wakeUp: wakeRead, inbox: inbox) }
         thread.start()
     }
 
@@ -64,26 +74,26 @@ public final class NotifySocket: @unchecked Sendable {
     /// received before. Safe to call more than once.
     public func close() {
         condition.lock()
-        let wasClosed = closed
-        closed = true
+        let wasClosed = inbox.closed
+        inbox.closed = true
         condition.broadcast()
         condition.unlock()
         guard !wasClosed else { return }
         var byte: UInt8 = 1
         _ = write(wakeUp[1], &byte, 1)
-        _ = readerDone.wait(timeout: .seconds(10))
+        _ = inbox.readerDone.wait(timeout: .seconds(10))
         Glibc.close(descriptor)
         Glibc.close(wakeUp[0])
         Glibc.close(wakeUp[1])
         unlink(path)
     }
 
-    private func readLoop() {
-        defer { readerDone.countDown() }
+    private static func readLoop(descriptor: Int32, wakeUp: Int32, inbox: Inbox) {
+        defer { inbox.readerDone.countDown() }
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             var entries = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeUp[0], events: Int16(POLLIN), revents: 0)]
+                           pollfd(fd: wakeUp, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&entries, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -97,10 +107,10 @@ public final class NotifySocket: @unchecked Sendable {
                 return
             }
             let text = String(decoding: buffer[0..<count], as: UTF8.self)
-            condition.lock()
-            received.append(text)
-            condition.broadcast()
-            condition.unlock()
+            inbox.condition.lock()
+            inbox.received.append(text)
+            inbox.condition.broadcast()
+            inbox.condition.unlock()
         }
     }
 
@@ -139,7 +149,7 @@ public final class NotifySocket: @unchecked Sendable {
         condition.lock()
         while true {
             let seen = received.count
-            let isClosed = closed
+            let isClosed = inbox.closed
             // The predicate reads through the public accessors, which lock.
             condition.unlock()
             if predicate(self) { return true }
