@@ -448,8 +448,9 @@ actor FlowService {
     ) throws(FlowdError) -> Next<FieldErrors> {
         switch outcome {
         case .moved(let completion):
+            let firstEvent = events.count
             try commit(session, before: before)
-            stepCompleted(session, completion)
+            stepCompleted(session, completion, before: firstEvent)
             return .done([:])
         case .stayed(let errors):
             try commit(session, before: before)
@@ -460,15 +461,20 @@ actor FlowService {
         case .noChange:
             return .done([:])
         case .submit(let completion, let start):
+            let firstEvent = events.count
             let next = try beginSubmit(session, before: before, start: start)
-            if let completion { stepCompleted(session, completion) }
+            if let completion { stepCompleted(session, completion, before: firstEvent) }
             return next.map { _ in [:] }
         }
     }
 
-    private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion) {
+    /// Queues `StepCompleted` ahead of the events the same call queued from
+    /// `index` on (the next step's properties and announcement, a settled
+    /// submit), so that clients hear what happened in the order it happened.
+    private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion, before index: Int) {
         let id = session.record.id
-        events.append(.stepCompleted(id: id, step: completion.step, answers: completion.answers))
+        events.insert(
+            .stepCompleted(id: id, step: completion.step, answers: completion.answers), at: min(max(index, 0), events.count))
         logger.info(
             "step completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
