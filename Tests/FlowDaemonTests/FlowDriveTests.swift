@@ -246,3 +246,44 @@ struct FlowDriveTests {
         }
     }
 }
+
+/// The order of a call's signals: what happened first is announced first.
+@Suite("Signal order")
+struct SignalOrderTests {
+    /// `member(first string argument)` for each signal of `path`, in order.
+    static func names(_ messages: [Message], path: ObjectPath) -> [String] {
+        messages.filter { $0.path == path }.map { message in
+            var reader = message.arguments()
+            let member = message.member?.rawValue ?? "?"
+            guard member != "PropertiesChanged", let first = try? reader.next(String.self) else { return member }
+            return "\(member)(\(first))"
+        }
+    }
+
+    @Test("StepCompleted comes before the next step's Announcement, and before Submitted")
+    func stepCompletedFirst() throws {
+        try withDaemon { fixture in
+            let watcher = try fixture.connect()
+            try watcher.watchFlowd()
+            let session = try fixture.client.start("quick")
+            _ = try watcher.drainSignals()
+            try session.set(["stars": .int64(3)])
+            _ = try watcher.drainSignals()
+            try session.next()
+            let moved = Self.names(try watcher.drainSignals(), path: session.path)
+            let completed = try #require(moved.firstIndex(of: "StepCompleted(rating)"), "\(moved)")
+            let announced = try #require(moved.firstIndex(of: "Announcement(Step 2 of 2, Comment)"), "\(moved)")
+            #expect(completed < announced, "\(moved)")
+            #expect(completed < (moved.firstIndex(of: "PropertiesChanged") ?? .max), "\(moved)")
+
+            // The last Continue of a flow without Review settles it.
+            try session.set(["comment": "ok"])
+            _ = try watcher.drainSignals()
+            try session.next()
+            let settled = Self.names(try watcher.drainSignals(), path: session.path)
+            let last = try #require(settled.firstIndex(of: "StepCompleted(comment)"), "\(settled)")
+            let submitted = try #require(settled.firstIndex(of: "Submitted"), "\(settled)")
+            #expect(last < submitted, "\(settled)")
+        }
+    }
+}

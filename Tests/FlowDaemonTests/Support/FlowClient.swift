@@ -106,6 +106,17 @@ struct FlowClient: Sendable {
         }
     }
 
+    /// Every signal from flowd received so far, in arrival order, emptying
+    /// the inbox. A Ping first: flowd sends a call's signals before it
+    /// answers a later call, and the bus keeps one sender's order.
+    func drainSignals() throws(DBusError) -> [Message] {
+        try ping()
+        var messages: [Message] = []
+        while let message = inbox.take(where: { _ in true }) { messages.append(message) }
+        while let message = try connection.nextSignal(timeout: .milliseconds(1)) { messages.append(message) }
+        return messages
+    }
+
     /// The `PropertiesChanged` of `path`'s `interface` that changed `name`
     /// to a value satisfying `predicate`; returns that value.
     func nextPropertyChange(
