@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Testing
 import TestSupport
@@ -104,6 +105,12 @@ struct CommandLineTests {
             #expect(second.status == .exited(69), "\(second.standardError)")
             #expect(second.standardError.contains("org.flowd.Flow1"), "\(second.standardError)")
             #expect(try fixture.client.flowIDs() == ["durable", "quick", "trip"])
+            // The Manager's Version is the version flowd --version prints.
+            let printed = try Self.run(["--version"]).standardOutput.split(separator: " ")
+            #expect(printed.count >= 2)
+            #expect(try fixture.client.manager.property("Version", as: String.self) == String(printed[1]))
+            // No plugins are loaded by these tests' daemons.
+            #expect(try fixture.client.manager.call("ListPlugins", returning: [[String: DBusValue]].self).isEmpty)
         }
     }
 }

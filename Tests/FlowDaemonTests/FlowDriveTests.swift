@@ -221,6 +221,9 @@ struct FlowDriveTests {
             #expect(try session.next() == [:])
             #expect(try session.string("ContinueLabel") == "Send feedback")
             #expect(try session.set(["comment": "Lovely."]) == [:])
+            // Cancel with no submit running does nothing.
+            try session.cancel()
+            #expect(try session.state() == "editing")
             #expect(try session.next() == [:])
             #expect(try session.state() == "submitted")
             #expect(try watcher.nextSignal("Submitted", path: session.path) != nil)
@@ -229,6 +232,7 @@ struct FlowDriveTests {
             #expect(try session.next() == [:])
             #expect(try session.state() == "submitted")
             expectDBusError(FlowdErrorName.invalidState) { try session.set(["comment": "Changed"]) }
+            expectDBusError(FlowdErrorName.invalidState, "Cancel on a submitted session") { try session.cancel() }
         }
     }
 

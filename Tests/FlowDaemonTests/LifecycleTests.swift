@@ -96,6 +96,14 @@ struct LifecycleTests {
             try quick.set(["stars": .int64(4)])
             try quick.next()
             let before = try fixture.client.listSessions()
+            let created = try trip.property("CreatedAt")
+            let updated = try trip.property("UpdatedAt")
+            // Microseconds since the epoch: within a day of this test's clock.
+            let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
+            let createdValue = try #require(created.uint64)
+            #expect(createdValue > now - 86_400_000_000 && createdValue < now + 86_400_000_000, "\(createdValue) vs \(now)")
+            #expect(try #require(updated.uint64) >= createdValue)
+            #expect(try trip.string("Id") == trip.id)
 
             #expect(fixture.stop() == .exited(0))
             try fixture.startAgain()
@@ -110,6 +118,10 @@ struct LifecycleTests {
             #expect(try quick.string("CurrentStep") == "comment")
             #expect(try quick.answers()["stars"] == .int64(4))
             #expect(try fixture.client.manager.property("SessionCount", as: UInt32.self) == 2)
+            #expect(try trip.property("CreatedAt") == created, "CreatedAt survives the restart")
+            #expect(try trip.property("UpdatedAt") == updated, "reading changes nothing")
+            try trip.set(["name": "Grace Brewster Hopper"])
+            #expect(try #require(try trip.property("UpdatedAt").uint64) > (updated.uint64 ?? .max))
         }
     }
 }
