@@ -276,6 +276,15 @@ struct DurabilityTests {
             try session.submit()
             #expect(try session.state() == "submitted")
             #expect(!fixture.daemon.standardError.contains(secret))
+            // Other users cannot read the answers: the directory flowd made is
+            // 0700 and the database files are the owner's alone.
+            func mode(_ path: String) throws -> Int {
+                try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            }
+            #expect(try mode(fixture.stateDirectory) == 0o700)
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture.stateDirectory) {
+                #expect(try mode(fixture.stateDirectory + "/" + name) & 0o077 == 0, "\(name) is open to others")
+            }
         }
     }
 }
