@@ -107,13 +107,25 @@ struct FlowClient: Sendable {
     }
 
     /// Every signal from flowd received so far, in arrival order, emptying
-    /// the inbox. A Ping first: flowd sends a call's signals before it
-    /// answers a later call, and the bus keeps one sender's order.
-    func drainSignals() throws(DBusError) -> [Message] {
+    /// the inbox; with `until`, goes on collecting (up to `timeout`) until it
+    /// holds for what was collected. A Ping first: flowd sends a call's
+    /// signals before it answers a later call, and the bus keeps one sender's
+    /// order, so they are all on their way.
+    func drainSignals(
+        timeout: Duration = .seconds(10), until complete: ([Message]) -> Bool = { _ in true }
+    ) throws(DBusError) -> [Message] {
         try ping()
         var messages: [Message] = []
         while let message = inbox.take(where: { _ in true }) { messages.append(message) }
-        while let message = try connection.nextSignal(timeout: .milliseconds(1)) { messages.append(message) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            if let message = try connection.nextSignal(timeout: .milliseconds(20)) {
+                messages.append(message)
+            } else if complete(messages) {
+                break
+            }
+        }
         return messages
     }
 
