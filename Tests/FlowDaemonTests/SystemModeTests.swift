@@ -40,10 +40,10 @@ struct SystemModeTests {
             // session count (proof that it listens and signals reach it).
             #expect(try bystander.nextPropertyChange(
                 "SessionCount", path: FlowClient.managerPath, interface: FlowClient.managerInterface) == .uint32(1))
-            try bystander.ping()
-            #expect(try bystander.nextSignal("StepCompleted", path: session.path, timeout: .milliseconds(300)) == nil)
-            #expect(try bystander.nextSignal("PropertiesChanged", path: session.path, timeout: .milliseconds(1)) == nil)
-            #expect(try bystander.nextSignal("SessionNew", path: FlowClient.managerPath, timeout: .milliseconds(1)) == nil)
+            // Everything flowd sent the bystander before answering its Ping.
+            let received = try bystander.drainSignals()
+            #expect(!received.contains { $0.path == session.path }, "\(received.map { $0.member?.rawValue ?? "" })")
+            #expect(!received.contains { $0.member == "SessionNew" })
 
             // Once the bystander calls the session, it gets what follows.
             #expect(try bystander.session(session.path).string("CurrentStep") == "mode")
