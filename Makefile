@@ -59,6 +59,11 @@ stage:
 	rm -rf stage
 	$(MAKE) install DESTDIR="$(CURDIR)/stage" PREFIX=/usr
 
+# The README's main job: a private bus, flowd with the example flows and the
+# shipped plugins, and the consultation flow driven to submitted by flowctl.
+demo: build
+	scripts/demo.sh "$(BIN_RELEASE)"
+
 clean:
 	$(SWIFT) package clean
 	rm -rf stage demo-state

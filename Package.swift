@@ -7,13 +7,27 @@ let flowKit: Target.Dependency = .product(name: "FlowKit", package: "FlowKit")
 
 /// A plugin that ships with flowd: a dynamic library built from `Plugins/<dir>`.
 func shippedPlugin(_ name: String, dir: String, extra: [Target.Dependency] = []) -> Target {
-    .target(name: name, dependencies: [flowKit] + extra, path: "Plugins/\(dir)")
+    .target(name: name, dependencies: [flowKit, "FlowdPluginSupport"] + extra, path: "Plugins/\(dir)")
 }
 
-/// A deliberately broken plugin the loader tests refuse: `Tests/Fixtures/Plugins/<dir>`.
+/// A plugin the loader and call-path tests use (well-behaved or deliberately
+/// broken): `Tests/Fixtures/Plugins/<dir>`. Never installed.
 func fixturePlugin(_ name: String, dir: String) -> Target {
     .target(name: name, dependencies: [flowKit], path: "Tests/Fixtures/Plugins/\(dir)")
 }
+
+/// The fixture plugins, as (product and target name, directory).
+let fixturePlugins: [(String, String)] = [
+    ("FixtureTestPlugin", "TestPlugin"),
+    ("FixtureWrongABIPlugin", "WrongABI"),
+    ("FixtureNoEntryPlugin", "NoEntry"),
+    ("FixtureDuplicatePlugin", "Duplicate"),
+    ("FixtureBadNamesPlugin", "BadNames"),
+    ("FixtureThrowingPlugin", "Throwing"),
+    ("FixtureHangPlugin", "Hang"),
+    ("FixtureCrashPlugin", "Crash"),
+    ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
+]
 
 let package = Package(
     name: "flowd",
@@ -27,9 +41,10 @@ let package = Package(
         .library(name: "WebhookPlugin", type: .dynamic, targets: ["WebhookPlugin"]),
         .library(name: "ValidatorsPlugin", type: .dynamic, targets: ["ValidatorsPlugin"]),
         .library(name: "ProvidersPlugin", type: .dynamic, targets: ["ProvidersPlugin"]),
+    ] + fixturePlugins.map { name, _ in
         // Test fixtures: plugins the loader must refuse or survive. Never installed.
-        .library(name: "FixtureTestPlugin", type: .dynamic, targets: ["FixtureTestPlugin"]),
-    ],
+        .library(name: name, type: .dynamic, targets: [name])
+    },
     dependencies: [
         .package(path: "Sources/FlowKit"),
     ],
@@ -77,12 +92,24 @@ let package = Package(
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
 
+        // Code the shipped plugins share (the submission JSON, option parsing,
+        // message localization); linked into each of them.
+        .target(name: "FlowdPluginSupport", dependencies: [flowKit], path: "Plugins/Support"),
         shippedPlugin("SpoolPlugin", dir: "Spool"),
         shippedPlugin("CommandPlugin", dir: "Command"),
         shippedPlugin("WebhookPlugin", dir: "Webhook"),
         shippedPlugin("ValidatorsPlugin", dir: "Validators"),
         shippedPlugin("ProvidersPlugin", dir: "Providers"),
-        fixturePlugin("FixtureTestPlugin", dir: "TestPlugin"),
+    ] + fixturePlugins.map { name, dir in fixturePlugin(name, dir: dir) } + [
+        // Helpers for the plugin tests: the build directory, plugin directories
+        // made of copies of built plugins, a loopback HTTP server.
+        .target(
+            name: "PluginTestSupport", dependencies: ["PluginHost", flowKit],
+            path: "Tests/Fixtures/Plugins/Support"),
+        // Loads a plugin directory and calls a capability in a process of its
+        // own, so the crash-guard tests can let a plugin kill it. Never installed.
+        .executableTarget(
+            name: "plugin-host-probe", dependencies: ["PluginHost", flowKit], path: "Tests/Fixtures/Plugins/Probe"),
 
         // Shared test helpers: temporary directories, child processes, a private dbus-daemon.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -93,10 +120,10 @@ let package = Package(
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["TestSupport", "PluginHost", flowKit]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
-        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus"]),
-        .testTarget(name: "PluginTests", dependencies: ["TestSupport", flowKit]),
+        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
+        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
     ],
     swiftLanguageModes: [.v6]
 )

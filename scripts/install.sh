@@ -154,6 +154,17 @@ install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
 for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
     install_text "$f" "$DOCDIR/examples/flowd.service.d"
 done
+# The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
+# .swiftmodule, so a plugin outside this tree depends on this package by path.
+install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
+install -m 0644 "$SRCDIR/Sources/FlowKit/Package.swift" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Package.swift"
+for f in "$SRCDIR"/Sources/FlowKit/Sources/FlowKit/*.swift; do
+    install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit/"
+done
+install_optional docs/plugins.md "$DOCDIR" plugins.md
+install_optional docs/flow-format.md "$DOCDIR" flow-format.md
+install_optional docs/flow.schema.json "$DATADIR/flowd" flow.schema.json
+install_optional docs/dbus-api.md "$DOCDIR" dbus-api.md
 install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8

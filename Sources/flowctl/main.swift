@@ -1,1 +1,3 @@
-print("flowctl: not built yet")
+import FlowCLI
+
+Flowctl.main()

@@ -64,6 +64,13 @@ import Testing
         try s.set(["text": .text(""), "many": .list([])])
         #expect(s.record.answers["text"] == nil)
         #expect(s.record.answers["many"] == nil)
+        // An empty string or empty list clears any type of field (the contract),
+        // so a client need not know the field's type to clear it.
+        try s.set(["flag": .bool(true), "when": .text("2030-01-02")])
+        try s.set(["num": .text(""), "flag": .text(""), "when": .list([]), "many": .text("")])
+        #expect(s.record.answers["num"] == nil)
+        #expect(s.record.answers["flag"] == nil)
+        #expect(s.record.answers["when"] == nil)
         let view = s.currentStep()
         #expect(view.fields[3].value == .text("other"))
         #expect(view.fields[3].otherText == "Mine")

@@ -2,6 +2,7 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowStore
+import PluginHost
 import Systemd
 
 /// The plugins the daemon runs with: the gateway the service calls, the
@@ -12,9 +13,175 @@ struct PluginSetup {
     var list: [[String: DBusValue]]
 
     /// Loads the plugins of the configured directories.
+    ///
+    /// The crash guard's records live in `<state>/crash-guard`; plugins it
+    /// finds in the middle of a call (they crashed the daemon) are quarantined
+    /// in the store's plugin table, so they stay disabled across restarts until
+    /// their file changes.
     static func load(
         configuration: DaemonConfiguration, stateDirectory: String, store: SessionStore, logger: Logger
     ) -> PluginSetup {
-        PluginSetup(gateway: NoPlugins(), capabilities: CapabilityCatalog([]), list: [])
+        let crashGuard: any CrashGuard
+        do {
+            crashGuard = try FileCrashGuard(path: stateDirectory + "/plugin-calls")
+        } catch {
+            logger.error("the plugin crash guard cannot keep records (\(error.description)); plugins run unguarded")
+            crashGuard = MemoryCrashGuard()
+        }
+        let quarantined = QuarantineRecords(store: store, logger: logger)
+        let report = PluginLoader(
+            configuration: .init(
+                directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
+                quarantined: quarantined.load(),
+                // The system service trusts only root's files (DESIGN.md); a
+                // per-user daemon also its own user's.
+                trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
+        ).load(crashGuard: crashGuard)
+        quarantined.save(new: report.newQuarantines, lifted: report.liftedQuarantines)
+
+        for problem in report.directoryProblems {
+            logger.warning("plugin directory \(problem.path): \(problem.reason)", metadata: [.path: problem.path])
+        }
+        for q in report.newQuarantines {
+            logger.error(
+                "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+        }
+        for record in report.registry.records where record.status != .loaded {
+            logger.error(
+                "plugin refused: \(record.path): \(record.error ?? record.status.rawValue)", id: .pluginRefused,
+                metadata: [.plugin: record.name, .path: record.path])
+        }
+        for record in report.registry.records where record.status == .loaded {
+            logger.info(
+                "plugin \(record.name) \(record.version) loaded from \(record.path)",
+                metadata: [.plugin: record.name, .path: record.path])
+        }
+
+        let caller = PluginCaller(
+            registry: report.registry, crashGuard: crashGuard,
+            configuration: .init(validatorTimeout: configuration.pluginCallTimeout, providerTimeout: configuration.pluginCallTimeout))
+        return PluginSetup(
+            gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
+            capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }),
+            list: report.registry.records.map(listEntry))
+    }
+
+    /// One `ListPlugins` entry.
+    static func listEntry(_ record: PluginRecord) -> [String: DBusValue] {
+        [
+            "name": .string(record.name), "version": .string(record.version),
+            "kinds": .strings(Array(Set(record.kinds.map(\.rawValue))).sorted()),
+            "capabilities": .strings(record.capabilities.map(\.name)), "path": .string(record.path),
+            "status": .string(record.status.rawValue), "error": .string(record.error ?? ""),
+        ]
+    }
+}
+
+/// Quarantined plugins, kept in the store's plugin table under their path.
+private struct QuarantineRecords {
+    let store: SessionStore
+    let logger: Logger
+
+    func load() -> [PluginQuarantine] {
+        do {
+            return try store.disabledPlugins().compactMap { d in
+                guard let f = d.file else { return nil }
+                return PluginQuarantine(
+                    path: d.name, name: d.name, reason: d.reason,
+                    file: FileIdentity(
+                        device: f.device, inode: f.inode, size: f.size, modifiedSeconds: f.modificationTime / 1_000_000_000,
+                        modifiedNanoseconds: f.modificationTime % 1_000_000_000))
+            }
+        } catch {
+            logger.error("cannot read quarantined plugins: \(error.description)")
+            return []
+        }
+    }
+
+    func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
+        do {
+            for q in new {
+                try store.disablePlugin(
+                    q.path, reason: q.reason,
+                    file: PluginFileIdentity(
+                        device: q.file.device, inode: q.file.inode, size: q.file.size,
+                        modificationTime: q.file.modifiedSeconds * 1_000_000_000 + q.file.modifiedNanoseconds))
+            }
+            for q in lifted { _ = try store.enablePlugin(q.path) }
+        } catch {
+            logger.error("cannot record quarantined plugins: \(error.description)")
+        }
+    }
+}
+
+/// The service's plugin calls, through `PluginHost`'s caller (off the loop,
+/// on the plugin executor, under time limits, inside the crash guard).
+struct PluginHostGateway: PluginGateway {
+    let caller: PluginCaller
+    let stateDirectory: String
+    let logger: Logger
+
+    private func context(_ context: PluginContext) -> PluginContext {
+        var c = context
+        c.stateDirectory = stateDirectory
+        return c
+    }
+
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
+        case .success(let message): return message
+        case .timedOut: throw PluginCheckTimedOut()
+        case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
+        case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
+        }
+    }
+
+    func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+        switch await caller.validateStep(name, step: step, context: self.context(context)) {
+        case .success(let issues): return issues
+        case .timedOut: throw PluginCheckTimedOut()
+        case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
+        case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
+        }
+    }
+
+    func submit(_ request: SubmitRequest) async -> SubmitOutcome {
+        let timeout = Duration.milliseconds(Int64((request.timeoutSeconds * 1000).rounded()))
+        switch await caller.submit(
+            request.action, submission: request.submission, context: context(request.context), timeout: timeout)
+        {
+        case .success(let receipt): return .success(receipt)
+        case .failure(let message, let detail):
+            return .failure(message.map(SubmitFailure.localized) ?? .other, detail: detail)
+        case .timedOut: return .failure(.timedOut, detail: "timed out after \(request.timeoutSeconds) s")
+        case .cancelled: return .cancelled
+        case .unavailable: return .failure(.other, detail: "no loaded plugin provides \(request.action)")
+        }
+    }
+
+    func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
+        provider(await caller.options(name, field: field, context: self.context(context)))
+    }
+
+    func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
+        provider(await caller.prefill(name, field: field, context: self.context(context)))
+    }
+
+    private func provider<V>(_ result: PluginCallResult<V>) -> ProviderOutcome<V> {
+        switch result {
+        case .success(let v): return .success(v)
+        case .failure(_, let detail): return .failure(detail: detail)
+        case .timedOut: return .timedOut
+        case .cancelled: return .failure(detail: "cancelled")
+        case .unavailable: return .failure(detail: "no loaded plugin provides it")
+        }
+    }
+}
+
+/// A validator failed: the engine shows "Couldn't check this value" (fail
+/// closed); the detail goes to the journal only.
+struct PluginCallFailed: Error {
+    init(plugin: String, detail: String, logger: Logger) {
+        logger.warning("validator \(plugin) failed: \(detail)", metadata: [.plugin: plugin])
     }
 }

@@ -754,6 +754,9 @@ public struct FlowSession: Sendable {
         func wrongType() -> SessionError {
             SessionError(.invalidArgs, "\(quoted(key)) is a \(isOther ? "text" : field.type.rawValue) field and takes \(isOther ? "a string" : field.type.valueDescription)")
         }
+        // The contract: an empty string or an empty array clears an answer,
+        // whatever the field's type.
+        if value.isEmpty { return value }
         if isOther {
             guard case .text = value else { throw wrongType() }
             return value

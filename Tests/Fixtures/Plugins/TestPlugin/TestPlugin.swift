@@ -1,1 +1,115 @@
+// FixtureTestPlugin: well-behaved capabilities for the loader, the call path
+// and the daemon's tests. Never installed.
 import FlowKit
+import Foundation
+
+/// `test.even`: accepts an even integer; anything else gets a message.
+struct EvenValidator: FieldValidator {
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        switch value {
+        case .integer(let i): return i % 2 == 0 ? nil : "\(field.label) must be even."
+        case .number(let d): return d.truncatingRemainder(dividingBy: 2) == 0 ? nil : "\(field.label) must be even."
+        case .text(let s): return Int(s).map { $0 % 2 == 0 } == true ? nil : "\(field.label) must be even."
+        default: return "\(field.label) must be a number."
+        }
+    }
+}
+
+/// `test.same-answers`: the step's first two fields must hold the same answer.
+struct SameAnswersValidator: StepValidator {
+    func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+        guard step.fields.count >= 2 else { return [] }
+        let first = context.answers[step.fields[0].id]
+        let second = context.answers[step.fields[1].id]
+        return first == second ? [] : [ValidationIssue(field: step.fields[1].id, message: "These must match.")]
+    }
+}
+
+/// `test.slow-submit`: waits `{"seconds": N}` (cooperatively, so it can be
+/// cancelled), then succeeds with a receipt naming the submission.
+struct SlowSubmit: SubmitAction {
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        let seconds = context.options["seconds"]?.numberValue ?? 1
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        return SubmitReceipt(["reference": .string(submission.id)])
+    }
+}
+
+/// `test.echo-submit`: succeeds at once; the receipt carries the answer count.
+struct EchoSubmit: SubmitAction {
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        SubmitReceipt([
+            "reference": .string(submission.id),
+            "answers": .number(Double(submission.answers.count)),
+            "flow": .string(context.flowID),
+        ])
+    }
+}
+
+/// `test.fail-submit`: throws a `LocalizedFailure` whose message is in the
+/// context's locale (`{"message": "…"}` overrides it).
+struct FailSubmit: SubmitAction {
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        if let message = context.options["message"]?.stringValue { throw LocalizedFailure(message) }
+        throw LocalizedFailure(context.locale.hasPrefix("de") ? "Der Kalender ist voll." : "The calendar is full.")
+    }
+}
+
+/// `test.opaque-fail-submit`: throws an error that carries no message for people.
+struct OpaqueFailSubmit: SubmitAction {
+    struct Opaque: Error {}
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        throw Opaque()
+    }
+}
+
+/// `test.localized-error-submit`: throws a Foundation `LocalizedError`.
+struct LocalizedErrorSubmit: SubmitAction {
+    struct Described: LocalizedError {
+        var errorDescription: String? { "The room is already booked." }
+    }
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        throw Described()
+    }
+}
+
+/// `test.options`: three fixed options, labels in English or German.
+struct TestOptions: OptionsProvider {
+    func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption] {
+        let german = context.locale.hasPrefix("de")
+        return [
+            ChoiceOption(id: "red", label: german ? "Rot" : "Red"),
+            ChoiceOption(id: "green", label: german ? "Grün" : "Green", icon: "emblem-default"),
+            ChoiceOption(id: "blue", label: german ? "Blau" : "Blue"),
+        ]
+    }
+}
+
+/// `test.prefill`: the caller's uid as text (`{"value": "…"}` overrides it).
+struct TestPrefill: PrefillProvider {
+    func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue? {
+        if let value = context.options["value"]?.stringValue { return .text(value) }
+        return .text("uid \(context.callerUID)")
+    }
+}
+
+@_cdecl("flowd_plugin_abi_version")
+public func flowdPluginABIVersion() -> UInt32 { FlowKitABI.version }
+
+@_cdecl("flowd_plugin_register")
+public func flowdPluginRegister() -> UnsafeMutableRawPointer? {
+    PluginRegistration(
+        name: "test", version: "1.0",
+        capabilities: [
+            .fieldValidator("test.even", EvenValidator()),
+            .stepValidator("test.same-answers", SameAnswersValidator()),
+            .submitAction("test.slow-submit", SlowSubmit()),
+            .submitAction("test.echo-submit", EchoSubmit()),
+            .submitAction("test.fail-submit", FailSubmit()),
+            .submitAction("test.opaque-fail-submit", OpaqueFailSubmit()),
+            .submitAction("test.localized-error-submit", LocalizedErrorSubmit()),
+            .optionsProvider("test.options", TestOptions()),
+            .prefillProvider("test.prefill", TestPrefill()),
+        ]
+    ).exportRetained()
+}

@@ -1,0 +1,52 @@
+import FlowKit
+import Foundation
+import Glibc
+
+/// `flowd.real-name`: the caller's real name from the account database.
+///
+/// Looks up `context.callerUID` with `getpwuid_r(3)` (so `/etc/passwd`, LDAP,
+/// systemd-userdb, … as `/etc/nsswitch.conf` says) and returns the first
+/// comma-separated field of its GECOS, trimmed; nil (the field stays empty)
+/// when there is no such user or no name. No options.
+struct RealNameProvider: PrefillProvider {
+    static let name = "flowd.real-name"
+
+    func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue? {
+        guard let name = try Self.realName(uid: context.callerUID) else { return nil }
+        return .text(name)
+    }
+
+    /// The first GECOS field of `uid`, or nil.
+    static func realName(uid: UInt32) throws(AccountLookupError) -> String? {
+        var size = 16 * 1024
+        while true {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            let rc = getpwuid_r(uid_t(uid), &entry, buffer, size, &result)
+            if rc == ERANGE && size < 1 << 20 {
+                size *= 2
+                continue
+            }
+            if rc != 0 && ![ENOENT, ESRCH, EBADF, EPERM].contains(rc) {
+                throw AccountLookupError(code: rc)
+            }
+            guard result != nil, let gecos = entry.pw_gecos else { return nil }
+            return firstField(String(cString: gecos))
+        }
+    }
+
+    /// `"Ada Lovelace,Room 1,,"` → `"Ada Lovelace"`; nil when empty.
+    static func firstField(_ gecos: String) -> String? {
+        let first = gecos.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let trimmed = first.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : String(trimmed.prefix(200))
+    }
+}
+
+/// `getpwuid_r` failed (it did not just find nothing).
+struct AccountLookupError: Error, CustomStringConvertible {
+    var code: Int32
+    var description: String { "flowd.real-name: getpwuid_r failed with errno \(code)" }
+}

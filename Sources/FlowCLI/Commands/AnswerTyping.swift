@@ -1,0 +1,136 @@
+import DBus
+import FlowEngine
+
+/// Turns what a person types into the D-Bus value a field's type takes
+/// (docs/dbus-api.md, "Answer values"). Only the type is decided here; the
+/// daemon stays the one authority on whether a value is valid.
+public enum AnswerTyping {
+    /// Splits `FIELD=VALUE` (the value may contain `=`).
+    public static func assignment(_ argument: String) throws(CLIError) -> (key: String, value: String) {
+        guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex else {
+            throw .usage("expected FIELD=VALUE, got \(quote(argument))")
+        }
+        return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
+    }
+
+    /// The words accepted as "on" for a toggle, besides the localized "yes".
+    public static let trueWords: Set<String> = ["y", "yes", "true", "1", "on"]
+    /// The words accepted as "off" for a toggle, besides the localized "no".
+    public static let falseWords: Set<String> = ["n", "no", "false", "0", "off"]
+
+    /// Reads a toggle answer: y/yes/true/1/on, n/no/false/0/off, or the
+    /// localized yes and no (and their first letters); nil otherwise.
+    public static func toggle(_ text: String, locale: String) -> Bool? {
+        let word = text.trimmed.lowercased()
+        let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
+        let no = Strings.builtin.text(.no, locale: locale).lowercased()
+        if trueWords.contains(word) || word == yes || (word.count == 1 && yes.hasPrefix(word) && !no.hasPrefix(word)) {
+            return true
+        }
+        if falseWords.contains(word) || word == no || (word.count == 1 && no.hasPrefix(word) && !yes.hasPrefix(word)) {
+            return false
+        }
+        return nil
+    }
+
+    /// Reads a number: an integer becomes `x`, anything else numeric `d`; nil
+    /// when it is not a finite number.
+    public static func number(_ text: String) -> DBusValue? {
+        let trimmed = text.trimmed
+        if let integer = Int64(trimmed) { return .int64(integer) }
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ "0123456789+-.eE".unicodeScalars.contains($0) }),
+              let double = Double(trimmed), double.isFinite else { return nil }
+        return .double(double)
+    }
+
+    /// The option id `text` names on `field`: an id, a label (ignoring case)
+    /// or Other; nil when it names none.
+    public static func option(_ text: String, of field: StepField) -> String? {
+        let wanted = text.trimmed
+        if field.options.contains(where: { $0.id == wanted }) { return wanted }
+        if field.other, wanted == "other" { return "other" }
+        let lowered = wanted.lowercased()
+        if let match = field.options.first(where: { $0.label.lowercased() == lowered }) { return match.id }
+        if field.other, !field.otherLabel.isEmpty, field.otherLabel.lowercased() == lowered { return "other" }
+        return nil
+    }
+
+    /// The value of `text` for `field`, typed by the field's type. An empty
+    /// text clears the answer (an empty string, or an empty list for a
+    /// multiple choice). `isOther` is for the `FIELD.other` free text.
+    public static func value(_ text: String, for field: StepField, isOther: Bool = false, locale: String) throws(CLIError) -> DBusValue {
+        if isOther { return .string(text) }
+        if text.isEmpty {
+            return field.type == .multichoice ? .strings([]) : .string("")
+        }
+        switch field.type {
+        case .toggle?:
+            guard let flag = toggle(text, locale: locale) else {
+                throw CLIError(.dataError, "\(quote(text)) is not yes or no (field \(quote(field.id)) is a toggle: use yes/no, true/false, 1/0)")
+            }
+            return .bool(flag)
+        case .number?:
+            guard let number = number(text) else {
+                throw CLIError(.dataError, "\(quote(text)) is not a number (field \(quote(field.id)) is a number)")
+            }
+            return number
+        case .choice?:
+            return .string(try choiceID(text, of: field))
+        case .multichoice?:
+            var ids: [String] = []
+            for item in text.split(separator: ",") where !item.trimmed.isEmpty {
+                let id = try choiceID(String(item), of: field)
+                if !ids.contains(id) { ids.append(id) }
+            }
+            return .strings(ids)
+        case .text?, .multiline?, .secure?, .email?, .date?, .time?, nil:
+            return .string(text)
+        }
+    }
+
+    private static func choiceID(_ text: String, of field: StepField) throws(CLIError) -> String {
+        if let id = option(text, of: field) { return id }
+        // Without a list to check against (a provider gave none) the daemon decides.
+        if field.options.isEmpty && !field.other { return text.trimmed }
+        var ids = field.options.map(\.id)
+        if field.other { ids.append("other") }
+        throw CLIError(.dataError, "\(quote(text.trimmed)) is not an option of \(quote(field.id)) (options: \(ids.joined(separator: ", ")))")
+    }
+
+    /// Types every `FIELD=VALUE` (and `FIELD.other=TEXT`) against `step`.
+    /// Unknown fields and values of the wrong type are refused before any call.
+    public static func answers(_ pairs: [(key: String, value: String)], step: StepPage, locale: String) throws(CLIError) -> [String: DBusValue] {
+        var result: [String: DBusValue] = [:]
+        for (key, text) in pairs {
+            let (field, isOther) = try target(key, in: step)
+            result[key] = try value(text, for: field, isOther: isOther, locale: locale)
+        }
+        return result
+    }
+
+    /// The field `key` names on `step`, and whether it is that field's Other text.
+    public static func target(_ key: String, in step: StepPage) throws(CLIError) -> (field: StepField, isOther: Bool) {
+        if let field = step.field(key) { return (field, false) }
+        if key.hasSuffix(".other"), let field = step.field(String(key.dropLast(6))), field.other {
+            return (field, true)
+        }
+        let names = step.fields.map(\.id)
+        if names.isEmpty {
+            throw CLIError(.dataError, "step \(quote(step.id)) has no fields to set")
+        }
+        throw CLIError(.dataError, "\(quote(key)) is not a field of step \(quote(step.id)) (fields: \(names.joined(separator: ", ")))")
+    }
+}
+
+/// `"text"` in double quotes, for messages.
+func quote(_ text: String) -> String { "\"\(text)\"" }
+
+extension StringProtocol {
+    /// Without leading and trailing white space.
+    var trimmed: String {
+        var scalars = Substring(self).unicodeScalars[...]
+        while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}

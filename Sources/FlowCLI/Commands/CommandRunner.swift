@@ -1,0 +1,499 @@
+import DBus
+import FlowEngine
+
+/// Runs one parsed command against the daemon (or offline, for `check`).
+final class CommandRunner {
+    let command: ParsedCommand
+    let context: FlowctlContext
+    let style: Style
+    let errorStyle: Style
+    private var openedService: (any FlowService)?
+
+    init(command: ParsedCommand, context: FlowctlContext) {
+        self.command = command
+        self.context = context
+        style = Style.decide(option: command.global.color, isTerminal: context.stdoutIsTerminal, environment: context.environment)
+        errorStyle = Style.decide(option: command.global.color, isTerminal: context.stderrIsTerminal, environment: context.environment)
+    }
+
+    var json: Bool { command.global.json }
+
+    var service: any FlowService {
+        if let openedService { return openedService }
+        let made = context.makeService(command.global.bus)
+        openedService = made
+        return made
+    }
+
+    /// Runs a service call, turning its failure into flowctl's error.
+    func call<T>(_ body: () throws(ServiceError) -> T) throws(CLIError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw error.cliError
+        }
+    }
+
+    func out(_ text: String) { context.stdout.write(text) }
+    func err(_ text: String) { context.stderr.write(text) }
+    func printJSON(_ value: JSONOutput) { out(value.pretty() + "\n") }
+
+    /// The spinner is for people: only on a terminal, and never in JSON mode.
+    var spinnerEnabled: Bool { context.stderrIsTerminal && !json }
+
+    func run() throws(CLIError) -> ExitCode {
+        let args = command.arguments
+        switch command.spec.name {
+        case "flows": return try flows()
+        case "start": return try start(flow: args[0])
+        case "sessions": return try sessions()
+        case "show": return try show(try resolveSession(args[0]))
+        case "set": return try set(try resolveSession(args[0]), Array(args.dropFirst()))
+        case "continue": return try continueStep(try resolveSession(args[0]))
+        case "back": return try back(try resolveSession(args[0]))
+        case "goto": return try goTo(try resolveSession(args[0]), step: args[1])
+        case "review": return try review(try resolveSession(args[0]))
+        case "answers": return try answers(try resolveSession(args[0]))
+        case "submit": return try submit(try resolveSession(args[0]))
+        case "cancel":
+            let id = try resolveSession(args[0])
+            try call { () throws(ServiceError) in try service.cancel(id) }
+            return .success
+        case "close":
+            let id = try resolveSession(args[0])
+            try call { () throws(ServiceError) in try service.close(id) }
+            return .success
+        case "plugins": return try plugins()
+        case "watch": return try watch(try resolveSession(args[0]))
+        case "check": return check(args)
+        case "run": return try runWizard(flow: args[0])
+        case "resume": return try resumeWizard(try resolveSession(args[0]))
+        case "__complete":
+            out(completions(args).map { $0 + "\n" }.joined())
+            return .success
+        default: throw .usage("unknown command \(quote(command.spec.name))")
+        }
+    }
+
+    // MARK: session ids
+
+    /// A full session id from `text`: the id itself, or a unique beginning of
+    /// one of the caller's sessions (like git's abbreviated commits).
+    func resolveSession(_ text: String) throws(CLIError) -> String {
+        let id = text.lowercased()
+        let isHex = !id.isEmpty && id.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+        guard isHex, id.count <= 32 else {
+            throw .usage("\(quote(text)) is not a session id (32 hex characters, or the beginning of one; see 'flowctl sessions')")
+        }
+        if id.count == 32 { return id }
+        let matches = try call { () throws(ServiceError) in try service.listSessions() }.filter { $0.id.hasPrefix(id) }
+        switch matches.count {
+        case 1: return matches[0].id
+        case 0: throw CLIError(.notFound, "no session of yours starts with \(quote(id)) (see 'flowctl sessions')")
+        default: throw .usage("\(quote(id)) is the beginning of \(matches.count) sessions; give more of the id")
+        }
+    }
+
+    /// The locale for a new session: `--locale`, else the environment's
+    /// (`LC_ALL`, `LC_MESSAGES`, `LANG`), else nil (the daemon's default, en).
+    func requestedLocale() throws(CLIError) -> String? {
+        if let given = command.options["locale"] {
+            guard LocaleFallback.isWellFormed(given) else {
+                throw CLIError(.usage, "\(quote(given)) is not a language tag (examples: en, de, pt-BR)")
+            }
+            return given
+        }
+        return Self.environmentLocale(context.environment)
+    }
+
+    /// The language of the environment as a tag (`de_DE.UTF-8` → `de-DE`);
+    /// nil when unset, `C` or `POSIX`.
+    static func environmentLocale(_ environment: [String: String]) -> String? {
+        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            guard let value = environment[key], !value.isEmpty else { continue }
+            let base = value.split(whereSeparator: { $0 == "." || $0 == "@" }).first.map(String.init) ?? value
+            if base == "C" || base == "POSIX" { return nil }
+            let tag = LocaleFallback.normalize(value)
+            return LocaleFallback.isWellFormed(tag) ? tag : nil
+        }
+        return nil
+    }
+
+    // MARK: lists
+
+    func flows() throws(CLIError) -> ExitCode {
+        let flows = try call { () throws(ServiceError) in try service.listFlows() }.sorted { $0.id < $1.id }
+        if json {
+            printJSON(.array(flows.map(JSONShapes.flow)))
+        } else if command.flag("quiet") {
+            out(flows.map { $0.id + "\n" }.joined())
+        } else if flows.isEmpty {
+            err("flowd serves no flows (add some to its flows directory; see flowd(8))\n")
+        } else {
+            out(Render.flows(flows, style: style))
+        }
+        return .success
+    }
+
+    func sessions() throws(CLIError) -> ExitCode {
+        let sessions = try call { () throws(ServiceError) in try service.listSessions() }
+            .sorted { ($0.flow, $0.id) < ($1.flow, $1.id) }
+        if json {
+            printJSON(.array(sessions.map(JSONShapes.session)))
+        } else if command.flag("quiet") {
+            out(sessions.map { $0.id + "\n" }.joined())
+        } else if sessions.isEmpty {
+            if context.stdoutIsTerminal { err("No sessions. Start one with: flowctl start FLOW, or flowctl run FLOW\n") }
+        } else {
+            out(Render.sessions(sessions, style: style))
+        }
+        return .success
+    }
+
+    func plugins() throws(CLIError) -> ExitCode {
+        let plugins = try call { () throws(ServiceError) in try service.plugins() }.sorted { $0.name < $1.name }
+        if json {
+            printJSON(.array(plugins.map(JSONShapes.plugin)))
+        } else if plugins.isEmpty {
+            err("flowd has no plugins (see flowd(8) for the plugin directories)\n")
+        } else {
+            out(Render.plugins(plugins, style: style))
+        }
+        return .success
+    }
+
+    // MARK: sessions
+
+    func start(flow: String) throws(CLIError) -> ExitCode {
+        let locale = try requestedLocale()
+        let id = try call { () throws(ServiceError) in try service.startSession(flow: flow, locale: locale) }
+        if json {
+            printJSON(.object(["id": .string(id), "flow": .string(flow), "locale": locale.map { .string($0) } ?? .null]))
+        } else {
+            out(id + "\n")
+        }
+        return .success
+    }
+
+    /// Prints the session's current step (with the review on Review), as `show` does.
+    func printCurrentStep(_ id: String, extra: [(String, JSONOutput)] = []) throws(CLIError) {
+        let properties = try call { () throws(ServiceError) in try service.properties(id) }
+        let step = try call { () throws(ServiceError) in try service.step(id) }
+        let review = step.kind == "review" ? try call { () throws(ServiceError) in try service.review(id) } : nil
+        if json {
+            var shape = JSONShapes.show(properties, step: step, review: review)
+            if case .object(let pairs) = shape { shape = .object(extra + pairs) }
+            printJSON(shape)
+            return
+        }
+        var text = Render.step(step, locale: properties.locale, style: style)
+        if let review {
+            text += "\n" + Render.review(review, style: style)
+            text += "\n" + style.dim("\(step.continueLabel): flowctl submit \(id)") + "\n"
+        }
+        if properties.state == "failed" && !properties.lastError.isEmpty {
+            text += "\n" + style.red("✗ " + properties.lastError) + "\n"
+        } else if properties.state == "submitting" {
+            text += "\n" + style.yellow(Strings.builtin.text(.submitting, locale: properties.locale)) + "\n"
+        }
+        out(text)
+    }
+
+    func show(_ id: String) throws(CLIError) -> ExitCode {
+        try printCurrentStep(id)
+        return .success
+    }
+
+    func set(_ id: String, _ assignments: [String]) throws(CLIError) -> ExitCode {
+        var pairs: [(key: String, value: String)] = []
+        for argument in assignments { pairs.append(try AnswerTyping.assignment(argument)) }
+        let step = try call { () throws(ServiceError) in try service.step(id) }
+        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
+        for index in pairs.indices {
+            let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step)
+            if pairs[index].value == "-" {
+                pairs[index].value = try readValue(for: field, isOther: isOther)
+            } else if field.isSecure && !pairs[index].value.isEmpty {
+                err(errorStyle.yellow("flowctl: warning:") + " the secure field \(quote(field.id)) was given on the command line, where other users may see it and your shell may keep it; use \(field.id)=- to read it from standard input\n")
+            }
+        }
+        let answers = try AnswerTyping.answers(pairs, step: step, locale: locale)
+        let errors = try call { () throws(ServiceError) in try service.setAnswers(id, answers) }
+        if json {
+            printJSON(.object(["errors": JSONShapes.errors(errors)]))
+        } else {
+            printErrors(errors, step: step)
+        }
+        return errors.isEmpty ? .success : .failure
+    }
+
+    /// Reads a `FIELD=-` value from standard input: a prompt and no echo on a
+    /// terminal for a secure field.
+    private func readValue(for field: StepField, isOther: Bool) throws(CLIError) -> String {
+        let secret = field.isSecure && !isOther
+        let label = (field.label.isEmpty ? field.id : field.label) + (isOther ? " (\(field.otherLabel))" : "") + ": "
+        let prompt = context.stdin.isTerminal ? label : ""
+        guard let line = try context.stdin.readLine(echo: !secret, prompt: { err(prompt) }) else {
+            throw CLIError(.dataError, "standard input ended before the value of \(quote(field.id))")
+        }
+        return line
+    }
+
+    /// Field errors on standard error, one per line: `field: message`.
+    func printErrors(_ errors: [String: String], step: StepPage?) {
+        let order = (step?.fields.map(\.id) ?? []) + [""]
+        let sorted = errors.sorted { a, b in
+            let ia = order.firstIndex(of: a.key) ?? Int.max, ib = order.firstIndex(of: b.key) ?? Int.max
+            return ia != ib ? ia < ib : a.key < b.key
+        }
+        for (field, message) in sorted {
+            let prefix = field.isEmpty ? "" : errorStyle.cyan(field) + ": "
+            err(prefix + errorStyle.red(message) + "\n")
+        }
+    }
+
+    func continueStep(_ id: String) throws(CLIError) -> ExitCode {
+        let before = json ? nil : try call { () throws(ServiceError) in try service.step(id) }
+        let locale = spinnerEnabled ? try call { () throws(ServiceError) in try service.properties(id) }.locale : "en"
+        let errors = try Spinner.during(
+            Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
+            fd: context.stderrFD
+        ) { () throws(CLIError) in
+            try call { () throws(ServiceError) in try service.continueStep(id) }
+        }
+        if !errors.isEmpty {
+            if json {
+                let step = try call { () throws(ServiceError) in try service.step(id) }
+                printJSON(.object(["moved": .bool(false), "errors": JSONShapes.errors(errors), "step": JSONShapes.step(step)]))
+            } else {
+                printErrors(errors, step: before)
+            }
+            return .failure
+        }
+        try printCurrentStep(id, extra: [("moved", .bool(true))])
+        return .success
+    }
+
+    func back(_ id: String) throws(CLIError) -> ExitCode {
+        try call { () throws(ServiceError) in try service.back(id) }
+        try printCurrentStep(id)
+        return .success
+    }
+
+    func goTo(_ id: String, step: String) throws(CLIError) -> ExitCode {
+        try call { () throws(ServiceError) in try service.goTo(id, step: step) }
+        try printCurrentStep(id)
+        return .success
+    }
+
+    func review(_ id: String) throws(CLIError) -> ExitCode {
+        let review = try call { () throws(ServiceError) in try service.review(id) }
+        if json {
+            var shape = JSONShapes.review(review)
+            if case .object(let pairs) = shape { shape = .object([("session", .string(id))] + pairs) }
+            printJSON(shape)
+        } else {
+            out(Render.review(review, style: style))
+        }
+        return .success
+    }
+
+    func answers(_ id: String) throws(CLIError) -> ExitCode {
+        let answers = try call { () throws(ServiceError) in try service.answers(id) }
+        if json {
+            printJSON(JSONOutput(answers))
+        } else {
+            out(Render.answers(answers, style: style))
+        }
+        return .success
+    }
+
+    func submit(_ id: String) throws(CLIError) -> ExitCode {
+        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
+        let failure: ServiceError?
+        do {
+            try Spinner.during(
+                Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
+                fd: context.stderrFD
+            ) { () throws(ServiceError) in
+                try service.submit(id)
+            }
+            failure = nil
+        } catch {
+            switch error.kind {
+            case .submitFailed, .timeout, .cancelled, .validationFailed: failure = error
+            default: throw error.cliError
+            }
+        }
+        let properties = try call { () throws(ServiceError) in try service.properties(id) }
+        if let failure {
+            var message = failure.message
+            if failure.kind == .validationFailed {
+                message += " (the session moved to step \(quote(properties.currentStep)); see 'flowctl show \(id)')"
+            }
+            if json {
+                printJSON(.object([
+                    "submitted": .bool(false), "state": .string(properties.state), "error": .string(failure.message),
+                    "errorName": .string(failure.name), "step": .string(properties.currentStep),
+                ]))
+            } else {
+                err(errorStyle.red("✗ " + message) + "\n")
+            }
+            return .failure
+        }
+        let step = try call { () throws(ServiceError) in try service.step(id) }
+        if json {
+            printJSON(.object([
+                "submitted": .bool(true), "state": .string(properties.state), "receipt": JSONOutput(properties.receipt),
+                "message": .string(step.body),
+            ]))
+        } else {
+            out(Render.step(step, locale: properties.locale, style: style))
+        }
+        return .success
+    }
+
+    // MARK: watch
+
+    func watch(_ id: String) throws(CLIError) -> ExitCode {
+        let events = try call { () throws(ServiceError) in try service.events(id) }
+        let properties = try call { () throws(ServiceError) in try service.properties(id) }
+        let initial = SessionEvent.propertiesChanged(
+            ["State": .string(properties.state), "CurrentStep": .string(properties.currentStep)], invalidated: [])
+        emit(initial, id)
+        if properties.state == "submitted" { return .success }
+        while true {
+            guard let event = try call({ () throws(ServiceError) in try events.next(timeout: .seconds(3600)) }) else { continue }
+            emit(event, id)
+            switch event {
+            case .removed: return .success
+            case .propertiesChanged(let changed, _) where changed["State"]?.string == "submitted":
+                // The signals of the same change (StepCompleted, Submitted,
+                // Announcement) follow the property change: show them too.
+                while let more = try call({ () throws(ServiceError) in try events.next(timeout: .milliseconds(300)) }) {
+                    emit(more, id)
+                    if more == .removed { break }
+                }
+                return .success
+            default: continue
+            }
+        }
+    }
+
+    private func emit(_ event: SessionEvent, _ id: String) {
+        if json {
+            out(JSONShapes.event(event, session: id).serialized() + "\n")
+        } else {
+            out(Render.event(event, time: context.stdoutIsTerminal ? Posix.localTimeOfDay() : "", style: style))
+        }
+    }
+
+    // MARK: completion
+
+    /// Candidates for shell completion; none when flowd cannot be asked, so a
+    /// Tab never prints an error into the command line being typed.
+    func completions(_ args: [String]) -> [String] {
+        let session = args.count > 1 ? (try? resolveSession(args[1])) : nil
+        switch (args[0], session) {
+        case ("flows", _):
+            return ((try? service.listFlows()) ?? []).map(\.id).sorted()
+        case ("sessions", _):
+            return ((try? service.listSessions()) ?? []).map(\.id).sorted()
+        case ("fields", let id?):
+            guard let step = try? service.step(id) else { return [] }
+            return step.fields.flatMap { field in field.other ? [field.id + "=", field.id + ".other="] : [field.id + "="] }
+        case ("steps", let id?):
+            guard let properties = try? service.properties(id) else { return [] }
+            return properties.path.filter { $0.status != "upcoming" || $0.step == "review" }.map(\.step)
+        case ("values", let id?):
+            guard args.count > 2, let field = (try? service.step(id))?.field(args[2]) else { return [] }
+            switch field.type {
+            case .toggle?: return ["yes", "no"]
+            case .choice?, .multichoice?: return field.options.map(\.id) + (field.other ? ["other"] : [])
+            default: return []
+            }
+        default:
+            return []
+        }
+    }
+
+    // MARK: check
+
+    /// The largest flow file `check` reads, as the loader's own limit.
+    static let checkLimit = FlowLoadLimits.default.maxFileBytes
+
+    func check(_ files: [String]) -> ExitCode {
+        var results: [JSONOutput] = []
+        var bad = false
+        for file in files {
+            var problems: [(path: String, message: String)] = []
+            var flowID: String?
+            do {
+                let bytes = try Posix.readFile(file, limit: Self.checkLimit)
+                do {
+                    let flow = try FlowLoader.load(bytes, fileName: file, capabilities: .any)
+                    flowID = flow.id
+                } catch {
+                    problems = error.problems.map { ($0.path, $0.message) }
+                }
+            } catch {
+                problems = [("", "cannot read: \(error)")]
+            }
+            if !problems.isEmpty { bad = true }
+            if json {
+                results.append(.object([
+                    "file": .string(file), "ok": .bool(problems.isEmpty), "flow": flowID.map { .string($0) } ?? .null,
+                    "problems": .array(problems.map { .object(["path": .string($0.path), "message": .string($0.message)]) }),
+                ]))
+            } else if problems.isEmpty {
+                out(file + ": " + style.green("ok") + style.dim(" (flow \(flowID ?? ""))") + "\n")
+            } else {
+                for problem in problems {
+                    let location = problem.path.isEmpty ? "" : problem.path + ": "
+                    out(file + ": " + location + style.red(problem.message) + "\n")
+                }
+            }
+        }
+        if json { printJSON(.array(results)) }
+        return bad ? .failure : .success
+    }
+
+    // MARK: wizard
+
+    func runWizard(flow: String) throws(CLIError) -> ExitCode {
+        let requested = try requestedLocale()
+        let flows = try call { () throws(ServiceError) in try service.listFlows() }
+        guard let summary = flows.first(where: { $0.id == flow }) else {
+            let ids = flows.map(\.id).sorted().joined(separator: ", ")
+            throw CLIError(.notFound, "no flow \(quote(flow)) (flows: \(ids.isEmpty ? "none" : ids))")
+        }
+        let id = try call { () throws(ServiceError) in try service.startSession(flow: flow, locale: requested) }
+        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
+        return try wizard(id, title: summary.title(in: locale), locale: locale)
+    }
+
+    func resumeWizard(_ id: String) throws(CLIError) -> ExitCode {
+        let properties = try call { () throws(ServiceError) in try service.properties(id) }
+        let flows = (try? service.listFlows()) ?? []
+        let title = flows.first { $0.id == properties.flow }?.title(in: properties.locale) ?? properties.flow
+        return try wizard(id, title: title, locale: properties.locale)
+    }
+
+    private func wizard(_ id: String, title: String, locale: String) throws(CLIError) -> ExitCode {
+        let resume = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted) + ["resume", id])
+            .joined(separator: " ")
+        let wizard = Wizard(
+            service: service, session: id, title: title, locale: locale, input: context.stdin, output: context.stdout,
+            style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil, resumeCommand: resume)
+        guard context.handlesInterrupts else { return try wizard.run() }
+        // Ctrl-C: the signal thread restores the terminal, then this says how to resume.
+        let stdout = context.stdout
+        let message = wizard.savedMessage
+        return try Interrupts.whileHandling({ signal in
+            stdout.write("\n" + message + "\n")
+            return 128 + signal
+        }) { () throws(CLIError) in
+            try wizard.run()
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// FlowCLI: placeholder until its issue lands.

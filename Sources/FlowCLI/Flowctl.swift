@@ -1,0 +1,86 @@
+import FlowEngine
+
+/// What a flowctl run is connected to: its streams, environment and daemon.
+/// ``process()`` is the real process; tests build one with buffers and a fake
+/// service.
+public struct FlowctlContext: Sendable {
+    /// Standard output.
+    public var stdout: any TextSink
+    /// Standard error.
+    public var stderr: any TextSink
+    /// Standard input (the wizard's answers, `set FIELD=-`).
+    public var stdin: any LineSource
+    /// Standard output is a terminal (colour, hints).
+    public var stdoutIsTerminal: Bool
+    /// Standard error is a terminal (spinner).
+    public var stderrIsTerminal: Bool
+    /// The descriptor behind standard error, for the spinner's clean-up; nil in tests.
+    public var stderrFD: Int32?
+    /// The environment (`NO_COLOR`, `TERM`, `LANG`, …).
+    public var environment: [String: String]
+    /// Makes the service for the chosen bus.
+    public var makeService: @Sendable (BusChoice) -> any FlowService
+    /// Handles Ctrl-C (the real process); tests leave it off.
+    public var handlesInterrupts: Bool
+
+    /// A context; every part is given.
+    public init(
+        stdout: any TextSink, stderr: any TextSink, stdin: any LineSource, stdoutIsTerminal: Bool = false,
+        stderrIsTerminal: Bool = false, stderrFD: Int32? = nil, environment: [String: String] = [:],
+        handlesInterrupts: Bool = false, makeService: @escaping @Sendable (BusChoice) -> any FlowService
+    ) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdin = stdin
+        self.stdoutIsTerminal = stdoutIsTerminal
+        self.stderrIsTerminal = stderrIsTerminal
+        self.stderrFD = stderrFD
+        self.environment = environment
+        self.handlesInterrupts = handlesInterrupts
+        self.makeService = makeService
+    }
+
+    /// The running process: file descriptors 0, 1 and 2, the real environment, D-Bus.
+    public static func process() -> FlowctlContext {
+        FlowctlContext(
+            stdout: FileDescriptorSink(fd: 1), stderr: FileDescriptorSink(fd: 2), stdin: FileDescriptorSource(fd: 0),
+            stdoutIsTerminal: Posix.isTerminal(1), stderrIsTerminal: Posix.isTerminal(2), stderrFD: 2,
+            environment: Posix.environment(), handlesInterrupts: true,
+            makeService: { BusFlowService(bus: $0) })
+    }
+}
+
+/// flowctl's entry point.
+public enum Flowctl {
+    /// Runs flowctl in this process with its real arguments and exits.
+    public static func main() -> Never {
+        Interrupts.install()
+        let status = run(Array(CommandLine.arguments.dropFirst()), context: .process())
+        Posix.exitNow(status)
+    }
+
+    /// Runs one command line and returns the exit status. Failures print one
+    /// line, `flowctl: MESSAGE`, on standard error.
+    public static func run(_ arguments: [String], context: FlowctlContext) -> Int32 {
+        do throws(CLIError) {
+            switch try FlowctlCommandLine.parse(arguments) {
+            case .version:
+                context.stdout.write("flowctl \(FlowctlCommandLine.version)\n")
+                return ExitCode.success.rawValue
+            case .help(let topic):
+                if let topic, let spec = FlowctlCommandLine.command(topic) {
+                    context.stdout.write(FlowctlCommandLine.help(for: spec))
+                } else {
+                    context.stdout.write(FlowctlCommandLine.overview())
+                }
+                return ExitCode.success.rawValue
+            case .run(let command):
+                let runner = CommandRunner(command: command, context: context)
+                return try runner.run().rawValue
+            }
+        } catch {
+            context.stderr.write("flowctl: \(error.message)\n")
+            return error.code.rawValue
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import DBus
+import FlowEngine
+
+/// The human renderings of flowctl's data: aligned, coloured only through
+/// ``Style``, and always complete without colour.
+public enum Render {
+    // MARK: values
+
+    /// A number without a useless `.0`.
+    public static func number(_ value: Double) -> String {
+        if value.isFinite, value == value.rounded(.towardZero), Swift.abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// A D-Bus value as a person reads it: strings as they are, lists joined
+    /// with ", ", booleans as yes/no, numbers plainly.
+    public static func value(_ value: DBusValue, yes: String = "yes", no: String = "no") -> String {
+        switch value {
+        case .string(let s): return s
+        case .bool(let b): return b ? yes : no
+        case .double(let d): return number(d)
+        case .objectPath(let p): return p.rawValue
+        case .signature(let s): return s.rawValue
+        case .array(_, let items): return items.map { Render.value($0, yes: yes, no: no) }.joined(separator: ", ")
+        case .dictionary(_, _, let entries):
+            return entries.map { Render.value($0.key) + "=" + Render.value($0.value, yes: yes, no: no) }
+                .sorted().joined(separator: ", ")
+        case .structure(let fields): return fields.map { Render.value($0, yes: yes, no: no) }.joined(separator: ":")
+        case .variant(let inner): return Render.value(inner, yes: yes, no: no)
+        case .unixFD: return "(fd)"
+        default: return value.integer.map(String.init) ?? (value.uint64.map(String.init) ?? "")
+        }
+    }
+
+    /// A field's answer as shown by `show`: option ids with their labels,
+    /// "(set)" for a secure field, nil when there is none.
+    public static func fieldValue(_ field: StepField, locale: String) -> String? {
+        if field.isSecure { return field.isSet ? "(set)" : nil }
+        guard let value = field.value else { return nil }
+        let yes = Strings.builtin.text(.yes, locale: locale)
+        let no = Strings.builtin.text(.no, locale: locale)
+        switch field.type {
+        case .choice?:
+            guard let id = value.string else { break }
+            var text = labelled(id, field)
+            if id == "other", let other = field.otherText, !other.isEmpty { text += ": " + other }
+            return text
+        case .multichoice?:
+            guard let ids = value.strings else { break }
+            return ids.map { labelled($0, field) }.joined(separator: ", ")
+        default: break
+        }
+        return Render.value(value, yes: yes, no: no)
+    }
+
+    private static func labelled(_ id: String, _ field: StepField) -> String {
+        guard let label = field.label(ofOption: id), label != id else { return id }
+        return "\(id) (\(label))"
+    }
+
+    // MARK: lists
+
+    /// `flowctl flows`.
+    public static func flows(_ flows: [FlowSummary], style: Style) -> String {
+        var table = TextTable(headers: ["ID", "STEPS", "REVIEW", "LOCALES", "TITLE"])
+        for flow in flows.sorted(by: { $0.id < $1.id }) {
+            table.add(cells: [
+                TextTable.Cell(flow.id) { style.cyan($0) }, TextTable.Cell(String(flow.steps)),
+                TextTable.Cell(flow.review ? "yes" : "no"), TextTable.Cell(flow.locales.joined(separator: ",")),
+                TextTable.Cell(flow.title),
+            ])
+        }
+        return table.render(style: style)
+    }
+
+    /// `flowctl sessions`.
+    public static func sessions(_ sessions: [SessionSummary], style: Style) -> String {
+        var table = TextTable(headers: ["ID", "FLOW", "STATE"])
+        for session in sessions.sorted(by: { ($0.flow, $0.id) < ($1.flow, $1.id) }) {
+            table.add(cells: [
+                TextTable.Cell(session.id) { style.cyan($0) }, TextTable.Cell(session.flow),
+                TextTable.Cell(session.state) { style.state($0) },
+            ])
+        }
+        return table.render(style: style)
+    }
+
+    /// `flowctl plugins`.
+    public static func plugins(_ plugins: [PluginSummary], style: Style) -> String {
+        var table = TextTable(headers: ["NAME", "KINDS", "VERSION", "STATUS", "REASON"])
+        for plugin in plugins.sorted(by: { $0.name < $1.name }) {
+            table.add(cells: [
+                TextTable.Cell(plugin.name), TextTable.Cell(plugin.kinds.joined(separator: ",")),
+                TextTable.Cell(plugin.version), TextTable.Cell(plugin.status) { style.state($0) },
+                TextTable.Cell(plugin.error) { style.red($0) },
+            ])
+        }
+        return table.render(style: style)
+    }
+
+    /// `flowctl answers`: one line per field, sorted by field id.
+    public static func answers(_ answers: [String: DBusValue], style: Style) -> String {
+        var table = TextTable(headers: [])
+        for (key, value) in answers.sorted(by: { $0.key < $1.key }) {
+            table.add(cells: [TextTable.Cell(key) { style.cyan($0) }, TextTable.Cell(Render.value(value))])
+        }
+        return table.render(style: style)
+    }
+
+    // MARK: steps
+
+    /// "Step 2 of 4 · Day and time" in the session's locale, and the bar under it.
+    public static func progress(_ step: StepPage, locale: String, style: Style) -> String {
+        guard step.count > 0 else { return style.bold(step.title) + "\n" }
+        let counter = Strings.builtin.text(
+            .stepCounter, locale: locale, ["n": String(step.index), "m": String(step.count)])
+        var text = style.bold(counter + " · " + step.title) + "\n"
+        text += progressBar(index: step.index, count: step.count, style: style) + "\n"
+        return text
+    }
+
+    /// `flowctl show` of a form, content or complete step (Review is ``review(_:title:style:)``).
+    public static func step(_ step: StepPage, locale: String, style: Style) -> String {
+        var text = progress(step, locale: locale, style: style)
+        if step.kind == "complete" {
+            text = style.green("✓ " + step.title) + "\n"
+            if !step.body.isEmpty { text += step.body + "\n" }
+            return text
+        }
+        // On Review the description is the note, which the review shows last.
+        if !step.description.isEmpty && step.kind != "review" { text += style.dim(step.description) + "\n" }
+        if !step.body.isEmpty { text += "\n" + step.body + "\n" }
+        if !step.icon.isEmpty && step.kind == "content" { text += style.dim("icon: " + step.icon) + "\n" }
+        if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
+        for field in step.fields {
+            text += "\n" + Render.field(field, locale: locale, style: style)
+        }
+        return text
+    }
+
+    /// One field of `show`: its label, then aligned lines for id and type,
+    /// value, options, help, rules and error.
+    public static func field(_ field: StepField, locale: String, style: Style) -> String {
+        var text = style.bold(field.label.isEmpty ? field.id : field.label)
+        if field.required { text += " *" }
+        text += "\n"
+        var lines: [(String, String, @Sendable (String) -> String)] = []
+        lines.append(("Field", field.id + " (" + field.typeName + ")", { style.cyan($0) }))
+        if let value = fieldValue(field, locale: locale) {
+            lines.append(("Value", value, { $0 }))
+        } else {
+            lines.append(("Value", "not set", { style.dim($0) }))
+        }
+        if !field.options.isEmpty || field.other {
+            var options = field.options.map { $0.label == $0.id ? $0.id : "\($0.id) (\($0.label))" }
+            if field.other { options.append("other (\(field.label(ofOption: "other") ?? "Other"))") }
+            lines.append(("Options", options.joined(separator: ", "), { $0 }))
+        }
+        if !field.hint.isEmpty { lines.append(("Hint", field.hint, { style.dim($0) })) }
+        if !field.help.isEmpty { lines.append(("Help", field.help, { style.dim($0) })) }
+        let rules = FieldRules.describe(field)
+        if !rules.isEmpty { lines.append(("Rules", rules, { style.dim($0) })) }
+        if !field.error.isEmpty { lines.append(("Error", field.error, { style.red($0) })) }
+        let width = lines.map { displayWidth($0.0) }.max() ?? 0
+        for (key, value, decorate) in lines {
+            text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"
+        }
+        return text
+    }
+
+    /// `flowctl review`, or `show` on Review: one group per step with its
+    /// answers lined up, "Not finished" where a step needs attention, the note.
+    public static func review(_ review: ReviewPage, numbered: Bool = false, style: Style) -> String {
+        var text = ""
+        let labelWidth = review.groups.flatMap(\.answers).map { displayWidth($0.label.isEmpty ? $0.field : $0.label) }.max() ?? 0
+        for (number, group) in review.groups.enumerated() {
+            var heading = numbered ? "\(number + 1)  " : ""
+            heading += style.bold(group.title)
+            if !numbered { heading += " " + style.dim("(" + group.step + ")") }
+            if !group.status.isEmpty {
+                heading += "  " + style.yellow(group.status)
+            } else if !group.finished {
+                heading += "  " + style.yellow("not finished")
+            }
+            text += heading + "\n"
+            for answer in group.answers {
+                let label = answer.label.isEmpty ? answer.field : answer.label
+                text += "    " + padded(label, to: labelWidth) + "  " + answer.display + "\n"
+            }
+        }
+        if !review.note.isEmpty { text += "\n" + style.dim(review.note) + "\n" }
+        return text
+    }
+
+    // MARK: watch
+
+    /// One `watch` line for `event`.
+    public static func event(_ event: SessionEvent, time: String, style: Style) -> String {
+        let stamp = time.isEmpty ? "" : style.dim(time) + " "
+        switch event {
+        case .propertiesChanged(let changed, let invalidated):
+            // Timestamps change with everything; --json has them.
+            let shown = changed.filter { $0.key != "UpdatedAt" && $0.key != "CreatedAt" }
+            if shown.isEmpty && invalidated.isEmpty { return "" }
+            var parts = shown.sorted { $0.key < $1.key }.map { key, value in
+                key + "=" + (key == "State" ? style.state(Render.value(value)) : Render.value(value))
+            }
+            parts += invalidated.sorted().map { $0 + " changed" }
+            return stamp + "changed " + parts.joined(separator: " ") + "\n"
+        case .stepCompleted(let step, let answers):
+            let values = answers.sorted { $0.key < $1.key }.map { "\($0.key)=\(Render.value($0.value))" }
+            return stamp + "step " + style.cyan(step) + " completed" + (values.isEmpty ? "" : ": " + values.joined(separator: " ")) + "\n"
+        case .submitted(let receipt):
+            let values = receipt.sorted { $0.key < $1.key }.map { "\($0.key)=\(Render.value($0.value))" }
+            return stamp + style.green("submitted") + (values.isEmpty ? "" : ": " + values.joined(separator: " ")) + "\n"
+        case .submitFailed(let message):
+            return stamp + style.red("submit failed") + ": " + message + "\n"
+        case .announcement(let text):
+            return stamp + "announcement: " + text + "\n"
+        case .removed:
+            return stamp + "session removed\n"
+        }
+    }
+}
+
+/// The constraints of a field in words, for `show` and the wizard's prompt.
+enum FieldRules {
+    static func describe(_ field: StepField) -> String {
+        var parts: [String] = []
+        let c = field.constraints
+        func int(_ key: String) -> Int64? { c[key]?.integer }
+        func double(_ key: String) -> String? { c[key]?.double.map(Render.number) ?? c[key]?.integer.map(String.init) }
+        switch (int("minLength"), int("maxLength")) {
+        case let (min?, max?): parts.append("\(min)–\(max) characters")
+        case let (min?, nil): parts.append("at least \(min) characters")
+        case let (nil, max?): parts.append("at most \(max) characters")
+        default: break
+        }
+        switch (double("minimum"), double("maximum")) {
+        case let (min?, max?): parts.append("\(min)–\(max)")
+        case let (min?, nil): parts.append("≥ \(min)")
+        case let (nil, max?): parts.append("≤ \(max)")
+        default: break
+        }
+        if c["integer"]?.bool == true { parts.append("whole number") }
+        if let min = int("minSelected") { parts.append("pick at least \(min)") }
+        if let max = int("maxSelected") { parts.append("pick at most \(max)") }
+        if let after = c["after"]?.string { parts.append("after \(after)") }
+        if let before = c["before"]?.string { parts.append("before \(before)") }
+        if c["mustBeOn"]?.bool == true { parts.append("must be yes") }
+        switch field.type {
+        case .date?: parts.insert("YYYY-MM-DD", at: 0)
+        case .time?: parts.insert("HH:MM", at: 0)
+        default: break
+        }
+        return parts.joined(separator: ", ")
+    }
+}

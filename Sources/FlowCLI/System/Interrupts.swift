@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Ctrl-C, SIGTERM and SIGHUP, handled on a thread of their own.
+///
+/// The signals are blocked in every thread and taken with `sigwait`, so the
+/// handler is ordinary Swift code, not a signal handler: it may restore the
+/// terminal, print a message and end the process, even while the main thread
+/// is blocked in a D-Bus call or in a `read` of the terminal.
+public enum Interrupts {
+    /// What runs when a signal arrives, before the process ends. It returns
+    /// the exit status; the default prints nothing and returns 128 + the signal.
+    public typealias Handler = @Sendable (_ signal: Int32) -> Int32
+
+    private static let handler = Mutex<Handler?>(nil)
+    private static let started = Atomic<Bool>(false)
+
+    /// Blocks the signals and starts the signal thread. Call once, early in
+    /// `main`, before any other thread exists.
+    public static func install() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let signals = Posix.handledSignals
+        Posix.blockSignals(signals)
+        Posix.startThread {
+            let signal = Posix.waitForSignal(signals)
+            TerminalGuard.shared.restore()
+            let status = handler.withLock { $0 }?(signal) ?? 128 + signal
+            Posix.exitNow(status)
+        }
+    }
+
+    /// Runs `body` with `onInterrupt` as the handler, then puts the previous one back.
+    public static func whileHandling<T, E: Error>(
+        _ onInterrupt: @escaping Handler, _ body: () throws(E) -> T
+    ) throws(E) -> T {
+        let previous = handler.withLock { current in
+            defer { current = onInterrupt }
+            return current
+        }
+        defer { handler.withLock { $0 = previous } }
+        return try body()
+    }
+}

@@ -1,0 +1,174 @@
+import Synchronization
+
+/// Where flowctl writes text: standard output, standard error, or a buffer in tests.
+public protocol TextSink: AnyObject, Sendable {
+    /// Writes `text` as it is (no newline is added).
+    func write(_ text: String)
+}
+
+/// Where the wizard and `set FIELD=-` read lines from.
+public protocol LineSource: AnyObject, Sendable {
+    /// True when the input is a terminal (prompts are shown, secrets are read without echo).
+    var isTerminal: Bool { get }
+    /// Reads one line without its newline; nil at the end of the input.
+    /// With `echo: false` on a terminal, the typed characters are not shown.
+    /// `prompt` runs just before the read, once echo is off, so nothing typed
+    /// in answer to the prompt can be echoed.
+    func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String?
+}
+
+extension LineSource {
+    /// Reads one line, with no prompt.
+    public func readLine(echo: Bool) throws(CLIError) -> String? {
+        try readLine(echo: echo, prompt: {})
+    }
+}
+
+/// A text sink writing straight to a file descriptor with `write(2)`; no
+/// buffering, so a prompt is on the screen before the read that follows it.
+public final class FileDescriptorSink: TextSink {
+    /// The descriptor written to.
+    public let fd: Int32
+
+    /// A sink for `fd` (1 for standard output, 2 for standard error).
+    public init(fd: Int32) { self.fd = fd }
+
+    public func write(_ text: String) {
+        Posix.writeAll(fd, text.utf8)
+    }
+}
+
+/// A text sink that keeps what it is given, for tests.
+public final class BufferSink: TextSink {
+    private let buffer = Mutex("")
+
+    /// An empty buffer.
+    public init() {}
+
+    public func write(_ text: String) {
+        buffer.withLock { $0 += text }
+    }
+
+    /// Everything written so far.
+    public var text: String { buffer.withLock { $0 } }
+}
+
+/// Lines from a file descriptor (standard input), read a byte at a time with
+/// `read(2)` so nothing past the line is consumed.
+public final class FileDescriptorSource: LineSource {
+    /// The descriptor read from.
+    public let fd: Int32
+    /// `isatty(fd)`, read once.
+    public let isTerminal: Bool
+
+    /// A source for `fd` (0 for standard input).
+    public init(fd: Int32) {
+        self.fd = fd
+        isTerminal = Posix.isTerminal(fd)
+    }
+
+    /// Reads up to a newline; with `echo: false` on a terminal, switches echo
+    /// off (`tcsetattr`) for the read and back on afterwards, even on Ctrl-C.
+    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
+        if !echo, isTerminal, let saved = Posix.terminalSettings(fd) {
+            TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
+            Posix.setTerminalSettings(fd, Posix.withoutEcho(saved))
+            defer {
+                Posix.setTerminalSettings(fd, saved)
+                TerminalGuard.shared.noteEchoRestored()
+                // The newline the person typed was not echoed either.
+                Posix.writeAll(fd, "\n".utf8)
+            }
+            prompt()
+            return try readRawLine()
+        }
+        prompt()
+        return try readRawLine()
+    }
+
+    private func readRawLine() throws(CLIError) -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let byte: UInt8?
+            do {
+                byte = try Posix.readByte(fd)
+            } catch {
+                throw CLIError(.ioError, "cannot read standard input: \(error)")
+            }
+            guard let byte else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+            if bytes.count > 1 << 20 { throw CLIError(.dataError, "an input line is longer than 1 MiB") }
+        }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Scripted input lines, for tests: each `readLine` returns the next one.
+public final class ScriptedSource: LineSource {
+    private let lines: Mutex<[String]>
+    /// Whether to behave as a terminal would (the wizard's prompts are written either way).
+    public let isTerminal: Bool
+    /// The `echo` argument of every read so far, to check secrets were asked for without echo.
+    private let echoes = Mutex<[Bool]>([])
+
+    /// A source that answers `lines` in order, then reports the end of input.
+    public init(_ lines: [String], isTerminal: Bool = true) {
+        self.lines = Mutex(lines)
+        self.isTerminal = isTerminal
+    }
+
+    /// The next scripted line; the `echo` asked for is recorded.
+    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
+        prompt()
+        echoes.withLock { $0.append(echo) }
+        return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
+    /// The lines not read yet.
+    public var remaining: [String] { lines.withLock { $0 } }
+    /// For each read so far, whether it echoed.
+    public var echoFlags: [Bool] { echoes.withLock { $0 } }
+}
+
+/// What must be undone if flowctl is interrupted: a terminal left without echo
+/// and a spinner line. The signal thread asks it to clean up before exiting.
+final class TerminalGuard: Sendable {
+    static let shared = TerminalGuard()
+
+    private struct State {
+        var echoOff: (fd: Int32, saved: Posix.TerminalSettings)?
+        var spinnerFD: Int32?
+    }
+
+    private let state = Mutex(State())
+
+    func noteEchoOff(fd: Int32, saved: Posix.TerminalSettings) {
+        state.withLock { $0.echoOff = (fd, saved) }
+    }
+
+    func noteEchoRestored() {
+        state.withLock { $0.echoOff = nil }
+    }
+
+    func noteSpinner(fd: Int32?) {
+        state.withLock { $0.spinnerFD = fd }
+    }
+
+    /// Restores echo and erases a spinner line; safe to call more than once.
+    func restore() {
+        let (echo, spinner) = state.withLock { state in
+            defer {
+                state.echoOff = nil
+                state.spinnerFD = nil
+            }
+            return (state.echoOff, state.spinnerFD)
+        }
+        if let spinner { Posix.writeAll(spinner, "\r\u{1B}[K".utf8) }
+        if let echo {
+            Posix.setTerminalSettings(echo.fd, echo.saved)
+            Posix.writeAll(echo.fd, "\n".utf8)
+        }
+    }
+}

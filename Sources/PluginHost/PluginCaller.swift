@@ -1,0 +1,324 @@
+import FlowKit
+import Synchronization
+
+/// How one plugin call ended.
+public enum PluginCallResult<Value: Sendable>: Sendable {
+    /// The plugin returned `Value`.
+    case success(Value)
+    /// The plugin threw, or returned something the host refuses (see
+    /// ``PluginCaller/Limits``). `message` is the text to show the person: a
+    /// ``FlowKit/LocalizedFailure``'s message or a `LocalizedError`'s
+    /// `errorDescription`; nil means "show the localized default". `detail`
+    /// describes the error for the journal only.
+    case failure(message: String?, detail: String)
+    /// The timeout ran out first. The plugin's task was cancelled; if it
+    /// ignores that, it keeps its thread, but nobody waits for it.
+    case timedOut
+    /// The caller's task was cancelled first (for example `Cancel` on a submit).
+    case cancelled
+    /// No loaded plugin provides a capability of that kind and name.
+    case unavailable
+}
+
+extension PluginCallResult: Equatable where Value: Equatable {}
+
+/// Calls plugin capabilities: off the caller's thread, on a ``PluginExecutor``,
+/// under a timeout, cancellable, inside the crash guard.
+///
+/// Every call returns as soon as the first of these happens: the plugin
+/// returns or throws, the timeout runs out, or the calling task is cancelled.
+/// Only the plugin's own work stays on the plugin's thread; the timeout and
+/// the caller never wait for it.
+public final class PluginCaller: Sendable {
+    /// Timeouts for the calls that have no per-flow timeout.
+    public struct Configuration: Sendable {
+        /// Field and step validators.
+        public var validatorTimeout: Duration
+        /// Options and prefill providers.
+        public var providerTimeout: Duration
+
+        /// The defaults: 5 seconds each.
+        public init(validatorTimeout: Duration = .seconds(5), providerTimeout: Duration = .seconds(5)) {
+            self.validatorTimeout = validatorTimeout
+            self.providerTimeout = providerTimeout
+        }
+    }
+
+    /// Bounds on what a plugin may hand back. Anything over is a failure with
+    /// the localized default message, so a plugin cannot flood a client.
+    public enum Limits {
+        /// Scalars in one message; longer messages are cut with "…".
+        public static let maxMessageLength = 1000
+        /// Options from an options provider (the engine's limit per field too).
+        public static let maxOptions = 500
+        /// Issues from a step validator.
+        public static let maxIssues = 100
+    }
+
+    /// The plugins to call.
+    public let registry: PluginRegistry
+    /// The timeouts in use.
+    public let configuration: Configuration
+    private let crashGuard: any CrashGuard
+    private let executor: PluginExecutor
+
+    /// A caller for `registry`'s capabilities that records every call with
+    /// `crashGuard` and runs plugin code on `executor`.
+    public init(
+        registry: PluginRegistry, crashGuard: any CrashGuard, executor: PluginExecutor = .shared,
+        configuration: Configuration = Configuration()
+    ) {
+        self.registry = registry
+        self.crashGuard = crashGuard
+        self.executor = executor
+        self.configuration = configuration
+    }
+
+    // MARK: the capabilities
+
+    /// Runs field validator `name`: nil means the value is acceptable, a string
+    /// is the message to show under the field.
+    public func validateField(
+        _ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<String?> {
+        guard let c = registry.capability(.fieldValidator, named: name),
+            case .fieldValidator(_, let validator) = c.capability
+        else { return .unavailable }
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+            try await validator.validate(value, field: field, context: context)
+        }
+        return result.flatMap { message in
+            guard let message else { return .success(nil) }
+            guard let text = Self.cleanMessage(message) else {
+                return .failure(message: nil, detail: "\(name) returned an empty message")
+            }
+            return .success(text)
+        }
+    }
+
+    /// Runs step validator `name`: an empty array means the step is valid.
+    public func validateStep(
+        _ name: String, step: StepInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<[ValidationIssue]> {
+        guard let c = registry.capability(.stepValidator, named: name),
+            case .stepValidator(_, let validator) = c.capability
+        else { return .unavailable }
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+            try await validator.validate(step: step, context: context)
+        }
+        return result.flatMap { issues in
+            guard issues.count <= Limits.maxIssues else {
+                return .failure(message: nil, detail: "\(name) returned \(issues.count) issues")
+            }
+            var cleaned: [ValidationIssue] = []
+            for issue in issues {
+                guard let text = Self.cleanMessage(issue.message) else {
+                    return .failure(message: nil, detail: "\(name) returned an issue with an empty message")
+                }
+                cleaned.append(ValidationIssue(field: issue.field, message: text))
+            }
+            return .success(cleaned)
+        }
+    }
+
+    /// Runs submit action `name` under `timeout` (the flow's `timeoutSeconds`).
+    public func submit(
+        _ name: String, submission: Submission, context: PluginContext, timeout: Duration
+    ) async -> PluginCallResult<SubmitReceipt> {
+        guard let c = registry.capability(.submitAction, named: name),
+            case .submitAction(_, let action) = c.capability
+        else { return .unavailable }
+        return await call(c, timeout: timeout) {
+            try await action.submit(submission, context: context)
+        }
+    }
+
+    /// Runs options provider `name`. An empty list is a failure ("no options").
+    public func options(
+        _ name: String, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<[ChoiceOption]> {
+        guard let c = registry.capability(.optionsProvider, named: name),
+            case .optionsProvider(_, let provider) = c.capability
+        else { return .unavailable }
+        let result = await call(c, timeout: timeout ?? configuration.providerTimeout) {
+            try await provider.options(for: field, context: context)
+        }
+        return result.flatMap { options in
+            if options.isEmpty {
+                return .failure(message: nil, detail: "\(name) returned no options")
+            }
+            if options.count > Limits.maxOptions {
+                return .failure(message: nil, detail: "\(name) returned \(options.count) options")
+            }
+            var ids = Set<String>()
+            for option in options {
+                if option.id.isEmpty || !ids.insert(option.id).inserted {
+                    return .failure(message: nil, detail: "\(name) returned an empty or repeated option id")
+                }
+            }
+            return .success(options)
+        }
+    }
+
+    /// Runs prefill provider `name`: nil leaves the field empty.
+    public func prefill(
+        _ name: String, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<AnswerValue?> {
+        guard let c = registry.capability(.prefillProvider, named: name),
+            case .prefillProvider(_, let provider) = c.capability
+        else { return .unavailable }
+        return await call(c, timeout: timeout ?? configuration.providerTimeout) {
+            try await provider.prefill(for: field, context: context)
+        }
+    }
+
+    // MARK: the call path
+
+    /// Runs `body` — a call into `capability`'s plugin — on the plugin
+    /// executor, inside the crash guard, and returns the first of: its result,
+    /// `.timedOut` after `timeout`, `.cancelled` when the calling task is
+    /// cancelled.
+    public func call<Value: Sendable>(
+        _ capability: RegisteredCapability, timeout: Duration,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async -> PluginCallResult<Value> {
+        if Task.isCancelled { return .cancelled }
+        let rendezvous = Rendezvous<Value>()
+        let crashGuard = self.crashGuard
+        let executor = self.executor
+        let plugin = capability.plugin
+        let name = capability.id.name
+        let limit = Self.clamp(timeout)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard rendezvous.install(continuation) else { return }
+                let work = Task.detached(executorPreference: executor) {
+                    let token = crashGuard.begin(
+                        GuardedCall(
+                            pluginPath: plugin.path, pluginName: plugin.name, capability: name,
+                            startedAt: System.wallClockMicroseconds))
+                    let outcome: PluginCallResult<Value>
+                    do {
+                        outcome = .success(try await body())
+                    } catch {
+                        outcome = Self.failure(for: error)
+                    }
+                    crashGuard.end(token)
+                    rendezvous.resolve(outcome)
+                }
+                let timer = DeadlineTimer.shared.schedule(after: limit) {
+                    rendezvous.resolve(.timedOut)
+                }
+                rendezvous.attach(work: work, timer: timer)
+            }
+        } onCancel: {
+            rendezvous.resolve(.cancelled)
+        }
+    }
+
+    /// Keeps a timeout between 1 ms and one day.
+    static func clamp(_ timeout: Duration) -> Duration {
+        min(max(timeout, .milliseconds(1)), .seconds(86_400))
+    }
+
+    /// The failure for an error a plugin threw.
+    static func failure<Value>(for error: any Error) -> PluginCallResult<Value> {
+        let detail = printable(String(describing: error))
+        return .failure(message: ErrorMessages.message(for: error).flatMap(cleanMessage), detail: detail)
+    }
+
+    /// Trims a message, cuts it to ``Limits/maxMessageLength`` scalars and
+    /// returns nil when nothing is left.
+    static func cleanMessage(_ message: String) -> String? {
+        let trimmed = message.trimmingWhitespace()
+        guard !trimmed.isEmpty else { return nil }
+        let scalars = trimmed.unicodeScalars
+        guard scalars.count > Limits.maxMessageLength else { return trimmed }
+        return String(String.UnicodeScalarView(scalars.prefix(Limits.maxMessageLength - 1))) + "…"
+    }
+}
+
+extension PluginCallResult {
+    /// Transforms a success; every other case passes through.
+    func flatMap<Other>(_ transform: (Value) -> PluginCallResult<Other>) -> PluginCallResult<Other> {
+        switch self {
+        case .success(let v): return transform(v)
+        case .failure(let message, let detail): return .failure(message: message, detail: detail)
+        case .timedOut: return .timedOut
+        case .cancelled: return .cancelled
+        case .unavailable: return .unavailable
+        }
+    }
+}
+
+/// Where the first outcome of a call meets the waiting caller. Whichever of
+/// plugin, timer and cancellation resolves first wins; the others are no-ops.
+private final class Rendezvous<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<PluginCallResult<Value>, Never>?
+        var result: PluginCallResult<Value>?
+        var work: Task<Void, Never>?
+        var timer: UInt64?
+    }
+    private let state = Mutex(State())
+
+    /// Stores the caller's continuation. Returns false (having resumed it)
+    /// when the call was already resolved, by cancellation.
+    func install(_ continuation: CheckedContinuation<PluginCallResult<Value>, Never>) -> Bool {
+        let early: PluginCallResult<Value>? = state.withLock { s in
+            if let r = s.result { return r }
+            s.continuation = continuation
+            return nil
+        }
+        if let early {
+            continuation.resume(returning: early)
+            return false
+        }
+        return true
+    }
+
+    /// Keeps the tasks so that the winner can cancel them.
+    func attach(work: Task<Void, Never>, timer: UInt64) {
+        let resolved = state.withLock { s in
+            if s.result != nil { return true }
+            s.work = work
+            s.timer = timer
+            return false
+        }
+        if resolved {
+            work.cancel()
+            DeadlineTimer.shared.cancel(timer)
+        }
+    }
+
+    /// Delivers `result` unless something else was first.
+    func resolve(_ result: PluginCallResult<Value>) {
+        let (continuation, work, timer) = state.withLock { s in
+            guard s.result == nil else {
+                return (CheckedContinuation<PluginCallResult<Value>, Never>?.none, Task<Void, Never>?.none,
+                    UInt64?.none)
+            }
+            s.result = result
+            defer {
+                s.continuation = nil
+                s.work = nil
+                s.timer = nil
+            }
+            return (s.continuation, s.work, s.timer)
+        }
+        continuation?.resume(returning: result)
+        work?.cancel()
+        if let timer { DeadlineTimer.shared.cancel(timer) }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing white space and newlines.
+    func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+}

@@ -1,1 +1,0 @@
-// PluginHost: placeholder until its issue lands.

@@ -1,0 +1,490 @@
+import FlowKit
+import Glibc
+import Synchronization
+
+/// A plugin directory the loader could not use, for the journal.
+public struct DirectoryProblem: Sendable, Hashable {
+    /// The directory as configured.
+    public var path: String
+    /// One line: "does not exist", "is writable by group or others …".
+    public var reason: String
+
+    /// A problem with `path`.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// What one run of the loader produced.
+public struct PluginLoadReport: Sendable {
+    /// The plugins, loaded or not.
+    public var registry: PluginRegistry
+    /// Configured directories that were skipped, and why. A missing directory
+    /// is reported too (it is not an error: the defaults may not exist).
+    public var directoryProblems: [DirectoryProblem]
+    /// Plugins the crash guard found in the middle of a call: persist these and
+    /// pass them back in ``PluginLoader/Configuration/quarantined`` next time.
+    public var newQuarantines: [PluginQuarantine]
+    /// Earlier quarantines whose file changed or went away: forget these.
+    public var liftedQuarantines: [PluginQuarantine]
+}
+
+/// Finds, checks and loads plugins from the configured directories.
+///
+/// For each directory, in the configured order, and each `*.so` file in it, in
+/// name order (not recursive; names starting with `.` are skipped):
+///
+/// 1. The directory itself must belong to root or to this process's euid and
+///    not be writable by group or others, or none of its files are looked at.
+/// 2. The file is opened with `O_RDONLY|O_NOFOLLOW|O_CLOEXEC|O_NONBLOCK`
+///    relative to the directory (a symlink fails with ELOOP), and `fstat`
+///    on that descriptor must show a regular file owned by root or by this
+///    process's euid, not writable by group or others.
+/// 3. It is `dlopen`ed through `/proc/self/fd/N` with `RTLD_NOW|RTLD_LOCAL`,
+///    so the checked file is the loaded file. It is never `dlclose`d, and its
+///    descriptor stays open for the life of the process.
+/// 4. `flowd_plugin_abi_version` must exist and return this flowd's
+///    `FlowKitABI.version`; then `flowd_plugin_register` must exist and return
+///    a registration with valid, unique names.
+///
+/// A plugin that fails any step is recorded as `failed` with a one-line reason
+/// and the others still load. The crash guard brackets steps 3 and 4, since
+/// library constructors and the entry points run plugin code.
+public struct PluginLoader: Sendable {
+    /// Where to look and what to leave out. Paths only ever come from here,
+    /// never from a caller.
+    public struct Configuration: Sendable {
+        /// The plugin directories, in order.
+        public var directories: [String]
+        /// Plugins the administrator turned off: a file name (`webhook.so`), a
+        /// file name without `.so` (`webhook`), or a registered plugin name
+        /// (`flowd.webhook`). A file-name match is not even opened.
+        public var disabled: Set<String>
+        /// Plugins kept disabled after crashing the daemon (from the daemon's
+        /// store), until their file changes.
+        public var quarantined: [PluginQuarantine]
+        /// The uids a plugin file and its directory may belong to: root and
+        /// this process's euid.
+        public var trustedOwners: Set<UInt32>
+
+        /// Loads from `directories`; everything else has a safe default.
+        public init(
+            directories: [String], disabled: Set<String> = [], quarantined: [PluginQuarantine] = [],
+            trustedOwners: Set<UInt32> = Configuration.defaultTrustedOwners
+        ) {
+            self.directories = directories
+            self.disabled = disabled
+            self.quarantined = quarantined
+            self.trustedOwners = trustedOwners
+        }
+
+        /// Root and this process's effective uid.
+        public static var defaultTrustedOwners: Set<UInt32> { [0, UInt32(geteuid())] }
+    }
+
+    /// Limits on what a registration may contain.
+    public enum Limits {
+        /// Scalars in a plugin or capability name.
+        public static let maxNameLength = 100
+        /// Scalars in a plugin's version.
+        public static let maxVersionLength = 64
+        /// Capabilities in one registration.
+        public static let maxCapabilities = 256
+    }
+
+    /// Where to look and what to leave out.
+    public let configuration: Configuration
+
+    /// A loader for `configuration`; nothing happens until ``load(crashGuard:)``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Loads every plugin it can. Asks `crashGuard` first for calls left behind
+    /// by a crash, quarantines those plugins, and clears the leftovers.
+    public func load(crashGuard: any CrashGuard) -> PluginLoadReport {
+        var run = LoadRun(configuration: configuration, crashGuard: crashGuard)
+        return run.execute()
+    }
+}
+
+/// The state of one loader run.
+private struct LoadRun {
+    let configuration: PluginLoader.Configuration
+    let crashGuard: any CrashGuard
+    let hostABI = FlowKitABI.version
+
+    var records: [PluginRecord] = []
+    var capabilities: [RegisteredCapability] = []
+    var owners: [String: PluginIdentity] = [:]  // capability name → plugin
+    var pluginNames: [String: String] = [:]  // plugin name → path
+    var directoryProblems: [DirectoryProblem] = []
+    var quarantines: [String: PluginQuarantine] = [:]  // path → quarantine
+    var newQuarantines: [PluginQuarantine] = []
+    var lifted: [PluginQuarantine] = []
+
+    init(configuration: PluginLoader.Configuration, crashGuard: any CrashGuard) {
+        self.configuration = configuration
+        self.crashGuard = crashGuard
+    }
+
+    mutating func execute() -> PluginLoadReport {
+        for q in configuration.quarantined {
+            quarantines[q.path] = q
+        }
+        // Leftovers from a crash: the plugin was in a call when the process died.
+        let leftovers = crashGuard.pending()
+        crashGuard.clearPending()
+        for call in leftovers {
+            guard let status = try? System.lstat(call.pluginPath) else { continue }
+            let q = PluginQuarantine(
+                path: call.pluginPath, name: call.pluginName, reason: call.crashReason,
+                file: FileIdentity(status))
+            quarantines[q.path] = q
+            newQuarantines.append(q)
+        }
+
+        var seenDirectories = Set<String>()
+        for directory in configuration.directories where seenDirectories.insert(directory).inserted {
+            scan(directory: directory)
+        }
+        return PluginLoadReport(
+            registry: PluginRegistry(records: records, capabilities: capabilities),
+            directoryProblems: directoryProblems, newQuarantines: newQuarantines, liftedQuarantines: lifted)
+    }
+
+    // MARK: directories
+
+    mutating func scan(directory: String) {
+        guard directory.hasPrefix("/") else {
+            directoryProblems.append(DirectoryProblem(path: directory, reason: "is not an absolute path"))
+            return
+        }
+        let dir: FileDescriptor
+        do {
+            dir = try FileDescriptor(path: directory, flags: O_RDONLY | O_DIRECTORY)
+        } catch {
+            let reason = error == Errno.notFound ? "does not exist" : "cannot be opened: \(error)"
+            directoryProblems.append(DirectoryProblem(path: directory, reason: reason))
+            return
+        }
+        defer { dir.close() }
+        let names: [String]
+        do {
+            let status = try dir.status()
+            if !configuration.trustedOwners.contains(status.owner) {
+                directoryProblems.append(
+                    DirectoryProblem(
+                        path: directory,
+                        reason: "is owned by uid \(status.owner); plugin directories must be owned by "
+                            + "\(ownerList), so none of its plugins were loaded"))
+                return
+            }
+            if status.isWritableByGroupOrOthers {
+                directoryProblems.append(
+                    DirectoryProblem(
+                        path: directory,
+                        reason: "is writable by group or others (mode \(octal(status.permissions))), "
+                            + "so none of its plugins were loaded"))
+                return
+            }
+            names = try System.directoryEntries(dir.rawValue)
+        } catch {
+            directoryProblems.append(DirectoryProblem(path: directory, reason: "cannot be read: \(error)"))
+            return
+        }
+        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        for name in names.sorted() where name.hasSuffix(".so") && !name.hasPrefix(".") {
+            loadFile(directory: dir, name: name, path: base + "/" + name)
+        }
+        // A quarantined file that is gone no longer needs its quarantine.
+        let present = Set(names)
+        for q in quarantines.values where q.path.hasPrefix(base + "/") {
+            let fileName = String(q.path.dropFirst(base.count + 1))
+            if !fileName.contains("/") && !present.contains(fileName) {
+                lift(q)
+            }
+        }
+    }
+
+    var ownerList: String {
+        configuration.trustedOwners.sorted().map { $0 == 0 ? "root" : "uid \($0)" }.joined(separator: " or ")
+    }
+
+    mutating func lift(_ q: PluginQuarantine) {
+        quarantines[q.path] = nil
+        if configuration.quarantined.contains(q) { lifted.append(q) }
+    }
+
+    // MARK: files
+
+    mutating func loadFile(directory: FileDescriptor, name: String, path: String) {
+        let stem = String(name.dropLast(3))
+        func refuse(_ reason: String, file: FileIdentity? = nil, status: PluginStatus = .failed) -> PluginRecord {
+            PluginRecord(
+                name: stem, version: "", path: path, status: status, error: reason, capabilities: [], file: file)
+        }
+
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" }) {
+            records.append(refuse("its file name is not printable UTF-8"))
+            return
+        }
+        if configuration.disabled.contains(name) || configuration.disabled.contains(stem) {
+            records.append(refuse("disabled by the administrator", status: .disabled))
+            return
+        }
+
+        // Check the file through the descriptor we will load from.
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor(in: directory, name: name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            records.append(refuse(error == Errno.loop ? "is a symlink" : "cannot be opened: \(error)"))
+            return
+        }
+        defer { file.close() }
+        let status: FileStatus
+        do {
+            status = try file.status()
+        } catch {
+            records.append(refuse("cannot be examined: \(error)"))
+            return
+        }
+        let identity = FileIdentity(status)
+        guard status.isRegularFile else {
+            records.append(refuse("is not a regular file", file: identity))
+            return
+        }
+        guard configuration.trustedOwners.contains(status.owner) else {
+            records.append(
+                refuse("is owned by uid \(status.owner); plugins must be owned by \(ownerList)", file: identity))
+            return
+        }
+        guard !status.isWritableByGroupOrOthers else {
+            records.append(
+                refuse(
+                    "is writable by group or others (mode \(octal(status.permissions))); "
+                        + "plugins must not be", file: identity))
+            return
+        }
+        if let q = quarantines[path] {
+            if q.file == identity {
+                var record = refuse(q.reason, file: identity, status: .disabled)
+                record.name = q.name
+                records.append(record)
+                return
+            }
+            lift(q)
+        }
+
+        // From here on plugin code runs: guard it.
+        let token = crashGuard.begin(
+            GuardedCall(
+                pluginPath: path, pluginName: stem, capability: nil, startedAt: System.wallClockMicroseconds))
+        let outcome = open(file: file)
+        crashGuard.end(token)
+
+        let registration: PluginRegistration
+        switch outcome {
+        case .failure(let refusal):
+            records.append(refuse(refusal.text, file: identity))
+            return
+        case .success(let r):
+            registration = r
+        }
+        let ids = registration.capabilities.map { CapabilityID(kind: $0.kind, name: $0.name) }
+        var record = PluginRecord(
+            name: registration.name, version: registration.version, path: path, status: .loaded, error: nil,
+            capabilities: ids, file: identity)
+        if let problem = validate(registration) {
+            record.status = .failed
+            record.error = problem
+            if !Self.isValidPluginName(registration.name) {
+                record.name = stem
+                record.version = ""
+            }
+            records.append(record)
+            return
+        }
+        if configuration.disabled.contains(registration.name) {
+            record.status = .disabled
+            record.error = "disabled by the administrator"
+            records.append(record)
+            return
+        }
+        if let earlier = pluginNames[registration.name] {
+            record.status = .failed
+            record.error = "another plugin named \(registration.name) is already loaded from \(earlier)"
+            records.append(record)
+            return
+        }
+        for id in ids {
+            if let owner = owners[id.name] {
+                record.status = .failed
+                record.error = "capability \(id.name) is already provided by plugin \(owner.name) (\(owner.path))"
+                records.append(record)
+                return
+            }
+        }
+        let identityOfPlugin = PluginIdentity(name: registration.name, path: path)
+        pluginNames[registration.name] = path
+        for c in registration.capabilities {
+            owners[c.name] = identityOfPlugin
+            capabilities.append(
+                RegisteredCapability(
+                    id: CapabilityID(kind: c.kind, name: c.name), plugin: identityOfPlugin, capability: c))
+        }
+        records.append(record)
+    }
+
+    /// `dlopen`s the checked descriptor, checks the ABI and fetches the registration.
+    func open(file: FileDescriptor) -> Result<PluginRegistration, RefusalReason> {
+        // glibc knows a library by the name it was opened with, and a dlopen
+        // of a name it knows returns that library without looking at the
+        // file. Our descriptors stay open, but one closed behind our back (a
+        // dup2 onto its number, say) would let a later plugin get the same
+        // number and load as the old one. So each number is used for one
+        // dlopen only, ever. (Asking glibc with RTLD_NOLOAD does not work: a
+        // file already loaded under another name counts as loaded, and the
+        // question itself adds the name.)
+        var attempts = 0
+        while !DescriptorNames.claim(file.rawValue) {
+            attempts += 1
+            guard attempts <= 4096, (try? file.moveToHigherNumber()) != nil else {
+                return .failure(RefusalReason("cannot find a descriptor number to load it through"))
+            }
+        }
+        let handle: UnsafeMutableRawPointer
+        switch System.dlopen("/proc/self/fd/\(file.rawValue)", flags: RTLD_NOW | RTLD_LOCAL) {
+        case .failure(let e):
+            var reason = "cannot be loaded: \(e.message)"
+            if e.message.contains("cannot open shared object file") {
+                // The usual cause: a RUNPATH with $ORIGIN, which glibc takes
+                // from the name dlopen got, here /proc/self/fd.
+                reason += " (plugins are loaded through /proc/self/fd, so a RUNPATH with $ORIGIN "
+                    + "cannot find their libraries; use an absolute RUNPATH)"
+            }
+            return .failure(RefusalReason(reason))
+        case .success(let h):
+            handle = h
+        }
+        // The library stays loaded for good (no dlclose), so its descriptor
+        // must too: glibc knows the library by the name `/proc/self/fd/N` and
+        // would return it again for another file that reused number N.
+        _ = file.release()
+
+        guard let abiSymbol = System.dlsym(handle, FlowKitABI.abiSymbol) else {
+            return .failure(RefusalReason("missing entry symbol \(FlowKitABI.abiSymbol); is it a flowd plugin?"))
+        }
+        let abiFunction = unsafeBitCast(abiSymbol, to: (@convention(c) () -> UInt32).self)
+        let abi = abiFunction()
+        guard abi == hostABI else {
+            return .failure(RefusalReason("built against FlowKit ABI \(abi), this flowd has ABI \(hostABI)"))
+        }
+        guard let registerSymbol = System.dlsym(handle, FlowKitABI.registerSymbol) else {
+            return .failure(RefusalReason("missing entry symbol \(FlowKitABI.registerSymbol)"))
+        }
+        let register = unsafeBitCast(registerSymbol, to: (@convention(c) () -> UnsafeMutableRawPointer?).self)
+        guard let pointer = register() else {
+            return .failure(RefusalReason("its entry point \(FlowKitABI.registerSymbol) returned no registration"))
+        }
+        let registration = PluginRegistration.takeExported(pointer)
+        guard registration.abiVersion == hostABI else {
+            return .failure(
+                RefusalReason(
+                    "registration says FlowKit ABI \(registration.abiVersion), this flowd has ABI \(hostABI)"))
+        }
+        return .success(registration)
+    }
+
+    // MARK: registration checks
+
+    /// The first problem with the registration's names, or nil.
+    func validate(_ r: PluginRegistration) -> String? {
+        if !Self.isValidPluginName(r.name) {
+            return "invalid plugin name \"\(printable(r.name))\": use lowercase letters, digits, "
+                + "'-' and '_' in dot-separated parts, at most \(PluginLoader.Limits.maxNameLength) characters"
+        }
+        if r.version.isEmpty || r.version.unicodeScalars.count > PluginLoader.Limits.maxVersionLength
+            || r.version.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            return "invalid version \"\(printable(r.version))\": 1 to \(PluginLoader.Limits.maxVersionLength) "
+                + "printable characters"
+        }
+        if r.capabilities.isEmpty {
+            return "registers no capabilities"
+        }
+        if r.capabilities.count > PluginLoader.Limits.maxCapabilities {
+            return "registers \(r.capabilities.count) capabilities, at most "
+                + "\(PluginLoader.Limits.maxCapabilities) are allowed"
+        }
+        var seen = Set<String>()
+        for c in r.capabilities {
+            if !Self.isValidCapabilityName(c.name) {
+                return "invalid capability name \"\(printable(c.name))\": use dot-separated parts "
+                    + "(at least two) of lowercase letters, digits, '-' and '_'"
+            }
+            if !seen.insert(c.name).inserted {
+                return "registers capability \(c.name) twice"
+            }
+        }
+        return nil
+    }
+
+    /// A plugin name: one or more dot-separated parts.
+    static func isValidPluginName(_ name: String) -> Bool {
+        isDotted(name, minimumParts: 1)
+    }
+
+    /// A capability name: two or more dot-separated parts (`vendor.thing`).
+    static func isValidCapabilityName(_ name: String) -> Bool {
+        isDotted(name, minimumParts: 2)
+    }
+
+    private static func isDotted(_ name: String, minimumParts: Int) -> Bool {
+        let scalars = name.unicodeScalars
+        guard !scalars.isEmpty, scalars.count <= PluginLoader.Limits.maxNameLength else { return false }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= minimumParts else { return false }
+        return parts.allSatisfy { part in
+            guard let first = part.unicodeScalars.first, isLowerAlphanumeric(first) else { return false }
+            return part.unicodeScalars.allSatisfy { isLowerAlphanumeric($0) || $0 == "-" || $0 == "_" }
+        }
+    }
+
+    private static func isLowerAlphanumeric(_ s: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(s) || ("0"..."9").contains(s)
+    }
+}
+
+/// The descriptor numbers this process has passed to `dlopen` as
+/// `/proc/self/fd/N`: glibc remembers each of those names for good.
+enum DescriptorNames {
+    private static let used = Mutex(Set<Int32>())
+
+    /// Records `fd` as used; false when it had been used already.
+    static func claim(_ fd: Int32) -> Bool {
+        used.withLock { $0.insert(fd).inserted }
+    }
+}
+
+/// A one-line reason a plugin was refused.
+struct RefusalReason: Error {
+    var text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// A name cut short and with control characters replaced, safe for one line.
+func printable(_ s: String) -> String {
+    let cleaned = String(
+        String.UnicodeScalarView(
+            s.unicodeScalars.prefix(120).map { $0.properties.generalCategory == .control ? "?" : $0 }))
+    return s.unicodeScalars.count > 120 ? cleaned + "…" : cleaned
+}
+
+/// `0644`.
+func octal(_ mode: UInt32) -> String {
+    let digits = String(mode, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

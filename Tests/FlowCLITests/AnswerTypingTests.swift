@@ -1,0 +1,122 @@
+import DBus
+import FlowCLI
+import Testing
+
+@Suite("Typing FIELD=VALUE by the field's type")
+struct AnswerTypingTests {
+    private func field(_ type: String, id: String = "f", options: [String] = [], other: Bool = false) -> StepField {
+        var field = StepField(id: id, typeName: type, label: id.uppercased())
+        field.options = options.map { FieldOption(id: $0, label: $0.capitalized) }
+        field.other = other
+        field.otherLabel = other ? "Something else" : ""
+        return field
+    }
+
+    private func value(_ text: String, _ field: StepField, locale: String = "en") throws -> DBusValue {
+        try AnswerTyping.value(text, for: field, locale: locale)
+    }
+
+    private func refusal(_ text: String, _ field: StepField) -> CLIError? {
+        do {
+            _ = try AnswerTyping.value(text, for: field, locale: "en")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("FIELD=VALUE splits at the first =; an empty value is allowed; no = is a usage error")
+    func assignment() throws {
+        #expect(try AnswerTyping.assignment("name=Ada") == ("name", "Ada"))
+        #expect(try AnswerTyping.assignment("formula=a=b") == ("formula", "a=b"))
+        #expect(try AnswerTyping.assignment("phone=") == ("phone", ""))
+        for bad in ["name", "=value", ""] {
+            #expect(throws: CLIError.self) { try AnswerTyping.assignment(bad) }
+        }
+    }
+
+    @Test("toggles take yes/no words in English and in the session's language")
+    func toggles() throws {
+        let toggle = field("toggle")
+        for word in ["y", "YES", "true", "1", "on", " yes "] { #expect(try value(word, toggle) == .bool(true), "\(word)") }
+        for word in ["n", "No", "false", "0", "off"] { #expect(try value(word, toggle) == .bool(false), "\(word)") }
+        #expect(try value("ja", toggle, locale: "de") == .bool(true))
+        #expect(try value("nein", toggle, locale: "de") == .bool(false))
+        #expect(try value("oui", toggle, locale: "fr") == .bool(true))
+        #expect(try value("j", toggle, locale: "de") == .bool(true))
+        let error = refusal("maybe", toggle)
+        #expect(error?.code == .dataError)
+        #expect(error?.message.contains("toggle") == true)
+    }
+
+    @Test("numbers: integers go as x, decimals as d, anything else is refused before any call")
+    func numbers() throws {
+        let number = field("number")
+        #expect(try value("12", number) == .int64(12))
+        #expect(try value("-3", number) == .int64(-3))
+        #expect(try value("2.5", number) == .double(2.5))
+        #expect(try value("1e3", number) == .double(1000))
+        for bad in ["twelve", "12abc", "nan", "inf", "0x10", "1,5"] {
+            #expect(refusal(bad, number)?.code == .dataError, "\(bad)")
+        }
+    }
+
+    @Test("a choice takes an option id, a label (any case) or other")
+    func choices() throws {
+        let choice = field("choice", options: ["website", "app"], other: true)
+        #expect(try value("website", choice) == .string("website"))
+        #expect(try value("App", choice) == .string("app"))
+        #expect(try value("other", choice) == .string("other"))
+        #expect(try value("something else", choice) == .string("other"))
+        let error = refusal("desk", choice)
+        #expect(error?.code == .dataError)
+        #expect(error?.message.contains("website, app, other") == true)
+        // Without Other, "other" is not an option.
+        #expect(refusal("other", field("choice", options: ["a"])) != nil)
+        // A choice whose options the daemon did not list is left to the daemon.
+        #expect(try value("anything", field("choice")) == .string("anything"))
+    }
+
+    @Test("a multiple choice takes a comma-separated list; duplicates and blanks go")
+    func multichoice() throws {
+        let multi = field("multichoice", options: ["mon", "tue", "wed"])
+        #expect(try value("mon,wed", multi) == .strings(["mon", "wed"]))
+        #expect(try value(" mon , Tue,,mon ", multi) == .strings(["mon", "tue"]))
+        #expect(refusal("mon,fri", multi)?.code == .dataError)
+    }
+
+    @Test("an empty value clears: an empty string, or an empty list for a multiple choice")
+    func clearing() throws {
+        #expect(try value("", field("text")) == .string(""))
+        #expect(try value("", field("number")) == .string(""))
+        #expect(try value("", field("toggle")) == .string(""))
+        #expect(try value("", field("multichoice", options: ["a"])) == .strings([]))
+    }
+
+    @Test("text, secure, email, date and time go as strings, untouched")
+    func strings() throws {
+        for type in ["text", "multiline", "secure", "email", "date", "time"] {
+            #expect(try value("  spaced value ", field(type)) == .string("  spaced value "))
+        }
+    }
+
+    @Test("FIELD.other is the free text of a field that offers Other; unknown fields are named")
+    func targets() throws {
+        var step = StepPage(id: "service", kind: "form", title: "Service")
+        step.fields = [field("choice", id: "service", options: ["website"], other: true), field("text", id: "note")]
+        let typed = try AnswerTyping.answers(
+            [("service", "other"), ("service.other", "A kiosk"), ("note", "x")], step: step, locale: "en")
+        #expect(typed == ["service": .string("other"), "service.other": .string("A kiosk"), "note": .string("x")])
+
+        do {
+            _ = try AnswerTyping.answers([("nosuch", "1")], step: step, locale: "en")
+            Issue.record("an unknown field was accepted")
+        } catch {
+            #expect(error.code == .dataError)
+            #expect(error.message.contains("\"nosuch\" is not a field of step \"service\""))
+            #expect(error.message.contains("service, note"))
+        }
+        // note.other: note offers no Other.
+        #expect(throws: CLIError.self) { try AnswerTyping.target("note.other", in: step) }
+    }
+}

@@ -1,0 +1,164 @@
+import FlowCLI
+import Testing
+
+@Suite("Command line")
+struct CommandLineTests {
+    private func parsed(_ arguments: [String]) throws -> ParsedCommand {
+        guard case .run(let command) = try FlowctlCommandLine.parse(arguments) else {
+            Issue.record("\(arguments) did not parse to a command")
+            throw CLIError.usage("not a command")
+        }
+        return command
+    }
+
+    private func usageError(_ arguments: [String]) -> CLIError? {
+        do {
+            _ = try FlowctlCommandLine.parse(arguments)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("global options go before or after the command")
+    func globalOptionsAnywhere() throws {
+        let before = try parsed(["--system", "--json", "show", "abcd"])
+        let after = try parsed(["show", "abcd", "--json", "--system"])
+        #expect(before == after)
+        #expect(before.global.bus == .system)
+        #expect(before.global.json)
+        #expect(before.arguments == ["abcd"])
+    }
+
+    @Test("--address takes a value, separate or after =; --user and --session mean the session bus")
+    func busOptions() throws {
+        #expect(try parsed(["--address", "unix:path=/run/x", "flows"]).global.bus == .address("unix:path=/run/x"))
+        #expect(try parsed(["flows", "--address=unix:path=/run/y"]).global.bus == .address("unix:path=/run/y"))
+        #expect(try parsed(["--user", "flows"]).global.bus == .user)
+        #expect(try parsed(["--session", "flows"]).global.bus == .user)
+        #expect(try parsed(["flows"]).global.bus == .user)
+        // The same bus twice is fine; two different ones are not.
+        #expect(try parsed(["--system", "--system", "flows"]).global.bus == .system)
+        let conflict = usageError(["--system", "--address", "unix:path=/x", "flows"])
+        #expect(conflict?.code == .usage)
+        #expect(conflict?.message.contains("conflicts") == true)
+    }
+
+    @Test("command options: --locale with a value, -q as a flag, bundles of short flags")
+    func commandOptions() throws {
+        let start = try parsed(["start", "consultation", "--locale", "de"])
+        #expect(start.options["locale"] == "de")
+        #expect(try parsed(["start", "--locale=pt-BR", "survey"]).options["locale"] == "pt-BR")
+        #expect(try parsed(["flows", "-q"]).flag("quiet"))
+        #expect(try parsed(["sessions", "--quiet"]).flag("quiet"))
+        #expect(try FlowctlCommandLine.parse(["flows", "-qh"]) == .help("flows"))
+    }
+
+    @Test("FIELD=VALUE arguments that look like options after -- stay positional")
+    func doubleDash() throws {
+        let command = try parsed(["set", "abcd", "--", "--weird=1", "n=-5"])
+        #expect(command.arguments == ["abcd", "--weird=1", "n=-5"])
+        #expect(try parsed(["set", "abcd", "n=-5"]).arguments == ["abcd", "n=-5"])
+    }
+
+    @Test("help: --help, -h, help COMMAND, COMMAND --help; --version")
+    func helpAndVersion() throws {
+        #expect(try FlowctlCommandLine.parse(["--help"]) == .help(nil))
+        #expect(try FlowctlCommandLine.parse(["-h"]) == .help(nil))
+        #expect(try FlowctlCommandLine.parse(["help"]) == .help(nil))
+        #expect(try FlowctlCommandLine.parse(["help", "set"]) == .help("set"))
+        #expect(try FlowctlCommandLine.parse(["set", "--help"]) == .help("set"))
+        // --help wins over missing arguments: asking for help is never a usage error.
+        #expect(try FlowctlCommandLine.parse(["goto", "-h"]) == .help("goto"))
+        #expect(try FlowctlCommandLine.parse(["--version"]) == .version)
+        #expect(usageError(["help", "nosuch"])?.code == .usage)
+    }
+
+    @Test("every command has help that names its arguments and options", arguments: FlowctlCommandLine.commands)
+    func everyCommandHasHelp(_ spec: CommandSpec) {
+        let help = FlowctlCommandLine.help(for: spec)
+        #expect(help.hasPrefix("Usage: flowctl [OPTIONS] \(spec.name)"))
+        if !spec.arguments.isEmpty { #expect(help.contains(spec.arguments)) }
+        for option in spec.options { #expect(help.contains("--" + option.long)) }
+        #expect(help.contains("--json") == (spec.acceptsJSON && spec.name != "help"))
+        #expect(FlowctlCommandLine.overview().contains(spec.summary))
+    }
+
+    @Test("usage errors are one line and never the help", arguments: [
+        ([], "no command given"),
+        (["shw", "x"], "did you mean 'show'"),
+        (["frobnicate"], "unknown command \"frobnicate\""),
+        (["show"], "'show' needs SESSION"),
+        (["goto", "abcd"], "'goto' needs STEP"),
+        (["set", "abcd"], "'set' needs FIELD=VALUE"),
+        (["flows", "extra"], "unexpected argument \"extra\""),
+        (["flows", "--bogus"], "unknown option '--bogus'"),
+        (["flows", "-z"], "unknown option '-z'"),
+        (["--locale", "de", "start", "x"], "goes after the command"),
+        (["start", "x", "--locale"], "needs a value L"),
+        (["--address"], "needs a value ADDR"),
+        (["flows", "--json=yes"], "takes no value"),
+        (["flows", "--color", "sometimes"], "auto, always or never"),
+        (["--json", "run", "survey"], "interactive"),
+        (["check"], "'check' needs FILE"),
+    ] as [([String], String)])
+    func usageErrors(_ arguments: [String], _ expected: String) {
+        let error = usageError(arguments)
+        #expect(error?.code == .usage, "\(arguments)")
+        #expect(error?.message.contains(expected) == true, "\(arguments): \(error?.message ?? "no error")")
+        #expect(error?.message.contains("\n") == false)
+    }
+
+    @Test("the binary's contract for usage errors: exit 64, one line on stderr, nothing on stdout")
+    func usageExitStatus() throws {
+        let service = try EngineService()
+        for arguments in [["show"], ["nosuch"], ["flows", "--nope"], []] {
+            let run = flowctl(arguments, service: service)
+            #expect(run.status == 64)
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix("flowctl: "))
+            #expect(run.stderr.filter { $0 == "\n" }.count == 1)
+        }
+        #expect(service.calls.isEmpty, "a usage error never reaches the daemon")
+    }
+
+    @Test("did you mean: only for a close name")
+    func editDistance() {
+        #expect(usageError(["sesions"])?.message.contains("did you mean 'sessions'") == true)
+        #expect(usageError(["xyzzy"])?.message.contains("did you mean") == false)
+    }
+
+    @Test("the exit codes are the documented sysexits values")
+    func exitCodes() {
+        #expect(ExitCode.success.rawValue == 0)
+        #expect(ExitCode.failure.rawValue == 1)
+        #expect(ExitCode.usage.rawValue == 64)
+        #expect(ExitCode.dataError.rawValue == 65)
+        #expect(ExitCode.notFound.rawValue == 66)
+        #expect(ExitCode.unavailable.rawValue == 69)
+        #expect(ExitCode.software.rawValue == 70)
+        #expect(ExitCode.ioError.rawValue == 74)
+        #expect(ExitCode.accessDenied.rawValue == 77)
+        #expect(ExitCode.interrupted.rawValue == 130)
+    }
+
+    @Test("D-Bus error kinds map to exit codes")
+    func serviceErrorMapping() {
+        let expected: [ServiceError.Kind: ExitCode] = [
+            .notFound: .notFound, .invalidArgs: .dataError, .accessDenied: .accessDenied, .invalidState: .failure,
+            .validationFailed: .failure, .limitExceeded: .failure, .submitFailed: .failure, .pluginFailed: .unavailable,
+            .timeout: .failure, .cancelled: .failure, .unavailable: .unavailable, .protocolMismatch: .software,
+            .other: .failure,
+        ]
+        for kind in ServiceError.Kind.allCases {
+            let error = ServiceError(kind, "message")
+            #expect(error.cliError.code == expected[kind], "\(kind)")
+            #expect(error.cliError.message == "message")
+        }
+        #expect(ServiceError(.notFound, "x").name == "org.flowd.Flow1.Error.NotFound")
+    }
+}
+
+extension CommandSpec: CustomTestStringConvertible {
+    public var testDescription: String { name }
+}

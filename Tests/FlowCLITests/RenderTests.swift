@@ -1,0 +1,160 @@
+import DBus
+import FlowCLI
+import Testing
+
+@Suite("Rendering and output conventions")
+struct RenderTests {
+    @Test("colour: only on a terminal, never with NO_COLOR or TERM=dumb; --color overrides")
+    func colourDecision() {
+        #expect(Style.decide(option: .auto, isTerminal: true, environment: [:]).color)
+        #expect(!Style.decide(option: .auto, isTerminal: false, environment: [:]).color)
+        #expect(!Style.decide(option: .auto, isTerminal: true, environment: ["NO_COLOR": "1"]).color)
+        // no-color.org: an empty NO_COLOR does not count.
+        #expect(Style.decide(option: .auto, isTerminal: true, environment: ["NO_COLOR": ""]).color)
+        #expect(!Style.decide(option: .auto, isTerminal: true, environment: ["TERM": "dumb"]).color)
+        #expect(Style.decide(option: .always, isTerminal: false, environment: ["NO_COLOR": "1"]).color)
+        #expect(!Style.decide(option: .never, isTerminal: true, environment: [:]).color)
+    }
+
+    @Test("plain style writes no escape codes; colour wraps and resets")
+    func escapes() {
+        #expect(Style.plain.red("x") == "x")
+        #expect(Style.plain.header("ID") == "ID")
+        #expect(Style(color: true).red("x") == "\u{1B}[31mx\u{1B}[0m")
+        #expect(Style(color: true).bold("") == "")
+    }
+
+    @Test("tables line up by display width, also with wide characters and colour")
+    func tableAlignment() {
+        var table = TextTable(headers: ["ID", "TITLE", "STATE"])
+        table.add(["a", "予約する", "editing"])
+        table.add(["longer-id", "Book", "submitted"])
+        for style in [Style.plain, Style(color: true)] {
+            var coloured = table
+            coloured.rows = table.rows.map { row in row.map { cell in TextTable.Cell(cell.text) { style.cyan($0) } } }
+            let lines = coloured.render(style: style).split(separator: "\n").map { strip(String($0)) }
+            #expect(lines.count == 3)
+            // The third column starts at the same display column on every line.
+            let starts = lines.map { line -> Int in
+                let third = line.range(of: ["STATE", "editing", "submitted"].first { line.contains($0) } ?? "")!
+                return displayWidth(String(line[..<third.lowerBound]))
+            }
+            #expect(Set(starts).count == 1, "\(lines)")
+            #expect(lines.allSatisfy { !$0.hasSuffix(" ") })
+        }
+    }
+
+    @Test("display width: CJK is two columns, combining marks none")
+    func widths() {
+        #expect(displayWidth("abc") == 3)
+        #expect(displayWidth("日本") == 4)
+        #expect(displayWidth("e\u{301}") == 1)
+        #expect(displayWidth("한국어") == 6)
+        #expect(padded("日本", to: 6) == "日本  ")
+    }
+
+    @Test("the progress bar fills in proportion and has no escapes without colour")
+    func progress() {
+        let half = progressBar(index: 2, count: 4, width: 10, style: .plain)
+        #expect(half == "█████░░░░░")
+        #expect(progressBar(index: 4, count: 4, width: 8, style: .plain) == "████████")
+        #expect(progressBar(index: 9, count: 4, width: 4, style: .plain) == "████")
+        #expect(progressBar(index: 1, count: 0, style: .plain) == "")
+        #expect(progressBar(index: 1, count: 2, width: 4, style: Style(color: true)).contains("\u{1B}["))
+    }
+
+    @Test("the progress line is localized: Step N of M · title")
+    func progressLine() {
+        var step = StepPage(id: "when", kind: "form", title: "Day and time")
+        step.index = 2
+        step.count = 4
+        #expect(Render.progress(step, locale: "en", style: .plain).hasPrefix("Step 2 of 4 · Day and time\n"))
+        #expect(Render.progress(step, locale: "de", style: .plain).hasPrefix("Schritt 2 von 4 · Day and time\n"))
+    }
+
+    @Test("JSON: escaping, key order, numbers, and D-Bus values mapped naturally")
+    func json() {
+        let value = JSONOutput.object([
+            "b": .string("quote \" backslash \\ newline \n tab \t bell \u{07}"), "a": .integer(-3),
+            "d": .double(2.5), "w": .double(3), "n": .double(.nan), "u": .unsigned(.max),
+        ])
+        #expect(value.serialized() == #"{"b":"quote \" backslash \\ newline \n tab \t bell \u0007","a":-3,"d":2.5,"w":3,"n":null,"u":18446744073709551615}"#)
+        #expect(JSONOutput.object([:]).pretty() == "{}")
+        #expect(JSONOutput.array([]).pretty() == "[]")
+        #expect(JSONOutput.array([.bool(true)]).pretty() == "[\n  true\n]")
+
+        let dbus: [String: DBusValue] = [
+            "s": .string("x"), "b": .bool(false), "u": .uint32(7), "x": .int64(-1), "d": .double(0.5),
+            "as": .strings(["a", "b"]), "dict": .vardict(["k": .string("v")]), "o": .objectPath("/a/b"),
+            "st": .structure([.string("id"), .string("label")]),
+        ]
+        #expect(JSONOutput(dbus).serialized() ==
+            #"{"as":["a","b"],"b":false,"d":0.5,"dict":{"k":"v"},"o":"/a/b","s":"x","st":["id","label"],"u":7,"x":-1}"#)
+    }
+
+    @Test("show renders every field with id, type, value, options, rules and error")
+    func showField() {
+        var field = StepField(id: "pageCount", typeName: "number", label: "About how many pages?")
+        field.required = true
+        field.value = .int64(12)
+        field.isSet = true
+        field.error = "Enter a whole number."
+        field.constraints = ["minimum": .double(1), "maximum": .double(500), "integer": .bool(true)]
+        let text = Render.field(field, locale: "en", style: .plain)
+        #expect(text.contains("About how many pages? *"))
+        #expect(text.contains("Field: pageCount (number)"))
+        #expect(text.contains("Value: 12"))
+        #expect(text.contains("Rules: 1–500, whole number"))
+        #expect(text.contains("Error: Enter a whole number."))
+
+        var secure = StepField(id: "pin", typeName: "secure", label: "PIN")
+        secure.isSet = true
+        #expect(Render.field(secure, locale: "en", style: .plain).contains("Value: (set)"))
+        secure.isSet = false
+        #expect(Render.field(secure, locale: "en", style: .plain).contains("Value: not set"))
+
+        var choice = StepField(id: "service", typeName: "choice", label: "Service")
+        choice.options = [FieldOption(id: "website", label: "A website")]
+        choice.other = true
+        choice.otherLabel = "Something else"
+        choice.value = .string("other")
+        choice.otherText = "A kiosk"
+        let rendered = Render.field(choice, locale: "en", style: .plain)
+        #expect(rendered.contains("Value:   other (Something else): A kiosk"))
+        #expect(rendered.contains("Options: website (A website), other (Something else)"))
+    }
+
+    @Test("a review lines up its answers and marks unfinished steps")
+    func review() {
+        let review = ReviewPage(groups: [
+            ReviewSection(step: "service", title: "Service", finished: true, status: "", editLabel: "Edit Service",
+                          answers: [ReviewLine(field: "service", label: "What can we help with?", display: "A website")]),
+            ReviewSection(step: "when", title: "Day and time", finished: false, status: "Not finished",
+                          editLabel: "Edit Day and time",
+                          answers: [ReviewLine(field: "day", label: "Day", display: "Not given")]),
+        ], note: "We send an invite.")
+        let text = Render.review(review, style: .plain)
+        #expect(text.contains("Service (service)\n    What can we help with?  A website\n"))
+        #expect(text.contains("Day and time (when)  Not finished\n    Day                     Not given\n"))
+        #expect(text.hasSuffix("\nWe send an invite.\n"))
+        #expect(Render.review(review, numbered: true, style: .plain).contains("2  Day and time  Not finished"))
+    }
+}
+
+/// `text` without ANSI escape sequences.
+func strip(_ text: String) -> String {
+    var out = ""
+    var inEscape = false
+    for scalar in text.unicodeScalars {
+        if inEscape {
+            if scalar == "m" { inEscape = false }
+            continue
+        }
+        if scalar == "\u{1B}" {
+            inEscape = true
+            continue
+        }
+        out.unicodeScalars.append(scalar)
+    }
+    return out
+}

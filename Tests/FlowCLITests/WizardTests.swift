@@ -1,0 +1,177 @@
+import DBus
+import FlowCLI
+import Testing
+
+/// The interactive wizard driven line by line (no terminal): the prompts it
+/// shows, the calls it makes and where the session ends up.
+@Suite("Wizard")
+struct WizardTests {
+    let service: EngineService
+
+    init() throws {
+        service = try EngineService()
+    }
+
+    private func wizard(_ arguments: [String], _ lines: [String]) -> (Run, ScriptedSource) {
+        let out = BufferSink(), err = BufferSink()
+        let source = ScriptedSource(lines, isTerminal: true)
+        let box = UncheckedBox(service as any FlowService)
+        let context = FlowctlContext(stdout: out, stderr: err, stdin: source, makeService: { _ in box.value })
+        let status = Flowctl.run(arguments, context: context)
+        return (Run(status: status, stdout: out.text, stderr: err.text), source)
+    }
+
+    private var onlySession: String? { service.sessions.keys.first }
+
+    @Test("consultation end to end: inline errors fixed, Back, Review with Edit, Submit")
+    func consultation() throws {
+        let (run, source) = wizard(["run", "consultation"], [
+            "9",            // not an option: the wizard says which numbers exist
+            "1",            // A website
+            "",             // Continue
+            "many",         // not a number
+            "0",            // the daemon: below the minimum
+            "12",
+            "b",            // Back to Service…
+            "",             // …where the answer is kept: Continue
+            "",             // pages is answered already: Continue
+            "1", "2",       // day, time
+            "",             // Continue
+            "Ada Lovelace", "not-an-email", "ada@example.com", "",   // contact (phone left empty)
+            "",             // Continue to Review
+            "2",            // Edit "Website size"
+            "e", "20",      // change the answers: 20 pages
+            "",             // Back to review
+            "",             // Book
+        ])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(source.remaining.isEmpty)
+        let out = run.stdout
+        #expect(out.hasPrefix("Book a consultation\n"))
+        #expect(out.contains("Step 1 of 4 · Service"))
+        #expect(out.contains("  1) A website\n  2) A desktop app\n  3) Branding\n  4) Something else\n"))
+        #expect(out.contains("✗ Choose a number from 1 to 4."))
+        #expect(out.contains("Step 2 of 5 · Website size"), "choosing a website adds a step to the path")
+        #expect(out.contains("✗ Enter a number."))
+        // The daemon's own message for 0, under the field, then the prompt again.
+        let notANumber = try #require(out.range(of: "✗ Enter a number."))
+        let minimum = try #require(out.range(of: "  ✗ ", range: notANumber.upperBound..<out.endIndex))
+        let message = out[minimum.upperBound...].prefix { $0 != "\n" }
+        #expect(message.contains("1"), "the daemon's minimum message: \(message)")
+        #expect(out.contains("What can we help with?: A website"), "after Back the kept answer is shown")
+        #expect(out.contains("Enter: Back to review"), "after Edit, Continue returns to Review")
+        #expect(out.contains("Not given"), "the empty phone number on Review")
+        #expect(out.contains("✓ Submitted"))
+        #expect(out.contains("Booked. Watch your inbox for the invite."))
+
+        let id = try #require(onlySession)
+        #expect(service.sessions[id]?.state.rawValue == "submitted")
+        #expect(try service.answers(id)["pageCount"] == .int64(20))
+        #expect(service.calls.contains("Back"))
+        #expect(service.calls.contains("GoTo(pages)"))
+        #expect(service.calls.filter { $0 == "Submit" }.count == 1)
+    }
+
+    @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
+    func registration() throws {
+        let (run, source) = wizard(["run", "registration"], [
+            "ada", "ada@example.com", "",
+            "correct horse battery", "something else",   // the passwords differ: said under the field…
+            "correct horse battery", "",                  // …and fixed
+            "y", "",
+            "",            // Create account
+        ])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(source.remaining.isEmpty)
+        // Reads 4 to 6 are the password prompts (the repeat asked twice).
+        let flags = source.echoFlags
+        #expect(flags[3...5] == [false, false, false])
+        #expect(flags[0] == true && flags[2] == true && flags[6] == true)
+        let mismatch = try #require(run.stdout.range(of: "Repeat the password *\n> "))
+        #expect(run.stdout[mismatch.upperBound...].hasPrefix("  ✗ The passwords do not match.\n> \n"))
+        #expect(!run.stdout.contains("correct horse"), "a secret never reaches the screen")
+        #expect(run.stdout.contains("(yes/no)"))
+    }
+
+    @Test("the built-in strings follow the session's language")
+    func german() throws {
+        let (run, _) = wizard(["run", "onboarding", "--locale", "de"], ["2", "", ":quit"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("Los geht's\n"))
+        #expect(run.stdout.contains("Schritt 1 von 3 · Tarif wählen"))
+        #expect(run.stdout.contains("Mit :back geht es zurück"))
+        #expect(run.stdout.contains("Enter: Weiter"))
+        #expect(run.stdout.contains("q: Beenden"))
+        #expect(run.stdout.contains("Schritt 2 von 3 · Erinnerungen"))
+        #expect(run.stdout.contains("Sitzung \(try #require(onlySession)) ist gespeichert. Fortsetzen mit: flowctl resume"))
+    }
+
+    @Test("quit keeps the session; resume continues where it was left, answers shown")
+    func quitAndResume() throws {
+        let (first, _) = wizard(["run", "survey"], ["", "3", ":quit"])
+        #expect(first.status == 0)
+        let id = try #require(onlySession)
+        #expect(first.stdout.contains("Session \(id) is saved. Resume it with: flowctl resume \(id)"))
+        let step = try service.step(id)
+        #expect(step.id == "satisfaction")
+
+        let (second, source) = wizard(["resume", String(id.prefix(8))], ["", ":quit"])
+        #expect(second.status == 0)
+        #expect(source.remaining.isEmpty)
+        #expect(second.stdout.contains("How satisfied are you") || second.stdout.contains(": Neither"))
+        #expect(second.stdout.contains("Step 3 of"))
+    }
+
+    @Test("the end of the input leaves the session saved and exits 1")
+    func inputEnds() throws {
+        let (run, _) = wizard(["run", "survey"], [""])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("The input ended. Session "))
+        #expect(onlySession != nil)
+    }
+
+    @Test("toggles, multiple choice by numbers and ids, Other with its text")
+    func choicesAndToggles() throws {
+        try service.add("""
+            {"format": 1, "id": "kinds", "title": "Kinds", "steps": [
+              {"id": "one", "title": "One", "fields": [
+                {"id": "pick", "type": "choice", "label": "Pick", "required": true,
+                 "options": [{"id": "a", "label": "Alpha"}], "other": true},
+                {"id": "days", "type": "multichoice", "label": "Days", "required": true,
+                 "options": [{"id": "mon", "label": "Monday"}, {"id": "tue", "label": "Tuesday"}, {"id": "wed", "label": "Wednesday"}]},
+                {"id": "ok", "type": "toggle", "label": "OK?", "mustBeOn": true}
+              ]}]}
+            """)
+        let (run, _) = wizard(["run", "kinds"], ["2", "A kiosk", "1,wed,7", "1, wed", "maybe", "no", "yes", "", ""])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("  2) Other"))
+        #expect(run.stdout.contains("✗ Choose numbers from 1 to 3, separated by commas."))
+        #expect(run.stdout.contains("✗ Answer yes or no."))
+        let id = try #require(onlySession)
+        let answers = try service.answers(id)
+        #expect(answers["pick"] == .string("other"))
+        #expect(answers["pick.other"] == .string("A kiosk"))
+        #expect(answers["days"] == .strings(["mon", "wed"]))
+        #expect(answers["ok"] == .bool(true))
+        // "no" was sent and refused by the daemon (mustBeOn), before "yes".
+        #expect(run.stdout.components(separatedBy: "  ✗ ").count >= 4)
+    }
+
+    @Test("a failed submit shows its message and Review again; retry succeeds")
+    func submitFailure() throws {
+        service.submitFailures = [.localized("The calendar is full.")]
+        let (run, _) = wizard(["run", "onboarding"], ["1", "", "1", "", "y", "", ""])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("✗ The calendar is full."))
+        #expect(run.stdout.contains("✓ "))
+        #expect(service.calls.filter { $0 == "Continue" }.count >= 4)
+    }
+
+    @Test("unknown flow: exit 66 and the flows there are")
+    func unknownFlow() {
+        let (run, _) = wizard(["run", "nosuch"], [])
+        #expect(run.status == 66)
+        #expect(run.stderr.contains("no flow \"nosuch\" (flows: consultation, device-enrolment"))
+        #expect(service.sessions.isEmpty)
+    }
+}

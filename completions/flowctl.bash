@@ -1,0 +1,99 @@
+# bash completion for flowctl(1)                                 -*- shell-script -*-
+#
+# Commands and options come from this file; flow ids, session ids, the fields
+# of a session's current step and their option ids come from the daemon
+# through `flowctl __complete`, on the bus the command line names
+# (--system, --user or --address).
+
+_flowctl_commands="flows start sessions close show set continue back goto review answers submit cancel
+    watch run resume plugins check help"
+_flowctl_session_commands="close show set continue back goto review answers submit cancel watch resume"
+_flowctl_locales="en es fr de it pt-BR ja ko zh-Hans zh-Hant"
+
+# Candidates from the daemon on the chosen bus; nothing when it cannot be asked.
+_flowctl_ask() {
+    "${_flowctl_bin:-flowctl}" "${_flowctl_bus[@]}" __complete "$@" 2>/dev/null
+}
+
+_flowctl() {
+    local cur prev words cword
+    if declare -F _init_completion >/dev/null; then
+        _init_completion -n =: || return
+    else
+        cur=${COMP_WORDS[COMP_CWORD]}
+        prev=${COMP_WORDS[COMP_CWORD-1]}
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    fi
+    _flowctl_bin=${words[0]}
+
+    # The bus options given so far, and the command and its arguments.
+    _flowctl_bus=()
+    local i word command="" args=()
+    for ((i = 1; i < cword; i++)); do
+        word=${words[i]}
+        case $word in
+            --system|--user|--session) _flowctl_bus+=("$word") ;;
+            --address) _flowctl_bus+=(--address "${words[i+1]}"); ((i++)) ;;
+            --address=*) _flowctl_bus+=("$word") ;;
+            --color|--locale) ((i++)) ;;
+            -*) ;;
+            *) if [[ -z $command ]]; then command=$word; else args+=("$word"); fi ;;
+        esac
+    done
+
+    case $prev in
+        --address) return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --locale) COMPREPLY=($(compgen -W "$_flowctl_locales" -- "$cur")); return ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        local options="--system --user --address --json --color --help --version"
+        case $command in
+            start|run) options+=" --locale" ;;
+            flows|sessions) options+=" --quiet -q" ;;
+        esac
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+        return
+    fi
+
+    if [[ -z $command ]]; then
+        COMPREPLY=($(compgen -W "$_flowctl_commands" -- "$cur"))
+        return
+    fi
+
+    case $command in
+        start|run)
+            [[ ${#args[@]} -eq 0 ]] && COMPREPLY=($(compgen -W "$(_flowctl_ask flows)" -- "$cur"))
+            ;;
+        check)
+            if declare -F _filedir >/dev/null; then _filedir json; else COMPREPLY=($(compgen -f -- "$cur")); fi
+            ;;
+        help)
+            [[ ${#args[@]} -eq 0 ]] && COMPREPLY=($(compgen -W "$_flowctl_commands" -- "$cur"))
+            ;;
+        *)
+            [[ " $_flowctl_session_commands " == *" $command "* ]] || return
+            if [[ ${#args[@]} -eq 0 ]]; then
+                COMPREPLY=($(compgen -W "$(_flowctl_ask sessions)" -- "$cur"))
+            elif [[ $command == goto && ${#args[@]} -eq 1 ]]; then
+                COMPREPLY=($(compgen -W "$(_flowctl_ask steps "${args[0]}")" -- "$cur"))
+            elif [[ $command == set ]]; then
+                if [[ $cur == *=* ]]; then
+                    # FIELD=VALUE: the field's option ids (or yes/no); lists after a comma.
+                    local field=${cur%%=*} value=${cur#*=} head=""
+                    [[ $value == *,* ]] && head=${value%,*},
+                    local candidates
+                    candidates=$(_flowctl_ask values "${args[0]}" "$field")
+                    COMPREPLY=($(compgen -P "$field=$head" -W "$candidates" -- "${value##*,}"))
+                else
+                    compopt -o nospace 2>/dev/null
+                    COMPREPLY=($(compgen -W "$(_flowctl_ask fields "${args[0]}")" -- "$cur"))
+                fi
+            fi
+            ;;
+    esac
+}
+
+complete -F _flowctl flowctl
