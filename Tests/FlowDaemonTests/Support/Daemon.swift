@@ -6,10 +6,16 @@ import TestSupport
 /// The built `flowd` executable: `$FLOWD_BINARY`, or `flowd` next to the test
 /// bundle (SwiftPM puts both in `.build/<triple>/<configuration>/`).
 enum FlowdBinary {
+    /// The directory of the test bundle, where SwiftPM also puts `flowd` and
+    /// the plugin libraries.
+    static let buildDirectory: String = {
+        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: bundle).deletingLastPathComponent().path
+    }()
+
     static let path: String = {
         if let given = ProcessInfo.processInfo.environment["FLOWD_BINARY"], !given.isEmpty { return given }
-        let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("flowd").path
+        return buildDirectory + "/flowd"
     }()
 
     /// The path, or an error that says how to build it.
@@ -44,6 +50,10 @@ struct DaemonSettings: Sendable {
     var verbose = false
     /// More environment for flowd (`WATCHDOG_USEC`, say).
     var environment: [String: String] = [:]
+    /// Plugin libraries (SwiftPM product names such as `FixtureTestPlugin`)
+    /// copied from the build directory into a plugin directory given with
+    /// `--plugin-dir`. Without any, flowd gets an empty plugin directory.
+    var plugins: [String] = []
     /// Runs flowd with `--system`, pointed at the private bus through
     /// `DBUS_SYSTEM_BUS_ADDRESS`, so that it behaves as the system service
     /// (signals go only to the session's callers). Otherwise `--address`.
@@ -51,8 +61,9 @@ struct DaemonSettings: Sendable {
 
     init(
         flows: [String: String] = TestFlows.standard, configuration: String? = nil, allowUsers: [UInt32] = [],
-        verbose: Bool = false, environment: [String: String] = [:], systemMode: Bool = false
+        verbose: Bool = false, environment: [String: String] = [:], plugins: [String] = [], systemMode: Bool = false
     ) {
+        self.plugins = plugins
         self.flows = flows
         self.configuration = configuration
         self.allowUsers = allowUsers
@@ -115,6 +126,7 @@ final class DaemonFixture: @unchecked Sendable {
     let directory: TemporaryDirectory
     let flowsDirectory: String
     let stateDirectory: String
+    let pluginDirectory: String
     let configurationPath: String?
     let settings: DaemonSettings
     /// The client connection most tests use.
@@ -136,13 +148,22 @@ final class DaemonFixture: @unchecked Sendable {
         for (name, contents) in settings.flows {
             try contents.write(toFile: flowsDirectory + "/" + name, atomically: true, encoding: .utf8)
         }
+        pluginDirectory = directory.file("plugins")
+        try FileManager.default.createDirectory(atPath: pluginDirectory, withIntermediateDirectories: false)
+        for product in settings.plugins {
+            let source = FlowdBinary.buildDirectory + "/lib\(product).so"
+            let target = pluginDirectory + "/\(product).so"
+            try FileManager.default.copyItem(atPath: source, toPath: target)
+            // The loader wants the owner's file, not writable by others.
+            chmod(target, 0o755)
+        }
         if let configuration = settings.configuration {
             configurationPath = try directory.write("flowd.conf", configuration)
         } else {
             configurationPath = nil
         }
         daemon = try Self.start(
-            index: 0, directory: directory, bus: bus, flows: flowsDirectory, state: stateDirectory,
+            index: 0, directory: directory, bus: bus, flows: flowsDirectory, plugins: pluginDirectory, state: stateDirectory,
             configuration: configurationPath, settings: settings, environment: [:])
         starts = 1
         do {
@@ -162,27 +183,30 @@ final class DaemonFixture: @unchecked Sendable {
 
     /// The command line flowd gets.
     var arguments: [String] {
-        Self.arguments(bus: bus, flows: flowsDirectory, state: stateDirectory, configuration: configurationPath, settings: settings)
+        Self.arguments(
+            bus: bus, flows: flowsDirectory, plugins: pluginDirectory, state: stateDirectory,
+            configuration: configurationPath, settings: settings)
     }
 
     private static func arguments(
-        bus: PrivateBus, flows: String, state: String, configuration: String?, settings: DaemonSettings
+        bus: PrivateBus, flows: String, plugins: String, state: String, configuration: String?, settings: DaemonSettings
     ) -> [String] {
         var arguments = (settings.systemMode ? ["--system"] : ["--address", bus.address])
-            + ["--flows-dir", flows, "--state-dir", state]
+            + ["--flows-dir", flows, "--plugin-dir", plugins, "--state-dir", state]
         if let configuration { arguments += ["--config", configuration] }
         if settings.verbose { arguments.append("--verbose") }
         return arguments
     }
 
     private static func start(
-        index: Int, directory: TemporaryDirectory, bus: PrivateBus, flows: String, state: String, configuration: String?,
-        settings: DaemonSettings, environment: [String: String]
+        index: Int, directory: TemporaryDirectory, bus: PrivateBus, flows: String, plugins: String, state: String,
+        configuration: String?, settings: DaemonSettings, environment: [String: String]
     ) throws -> FlowdProcess {
         var extra = settings.environment.merging(environment) { _, new in new }
         if settings.systemMode { extra["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address }
         return try FlowdProcess(
-            arguments: arguments(bus: bus, flows: flows, state: state, configuration: configuration, settings: settings),
+            arguments: arguments(
+                bus: bus, flows: flows, plugins: plugins, state: state, configuration: configuration, settings: settings),
             environment: extra,
             notifyPath: directory.file("notify-\(index)"))
     }
@@ -196,8 +220,8 @@ final class DaemonFixture: @unchecked Sendable {
         precondition(daemon.child.exitStatus != nil, "stop or kill the running daemon first")
         earlierStandardError += daemon.standardError
         daemon = try Self.start(
-            index: starts, directory: directory, bus: bus, flows: flowsDirectory, state: stateDirectory,
-            configuration: configurationPath, settings: settings, environment: environment)
+            index: starts, directory: directory, bus: bus, flows: flowsDirectory, plugins: pluginDirectory,
+            state: stateDirectory, configuration: configurationPath, settings: settings, environment: environment)
         starts += 1
         try daemon.waitUntilReady()
     }

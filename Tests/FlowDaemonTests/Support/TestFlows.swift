@@ -94,3 +94,49 @@ enum TestFlows {
         """
     }
 }
+
+/// Flows that use the fixture plugin `FixtureTestPlugin` (`test.*`).
+enum PluginFlows {
+    /// One step (a name and a secure PIN), Review, and `action` with `options` as the submit action.
+    static func submitting(id: String, action: String, options: String = "{}", timeoutSeconds: String = "30") -> String {
+        """
+        { "format": 1, "id": "\(id)", "title": "Submit with \(action)",
+          "steps": [
+            {"id": "who", "title": "Who",
+             "fields": [{"id": "name", "type": "text", "label": "Name", "required": true},
+                        {"id": "pin", "type": "secure", "label": "PIN"}]}
+          ],
+          "review": {"note": "Sent with \(action)."},
+          "submit": {"action": "\(action)", "options": \(options), "timeoutSeconds": \(timeoutSeconds)}
+        }
+        """
+    }
+
+    /// Every submit flow the plugin tests use, by file name.
+    static let submitFlows: [String: String] = [
+        "echo.json": submitting(id: "echo", action: "test.echo-submit"),
+        "slow.json": submitting(id: "slow", action: "test.slow-submit", options: "{\"seconds\": 120}", timeoutSeconds: "600"),
+        "fail.json": submitting(id: "fail", action: "test.fail-submit"),
+        "opaque.json": submitting(id: "opaque", action: "test.opaque-fail-submit"),
+        "late.json": submitting(id: "late", action: "test.slow-submit", options: "{\"seconds\": 60}", timeoutSeconds: "0.5"),
+        "providers.json": providers,
+    ]
+
+    /// A flow with a plugin field validator, a plugin step validator, an
+    /// options provider and a prefill provider; no submit action.
+    static let providers = """
+        { "format": 1, "id": "providers", "title": "Providers",
+          "steps": [
+            {"id": "numbers", "title": "Numbers",
+             "fields": [{"id": "even", "type": "number", "label": "An even number", "required": true,
+                         "validators": [{"plugin": "test.even"}]},
+                        {"id": "who", "type": "text", "label": "Who", "prefill": "test.prefill"}]},
+            {"id": "colour", "title": "Colour",
+             "fields": [{"id": "colour", "type": "choice", "label": "Colour", "required": true, "optionsFrom": "test.options"}]},
+            {"id": "twice", "title": "Twice",
+             "fields": [{"id": "first", "type": "text", "label": "First"}, {"id": "second", "type": "text", "label": "Second"}],
+             "rules": [{"plugin": "test.same-answers"}]}
+          ]
+        }
+        """
+}
