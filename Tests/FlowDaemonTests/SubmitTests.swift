@@ -9,10 +9,14 @@ import TestSupport
 struct SubmitTests {
     static let settings = DaemonSettings(flows: PluginFlows.submitFlows, plugins: ["FixtureTestPlugin"])
 
+    /// The secure answer every session here gets: distinctive, so a search
+    /// for it in files cannot hit by chance.
+    static let pin = "pin-4f1c9e2a7b"
+
     /// A session of `flow` with its one step answered, on Review.
     static func onReview(_ client: FlowClient, _ flow: String, locale: String = "en") throws -> SessionClient {
         let session = try client.start(flow, options: ["locale": .string(locale)])
-        #expect(try session.set(["name": "Ada", "pin": "1234"]) == [:])
+        #expect(try session.set(["name": "Ada", "pin": .string(pin)]) == [:])
         #expect(try session.next() == [:])
         #expect(try session.state() == "review")
         return session
@@ -112,6 +116,26 @@ struct SubmitTests {
             // Retry: it fails again the same way, and nothing was lost.
             expectDBusError("org.flowd.Flow1.Error.SubmitFailed") { try session.submit() }
             #expect(try session.review().group("who")?.finished == true, "the secure PIN is still held")
+        }
+    }
+
+    @Test("Continue on Review submits too: its reply waits for the action, and a failure is its error")
+    func continueOnReview() throws {
+        try withDaemon(Self.settings) { fixture in
+            let succeeding = try Self.onReview(fixture.client, "echo")
+            #expect(try succeeding.next() == [:])
+            #expect(try succeeding.state() == "submitted")
+            #expect(try succeeding.property("Receipt").vardict?["reference"] == .string(succeeding.id))
+
+            let failing = try Self.onReview(fixture.client, "fail")
+            let error = expectDBusError("org.flowd.Flow1.Error.SubmitFailed") { try failing.next() }
+            #expect(error?.message == "The calendar is full.")
+            #expect(try failing.state() == "failed")
+            // The secure value given before the submits never reached the disk or the log.
+            #expect(!fixture.daemon.standardError.contains(Self.pin))
+            for (name, bytes) in try fixture.stateFiles() {
+                #expect(bytes.range(of: Data(Self.pin.utf8)) == nil, "the PIN is in \(name)")
+            }
         }
     }
 
