@@ -1,12 +1,5 @@
 import Glibc
 
-/// The record of one plugin call in flight, from
-/// ``SessionStore/beginPluginCall(plugin:)``.
-public struct PluginCallToken: Hashable, Sendable {
-    /// The row id of the record; never reused.
-    public let rawValue: Int64
-}
-
 /// Which file a plugin was loaded from, so a disabled plugin is enabled
 /// again once that file changes (an administrator installs a fix, or runs
 /// `touch` on it).
@@ -56,82 +49,11 @@ public struct DisabledPlugin: Hashable, Sendable {
     public var file: PluginFileIdentity?
 }
 
-/// The crash guard's records.
-///
-/// Before a plugin call the daemon writes a record
-/// (``beginPluginCall(plugin:)``) and removes it after
-/// (``endPluginCall(_:)``). Both commit, so if the plugin takes the whole
-/// process down the record is still there at the next start, naming the
-/// plugin: ``recordCrashedPlugins(reason:file:)`` turns such records into
-/// `plugin_state` rows, and the plugin stays disabled across restarts
-/// until its file changes or ``enablePlugin(_:)`` clears it.
-///
-/// A daemon stopped by `SIGKILL` while a call is in flight blames that
-/// plugin as well; a clean shutdown must end its records.
+/// Plugins kept disabled across restarts: the daemon records here the
+/// plugins its crash guard (in `PluginHost`) found in the middle of a call
+/// at start-up. A plugin stays disabled until its file changes or
+/// ``enablePlugin(_:)`` clears it.
 extension SessionStore {
-    /// Records that a call into `plugin` starts, and commits.
-    public func beginPluginCall(plugin: String) throws(StoreError) -> PluginCallToken {
-        guard !plugin.isEmpty else { throw .invalidArgument("a plugin name is empty") }
-        let now = configuration.clock()
-        return try withDatabase { db throws(StoreError) -> PluginCallToken in
-            let queries = SessionQueries(db: db, path: path)
-            return try queries.with("INSERT INTO plugin_calls (plugin, started_at) VALUES (?1, ?2)") {
-                statement throws(SQLiteError) -> PluginCallToken in
-                try statement.bind([.text(plugin), .integer(now)])
-                try statement.run()
-                return PluginCallToken(rawValue: db.lastInsertRowID)
-            }
-        }
-    }
-
-    /// Removes the record of a call that returned (or threw, or timed out:
-    /// anything but a crash). Ending a token twice does nothing.
-    public func endPluginCall(_ token: PluginCallToken) throws(StoreError) {
-        try withDatabase { db throws(StoreError) in
-            try SessionQueries(db: db, path: path).with("DELETE FROM plugin_calls WHERE token = ?1") {
-                statement throws(SQLiteError) in
-                try statement.bind([.integer(token.rawValue)])
-                try statement.run()
-            }
-        }
-    }
-
-    /// The distinct names of plugins whose calls never ended: at start-up,
-    /// the plugins that were running when the previous process died.
-    public func pendingPluginCalls() throws(StoreError) -> [String] {
-        try withDatabase { db throws(StoreError) -> [String] in
-            try SessionQueries(db: db, path: path).pendingPluginCalls()
-        }
-    }
-
-    /// Deletes every call record.
-    public func clearPendingPluginCalls() throws(StoreError) {
-        try withDatabase { db throws(StoreError) in
-            try SessionQueries(db: db, path: path).with("DELETE FROM plugin_calls") { statement throws(SQLiteError) in
-                try statement.run()
-            }
-        }
-    }
-
-    /// At start-up, before any plugin call: disables every plugin left with a
-    /// pending call, recording `file(name)` as the file disabled, and clears
-    /// the call records, in one transaction. Returns the names disabled.
-    ///
-    /// `file` runs under the store's lock; it must not call the store.
-    public func recordCrashedPlugins(
-        reason: String, file: (String) -> PluginFileIdentity?
-    ) throws(StoreError) -> [String] {
-        let now = configuration.clock()
-        return try transaction { tx throws(StoreError) -> [String] in
-            let names = try tx.queries.pendingPluginCalls()
-            for name in names {
-                try tx.queries.disablePlugin(name, reason: reason, file: file(name), at: now)
-            }
-            try tx.queries.with("DELETE FROM plugin_calls") { statement throws(SQLiteError) in try statement.run() }
-            return names
-        }
-    }
-
     /// Disables `name` (replacing an earlier record) until its file changes
     /// from `file`, or until ``enablePlugin(_:)``.
     public func disablePlugin(_ name: String, reason: String, file: PluginFileIdentity?) throws(StoreError) {
@@ -173,12 +95,6 @@ extension SessionStore {
 }
 
 extension SessionQueries {
-    func pendingPluginCalls() throws(StoreError) -> [String] {
-        try with("SELECT DISTINCT plugin FROM plugin_calls ORDER BY plugin") { statement throws(SQLiteError) in
-            try statement.rows { row throws(SQLiteError) in row.string(at: 0) ?? "" }
-        }
-    }
-
     func disablePlugin(_ name: String, reason: String, file: PluginFileIdentity?, at time: Int64) throws(StoreError) {
         let sql = """
             INSERT OR REPLACE INTO plugin_state

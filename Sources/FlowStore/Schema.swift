@@ -27,7 +27,6 @@ enum Schema {
     ///   are microseconds since the epoch, as on D-Bus.
     /// - `session_count`: one row holding the number of sessions, kept by
     ///   triggers, so the count is a single-row read at any size.
-    /// - `plugin_calls`: crash-guard records, one per plugin call in flight.
     ///   `AUTOINCREMENT` so a token is never reused, even after its row is deleted.
     /// - `plugin_state`: plugins disabled by the crash guard, with the
     ///   identity of the file that was disabled.
@@ -60,12 +59,6 @@ enum Schema {
         CREATE TRIGGER sessions_counted_delete AFTER DELETE ON sessions BEGIN
             UPDATE session_count SET value = value - 1 WHERE only = 0;
         END;
-
-        CREATE TABLE plugin_calls (
-            token      INTEGER PRIMARY KEY AUTOINCREMENT,
-            plugin     TEXT    NOT NULL,
-            started_at INTEGER NOT NULL
-        ) STRICT;
 
         CREATE TABLE plugin_state (
             plugin        TEXT    NOT NULL PRIMARY KEY,

@@ -3,39 +3,9 @@ import Testing
 
 @testable import FlowStore
 
-@Suite("SessionStore: the plugin crash guard")
+@Suite("SessionStore: disabled plugins")
 struct PluginGuardTests {
-    @Test func callRecordsComeAndGo() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let store = try SessionStore(path: dir.file("s.sqlite"))
-        let a = try store.beginPluginCall(plugin: "example.vat")
-        let b = try store.beginPluginCall(plugin: "example.vat")
-        let c = try store.beginPluginCall(plugin: "spool")
-        #expect(Set([a, b, c]).count == 3)
-        #expect(try store.pendingPluginCalls() == ["example.vat", "spool"])
-        try store.endPluginCall(a)
-        try store.endPluginCall(c)
-        try store.endPluginCall(c)  // twice: nothing happens
-        #expect(try store.pendingPluginCalls() == ["example.vat"])
-        try store.endPluginCall(b)
-        #expect(try store.pendingPluginCalls().isEmpty)
-        #expect(throws: StoreError.self) { try store.beginPluginCall(plugin: "") }
-    }
-
-    @Test func tokensAreNeverReused() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let store = try SessionStore(path: dir.file("s.sqlite"))
-        let first = try store.beginPluginCall(plugin: "p")
-        try store.endPluginCall(first)
-        let second = try store.beginPluginCall(plugin: "p")
-        #expect(second != first)
-        try store.clearPendingPluginCalls()
-        #expect(try store.pendingPluginCalls().isEmpty)
-    }
-
-    @Test func aCrashLeavesTheRecordAndDisablesThePluginAcrossRestarts() throws {
+    @Test func aDisabledPluginStaysDisabledAcrossRestartsUntilItsFileChanges() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let path = dir.file("s.sqlite")
@@ -43,26 +13,14 @@ struct PluginGuardTests {
         try writeFile(plugin, Data("v1".utf8))
         let identity = try PluginFileIdentity.of(path: plugin)
 
-        // A "crash": the call record is written and never ended.
-        let crashed = try SessionStore(path: path)
-        _ = try crashed.beginPluginCall(plugin: "bad")
-        let finished = try crashed.beginPluginCall(plugin: "good")
-        try crashed.endPluginCall(finished)
-        try crashed.close()
-
-        let restarted = try SessionStore(path: path, configuration: .init(clock: { 42 }))
-        #expect(try restarted.pendingPluginCalls() == ["bad"])
-        let disabled = try restarted.recordCrashedPlugins(reason: "crashed the daemon during a call") { name in
-            name == "bad" ? identity : nil
-        }
-        #expect(disabled == ["bad"])
-        #expect(try restarted.pendingPluginCalls().isEmpty)
+        let first = try SessionStore(path: path, configuration: .init(clock: { 42 }))
+        try first.disablePlugin("bad", reason: "crashed the daemon during a call", file: identity)
         let expected = DisabledPlugin(name: "bad", reason: "crashed the daemon during a call", disabledAt: 42, file: identity)
-        #expect(try restarted.disabledPlugin(named: "bad", currentFile: identity) == expected)
-        #expect(try restarted.disabledPlugin(named: "good", currentFile: nil) == nil)
-        try restarted.close()
+        #expect(try first.disabledPlugin(named: "bad", currentFile: identity) == expected)
+        #expect(try first.disabledPlugin(named: "good", currentFile: nil) == nil)
+        try first.close()
 
-        // Still disabled after another restart while the file is unchanged.
+        // Still disabled after a restart while the file is unchanged.
         let again = try SessionStore(path: path)
         #expect(try again.disabledPlugins() == [expected])
         #expect(try again.disabledPlugin(named: "bad", currentFile: try PluginFileIdentity.of(path: plugin)) == expected)
