@@ -101,6 +101,9 @@ final class Lifecycle: @unchecked Sendable {
             return .failure(FlowdError(.failed, "the configuration has an error, nothing was changed: \(error.description)"))
         }
         let catalog = front.service.assumeIsolated { $0.reload(configuration) }
+        // Sessions that moved to a changed flow announce their new values
+        // now, also when the reload came from SIGHUP rather than a call.
+        front.flush()
         DaemonMain.report(catalog, logger: logger)
         logger.notice("reloaded: \(catalog.flows.count) flows")
         updateStatus()

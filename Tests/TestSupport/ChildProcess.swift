@@ -199,12 +199,14 @@ public final class ChildProcess: @unchecked Sendable {
         public let standardError: String
     }
 
-    /// Runs a command to completion (killed after `timeout`) and returns its output.
+    /// Runs a command to completion (killed after `timeout`) and returns its
+    /// output. `environment` is added to this process's, or is the whole
+    /// environment when `inheritEnvironment` is false.
     public static func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
-        timeout: Duration = .seconds(30)
+        inheritEnvironment: Bool = true, timeout: Duration = .seconds(30)
     ) throws -> Result {
-        let child = try ChildProcess(executable, arguments, environment: environment)
+        let child = try ChildProcess(executable, arguments, environment: environment, inheritEnvironment: inheritEnvironment)
         guard let status = child.wait(timeout: timeout) else {
             child.terminate(grace: .seconds(1))
             throw TestSupportError("\(child.commandLine) did not finish within \(timeout)")

@@ -319,7 +319,11 @@ actor FlowService {
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
             cache.remove(id)
             if let restored = try? FlowSession(restoring: cached.record, flow: flow, clock: clock) {
-                events.append(.propertiesChanged(id: id, names: [], now: SessionProperties(restored)))
+                // Announce what the new definition changed (StepCount, Path,
+                // titles in labels…), as for any other change.
+                let after = SessionProperties(restored)
+                let names = after.changed(since: SessionProperties(cached))
+                if !names.isEmpty { events.append(.propertiesChanged(id: id, names: names, now: after)) }
                 cache.put(restored)
             }
         }
@@ -344,7 +348,9 @@ actor FlowService {
     /// Deletes sessions idle for longer than the configured time. Returns how
     /// many went.
     func expireIdleSessions() -> Int {
-        let cutoff = clock.now - Int64(configuration.limits.idleTimeout.components.seconds) * 1_000_000
+        // Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
+        let idle = configuration.limits.idleTimeout.components
+        let cutoff = clock.now - (idle.seconds * 1_000_000 + idle.attoseconds / 1_000_000_000_000)
         var removed = 0
         while true {
             let ids: [String]
@@ -442,8 +448,9 @@ actor FlowService {
     ) throws(FlowdError) -> Next<FieldErrors> {
         switch outcome {
         case .moved(let completion):
+            let firstEvent = events.count
             try commit(session, before: before)
-            stepCompleted(session, completion)
+            stepCompleted(session, completion, before: firstEvent)
             return .done([:])
         case .stayed(let errors):
             try commit(session, before: before)
@@ -454,15 +461,20 @@ actor FlowService {
         case .noChange:
             return .done([:])
         case .submit(let completion, let start):
+            let firstEvent = events.count
             let next = try beginSubmit(session, before: before, start: start)
-            if let completion { stepCompleted(session, completion) }
+            if let completion { stepCompleted(session, completion, before: firstEvent) }
             return next.map { _ in [:] }
         }
     }
 
-    private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion) {
+    /// Queues `StepCompleted` ahead of the events the same call queued from
+    /// `index` on (the next step's properties and announcement, a settled
+    /// submit), so that clients hear what happened in the order it happened.
+    private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion, before index: Int) {
         let id = session.record.id
-        events.append(.stepCompleted(id: id, step: completion.step, answers: completion.answers))
+        events.insert(
+            .stepCompleted(id: id, step: completion.step, answers: completion.answers), at: min(max(index, 0), events.count))
         logger.info(
             "step completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])

@@ -1,0 +1,116 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// The built `flowd` run from the command line: usage errors, help, version,
+/// bad configuration and unusable resources each end with their exit status
+/// (sysexits.h) and one clear line.
+@Suite("flowd's command line, end to end")
+struct CommandLineTests {
+    static func run(_ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
+            try FlowdBinary.require(), arguments, environment: FlowdBinary.baseEnvironment(), inheritEnvironment: false)
+    }
+
+    /// The non-empty lines of `text`.
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("a bad option exits 64 with one line on stderr", arguments: [
+        (["--bogus"], "--bogus"),
+        (["--flows-dir"], "--flows-dir"),
+        (["--system", "--session"], "conflicts"),
+        (["serve"], "serve"),
+        (["--state-dir="], "--state-dir"),
+    ])
+    func usageErrors(arguments: [String], fragment: String) throws {
+        let result = try Self.run(arguments)
+        #expect(result.status == .exited(64))
+        #expect(Self.lines(result.standardError).count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains(fragment), "\(result.standardError)")
+        #expect(!result.standardError.contains("Usage:"), "never the whole help")
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test("--help and --version exit 0 on stdout")
+    func helpAndVersion() throws {
+        let help = try Self.run(["--help"])
+        #expect(help.status == .exited(0))
+        #expect(help.standardOutput.hasPrefix("Usage: flowd"))
+        for option in ["--system", "--session", "--address", "--flows-dir", "--plugin-dir", "--state-dir", "--config", "--version"] {
+            #expect(help.standardOutput.contains(option), "--help does not mention \(option)")
+        }
+        #expect(help.standardError.isEmpty)
+        let version = try Self.run(["--version"])
+        #expect(version.status == .exited(0))
+        #expect(Self.lines(version.standardOutput).count == 1)
+        #expect(version.standardOutput.hasPrefix("flowd 0."), "\(version.standardOutput)")
+        #expect(version.standardError.isEmpty)
+    }
+
+    @Test("a bad configuration file exits 78 naming file and line", arguments: [
+        ("[Limits]\nMaxStringLength=abc\n", 2),
+        ("# comment\n[Daemon]\nVerbose=yes\n[Nonsense]\nKey=1\n", 5),
+        ("[Limits]\nIdleTimeout=soon\n", 2),
+        ("Key=before any section\n", 1),
+        ("[Daemon]\nFlowsDirectory=relative/path\n", 2),
+    ])
+    func badConfiguration(text: String, line: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "flowd-cli")
+        let path = try directory.write("flowd.conf", text)
+        let result = try Self.run(["--config", path, "--state-dir", directory.file("state"), "--address", "unix:path=/nonexistent"])
+        #expect(result.status == .exited(78))
+        #expect(result.standardError.contains("\(path):\(line):"), "\(result.standardError)")
+        #expect(Self.lines(result.standardError).count == 1, "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("state")), "nothing is created before the configuration is good")
+    }
+
+    @Test("a bad drop-in is named too, and a missing --config file exits 78")
+    func dropInsAndMissingFile() throws {
+        let directory = try TemporaryDirectory(prefix: "flowd-cli")
+        let path = try directory.write("flowd.conf", "[Limits]\nMaxSessions=10\n")
+        try FileManager.default.createDirectory(atPath: path + ".d", withIntermediateDirectories: false)
+        let dropIn = try directory.write("flowd.conf.d/20-local.conf", "[Limits]\n\nMaxSessions=-1\n")
+        let result = try Self.run(["--config", path, "--state-dir", directory.file("state")])
+        #expect(result.status == .exited(78))
+        #expect(result.standardError.contains("\(dropIn):3:"), "\(result.standardError)")
+
+        let missing = try Self.run(["--config", directory.file("absent.conf"), "--state-dir", directory.file("state")])
+        #expect(missing.status == .exited(78))
+        #expect(missing.standardError.contains("absent.conf"), "\(missing.standardError)")
+    }
+
+    @Test("an unusable state directory exits 73; an unreachable bus exits 69")
+    func unusableResources() throws {
+        let directory = try TemporaryDirectory(prefix: "flowd-cli")
+        let file = try directory.write("not-a-directory", "x")
+        let state = try Self.run(["--state-dir", file, "--address", "unix:path=\(directory.file("no-bus"))"])
+        #expect(state.status == .exited(73), "\(state.standardError)")
+        #expect(state.standardError.contains(file))
+
+        let bus = try Self.run(["--state-dir", directory.file("state"), "--address", "unix:path=\(directory.file("no-bus"))"])
+        #expect(bus.status == .exited(69), "\(bus.standardError)")
+        #expect(bus.standardError.contains("no-bus"), "\(bus.standardError)")
+    }
+
+    @Test("a second flowd on the same bus exits 69 and the first keeps serving")
+    func nameAlreadyOwned() throws {
+        try withDaemon { fixture in
+            let directory = try TemporaryDirectory(prefix: "flowd-cli")
+            let second = try Self.run([
+                "--address", fixture.bus.address, "--flows-dir", fixture.flowsDirectory, "--state-dir", directory.file("state"),
+            ])
+            #expect(second.status == .exited(69), "\(second.standardError)")
+            #expect(second.standardError.contains("org.flowd.Flow1"), "\(second.standardError)")
+            #expect(try fixture.client.flowIDs() == ["durable", "quick", "trip"])
+            // The Manager's Version is the version flowd --version prints.
+            let printed = try Self.run(["--version"]).standardOutput.split(separator: " ")
+            #expect(printed.count >= 2)
+            #expect(try fixture.client.manager.property("Version", as: String.self) == String(printed[1]))
+            // No plugins are loaded by these tests' daemons.
+            #expect(try fixture.client.manager.call("ListPlugins", returning: [[String: DBusValue]].self).isEmpty)
+        }
+    }
+}

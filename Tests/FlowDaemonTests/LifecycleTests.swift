@@ -1,0 +1,127 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// Readiness, status, watchdog and stopping, as systemd sees them through a
+/// test `NOTIFY_SOCKET`; restarts that serve the same sessions again.
+@Suite("flowd lifecycle")
+struct LifecycleTests {
+    @Test("READY=1 once the name is owned, STATUS= with live counts, WATCHDOG=1, STOPPING=1 and exit 0 on SIGTERM")
+    func notifications() throws {
+        // The watchdog interval is short so that pings come quickly; flowd
+        // pings at half of it.
+        try withDaemon(DaemonSettings(environment: ["WATCHDOG_USEC": "400000"])) { fixture in
+        let notify = fixture.daemon.notify
+
+        // READY=1 arrived (the fixture waited for it) and the name is owned.
+        #expect(notify.values(of: "READY") == ["1"])
+        #expect(try fixture.client.connection.nameHasOwner(FlowClient.busName))
+        let first = try #require(notify.waitForAssignment("STATUS"), "no STATUS= after READY=1")
+        #expect(first.contains("0 sessions"), "\(first)")
+        #expect(first.contains("3 flows"), "\(first)")
+
+        // The status follows the number of sessions.
+        _ = try fixture.client.start("trip")
+        _ = try fixture.client.start("quick")
+        let later = notify.waitForAssignment("STATUS") { $0.contains("2 sessions") }
+        #expect(later != nil, "STATUS= never said 2 sessions: \(notify.values(of: "STATUS"))")
+
+        #expect(notify.waitForAssignment("WATCHDOG") != nil, "no WATCHDOG=1 although WATCHDOG_USEC is set")
+
+        // SIGTERM: STOPPING=1, then a clean exit.
+        let status = fixture.stop()
+        #expect(status == .exited(0), "\(fixture.allStandardError)")
+        #expect(notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
+        let order = notify.assignments.map(\.name)
+        let ready = try #require(order.firstIndex(of: "READY"))
+        let stopping = try #require(order.lastIndex(of: "STOPPING"))
+        #expect(ready < stopping)
+        #expect(!fixture.daemon.standardError.contains("error:"), "\(fixture.daemon.standardError)")
+        }
+    }
+
+    @Test("no WATCHDOG=1 without WATCHDOG_USEC")
+    func noWatchdogUnlessAsked() throws {
+        try withDaemon { fixture in
+            // A round trip to the daemon, then everything it sent so far.
+            try fixture.client.ping()
+            let status = fixture.stop()
+            #expect(status == .exited(0))
+            // STOPPING=1 is the last message: once it is read, everything is.
+            #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
+            #expect(fixture.daemon.notify.values(of: "WATCHDOG").isEmpty)
+        }
+    }
+
+    @Test("outside the journal the log is plain one-line entries on stderr, even with an inherited JOURNAL_STREAM", arguments: [
+        [:], ["JOURNAL_STREAM": "8:12345"],
+    ])
+    func plainStderrLog(environment: [String: String]) throws {
+        try withDaemon(DaemonSettings(environment: environment)) { fixture in
+            let session = try fixture.client.start("quick")
+            try session.set(["stars": .int64(5)])
+            try session.next()
+            #expect(fixture.stop() == .exited(0))
+            let lines = fixture.daemon.standardError.split(separator: "\n").map(String.init)
+            let pid = fixture.daemon.child.pid
+            #expect(lines.count >= 4, "\(lines)")
+            for line in lines {
+                let prefix = "flowd[\(pid)]: "
+                let level = line.hasPrefix(prefix) ? line.dropFirst(prefix.count).prefix { $0 != ":" } : ""
+                #expect(["debug", "info", "notice", "warning", "error"].contains(String(level)), "not a log line: \(line)")
+            }
+            #expect(lines.contains { $0.contains("session started") && $0.contains("session=\(session.id)") && $0.contains("flow=quick") })
+            #expect(lines.contains { $0.contains("step completed") && $0.contains("step=rating") })
+            #expect(lines.last?.contains("stopped") == true, "\(lines)")
+        }
+    }
+
+    @Test("SIGINT stops cleanly too")
+    func sigint() throws {
+        try withDaemon { fixture in
+            fixture.daemon.child.send(signal: SIGINT)
+            #expect(fixture.daemon.child.wait(timeout: .seconds(20)) == .exited(0))
+            #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
+        }
+    }
+
+    @Test("after SIGTERM and a restart, sessions are served at the same object paths with their answers")
+    func restartServesTheSameSessions() throws {
+        try withDaemon { fixture in
+            let trip = try fixture.client.start("trip")
+            try trip.next()
+            try trip.set(["name": "Grace Hopper", "email": "grace@example.org"])
+            let quick = try fixture.client.start("quick")
+            try quick.set(["stars": .int64(4)])
+            try quick.next()
+            let before = try fixture.client.listSessions()
+            let created = try trip.property("CreatedAt")
+            let updated = try trip.property("UpdatedAt")
+            // Microseconds since the epoch: within a day of this test's clock.
+            let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
+            let createdValue = try #require(created.uint64)
+            #expect(createdValue > now - 86_400_000_000 && createdValue < now + 86_400_000_000, "\(createdValue) vs \(now)")
+            #expect(try #require(updated.uint64) >= createdValue)
+            #expect(try trip.string("Id") == trip.id)
+
+            #expect(fixture.stop() == .exited(0))
+            try fixture.startAgain()
+
+            let after = try fixture.client.listSessions()
+            #expect(Set(after.map(\.path)) == Set(before.map(\.path)))
+            #expect(try fixture.client.getSession(trip.id) == trip.path)
+            #expect(try fixture.client.getSession(quick.id) == quick.path)
+            let step = try trip.step()
+            #expect(step.id == "traveller")
+            #expect(step.field("name")?.value == .string("Grace Hopper"))
+            #expect(try quick.string("CurrentStep") == "comment")
+            #expect(try quick.answers()["stars"] == .int64(4))
+            #expect(try fixture.client.manager.property("SessionCount", as: UInt32.self) == 2)
+            #expect(try trip.property("CreatedAt") == created, "CreatedAt survives the restart")
+            #expect(try trip.property("UpdatedAt") == updated, "reading changes nothing")
+            try trip.set(["name": "Grace Brewster Hopper"])
+            #expect(try #require(try trip.property("UpdatedAt").uint64) > (updated.uint64 ?? .max))
+        }
+    }
+}
