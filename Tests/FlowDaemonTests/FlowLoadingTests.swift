@@ -68,6 +68,25 @@ struct FlowLoadingTests {
         }
     }
 
+    @Test("a reload that changes a flow keeps the secure answers typed into its running sessions")
+    func reloadKeepsSecureAnswers() throws {
+        try withDaemon { fixture in
+            let session = try fixture.client.start("durable")
+            #expect(try session.set(["n": .string("1"), "pin": .string("4711 secret")]) == [:])
+            #expect(try session.next() == [:])
+            #expect(try session.next() == [:])
+            #expect(try session.step().id == "review")
+            // The flow file changes (a new title) and is reloaded.
+            try fixture.writeFlow(
+                "durable.json", TestFlows.durable.replacingOccurrences(of: "\"title\": \"Durable\"", with: "\"title\": \"Sturdy\""))
+            try fixture.client.reload()
+            let groups = try session.review().groups
+            #expect(groups.map(\.finished) == [true, true], "the reload lost the PIN: \(groups.map(\.status))")
+            try session.submit()
+            #expect(try session.property("State") == .string("submitted"))
+        }
+    }
+
     @Test("SIGHUP reloads the flows, with RELOADING=1 and READY=1 around it")
     func sighup() throws {
         try withDaemon { fixture in

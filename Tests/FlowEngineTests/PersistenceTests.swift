@@ -95,6 +95,34 @@ import Testing
         #expect(request.submission.secureAnswers["password"] == "another secret")
     }
 
+    @Test func aReloadedFlowKeepsTheSecureAnswersHeldInMemory() throws {
+        let s = try registrationAtReview()
+        // The same flow with another title: a reload of an edited file.
+        let edited = String(decoding: try Fixture.exampleBytes("registration"), as: UTF8.self)
+            .replacingOccurrences(of: "\"Create an account\"", with: "\"Open an account\"")
+        let newFlow = try Fixture.flow(edited, file: "registration.json")
+        #expect(newFlow.fingerprint != s.flow.fingerprint)
+        var moved = try s.rebased(onto: newFlow)
+        #expect(moved.flowChangedSinceRecord)
+        #expect(moved.currentStepID == "review")
+        #expect(moved.review().groups.map(\.finished) == [true, true, true])
+        guard case .run(let request) = try moved.beginSubmit(now: 3) else {
+            Issue.record("the reload lost the password")
+            return
+        }
+        #expect(request.submission.secureAnswers["password"] == secret)
+
+        // A field that is no longer secure does not get the secret as an answer.
+        let retyped = edited.replacingOccurrences(
+            of: "\"id\": \"confirmPassword\",\n          \"type\": \"secure\"",
+            with: "\"id\": \"confirmPassword\",\n          \"type\": \"text\"")
+        #expect(retyped != edited)
+        let plain = try s.rebased(onto: Fixture.flow(retyped, file: "registration.json"))
+        #expect(plain.review().groups.map(\.finished) == [true, false, true])
+        #expect(plain.answersOnPath(includeSecure: true)["confirmPassword"] == nil)
+        #expect(plain.answersOnPath(includeSecure: true)["password"] == .text(secret))
+    }
+
     @Test func aRestoredSubmittingSessionIsMarkedInterrupted() throws {
         var s = try branchyAtReview()
         _ = try s.beginSubmit(now: 1)

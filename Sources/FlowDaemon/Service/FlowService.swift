@@ -302,7 +302,8 @@ actor FlowService {
     /// Re-reads the flows with a new configuration. Limits take effect at
     /// once; the bus and the state directory only at the next start.
     /// Cached sessions of a flow that changed move to the new definition now
-    /// (the engine drops answers that no longer fit); sessions of a flow that
+    /// (the engine drops answers that no longer fit, and keeps the secure
+    /// answers held in memory); sessions of a flow that
     /// is gone stay stored but answer `NotFound` until it comes back.
     func reload(_ newConfiguration: DaemonConfiguration) -> FlowCatalog {
         var next = newConfiguration
@@ -318,7 +319,7 @@ actor FlowService {
             }
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
             cache.remove(id)
-            if let restored = try? FlowSession(restoring: cached.record, flow: flow, clock: clock) {
+            if let restored = try? cached.rebased(onto: flow) {
                 // Announce what the new definition changed (StepCount, Path,
                 // titles in labels…), as for any other change.
                 let after = SessionProperties(restored)

@@ -91,6 +91,24 @@ public struct FlowSession: Sendable {
     ///
     /// - Throws: `incompatibleRecord` for another record format or another flow.
     public init(restoring record: SessionRecord, flow: FlowDefinition, clock: any EngineClock) throws(SessionError) {
+        try self.init(restoring: record, flow: flow, clock: clock, secure: [:])
+    }
+
+    /// This session on another version of its flow (after the daemon
+    /// reloaded the flow file): as if restored from its record with `flow`,
+    /// except that the secure answers held in memory are kept for fields that
+    /// are still secure, so a reload does not make the person type a password
+    /// again.
+    ///
+    /// - Throws: `incompatibleRecord` when `flow` is another flow.
+    public func rebased(onto flow: FlowDefinition) throws(SessionError) -> FlowSession {
+        let kept = scratch.secure.filter { flow.field($0.key)?.type == .secure }
+        return try FlowSession(restoring: record, flow: flow, clock: clock, secure: kept)
+    }
+
+    private init(
+        restoring record: SessionRecord, flow: FlowDefinition, clock: any EngineClock, secure: [String: String]
+    ) throws(SessionError) {
         guard record.formatVersion == SessionRecord.currentFormatVersion else {
             throw SessionError(.incompatibleRecord, "record format \(record.formatVersion) is not format \(SessionRecord.currentFormatVersion), which this flowd reads")
         }
@@ -102,6 +120,7 @@ public struct FlowSession: Sendable {
         self.clock = clock
         self.record = record
         self.flowChangedSinceRecord = record.flowFingerprint != flow.fingerprint
+        self.scratch.secure = secure
         repairAfterRestore()
     }
 
@@ -1060,12 +1079,13 @@ public struct FlowSession: Sendable {
         for key in record.dynamicOptions.keys where flow.field(key)?.optionsFrom == nil {
             record.dynamicOptions[key] = nil
         }
-        // Secure values did not survive: their steps must be filled in again.
+        // Secure values that did not survive (all of them after a restart):
+        // their steps must be filled in again.
         if record.state != .submitted {
-            for id in record.secureFieldsSet {
+            for id in record.secureFieldsSet where scratch.secure[id] == nil {
                 if let s = flow.stepID(ofField: id) { touchedSteps.insert(s) }
             }
-            record.secureFieldsSet = []
+            record.secureFieldsSet = record.secureFieldsSet.filter { scratch.secure[$0] != nil }
         }
         record.visited = record.visited.filter { flow.stepIndex[$0] != nil }
         record.completed = record.completed.filter { flow.stepIndex[$0] != nil && !touchedSteps.contains($0) }
