@@ -165,12 +165,14 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Ctrl-C.
     func interrupt() { send("\u{03}") }
 
-    /// Waits for the program to end; nil if it has not after `timeout`.
+    /// Waits for the program to end and for everything it drew to be read
+    /// (the reader sees EIO once the program's side of the terminal is
+    /// closed); nil if the program has not ended after `timeout`.
     func wait(timeout: TimeInterval = 30) -> ExitStatus? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
-        while status == nil {
+        while status == nil || !closed {
             if !condition.wait(until: deadline) { break }
         }
         return status
