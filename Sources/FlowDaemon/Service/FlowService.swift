@@ -137,7 +137,7 @@ actor FlowService {
         return session
     }
 
-    /// Reads a session's value without loading it into the cache's recency.
+    /// Reads a value of session `id` (loaded as by ``session(_:)``).
     func withSession<T>(_ id: String, _ body: (FlowSession) -> T) throws(FlowdError) -> T {
         body(try session(id))
     }
