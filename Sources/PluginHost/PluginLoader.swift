@@ -117,6 +117,22 @@ public struct PluginLoader: Sendable {
     }
 }
 
+extension PluginLoader {
+    /// Runs `body` with the calling thread marked as inside the call `token`
+    /// stands for, and with an alternate signal stack (so a stack overflow in
+    /// a constructor is caught too).
+    static func markingThread<T>(_ token: CrashGuardToken, _ body: () -> T) -> T {
+        guard let marker = token.faultMarker else { return body() }
+        let hasSignalStack = (try? System.acquireAlternateSignalStack()) != nil
+        let previous = System.enterCall(marker)
+        defer {
+            System.leaveCall(previous)
+            if hasSignalStack { System.releaseAlternateSignalStack() }
+        }
+        return body()
+    }
+}
+
 /// The state of one loader run.
 private struct LoadRun {
     let configuration: PluginLoader.Configuration
@@ -298,7 +314,7 @@ private struct LoadRun {
         let token = crashGuard.begin(
             GuardedCall(
                 pluginPath: path, pluginName: stem, capability: nil, startedAt: System.wallClockMicroseconds))
-        let outcome = Self.markingThread(token) { open(file: file) }
+        let outcome = PluginLoader.markingThread(token) { open(file: file) }
         crashGuard.end(token)
 
         let registration: PluginRegistration
@@ -352,20 +368,6 @@ private struct LoadRun {
                     id: CapabilityID(kind: c.kind, name: c.name), plugin: identityOfPlugin, capability: c))
         }
         records.append(record)
-    }
-
-    /// Runs `body` with the calling thread marked as inside the call `token`
-    /// stands for, and with an alternate signal stack (so a stack overflow in
-    /// a constructor is caught too).
-    static func markingThread<T>(_ token: CrashGuardToken, _ body: () -> T) -> T {
-        guard let marker = token.faultMarker else { return body() }
-        let hasSignalStack = (try? System.acquireAlternateSignalStack()) != nil
-        let previous = System.enterCall(marker)
-        defer {
-            System.leaveCall(previous)
-            if hasSignalStack { System.releaseAlternateSignalStack() }
-        }
-        return body()
     }
 
     /// `dlopen`s the checked descriptor, checks the ABI and fetches the registration.
