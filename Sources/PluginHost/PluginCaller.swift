@@ -178,6 +178,11 @@ public final class PluginCaller: Sendable {
     /// executor, inside the crash guard, and returns the first of: its result,
     /// `.timedOut` after `timeout`, `.cancelled` when the calling task is
     /// cancelled.
+    ///
+    /// With a guard that hands out fault markers (``FileCrashGuard``), every
+    /// job of the call — its first, each resumption after an `await`, its
+    /// child tasks' — runs on a pool thread marked as inside this call, so a
+    /// fatal signal in the plugin's code is recorded as the plugin's crash.
     public func call<Value: Sendable>(
         _ capability: RegisteredCapability, timeout: Duration,
         _ body: @escaping @Sendable () async throws -> Value
