@@ -137,7 +137,10 @@ uint64_t flowd_guard_load(const uint64_t *word) {
 /// sets up SIGSTKSZ + 16 KiB for itself), with margin.
 static size_t altstack_size(size_t page) {
     size_t size = 64 * 1024;
-    long minimum = sysconf(_SC_SIGSTKSZ);
+    long minimum = -1;
+#ifdef _SC_SIGSTKSZ
+    minimum = sysconf(_SC_SIGSTKSZ);  // glibc 2.34 and later: what this CPU needs
+#endif
     if (minimum > 0) size += (size_t)minimum;
     else size += SIGSTKSZ;
     return (size + page - 1) / page * page;

@@ -87,13 +87,13 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// The signals a pool thread takes: the faults (blocked, a fault kills the
-    /// process without running any handler, so the crash guard would not see
-    /// it), `SIGABRT` (abort(), and the watchdog's), and `SIGPROF`, which the
-    /// Swift runtime's backtracer uses to pause threads while it reports a
-    /// crash. Process-directed signals such as `SIGTERM` go to the daemon's
-    /// own threads. A pool thread would otherwise inherit whatever mask the
-    /// thread that happened to start it had.
+    /// The signals a pool thread takes: the faults (a fault on a thread that
+    /// blocks its signal kills the process without running any handler, so
+    /// the crash guard would not see it), `SIGABRT` (abort(), and the
+    /// watchdog's), and `SIGPROF`, which the Swift runtime's backtracer uses to
+    /// pause threads while it reports a crash. Process-directed signals such as
+    /// `SIGTERM` go to the daemon's own threads. Without this a pool thread
+    /// would inherit whatever mask the thread that happened to start it had.
     static let unblockedSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT, SIGPROF]
 
     private func work() {
