@@ -27,6 +27,7 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureHangPlugin", "Hang"),
     ("FixtureCrashPlugin", "Crash"),
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
+    ("FixturePatientPlugin", "Patient"),
 ]
 
 let package = Package(
@@ -44,7 +45,10 @@ let package = Package(
     ] + fixturePlugins.map { name, _ in
         // Test fixtures: plugins the loader must refuse or survive. Never installed.
         .library(name: name, type: .dynamic, targets: [name])
-    },
+    } + [
+        // A fixture in C: its library constructor kills the process during dlopen.
+        .library(name: "FixtureCrashInConstructorPlugin", type: .dynamic, targets: ["FixtureCrashInConstructorPlugin"]),
+    ],
     dependencies: [
         .package(path: "Sources/FlowKit"),
     ],
@@ -76,8 +80,12 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "Reactor"]),
         // sd_notify and the journal.
         .target(name: "Systemd", dependencies: ["CSystemd"]),
+        // The crash guard's fatal-signal handlers and thread markers: C, because
+        // they must be async-signal-safe (a `_Thread_local` marker, a store to
+        // mapped memory).
+        .target(name: "CPluginGuard"),
         // The safe dlopen loader and the plugin call path (timeouts, crash guard).
-        .target(name: "PluginHost", dependencies: [flowKit]),
+        .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard"]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
@@ -101,6 +109,8 @@ let package = Package(
         shippedPlugin("ValidatorsPlugin", dir: "Validators"),
         shippedPlugin("ProvidersPlugin", dir: "Providers"),
     ] + fixturePlugins.map { name, dir in fixturePlugin(name, dir: dir) } + [
+        .target(
+            name: "FixtureCrashInConstructorPlugin", path: "Tests/Fixtures/Plugins/CrashInConstructor", publicHeadersPath: "."),
         // Helpers for the plugin tests: the build directory, plugin directories
         // made of copies of built plugins, a loopback HTTP server.
         .target(

@@ -7,13 +7,13 @@ public struct GuardedCall: Sendable, Hashable {
     public var pluginPath: String
     /// The plugin's registered name (the file name when not known yet).
     public var pluginName: String
-    /// The capability being called, or nil while the loader calls the plugin's
-    /// registration entry point.
+    /// The capability being called, or nil while the loader loads the plugin
+    /// (`dlopen`, its constructors and its entry points).
     public var capability: String?
     /// When the call started, in microseconds since the epoch.
     public var startedAt: Int64
 
-    /// Describes one call; `capability` nil means the registration entry point.
+    /// Describes one call; `capability` nil means loading.
     public init(pluginPath: String, pluginName: String, capability: String?, startedAt: Int64) {
         self.pluginPath = pluginPath
         self.pluginName = pluginName
@@ -39,11 +39,50 @@ public struct GuardedCall: Sendable, Hashable {
             capability: parts[3].isEmpty ? nil : String(parts[3]), startedAt: started)
     }
 
-    /// The reason shown for a plugin found in the middle of this call at start-up.
-    var crashReason: String {
-        let what = capability.map { "a call to \($0)" } ?? "loading"
-        return "crashed the daemon during \(what) at \(System.rfc3339(microseconds: startedAt)); "
+    /// The reason shown for a plugin whose code crashed the process during
+    /// this call (with `signal`, 0 when unknown), found at start-up.
+    func crashReason(signal: Int32) -> String {
+        let how = signal > 0 ? " (\(SignalNames.name(signal)))" : ""
+        return "crashed the daemon during \(what) at \(System.rfc3339(microseconds: startedAt))\(how); "
             + "disabled until its file changes"
+    }
+
+    /// What the journal says about this call when the process went away during
+    /// it without a fault in the plugin's code: the plugin is not blamed.
+    public var interruptionNotice: String {
+        "flowd stopped during \(what) (plugin \(pluginName), \(pluginPath), started "
+            + "\(System.rfc3339(microseconds: startedAt))); not blamed: nothing crashed in the plugin"
+    }
+
+    /// "a call to flowd.spool", or "loading".
+    private var what: String {
+        capability.map { "a call to \($0)" } ?? "loading"
+    }
+}
+
+/// How a call that an earlier process left behind ended.
+public enum CallEnding: Sendable, Hashable {
+    /// A fatal signal (`SIGSEGV`, `SIGABRT`, …) that was a fault of a thread
+    /// inside the plugin's code during the call: the plugin crashed the process.
+    case crashed(signal: Int32)
+    /// The process went away while the call ran, with nothing crashing in the
+    /// plugin's code: killed from outside (`SIGKILL`, the watchdog, the OOM
+    /// killer, a power cut), stopped while the call still ran, crashed on
+    /// another thread, or ended by the plugin with `exit()`.
+    case interrupted
+}
+
+/// A call an earlier process was in when it went away, and how it ended.
+public struct LeftoverCall: Sendable, Hashable {
+    /// The call.
+    public var call: GuardedCall
+    /// Crashed in the plugin's code, or merely interrupted.
+    public var ending: CallEnding
+
+    /// A leftover from its parts.
+    public init(call: GuardedCall, ending: CallEnding) {
+        self.call = call
+        self.ending = ending
     }
 }
 
@@ -51,38 +90,53 @@ public struct GuardedCall: Sendable, Hashable {
 public struct CrashGuardToken: Sendable, Hashable {
     /// The guard's own number for the record; 0 means "not recorded".
     public var rawValue: UInt64
+    /// Where a fault in the call's code is recorded: set by guards that can
+    /// tell a crash from an interruption (``FileCrashGuard``), nil otherwise.
+    let faultMarker: FaultMarker?
 
     /// Wraps a guard's record number.
     public init(rawValue: UInt64) {
+        self.init(rawValue: rawValue, faultMarker: nil)
+    }
+
+    init(rawValue: UInt64, faultMarker: FaultMarker?) {
         self.rawValue = rawValue
+        self.faultMarker = faultMarker
     }
 }
 
 /// Remembers which plugin call is in progress, in a place that survives the
 /// process dying, so that a plugin that crashes the daemon is found on the next
-/// start.
+/// start — and told apart from a plugin that was merely in a call when the
+/// process was killed from outside.
 ///
-/// The daemon implements it with its store; ``FileCrashGuard`` is a small
-/// file-backed one. Implementations must be cheap: `begin` and `end` run on
-/// every plugin call. They must not throw: a guard that cannot record should
-/// say so in its own log and let the call run.
+/// ``FileCrashGuard`` is the real one; ``MemoryCrashGuard`` serves tests and
+/// tools. Implementations must be cheap: `begin` and `end` run on every plugin
+/// call. They must not throw: a guard that cannot record should say so in its
+/// own log and let the call run.
 public protocol CrashGuard: Sendable {
     /// Records that `call` is starting. Must be durable against a crash of
     /// this process (not necessarily against power loss) before it returns.
     func begin(_ call: GuardedCall) -> CrashGuardToken
     /// Forgets the call `token` stands for.
     func end(_ token: CrashGuardToken)
-    /// The calls left behind by a process that died during them.
-    func pending() -> [GuardedCall]
-    /// Forgets every recorded call (after start-up has dealt with them).
+    /// The calls an earlier process was in when it went away, each crashed
+    /// or interrupted.
+    func pending() -> [LeftoverCall]
+    /// Forgets every leftover call (after start-up has dealt with them).
     func clearPending()
 }
 
-/// A crash guard that keeps nothing: for tests and tools that do not need it.
+/// A crash guard that keeps its records in memory: for tests and tools.
+///
+/// There is no earlier process in memory, so tests play one: calls begun and
+/// not ended are ``pending()`` as interrupted, or as crashed after
+/// ``recordCrash(_:signal:)``.
 public final class MemoryCrashGuard: CrashGuard {
     private struct State {
         var next: UInt64 = 1
         var active: [UInt64: GuardedCall] = [:]
+        var crashes: [UInt64: Int32] = [:]
         var begun: [GuardedCall] = []
     }
     private let state = Mutex(State())
@@ -103,18 +157,37 @@ public final class MemoryCrashGuard: CrashGuard {
 
     /// Forgets the call.
     public func end(_ token: CrashGuardToken) {
-        _ = state.withLock { $0.active.removeValue(forKey: token.rawValue) }
+        state.withLock { s in
+            s.active[token.rawValue] = nil
+            s.crashes[token.rawValue] = nil
+        }
     }
 
-    /// The calls begun and not ended (in memory there is no previous process,
-    /// so tests use this to play one).
-    public func pending() -> [GuardedCall] {
-        state.withLock { Array($0.active.values) }
+    /// Records that the call `token` stands for crashed with `signal`, as the
+    /// signal handlers do for a ``FileCrashGuard`` (for tests).
+    public func recordCrash(_ token: CrashGuardToken, signal: Int32) {
+        state.withLock { s in
+            if s.active[token.rawValue] != nil { s.crashes[token.rawValue] = signal }
+        }
+    }
+
+    /// The calls begun and not ended, in the order they began.
+    public func pending() -> [LeftoverCall] {
+        state.withLock { s in
+            s.active.keys.sorted().compactMap { token in
+                s.active[token].map { call in
+                    LeftoverCall(call: call, ending: s.crashes[token].map { .crashed(signal: $0) } ?? .interrupted)
+                }
+            }
+        }
     }
 
     /// Forgets every call in progress.
     public func clearPending() {
-        state.withLock { $0.active.removeAll() }
+        state.withLock { s in
+            s.active.removeAll()
+            s.crashes.removeAll()
+        }
     }
 
     /// Every call recorded so far, in order, ended or not (for tests).
@@ -123,7 +196,7 @@ public final class MemoryCrashGuard: CrashGuard {
     }
 
     /// The calls in progress right now.
-    public var activeCalls: [GuardedCall] { pending() }
+    public var activeCalls: [GuardedCall] { pending().map(\.call) }
 }
 
 /// Why a ``FileCrashGuard`` could not be set up.
@@ -132,40 +205,60 @@ public struct CrashGuardError: Error, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-/// A crash guard kept in a small memory-mapped file of fixed slots.
+/// A crash guard kept in a small memory-mapped file of fixed slots, which
+/// tells a plugin that crashed the process from one that was merely in a call
+/// when the process was killed.
 ///
-/// `begin` copies the call into a free slot of a `MAP_SHARED` mapping and marks
-/// it used; `end` marks it free. Both are plain memory writes, no system call:
-/// the mapping *is* the page cache, so the record outlives this process the
-/// moment it is written, which is what a crash guard needs (it does not have
-/// to survive a power cut, so there is no `msync`). The next process maps the
-/// same file and reads the used slots.
+/// `begin` copies the call into a free slot of a `MAP_SHARED` mapping and sets
+/// the slot's state word to "in call"; `end` sets it to "free". Both are plain
+/// memory writes, no system call: the mapping *is* the page cache, so the
+/// record outlives this process the moment it is written, which is what a
+/// crash guard needs (it does not have to survive a power cut, so there is no
+/// `msync`). The next process maps the same file and reads the used slots.
+///
+/// The threads that run a call's code are marked with its state word (see
+/// ``PluginCaller`` and ``PluginLoader``), and the guard installs handlers for
+/// the fatal signals (`SIGSEGV`, `SIGBUS`, `SIGILL`, `SIGFPE`, `SIGABRT`,
+/// `SIGTRAP`, `SIGSYS`). A fault on a marked thread turns its call's word to
+/// "crashed" before the signal goes on to the handler that was there before
+/// (the Swift runtime's backtracer, or the default action and its core dump).
+/// So at the next start a slot says "crashed" only when the plugin's own code
+/// faulted; "in call" means the process was killed, or crashed elsewhere.
 ///
 /// The file is created mode 0600 (`O_NOFOLLOW`), must belong to this uid, and
 /// is locked with `flock` so two processes cannot share one. With more calls in
 /// progress than slots, the extra calls run unrecorded (and say so on stderr).
 public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
-    // @unchecked: `base` points into a mapping this object owns until deinit;
-    // each slot is written only by the call that holds it, and the free list
-    // is behind a Mutex.
+    // @unchecked: `base` points into a mapping this object owns until deinit
+    // (every marker that points into it keeps this object alive); a slot's
+    // record is written only by the call that holds it, its state word only
+    // atomically, and the free list is behind a Mutex.
     /// Slots when the caller does not say: more than calls can be in progress
     /// at once in practice (a slot is 2 KiB of a sparse file).
     public static let defaultSlotCount = 512
     static let slotSize = 2048
     static let headerSize = 4096
-    static let magic: [UInt8] = Array("FLOWDCG1".utf8)
+    /// Slot layout: the state word (8 bytes), the record's length (4), 4
+    /// unused, then the record (``GuardedCall/encoded``).
+    static let recordOffset = 16
+    /// Version 2 of the layout: a state word with "crashed" in it.
+    static let magic: [UInt8] = Array("FLOWDCG2".utf8)
 
     private let fd: Int32
     private let base: UnsafeMutableRawPointer
     private let length: Int
     private let slotCount: Int
     private let path: String
-    /// Free slots, and the slots a previous process left used (its calls in
-    /// progress when it died).
+    /// Free slots, and the slots an earlier process left used (its calls in
+    /// progress when it went away).
     private let slots: Mutex<(free: [Int], leftovers: [Int])>
+    /// The last call's generation: every call's "in call" word is unique, so
+    /// a thread marker that outlived its call never matches a later one.
+    private let generation = Atomic<UInt64>(0)
 
-    /// Opens or creates the guard file at `path`. Calls recorded by an earlier
-    /// process stay readable through ``pending()``.
+    /// Opens or creates the guard file at `path` and installs the fatal-signal
+    /// handlers (once per process). Calls recorded by an earlier process stay
+    /// readable through ``pending()``.
     public init(path: String, slots: Int = FileCrashGuard.defaultSlotCount) throws(CrashGuardError) {
         let slotCount = max(1, slots)
         let length = Self.headerSize + slotCount * Self.slotSize
@@ -204,14 +297,19 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         self.length = length
         self.slotCount = slotCount
         self.path = path
-        // Slots in use by the previous process stay untouched until
+        // Slots in use by the earlier process stay untouched until
         // clearPending(); new calls take the others.
         var available: [Int] = []
         var leftovers: [Int] = []
         for slot in stride(from: slotCount - 1, through: 0, by: -1) {
-            if Self.isUsed(base, slot) { leftovers.append(slot) } else { available.append(slot) }
+            if Self.state(base, slot) != SlotState.free { leftovers.append(slot) } else { available.append(slot) }
         }
         self.slots = Mutex((available, leftovers.reversed()))
+        do {
+            try System.installFaultHandlers()
+        } catch {
+            complain("cannot install the fatal-signal handlers (\(error)); a crash will not be told from a kill")
+        }
     }
 
     deinit {
@@ -235,14 +333,19 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         base + headerSize + slot * slotSize
     }
 
-    private static func isUsed(_ base: UnsafeMutableRawPointer, _ slot: Int) -> Bool {
-        slotAddress(base, slot).load(as: UInt32.self) == 1
+    /// The slot's state word (8-byte aligned: the header and slots are).
+    private static func stateWord(_ base: UnsafeMutableRawPointer, _ slot: Int) -> UnsafeMutablePointer<UInt64> {
+        slotAddress(base, slot).assumingMemoryBound(to: UInt64.self)
     }
 
-    /// Writes `call` into a free slot and marks it used.
+    private static func state(_ base: UnsafeMutableRawPointer, _ slot: Int) -> UInt64 {
+        SlotState.state(System.loadStateWord(stateWord(base, slot)))
+    }
+
+    /// Writes `call` into a free slot and marks it "in call".
     public func begin(_ call: GuardedCall) -> CrashGuardToken {
         let bytes = Array(call.encoded.utf8)
-        guard bytes.count <= Self.slotSize - 8 else {
+        guard bytes.count <= Self.slotSize - Self.recordOffset else {
             complain("a call record of \(bytes.count) bytes does not fit a slot")
             return CrashGuardToken(rawValue: 0)
         }
@@ -251,39 +354,49 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
             return CrashGuardToken(rawValue: 0)
         }
         let address = Self.slotAddress(base, slot)
-        address.storeBytes(of: UInt32(bytes.count), toByteOffset: 4, as: UInt32.self)
-        (address + 8).copyMemory(from: bytes, byteCount: bytes.count)
-        address.storeBytes(of: UInt32(1), as: UInt32.self)  // used: last, after the record
-        return CrashGuardToken(rawValue: UInt64(slot) + 1)
+        address.storeBytes(of: UInt32(bytes.count), toByteOffset: 8, as: UInt32.self)
+        (address + Self.recordOffset).copyMemory(from: bytes, byteCount: bytes.count)
+        let word = Self.stateWord(base, slot)
+        let inCall = SlotState.inCall(generation: generation.wrappingAdd(1, ordering: .relaxed).newValue)
+        System.storeStateWord(word, inCall)  // last, after the record (release)
+        return CrashGuardToken(rawValue: UInt64(slot) + 1, faultMarker: FaultMarker(word: word, expected: inCall))
     }
 
     /// Marks the call's slot free.
     public func end(_ token: CrashGuardToken) {
         guard token.rawValue > 0, token.rawValue <= UInt64(slotCount) else { return }
         let slot = Int(token.rawValue - 1)
-        Self.slotAddress(base, slot).storeBytes(of: UInt32(0), as: UInt32.self)
+        System.storeStateWord(Self.stateWord(base, slot), SlotState.free)
         slots.withLock { $0.free.append(slot) }
     }
 
-    /// The calls the previous process left in the file (not this process's own).
-    public func pending() -> [GuardedCall] {
+    /// The calls the earlier process left in the file (not this process's own).
+    public func pending() -> [LeftoverCall] {
         let leftovers = slots.withLock { $0.leftovers }
-        var calls: [GuardedCall] = []
-        for slot in leftovers where Self.isUsed(base, slot) {
+        var calls: [LeftoverCall] = []
+        for slot in leftovers {
+            let word = System.loadStateWord(Self.stateWord(base, slot))
+            let ending: CallEnding
+            switch SlotState.state(word) {
+            case SlotState.inCall: ending = .interrupted
+            case SlotState.crashed: ending = .crashed(signal: SlotState.signal(word))
+            default: continue
+            }
             let address = Self.slotAddress(base, slot)
-            let count = Int(address.load(fromByteOffset: 4, as: UInt32.self))
-            guard count <= Self.slotSize - 8 else { continue }
-            let text = String(decoding: UnsafeRawBufferPointer(start: address + 8, count: count), as: UTF8.self)
-            if let call = GuardedCall(encoded: text) { calls.append(call) }
+            let count = Int(address.load(fromByteOffset: 8, as: UInt32.self))
+            guard count <= Self.slotSize - Self.recordOffset else { continue }
+            let text = String(
+                decoding: UnsafeRawBufferPointer(start: address + Self.recordOffset, count: count), as: UTF8.self)
+            if let call = GuardedCall(encoded: text) { calls.append(LeftoverCall(call: call, ending: ending)) }
         }
         return calls
     }
 
-    /// Frees the previous process's slots.
+    /// Frees the earlier process's slots.
     public func clearPending() {
         slots.withLock { state in
             for slot in state.leftovers {
-                Self.slotAddress(base, slot).storeBytes(of: UInt32(0), as: UInt32.self)
+                System.storeStateWord(Self.stateWord(base, slot), SlotState.free)
                 state.free.append(slot)
             }
             state.leftovers = []
@@ -292,5 +405,22 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
 
     private func complain(_ text: String) {
         try? System.writeAll(2, Array("flowd: crash guard \(path): \(text)\n".utf8))
+    }
+}
+
+/// Names of the signals the crash guard reports.
+enum SignalNames {
+    /// `SIGSEGV`, …, or `signal 42`.
+    static func name(_ signal: Int32) -> String {
+        switch signal {
+        case SIGSEGV: return "SIGSEGV"
+        case SIGBUS: return "SIGBUS"
+        case SIGILL: return "SIGILL"
+        case SIGFPE: return "SIGFPE"
+        case SIGABRT: return "SIGABRT"
+        case SIGTRAP: return "SIGTRAP"
+        case SIGSYS: return "SIGSYS"
+        default: return "signal \(signal)"
+        }
     }
 }

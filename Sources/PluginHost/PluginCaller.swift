@@ -178,6 +178,11 @@ public final class PluginCaller: Sendable {
     /// executor, inside the crash guard, and returns the first of: its result,
     /// `.timedOut` after `timeout`, `.cancelled` when the calling task is
     /// cancelled.
+    ///
+    /// With a guard that hands out fault markers (``FileCrashGuard``), every
+    /// job of the call — its first, each resumption after an `await`, its
+    /// child tasks' — runs on a pool thread marked as inside this call, so a
+    /// fatal signal in the plugin's code is recorded as the plugin's crash.
     public func call<Value: Sendable>(
         _ capability: RegisteredCapability, timeout: Duration,
         _ body: @escaping @Sendable () async throws -> Value
@@ -192,18 +197,28 @@ public final class PluginCaller: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard rendezvous.install(continuation) else { return }
-                let work = Task.detached(executorPreference: executor) {
-                    let token = crashGuard.begin(
-                        GuardedCall(
-                            pluginPath: plugin.path, pluginName: plugin.name, capability: name,
-                            startedAt: System.wallClockMicroseconds))
+                // Recorded before the task starts, so that its first job can
+                // already run with its thread marked as inside this call.
+                let token = crashGuard.begin(
+                    GuardedCall(
+                        pluginPath: plugin.path, pluginName: plugin.name, capability: name,
+                        startedAt: System.wallClockMicroseconds))
+                let callExecutor: any TaskExecutor =
+                    token.faultMarker.map { GuardedCallExecutor(pool: executor, marker: $0, owner: crashGuard) }
+                    ?? executor
+                let work = Task.detached(executorPreference: callExecutor) {
                     let outcome: PluginCallResult<Value>
                     do {
                         outcome = .success(try await body())
                     } catch {
+                        // Still marked: describing the error runs the plugin's code.
                         outcome = Self.failure(for: error)
                     }
                     crashGuard.end(token)
+                    // The task owns its executor preference; this keeps the
+                    // call's executor (and the guard's mapping) alive to here
+                    // even where it would not.
+                    withExtendedLifetime(callExecutor) {}
                     rendezvous.resolve(outcome)
                 }
                 let timer = DeadlineTimer.shared.schedule(after: limit) {

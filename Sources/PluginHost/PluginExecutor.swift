@@ -10,6 +10,11 @@ import Glibc
 /// gets another (a new one if no thread is idle), and the daemon's own tasks
 /// never run here. When `maximumThreads` threads are all stuck, further calls
 /// wait in the queue and their timeouts, which run elsewhere, still fire.
+///
+/// Every pool thread has an alternate signal stack, so that the crash guard's
+/// handlers still run when a plugin overflows its stack. The jobs of one
+/// guarded plugin call come through a ``GuardedCallExecutor`` and run with
+/// their thread marked as inside that call (see ``FileCrashGuard``).
 public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     private let lock = ConditionLock()
@@ -36,10 +41,18 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Called by the Swift runtime to run `job` on one of the pool's threads.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+        enqueue(QueuedJob(job: UnownedJob(job), call: nil))
+    }
+
+    /// Queues a job of a guarded call (from ``GuardedCallExecutor``).
+    func enqueue(_ job: UnownedJob, call: GuardedCallExecutor) {
+        enqueue(QueuedJob(job: job, call: call))
+    }
+
+    private func enqueue(_ item: QueuedJob) {
         var spawn = false
         lock.withLock {
-            queue.push(unowned)
+            queue.push(item)
             // Every queued job needs a thread of its own that is free to take
             // it; an idle thread that was signalled but has not woken yet still
             // counts as idle, so compare with the queue length.
@@ -74,13 +87,46 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// The signals a pool thread takes: the faults (a fault on a thread that
+    /// blocks its signal kills the process without running any handler, so
+    /// the crash guard would not see it), `SIGABRT` (abort(), and the
+    /// watchdog's), and `SIGPROF`, which the Swift runtime's backtracer uses to
+    /// pause threads while it reports a crash. Process-directed signals such as
+    /// `SIGTERM` go to the daemon's own threads. Without this a pool thread
+    /// would inherit whatever mask the thread that happened to start it had.
+    static let unblockedSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT, SIGPROF]
+
     private func work() {
+        do {
+            try System.blockSignals(except: Self.unblockedSignals)
+        } catch {
+            try? System.writeAll(2, Array("flowd: plugin executor: cannot set the signal mask (\(error))\n".utf8))
+        }
+        // A stack for signal handlers: a plugin that overflows this thread's
+        // stack must still be caught by the crash guard.
+        var hasSignalStack = true
+        do {
+            try System.acquireAlternateSignalStack()
+        } catch {
+            hasSignalStack = false
+            let line = "flowd: plugin executor: no alternate signal stack (\(error))\n"
+            try? System.writeAll(2, Array(line.utf8))
+        }
+        defer { if hasSignalStack { System.releaseAlternateSignalStack() } }
         let executor = asUnownedTaskExecutor()
         lock.lock()
         while true {
-            if let job = queue.pop() {
+            if let item = queue.pop() {
                 lock.unlock()
-                job.runSynchronously(on: executor)
+                if let call = item.call {
+                    // The call's code runs on this thread now, whichever
+                    // thread ran it before its last suspension.
+                    let previous = System.enterCall(call.marker)
+                    item.job.runSynchronously(on: call.asUnownedTaskExecutor())
+                    System.leaveCall(previous)
+                } else {
+                    item.job.runSynchronously(on: executor)
+                }
                 lock.lock()
                 continue
             }
@@ -96,18 +142,55 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
+/// The executor of one guarded plugin call: the shared pool's threads, marked
+/// as inside that call while they run its jobs.
+///
+/// The caller makes one per call and starts the call's task with it as the
+/// executor preference, so every job of that task and of its child tasks
+/// (`async let`, task groups) comes through here, also after each suspension,
+/// when the task may resume on another pool thread. The marker's word only
+/// matches while the call is recorded as running, so a job that outlives the
+/// call (an unstructured task that inherited the preference) marks nothing.
+final class GuardedCallExecutor: TaskExecutor {
+    /// The pool that runs the jobs.
+    let pool: PluginExecutor
+    /// What the running thread is marked with.
+    let marker: FaultMarker
+    /// The crash guard whose mapping `marker` points into: kept alive for as
+    /// long as any job of the call can run.
+    let owner: any CrashGuard
+
+    init(pool: PluginExecutor, marker: FaultMarker, owner: any CrashGuard) {
+        self.pool = pool
+        self.marker = marker
+        self.owner = owner
+    }
+
+    /// Hands `job` to the pool, to run with its thread marked.
+    func enqueue(_ job: consuming ExecutorJob) {
+        pool.enqueue(UnownedJob(job), call: self)
+    }
+}
+
+/// A job in the pool's queue, and the guarded call it belongs to (which the
+/// queue keeps alive until the job has run).
+private struct QueuedJob {
+    var job: UnownedJob
+    var call: GuardedCallExecutor?
+}
+
 /// A FIFO of jobs: an array with a moving head, compacted now and then.
 private struct JobQueue {
-    private var items: [UnownedJob] = []
+    private var items: [QueuedJob] = []
     private var head = 0
 
     var count: Int { items.count - head }
 
-    mutating func push(_ job: UnownedJob) {
+    mutating func push(_ job: QueuedJob) {
         items.append(job)
     }
 
-    mutating func pop() -> UnownedJob? {
+    mutating func pop() -> QueuedJob? {
         guard head < items.count else { return nil }
         let job = items[head]
         head += 1

@@ -23,9 +23,14 @@ public struct PluginLoadReport: Sendable {
     /// Configured directories that were skipped, and why. A missing directory
     /// is reported too (it is not an error: the defaults may not exist).
     public var directoryProblems: [DirectoryProblem]
-    /// Plugins the crash guard found in the middle of a call: persist these and
-    /// pass them back in ``PluginLoader/Configuration/quarantined`` next time.
+    /// Plugins whose own code crashed the earlier process (the crash guard
+    /// found their call marked crashed): persist these and pass them back in
+    /// ``PluginLoader/Configuration/quarantined`` next time.
     public var newQuarantines: [PluginQuarantine]
+    /// Calls the earlier process was in when it went away with nothing crashing
+    /// in the plugin's code (killed from outside, a crash on another thread):
+    /// not blamed. Log each ``GuardedCall/interruptionNotice`` at notice level.
+    public var interruptedCalls: [GuardedCall]
     /// Earlier quarantines whose file changed or went away: forget these.
     public var liftedQuarantines: [PluginQuarantine]
 }
@@ -50,7 +55,9 @@ public struct PluginLoadReport: Sendable {
 ///
 /// A plugin that fails any step is recorded as `failed` with a one-line reason
 /// and the others still load. The crash guard brackets steps 3 and 4, since
-/// library constructors and the entry points run plugin code.
+/// library constructors and the entry points run plugin code, and the loading
+/// thread is marked as inside the plugin meanwhile (with an alternate signal
+/// stack if it had none): a plugin that crashes while loading is blamed.
 public struct PluginLoader: Sendable {
     /// Where to look and what to leave out. Paths only ever come from here,
     /// never from a caller.
@@ -101,11 +108,28 @@ public struct PluginLoader: Sendable {
         self.configuration = configuration
     }
 
-    /// Loads every plugin it can. Asks `crashGuard` first for calls left behind
-    /// by a crash, quarantines those plugins, and clears the leftovers.
+    /// Loads every plugin it can. Asks `crashGuard` first for the calls an
+    /// earlier process left behind: quarantines the plugins whose call crashed,
+    /// reports the merely interrupted calls, and clears the leftovers.
     public func load(crashGuard: any CrashGuard) -> PluginLoadReport {
         var run = LoadRun(configuration: configuration, crashGuard: crashGuard)
         return run.execute()
+    }
+}
+
+extension PluginLoader {
+    /// Runs `body` with the calling thread marked as inside the call `token`
+    /// stands for, and with an alternate signal stack (so a stack overflow in
+    /// a constructor is caught too).
+    static func markingThread<T>(_ token: CrashGuardToken, _ body: () -> T) -> T {
+        guard let marker = token.faultMarker else { return body() }
+        let hasSignalStack = (try? System.acquireAlternateSignalStack()) != nil
+        let previous = System.enterCall(marker)
+        defer {
+            System.leaveCall(previous)
+            if hasSignalStack { System.releaseAlternateSignalStack() }
+        }
+        return body()
     }
 }
 
@@ -122,6 +146,7 @@ private struct LoadRun {
     var directoryProblems: [DirectoryProblem] = []
     var quarantines: [String: PluginQuarantine] = [:]  // path → quarantine
     var newQuarantines: [PluginQuarantine] = []
+    var interrupted: [GuardedCall] = []
     var lifted: [PluginQuarantine] = []
 
     init(configuration: PluginLoader.Configuration, crashGuard: any CrashGuard) {
@@ -133,13 +158,19 @@ private struct LoadRun {
         for q in configuration.quarantined {
             quarantines[q.path] = q
         }
-        // Leftovers from a crash: the plugin was in a call when the process died.
+        // Leftovers: the plugin was in a call when the earlier process went
+        // away. Only a crash in the plugin's own code is its fault.
         let leftovers = crashGuard.pending()
         crashGuard.clearPending()
-        for call in leftovers {
+        for leftover in leftovers {
+            let call = leftover.call
+            guard case .crashed(let signal) = leftover.ending else {
+                interrupted.append(call)
+                continue
+            }
             guard let status = try? System.lstat(call.pluginPath) else { continue }
             let q = PluginQuarantine(
-                path: call.pluginPath, name: call.pluginName, reason: call.crashReason,
+                path: call.pluginPath, name: call.pluginName, reason: call.crashReason(signal: signal),
                 file: FileIdentity(status))
             quarantines[q.path] = q
             newQuarantines.append(q)
@@ -151,7 +182,8 @@ private struct LoadRun {
         }
         return PluginLoadReport(
             registry: PluginRegistry(records: records, capabilities: capabilities),
-            directoryProblems: directoryProblems, newQuarantines: newQuarantines, liftedQuarantines: lifted)
+            directoryProblems: directoryProblems, newQuarantines: newQuarantines, interruptedCalls: interrupted,
+            liftedQuarantines: lifted)
     }
 
     // MARK: directories
@@ -278,11 +310,11 @@ private struct LoadRun {
             lift(q)
         }
 
-        // From here on plugin code runs: guard it.
+        // From here on plugin code runs on this thread: guard it.
         let token = crashGuard.begin(
             GuardedCall(
                 pluginPath: path, pluginName: stem, capability: nil, startedAt: System.wallClockMicroseconds))
-        let outcome = open(file: file)
+        let outcome = PluginLoader.markingThread(token) { open(file: file) }
         crashGuard.end(token)
 
         let registration: PluginRegistration

@@ -231,6 +231,16 @@ enum System {
         return String(cString: text)
     }
 
+    /// `pthread_sigmask(3)`: blocks every signal for the calling thread except
+    /// `unblocked`. Throws the error it returns.
+    static func blockSignals(except unblocked: [Int32]) throws(Errno) {
+        var mask = sigset_t()
+        sigfillset(&mask)
+        for signal in unblocked { sigdelset(&mask, signal) }
+        let rc = Glibc.pthread_sigmask(SIG_SETMASK, &mask, nil)
+        guard rc == 0 else { throw Errno(rc) }
+    }
+
     /// `pthread_setname_np(3)` for the calling thread. Glibc declares it only
     /// under `_GNU_SOURCE`, which Swift's Glibc module does not set, so it is
     /// looked up once with `dlsym(RTLD_DEFAULT)`. A name longer than 15 bytes

@@ -53,6 +53,28 @@ struct ExecutorTests {
     }
 }
 
+extension ExecutorTests {
+    @Test("pool threads have an alternate signal stack, and take only fault signals, SIGABRT and SIGPROF")
+    func threadSignalSetup() async throws {
+        let executor = PluginExecutor(maximumThreads: 1, threadName: "flowd-test-sig")
+        let (stackEnabled, blocked) = await Task.detached(executorPreference: executor) { () -> (Bool, sigset_t) in
+            var stack = stack_t()
+            sigaltstack(nil, &stack)
+            var mask = sigset_t()
+            pthread_sigmask(SIG_SETMASK, nil, &mask)
+            return (stack.ss_flags & Int32(SS_DISABLE) == 0 && stack.ss_sp != nil, mask)
+        }.value
+        #expect(stackEnabled)
+        var mask = blocked
+        for signal in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT, SIGPROF] {
+            #expect(sigismember(&mask, signal) == 0, "signal \(signal) is blocked")
+        }
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1] {
+            #expect(sigismember(&mask, signal) == 1, "signal \(signal) is not blocked")
+        }
+    }
+}
+
 /// Flags shared between a test and the work it starts.
 final class SharedCounters: Sendable {
     let running = Atomic<Int>(0)

@@ -280,25 +280,48 @@ struct LoaderTests {
         #expect(gone.liftedQuarantines == [q])
     }
 
-    @Test("a call left pending by a crash disables that plugin with the reason, and is cleared")
-    func pendingCallDisables() throws {
+    @Test("a call left crashed disables that plugin with the reason, and is cleared")
+    func crashedCallDisables() throws {
         let temp = try TemporaryDirectory()
         let dir = try PluginFiles.directory(["FixtureTestPlugin", "FixtureThrowingPlugin"], in: temp)
         let crashGuard = MemoryCrashGuard()
-        _ = crashGuard.begin(
+        let token = crashGuard.begin(
             GuardedCall(
                 pluginPath: dir + "/FixtureTestPlugin.so", pluginName: "test", capability: "test.slow-submit",
                 startedAt: 1_717_236_000_000_000))
+        crashGuard.recordCrash(token, signal: SIGSEGV)
         let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard)
         let record = try #require(report.registry.record(file: "FixtureTestPlugin.so"))
         #expect(record.status == .disabled)
         #expect(
             record.error
-                == "crashed the daemon during a call to test.slow-submit at 2024-06-01T10:00:00Z; disabled until its file changes")
+                == "crashed the daemon during a call to test.slow-submit at 2024-06-01T10:00:00Z (SIGSEGV); "
+                + "disabled until its file changes")
         #expect(report.newQuarantines.map(\.path) == [dir + "/FixtureTestPlugin.so"])
         #expect(report.newQuarantines.first?.file == record.file)
+        #expect(report.interruptedCalls.isEmpty)
         #expect(crashGuard.pending().isEmpty)
         #expect(report.registry.record(file: "FixtureThrowingPlugin.so")?.status == .loaded)
+    }
+
+    @Test("a call left merely interrupted (killed from outside) is reported, not blamed, and cleared")
+    func interruptedCallIsNotBlamed() throws {
+        let temp = try TemporaryDirectory()
+        let dir = try PluginFiles.directory(["FixtureTestPlugin"], in: temp)
+        let crashGuard = MemoryCrashGuard()
+        let call = GuardedCall(
+            pluginPath: dir + "/FixtureTestPlugin.so", pluginName: "test", capability: "test.slow-submit",
+            startedAt: 1_717_236_000_000_000)
+        _ = crashGuard.begin(call)
+        let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard)
+        #expect(report.registry.record(file: "FixtureTestPlugin.so")?.status == .loaded)
+        #expect(report.newQuarantines.isEmpty)
+        #expect(report.interruptedCalls == [call])
+        #expect(
+            call.interruptionNotice
+                == "flowd stopped during a call to test.slow-submit (plugin test, \(dir)/FixtureTestPlugin.so, "
+                + "started 2024-06-01T10:00:00Z); not blamed: nothing crashed in the plugin")
+        #expect(crashGuard.pending().isEmpty)
     }
 
     @Test("the loader brackets dlopen and registration with the crash guard")

@@ -17,8 +17,8 @@ struct PluginSetup {
 
     /// Loads the plugins of the configured directories.
     ///
-    /// The crash guard's records live in `<state>/crash-guard`; plugins it
-    /// finds in the middle of a call (they crashed the daemon) are quarantined
+    /// The crash guard's records live in `<state>/plugin-calls`; plugins whose
+    /// own code crashed the daemon during a call are quarantined
     /// in the store's plugin table, so they stay disabled across restarts until
     /// their file changes.
     static func load(
@@ -48,6 +48,11 @@ struct PluginSetup {
         for q in report.newQuarantines {
             logger.error(
                 "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+        }
+        // Calls the earlier process was in when it was killed (or crashed
+        // elsewhere): nothing crashed in the plugin, so it is not blamed.
+        for call in report.interruptedCalls {
+            logger.notice("\(call.interruptionNotice)", metadata: [.plugin: call.pluginName, .path: call.pluginPath])
         }
         for record in report.registry.records where record.status != .loaded {
             logger.error(

@@ -5,10 +5,18 @@
 //
 //   plugin-host-probe load  --dir D [--dir D2] [--guard FILE]
 //   plugin-host-probe call  --dir D [--guard FILE] --kind field-validator|submit-action --name N
+//                           [--option KEY=VALUE]... [--crash-when FILE]
 //   plugin-host-probe bench --dir D [--guard FILE] --name test.even [--iterations 10000]
 //
-// Output: one line per plugin record, `record TAB name TAB status TAB error`,
-// then for `call` one line `result TAB outcome TAB message`.
+// `--option` passes an option to the capability (a whole number becomes a
+// number, anything else a string). `--crash-when FILE` starts the call, waits
+// until FILE exists, then crashes the probe on one of its own threads (not a
+// plugin thread) while the call is still running.
+//
+// Output: one line per plugin record, `record TAB name TAB status TAB error`;
+// one line per quarantine the crash guard made, `quarantine TAB name TAB
+// reason`; one per interrupted call it found, `interrupted TAB name TAB
+// capability TAB notice`; then for `call` one line `result TAB outcome TAB message`.
 import FlowKit
 import Dispatch
 import Glibc
@@ -21,6 +29,8 @@ struct Arguments {
     var kind = "field-validator"
     var name = ""
     var iterations = 10_000
+    var options: [String: JSONValue] = [:]
+    var crashWhen: String?
 
     init(_ argv: [String]) throws(UsageError) {
         var rest = argv.dropFirst()
@@ -33,6 +43,11 @@ struct Arguments {
             case "--guard": guardDirectory = value
             case "--kind": kind = value
             case "--name": name = value
+            case "--option":
+                guard let equals = value.firstIndex(of: "=") else { throw UsageError("--option needs KEY=VALUE") }
+                let text = String(value[value.index(after: equals)...])
+                options[String(value[..<equals])] = Int(text).map { .number(Double($0)) } ?? .string(text)
+            case "--crash-when": crashWhen = value
             case "--iterations":
                 guard let n = Int(value), n > 0 else { throw UsageError("--iterations needs a positive number") }
                 iterations = n
@@ -89,10 +104,12 @@ func describe<V>(_ result: PluginCallResult<V>) -> String {
 
 /// The context and field every call uses.
 enum Sample {
-    static var context: PluginContext {
+    static var context: PluginContext { context(options: [:]) }
+
+    static func context(options: [String: JSONValue]) -> PluginContext {
         PluginContext(
             flowID: "probe", sessionID: "0123456789abcdef0123456789abcdef", locale: "en",
-            callerUID: UInt32(getuid()), answers: [:], options: [:], stateDirectory: "/tmp")
+            callerUID: UInt32(getuid()), answers: [:], options: options, stateDirectory: "/tmp")
     }
     static let field = FieldInfo(id: "value", type: "number", label: "Value")
 }
@@ -123,24 +140,28 @@ func run() async -> Int32 {
     for q in report.newQuarantines {
         emit("quarantine\t\(q.name)\t\(oneLine(q.reason))")
     }
+    for call in report.interruptedCalls {
+        emit("interrupted\t\(call.pluginName)\t\(call.capability ?? "")\t\(oneLine(call.interruptionNotice))")
+    }
     let caller = PluginCaller(registry: report.registry, crashGuard: crashGuard)
 
     switch args.mode {
     case "load":
         return 0
     case "call":
-        switch args.kind {
-        case "field-validator":
-            emit("result\t" + describe(await caller.validateField(args.name, value: .integer(2), field: Sample.field, context: Sample.context)))
-        case "submit-action":
-            let submission = Submission(
-                id: "fedcba9876543210fedcba9876543210", flowID: "probe", sessionID: Sample.context.sessionID,
-                ownerUID: Sample.context.callerUID, locale: "en", answers: [:], secureAnswers: [:], submittedAt: 0)
-            emit("result\t" + describe(await caller.submit(args.name, submission: submission, context: Sample.context, timeout: .seconds(30))))
-        default:
+        guard args.kind == "field-validator" || args.kind == "submit-action" else {
             complain("unknown kind \(args.kind)")
             return 64
         }
+        let call = Task { await callOnce(caller, args) }
+        if let file = args.crashWhen {
+            // A crash of the host's own: on this thread (not a plugin
+            // thread), while the plugin's call is still running.
+            while access(file, F_OK) != 0 { usleep(10_000) }
+            emit("crashing\telsewhere")
+            writeThroughNull()
+        }
+        emit("result\t" + (await call.value))
         return 0
     case "bench":
         return await bench(report: report, caller: caller, args: args)
@@ -148,6 +169,26 @@ func run() async -> Int32 {
         complain("unknown mode \(args.mode)")
         return 64
     }
+}
+
+/// Calls the capability `args` name once and describes the outcome.
+func callOnce(_ caller: PluginCaller, _ args: Arguments) async -> String {
+    let context = Sample.context(options: args.options)
+    if args.kind == "field-validator" {
+        return describe(await caller.validateField(args.name, value: .integer(2), field: Sample.field, context: context))
+    }
+    let submission = Submission(
+        id: "fedcba9876543210fedcba9876543210", flowID: "probe", sessionID: context.sessionID,
+        ownerUID: context.callerUID, locale: "en", answers: [:], secureAnswers: [:], submittedAt: 0)
+    return describe(await caller.submit(args.name, submission: submission, context: context, timeout: .seconds(3600)))
+}
+
+/// Writes to address 16, in the null page (computed at run time so the
+/// optimizer cannot see it coming).
+@inline(never)
+func writeThroughNull() {
+    let address = Int(getpid() & 0) + 16
+    UnsafeMutablePointer<Int>(bitPattern: address)?.pointee = 1
 }
 
 /// Measures the call path's overhead for a trivial field validator: direct
@@ -216,7 +257,7 @@ struct MemoryCallerBench {
 final class NoopGuard: CrashGuard {
     func begin(_ call: GuardedCall) -> CrashGuardToken { CrashGuardToken(rawValue: 1) }
     func end(_ token: CrashGuardToken) {}
-    func pending() -> [GuardedCall] { [] }
+    func pending() -> [LeftoverCall] { [] }
     func clearPending() {}
 }
 

@@ -163,6 +163,14 @@ public enum Subprocess {
     public static func run(
         _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 120
     ) throws -> ProcessOutcome {
+        try start(path, arguments, environment: environment).wait(timeout: timeout)
+    }
+
+    /// Starts `path` with `arguments` (environment as for ``run(_:_:environment:timeout:)``)
+    /// and returns at once; ``RunningProcess/wait(timeout:)`` collects the outcome.
+    public static func start(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> RunningProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -176,28 +184,57 @@ public enum Subprocess {
         process.standardError = err
         try process.run()
         // Read both pipes to the end (on other threads) so the child never blocks.
-        let outData = ReadAll(out.fileHandleForReading)
-        let errData = ReadAll(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline {
-            usleep(10_000)
+        return RunningProcess(
+            process: process, description: "\(path) \(arguments)", output: ReadAll(out.fileHandleForReading),
+            errors: ReadAll(err.fileHandleForReading))
+    }
+
+    /// A child process started by ``start(_:_:environment:)``.
+    public final class RunningProcess: @unchecked Sendable {
+        private let process: Process
+        private let description: String
+        private let output: ReadAll
+        private let errors: ReadAll
+
+        fileprivate init(process: Process, description: String, output: ReadAll, errors: ReadAll) {
+            self.process = process
+            self.description = description
+            self.output = output
+            self.errors = errors
         }
-        if process.isRunning {
-            process.terminate()
-            kill(process.processIdentifier, SIGKILL)
+
+        /// The child's process id.
+        public var pid: Int32 { process.processIdentifier }
+
+        /// Waits for the child to end (at most `timeout` seconds, then it is
+        /// killed and the call throws) and returns how it ended.
+        public func wait(timeout: TimeInterval = 120) throws -> ProcessOutcome {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline {
+                usleep(10_000)
+            }
+            if process.isRunning {
+                process.terminate()
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw TestSetupError("\(description) did not finish within \(timeout) s")
+            }
             process.waitUntilExit()
-            throw TestSetupError("\(path) \(arguments) did not finish within \(timeout) s")
+            let byUncaughtSignal = process.terminationReason == .uncaughtSignal
+            return ProcessOutcome(
+                exitCode: byUncaughtSignal ? nil : process.terminationStatus,
+                signal: byUncaughtSignal ? process.terminationStatus : nil,
+                standardOutput: output.wait(), standardError: errors.wait())
         }
-        process.waitUntilExit()
-        let byUncaughtSignal = process.terminationReason == .uncaughtSignal
-        return ProcessOutcome(
-            exitCode: byUncaughtSignal ? nil : process.terminationStatus,
-            signal: byUncaughtSignal ? process.terminationStatus : nil,
-            standardOutput: outData.wait(), standardError: errData.wait())
+
+        /// Kills the child if it still runs (for a test that fails half-way).
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
     }
 
     /// Reads a pipe to its end on a thread of its own.
-    private final class ReadAll: @unchecked Sendable {
+    fileprivate final class ReadAll: @unchecked Sendable {
         private var data = Data()
         private let done = DispatchSemaphore(value: 0)
 
@@ -224,4 +261,32 @@ public func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bo
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+/// Waits (polling every 10 ms, at most `seconds`) until the file at `path`
+/// exists and is not empty; returns its text, or nil when it never came.
+public func waitForFile(_ path: String, seconds: Double = 60) -> String? {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if let data = FileManager.default.contents(atPath: path), !data.isEmpty {
+            return String(decoding: data, as: UTF8.self)
+        }
+        usleep(10_000)
+    } while Date() < deadline
+    return nil
+}
+
+/// Sends signals to one thread of another process.
+public enum ThreadSignal {
+    private typealias TgKill = @convention(c) (Int32, Int32, Int32) -> Int32
+    /// glibc declares `tgkill` only under `_GNU_SOURCE`, which Swift's Glibc
+    /// module does not set, so it is looked up by name.
+    private static let tgkill: TgKill? = dlsym(nil, "tgkill").map { unsafeBitCast($0, to: TgKill.self) }
+
+    /// `tgkill(2)`: sends `signal` to thread `tid` of process `pid`, as the
+    /// watchdog or an administrator might hit whichever thread. Throws when it fails.
+    public static func send(_ signal: Int32, toThread tid: Int32, ofProcess pid: Int32) throws {
+        guard let tgkill else { throw TestSetupError("tgkill is not available") }
+        guard tgkill(pid, tid, signal) == 0 else { throw TestSetupError("tgkill(\(pid), \(tid), \(signal)): errno \(errno)") }
+    }
 }
