@@ -128,9 +128,6 @@ public enum DaemonMain {
             return .software
         }
         startup.shutDown()
-        // An orderly stop: a plugin still in a call (hung past its timeout)
-        // did not crash the daemon.
-        plugins.crashGuard.clearPending()
         return lifecycle.exitStatus
     }
 

@@ -11,9 +11,6 @@ struct PluginSetup {
     var gateway: any PluginGateway
     var capabilities: CapabilityCatalog
     var list: [[String: DBusValue]]
-    /// Records plugin calls in flight; cleared at an orderly stop, so that
-    /// only a real crash blames a plugin.
-    var crashGuard: any CrashGuard
 
     /// Loads the plugins of the configured directories.
     ///
@@ -71,7 +68,7 @@ struct PluginSetup {
         return PluginSetup(
             gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
             capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }),
-            list: report.registry.records.map(listEntry), crashGuard: crashGuard)
+            list: report.registry.records.map(listEntry))
     }
 
     /// One `ListPlugins` entry.
