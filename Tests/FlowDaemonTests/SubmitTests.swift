@@ -231,6 +231,38 @@ struct SubmitTests {
         }
     }
 
+    @Test("a plugin that crashes flowd is disabled at the next start, with its reason; the other flows are served")
+    func crashingPlugin() throws {
+        var flows = PluginFlows.submitFlows
+        flows["crash.json"] = PluginFlows.submitting(id: "crash", action: "crash.abort")
+        try withDaemon(DaemonSettings(flows: flows, plugins: ["FixtureTestPlugin", "FixtureCrashPlugin"])) { fixture in
+            #expect(try fixture.client.flowIDs().contains("crash"))
+            let session = try Self.onReview(fixture.client, "crash")
+            // The action aborts the whole daemon: the call gets no reply of its own.
+            #expect(throws: DBusError.self) { try session.submit() }
+            let died = fixture.daemon.child.wait(timeout: .seconds(60))
+            #expect(died != nil && died != .exited(0), "flowd survived a crashing plugin: \(String(describing: died))")
+
+            try fixture.startAgain()
+            let plugins = try fixture.client.manager.call("ListPlugins", returning: [[String: DBusValue]].self)
+            let crash = try #require(plugins.first { $0["name"] == .string("crash") }, "\(plugins)")
+            #expect(crash["status"] == .string("disabled"))
+            let reason = crash["error"]?.string ?? ""
+            #expect(reason.contains("crashed the daemon") && reason.contains("crash.abort"), "\(reason)")
+            let test = try #require(plugins.first { $0["name"] == .string("test") })
+            #expect(test["status"] == .string("loaded"), "only the crashing plugin is disabled")
+            // Its flow is refused and reported; the others are served.
+            let flowIDs = try fixture.client.flowIDs()
+            #expect(!flowIDs.contains("crash") && flowIDs.contains("echo"), "\(flowIDs)")
+            let log = fixture.daemon.standardError
+            #expect(log.contains("crash.json") && log.contains("crash.abort"), "\(log)")
+            expectDBusError(FlowdErrorName.notFound) { _ = try session.state() }
+            let echo = try Self.onReview(fixture.client, "echo")
+            try echo.submit()
+            #expect(try echo.state() == "submitted")
+        }
+    }
+
     @Test("SIGTERM during a running action: the caller is answered, flowd exits 0, and the session comes back interrupted")
     func stopDuringSubmit() throws {
         try withDaemon(Self.settings) { fixture in
