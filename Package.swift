@@ -88,7 +88,7 @@ let package = Package(
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
-        .executableTarget(name: "FlowBench", dependencies: ["DBus", "Reactor"]),
+        .executableTarget(name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
 
