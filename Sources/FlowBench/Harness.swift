@@ -176,6 +176,23 @@ final class Harness {
         flowd.flatMap { Posix.residentBytes(of: $0.pid) }
     }
 
+    /// When flowd runs under `valgrind --tool=callgrind` (`--wrap`), zeroes its
+    /// counters (`callgrind_control --zero`), so the profile holds only what
+    /// follows: the measured rounds, not start-up and loading. Valgrind takes
+    /// the command only while flowd runs, so `wake` is called (a Ping) until
+    /// `callgrind_control` returns.
+    func zeroCallgrindCounters(wake: () throws(BenchError) -> Void) throws(BenchError) {
+        guard let flowd, options.wrapper.first?.hasSuffix("valgrind") == true,
+            options.wrapper.contains("--tool=callgrind")
+        else { return }
+        let control = try ChildProcess(
+            ["callgrind_control", "--zero", String(flowd.pid)], stdout: root + "/callgrind_control.log",
+            stderr: root + "/callgrind_control.log")
+        for _ in 0..<600 where !control.waitFor(milliseconds: 100) {
+            try wake()
+        }
+    }
+
     /// Stops everything and removes the directory unless `--keep`.
     func tearDown() {
         stopFlowd()
