@@ -1,12 +1,11 @@
 import FlowEngine
 import FlowKit
 import FlowStore
-import FoundationEssentials
 import Glibc
 
 /// Writes stored sessions straight into flowd's SQLite store, encoded the
-/// way the daemon encodes them (`JSONEncoder` of the engine's
-/// `SessionRecord`, as `FlowService.save` does), while flowd is not running.
+/// way the daemon encodes them (the JSON of the engine's `SessionRecord`,
+/// `encodedJSON()`, as `FlowService.save` does), while flowd is not running.
 ///
 /// Much faster than `StartSession` calls for 100,000 sessions, and the rows
 /// are indistinguishable from the daemon's own: flowd decodes and restores
@@ -54,7 +53,6 @@ struct StoreFiller {
         } catch {
             throw .store("cannot count the stored sessions: \(error.message)")
         }
-        let encoder = JSONEncoder()
         let firstField = flow.steps.first?.fields.first
         var ids: [String] = []
         ids.reserveCapacity(max(0, total - existing))
@@ -72,15 +70,15 @@ struct StoreFiller {
                 throw .store("cannot make a session of \(flow.id): \(error.message)")
             }
             let record = session.record
-            let payload: Data
+            let payload: [UInt8]
             do {
-                payload = try encoder.encode(record)
+                payload = try record.encodedJSON()
             } catch {
-                throw .store("cannot encode a session record: \(error)")
+                throw .store("cannot encode a session record: \(error.message)")
             }
             batch.append(StoredSession(
                 id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
-                createdAt: record.createdAt, updatedAt: record.updatedAt, payload: [UInt8](payload)))
+                createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload))
             ids.append(id)
             index += 1
             if batch.count == 2000 || index == total {

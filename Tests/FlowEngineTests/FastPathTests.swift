@@ -1,3 +1,5 @@
+import Foundation
+import FlowKit
 import Testing
 
 @testable import FlowEngine
@@ -38,5 +40,83 @@ struct FastPathTests {
         #expect(LocaleFallback.exactMatch(for: "de_DE", in: ["de-DE"]) == nil)
         #expect(LocaleFallback.exactMatch(for: "C", in: ["C", "en"]) == nil)
         #expect(LocaleFallback.exactMatch(for: "ko", in: ["\u{212A}o", "ko"]) == nil)
+    }
+}
+
+@Suite("The record's own JSON encoder matches JSONEncoder")
+struct RecordJSONTests {
+    static let awkward = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{07} nul-free ünïcödé 日本 🙂"
+
+    /// A record with every property set, and awkward values everywhere.
+    static func fullRecord() -> SessionRecord {
+        SessionRecord(
+            formatVersion: SessionRecord.currentFormatVersion, id: "0123456789abcdef0123456789abcdef",
+            flowID: "flow.\(awkward)", flowFingerprint: "b207fc97fe198419", owner: 4_294_967_295, locale: "pt-BR",
+            createdAt: 1_700_000_000_000_000, updatedAt: -5, revision: UInt64.max, state: .failed,
+            currentStep: "review", returningToReview: true, visited: ["a", "b", awkward], completed: ["a"],
+            shownErrors: [], answers: [
+                "text": .text(awkward), "empty": .text(""), "list": .list(["x", awkward]), "none": .list([]),
+                "yes": .bool(true), "no": .bool(false), "int": .integer(-9_223_372_036_854_775_808),
+                "big": .integer(Int64.max), "frac": .number(2.5), "tiny": .number(Double.leastNonzeroMagnitude), "huge": .number(1e300),
+                "neg": .number(-0.1),
+            ],
+            secureFieldsSet: ["password"],
+            dynamicOptions: [
+                "day": [ChoiceOption(id: "mon", label: "Monday \(awkward)", icon: "x-office-calendar"),
+                        ChoiceOption(id: "tue", label: "Tuesday")],
+                "none": [],
+            ],
+            stepMessages: [
+                "a": SessionRecord.StepMessages(revision: 3, messages: ["": "step \(awkward)", "f": "field"]),
+                "b": SessionRecord.StepMessages(revision: 0, messages: [:]),
+            ],
+            lastError: "Couldn't send this. \(awkward)", announcement: "Step 2 of 4, Day and time",
+            receipt: [
+                "id": .number(12), "ratio": .number(0.25), "ok": .bool(true), "none": .null,
+                "list": .array([.string(awkward), .number(-3), .array([]), .object([:])]),
+                "nested": .object(["k": .string("v"), "n": .number(1e16)]),
+            ],
+            submittedAt: 1_700_000_000_123_456)
+    }
+
+    static func minimalRecord() -> SessionRecord {
+        SessionRecord(
+            formatVersion: 1, id: "ffffffffffffffffffffffffffffffff", flowID: "f", flowFingerprint: "", owner: 0,
+            locale: "en", createdAt: 0, updatedAt: 0, revision: 0, state: .editing, currentStep: "s",
+            returningToReview: false, visited: ["s"], completed: [], shownErrors: [], answers: [:], secureFieldsSet: [],
+            dynamicOptions: [:], stepMessages: [:], lastError: nil, announcement: "", receipt: nil, submittedAt: nil)
+    }
+
+    @Test("every record decodes back to itself and to what JSONEncoder's bytes decode to", arguments: [0, 1])
+    func sameRecord(which: Int) throws {
+        let record = which == 0 ? Self.fullRecord() : Self.minimalRecord()
+        let fast = try record.encodedJSON()
+        let slow = try JSONEncoder().encode(record)
+        let fromFast = try JSONDecoder().decode(SessionRecord.self, from: Data(fast))
+        let fromSlow = try JSONDecoder().decode(SessionRecord.self, from: slow)
+        #expect(fromFast == record)
+        #expect(fromFast == fromSlow)
+        // The same JSON document: the same keys (a property added to the record
+        // and not to the encoder fails here) and the same values.
+        let fastTree = try JSONDecoder().decode(JSONValue.self, from: Data(fast))
+        let slowTree = try JSONDecoder().decode(JSONValue.self, from: slow)
+        #expect(fastTree == slowTree)
+        #expect(fastTree.objectValue?.keys.sorted() == slowTree.objectValue?.keys.sorted())
+    }
+
+    @Test("equal records give equal bytes")
+    func deterministic() throws {
+        #expect(try Self.fullRecord().encodedJSON() == Self.fullRecord().encodedJSON())
+    }
+
+    @Test("a number JSON cannot hold is refused, as JSONEncoder refuses it", arguments: [Double.nan, .infinity, -.infinity])
+    func nonFinite(value: Double) {
+        var record = Self.minimalRecord()
+        record.receipt = ["n": .number(value)]
+        #expect(throws: RecordEncodingError.self) { try record.encodedJSON() }
+        #expect(throws: (any Error).self) { try JSONEncoder().encode(record) }
+        record.receipt = nil
+        record.answers = ["n": .number(value)]
+        #expect(throws: RecordEncodingError.self) { try record.encodedJSON() }
     }
 }

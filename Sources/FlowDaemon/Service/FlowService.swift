@@ -43,7 +43,6 @@ actor FlowService {
     private var submits: [String: InFlightSubmit] = [:]
     private var nextSubmitToken: UInt64 = 0
     private var events: [ServiceEvent] = []
-    private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
 
     /// A submit action that is running for a session.
@@ -145,9 +144,10 @@ actor FlowService {
     /// Writes `session` to the store. Nothing else changes when this throws.
     private func save(_ session: FlowSession) throws(FlowdError) {
         let record = session.record
-        let payload: Data
+        let payload: [UInt8]
         do {
-            payload = try encoder.encode(record)
+            // The JSON `JSONEncoder` would make, written directly: a tenth of the cost.
+            payload = try record.encodedJSON()
         } catch {
             throw .failed("cannot encode session \(record.id): \(error)")
         }
@@ -155,7 +155,7 @@ actor FlowService {
             try store.upsert(
                 StoredSession(
                     id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
-                    createdAt: record.createdAt, updatedAt: record.updatedAt, payload: [UInt8](payload)))
+                    createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload))
         } catch {
             logger.error("cannot save session \(record.id): \(error.description)", metadata: [.session: record.id])
             throw .failed("the change could not be saved; it was not made")
