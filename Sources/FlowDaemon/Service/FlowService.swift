@@ -167,14 +167,22 @@ actor FlowService {
     /// differs from `before`.
     private func commit(_ session: FlowSession, before: SessionProperties, persist: Bool = true) throws(FlowdError) {
         if persist { try save(session) }
-        cache.put(session)
         let after = SessionProperties(session)
+        cache.put(session, properties: after)
         let changed = after.changed(since: before)
         let id = session.record.id
         if !changed.isEmpty { events.append(.propertiesChanged(id: id, names: changed, now: after)) }
         if after.currentStep != before.currentStep || after.announcement != before.announcement {
             events.append(.announcement(id: id, text: after.announcement))
         }
+    }
+
+    /// The property values of `session`, a value just read from the cache:
+    /// those stored with it at its last change (clients were told those),
+    /// else computed. Computing them walks the path several times, so a
+    /// change computes them once (after) instead of twice.
+    private func properties(of session: FlowSession) -> SessionProperties {
+        cache.properties(of: session.record.id) ?? SessionProperties(session)
     }
 
     // MARK: - Authorization
@@ -319,8 +327,9 @@ actor FlowService {
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
             cache.remove(id)
             if let restored = try? FlowSession(restoring: cached.record, flow: flow, clock: clock) {
-                events.append(.propertiesChanged(id: id, names: [], now: SessionProperties(restored)))
-                cache.put(restored)
+                let now = SessionProperties(restored)
+                events.append(.propertiesChanged(id: id, names: [], now: now))
+                cache.put(restored, properties: now)
             }
         }
         return catalog
@@ -389,7 +398,7 @@ actor FlowService {
     /// `SetAnswers`.
     func setAnswers(_ id: String, _ answers: [String: AnswerValue]) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let result: SetAnswersResult
         do {
             result = try session.setAnswers(answers, now: clock.now)
@@ -403,7 +412,7 @@ actor FlowService {
     /// The end of a `SetAnswers` that needed plugin checks.
     func setAnswersChecked(_ id: String, _ results: [PluginCheckResult]) throws(FlowdError) -> FieldErrors {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let errors = session.applyPluginResults(results)
         // Plugin verdicts live in memory only; nothing new to store.
         try commit(session, before: before, persist: false)
@@ -413,7 +422,7 @@ actor FlowService {
     /// `Continue`. A `.check` answer is followed by ``continueChecked(_:_:)``.
     func continueStep(_ id: String) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let outcome: ContinueOutcome
         do {
             outcome = try session.continueStep(now: clock.now)
@@ -426,7 +435,7 @@ actor FlowService {
     /// The second half of a `Continue` that needed plugin checks.
     func continueChecked(_ id: String, _ results: [PluginCheckResult]) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         _ = session.applyPluginResults(results)
         let outcome: ContinueOutcome
         do {
@@ -471,7 +480,7 @@ actor FlowService {
     /// `Back`.
     func back(_ id: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.back(now: clock.now)
         } catch {
@@ -483,7 +492,7 @@ actor FlowService {
     /// `GoTo`.
     func goTo(_ id: String, step: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.goTo(step, now: clock.now)
         } catch {
@@ -495,7 +504,7 @@ actor FlowService {
     /// `Submit`. `.submit` is followed by ``startSubmit(_:_:reply:)``.
     func submit(_ id: String) throws(FlowdError) -> Next<Void> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let start: SubmitStart
         do {
             start = try session.beginSubmit(now: clock.now)
@@ -551,7 +560,7 @@ actor FlowService {
         let result: Result<Void, FlowdError>
         do throws(FlowdError) {
             var session = try session(id)
-            let before = SessionProperties(session)
+            let before = properties(of: session)
             let now = clock.now
             switch outcome {
             case .success(let receipt):
@@ -584,7 +593,7 @@ actor FlowService {
     /// `Cancel`: stops a running submit quietly.
     func cancel(_ id: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.cancelSubmit(now: clock.now)
         } catch {
