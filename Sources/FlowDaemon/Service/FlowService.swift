@@ -279,9 +279,7 @@ actor FlowService {
         sessionCount += 1
         events.append(.sessionNew(id: id))
         events.append(.sessionCountChanged)
-        logger.info(
-            "session started", id: .sessionStarted,
-            metadata: [.session: id, .flow: flow.id, .uid: uid])
+        logAfterReply(.info, "session started", id: .sessionStarted, metadata: [.session: id, .flow: flow.id, .uid: uid])
         return id
     }
 
@@ -400,7 +398,7 @@ actor FlowService {
         sessionCount = max(0, sessionCount - 1)
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
-        logger.info("session removed (\(reason))", metadata: [.session: id])
+        logAfterReply(.info, "session removed (\(reason))", metadata: [.session: id])
     }
 
     // MARK: - Session methods
@@ -482,9 +480,20 @@ actor FlowService {
     private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion) {
         let id = session.record.id
         events.append(.stepCompleted(id: id, step: completion.step, answers: completion.answers))
-        logger.info(
-            "step completed", id: .stepCompleted,
+        logAfterReply(
+            .info, "step completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
+    }
+
+    /// Queues a log entry to be written with the events, after the reply
+    /// (``ServiceEvent/log(_:)``); nothing is queued when the level is off.
+    private func logAfterReply(
+        _ level: LogLevel, _ message: String, id: MessageID? = nil, metadata: LogMetadata = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        guard logger.isEnabled(level) else { return }
+        events.append(.log(DeferredLog(
+            level: level, message: message, id: id, metadata: metadata, file: file, function: function, line: line)))
     }
 
     /// `Back`.
