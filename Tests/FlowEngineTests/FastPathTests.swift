@@ -120,3 +120,89 @@ struct RecordJSONTests {
         #expect(throws: RecordEncodingError.self) { try record.encodedJSON() }
     }
 }
+
+@Suite("progressSnapshot equals the separate getters")
+struct ProgressSnapshotTests {
+    /// A value for `field`, picked by `pick`: sometimes valid, sometimes empty
+    /// or wrong, so steps become finished and unfinished along the walk.
+    static func value(for field: FieldDefinition, in session: FlowSession, pick: UInt64) -> AnswerValue {
+        let options = session.options(of: field).map(\.id)
+        switch field.type {
+        case .choice:
+            return pick % 4 == 0 ? .text("") : .text(options.isEmpty ? "" : options[Int(pick) % options.count])
+        case .multichoice:
+            return pick % 4 == 0 ? .list([]) : .list(options.isEmpty ? [] : [options[Int(pick) % options.count]])
+        case .toggle: return .bool(pick % 2 == 0)
+        case .number: return pick % 3 == 0 ? .text("") : .integer(Int64(pick % 20))
+        case .date: return .text(pick % 3 == 0 ? "" : "2025-07-0\(1 + pick % 9)")
+        case .time: return .text(pick % 3 == 0 ? "" : "10:3\(pick % 10)")
+        case .email: return .text(pick % 3 == 0 ? "nope" : "a@example.org")
+        case .text, .multiline, .secure: return .text(pick % 4 == 0 ? "" : String(repeating: "x", count: Int(pick % 16)))
+        }
+    }
+
+    static func expectSame(_ s: FlowSession, _ context: String) {
+        let snapshot = s.progressSnapshot
+        #expect(snapshot.stepIndex == s.stepIndex, "\(context)")
+        #expect(snapshot.stepCount == s.stepCount, "\(context)")
+        #expect(snapshot.canGoBack == s.canGoBack, "\(context)")
+        #expect(snapshot.canContinue == s.canContinue, "\(context)")
+        #expect(snapshot.continueLabel == s.continueLabel, "\(context)")
+        #expect(snapshot.path == s.path, "\(context)")
+    }
+
+    @Test("along a long random walk through each example flow", arguments: ["consultation", "onboarding", "survey", "support-request"])
+    func randomWalk(name: String) throws {
+        let flow = try FlowLoader.load(Fixture.exampleBytes(name), fileName: "\(name).json", capabilities: .any)
+        var dynamic: [String: [ChoiceOption]] = [:]
+        for step in flow.steps { for field in step.fields where field.optionsFrom != nil { dynamic[field.id] = weekdayOptions } }
+        for locale in ["en", "de"] {
+            var session = try Fixture.session(flow, locale: locale, options: dynamic)
+            var random = SplitMix(seed: UInt64(name.utf8.count) &* 7919 &+ UInt64(locale.utf8.first ?? 0))
+            Self.expectSame(session, "\(name) start")
+            var seen: Set<String> = []
+            for move in 0..<400 {
+                let r = random.next()
+                let now = Int64(move + 10)
+                switch r % 8 {
+                case 0, 1, 2:
+                    if let step = flow.step(session.currentStepID), !step.fields.isEmpty {
+                        let field = step.fields[Int(r >> 8) % step.fields.count]
+                        _ = try? session.setAnswers([field.id: Self.value(for: field, in: session, pick: r >> 16)], now: now)
+                    }
+                case 3, 4:
+                    if case .checking(let checks)? = try? session.continueStep(now: now) {
+                        _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .accepted) })
+                    }
+                case 5: try? session.back(now: now)
+                case 6:
+                    let targets = flow.steps.map(\.id) + ["review"]
+                    try? session.goTo(targets[Int(r >> 8) % targets.count], now: now)
+                default:
+                    if session.state == .submitting {
+                        if r & 0x100 == 0 { try? session.failSubmit(.other, now: now) } else { try? session.cancelSubmit(now: now) }
+                    } else {
+                        _ = try? session.beginSubmit(now: now)
+                    }
+                }
+                Self.expectSame(session, "\(name)/\(locale) after move \(move) (\(r % 8)) on \(session.currentStepID)")
+                seen.insert("\(session.currentStepID) \(session.state.rawValue) \(session.returningToReview)")
+            }
+            // The walk went places: several steps and states, not one spot.
+            #expect(seen.count >= 3, "\(seen.sorted())")
+        }
+    }
+}
+
+/// SplitMix64, for repeatable walks.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

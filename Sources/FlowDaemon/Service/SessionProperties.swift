@@ -21,17 +21,19 @@ struct SessionProperties: Equatable {
     var receipt: [String: JSONValue]
 
     init(_ s: FlowSession) {
+        // One walk of the path for all the values that depend on it.
+        let progress = s.progressSnapshot
         state = s.state
         currentStep = s.currentStepID
-        stepIndex = s.stepIndex
-        stepCount = s.stepCount
-        canGoBack = s.canGoBack
-        canContinue = s.canContinue
-        continueLabel = s.continueLabel
+        stepIndex = progress.stepIndex
+        stepCount = progress.stepCount
+        canGoBack = progress.canGoBack
+        canContinue = progress.canContinue
+        continueLabel = progress.continueLabel
         returningToReview = s.returningToReview
         lastError = s.lastError ?? ""
         updatedAt = s.record.updatedAt
-        path = s.path
+        path = progress.path
         announcement = s.announcement
         receipt = s.record.receipt ?? [:]
     }
