@@ -40,6 +40,8 @@ actor FlowService {
     /// Sessions being created (waiting for providers), per uid, so that
     /// concurrent starts cannot pass the limits together.
     private var starting: [UInt32: Int] = [:]
+    /// Live sessions per uid, as far as known (``ownedCount(_:)``).
+    private var ownedCounts: [UInt32: Int] = [:]
     private var submits: [String: InFlightSubmit] = [:]
     private var nextSubmitToken: UInt64 = 0
     private var events: [ServiceEvent] = []
@@ -277,6 +279,7 @@ actor FlowService {
         try save(session)
         cache.put(session)
         sessionCount += 1
+        if let owned = ownedCounts[uid] { ownedCounts[uid] = owned + 1 }
         events.append(.sessionNew(id: id))
         events.append(.sessionCountChanged)
         logAfterReply(.info, "session started", id: .sessionStarted, metadata: [.session: id, .flow: flow.id, .uid: uid])
@@ -289,16 +292,28 @@ actor FlowService {
         guard sessionCount + startingTotal < limits.maxSessions else {
             throw .limitExceeded("the daemon holds its maximum of \(limits.maxSessions) sessions")
         }
-        let owned: Int
-        do {
-            owned = try store.count(owner: uid)
-        } catch {
-            throw .failed("cannot count the caller's sessions: \(error)")
-        }
+        let owned = try ownedCount(uid)
         guard owned + starting[uid, default: 0] < limits.maxSessionsPerUser else {
             throw .limitExceeded("uid \(uid) already has the maximum of \(limits.maxSessionsPerUser) sessions")
         }
         starting[uid, default: 0] += 1
+    }
+
+    /// The number of live sessions `uid` owns: counted in the store the
+    /// first time (a range count on the owner index, as long as the uid's
+    /// sessions: a uid with 100,000 sessions made every StartSession scan
+    /// them), then kept by start and remove. Forgotten at every expiry pass,
+    /// so a change made to the store by hand counts within a minute.
+    private func ownedCount(_ uid: UInt32) throws(FlowdError) -> Int {
+        if let known = ownedCounts[uid] { return known }
+        let counted: Int
+        do {
+            counted = try store.count(owner: uid)
+        } catch {
+            throw .failed("cannot count the caller's sessions: \(error)")
+        }
+        ownedCounts[uid] = counted
+        return counted
     }
 
     private func releaseSlot(for uid: UInt32) {
@@ -361,6 +376,7 @@ actor FlowService {
     /// Deletes sessions idle for longer than the configured time. Returns how
     /// many went.
     func expireIdleSessions() -> Int {
+        ownedCounts.removeAll()
         let cutoff = clock.now - Int64(configuration.limits.idleTimeout.components.seconds) * 1_000_000
         var removed = 0
         while true {
@@ -389,6 +405,7 @@ actor FlowService {
         } catch {
             throw .failed("cannot delete session \(id): \(error)")
         }
+        let owner = cache.peek(id)?.record.owner
         cache.remove(id)
         if let inFlight = submits.removeValue(forKey: id) {
             inFlight.task.cancel()
@@ -396,6 +413,11 @@ actor FlowService {
         }
         guard deleted else { return }
         sessionCount = max(0, sessionCount - 1)
+        if let owner, let owned = ownedCounts[owner] {
+            ownedCounts[owner] = max(0, owned - 1)
+        } else if owner == nil {
+            ownedCounts.removeAll()  // the owner is not known here: count again when needed
+        }
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
         logAfterReply(.info, "session removed (\(reason))", metadata: [.session: id])
