@@ -124,6 +124,8 @@ let package = Package(
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
         .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
+        // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
+        .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,6 +11,9 @@ struct SizeResult {
     var residentAfter: Int
     /// Time from spawn to `READY=1` with `sessions` stored, in ns.
     var ready: UInt64
+    /// CPU time used during the measured rounds, and the calls they made.
+    var cpu: CPUTimes
+    var calls: Int
 
     var bytesPerSession: Double { Double(residentAfter - residentBefore) / Double(max(1, sessions)) }
 
@@ -72,12 +75,17 @@ struct Bench {
         try harness.zeroCallgrindCounters { () throws(BenchError) in try client.ping() }
 
         progress("measuring \(Format.grouped(options.rounds)) rounds on one connection")
+        let cpuBefore = harness.cpuTimes()
         let latency = try Scenarios.latency(
             client, ids: ids, rounds: options.rounds, walkEvery: options.walkEvery, generator: &generator)
+        let cpu = harness.cpuTimes() - cpuBefore
+        let calls = latency.reduce(0) { sum, entry in
+            sum + entry.value.count * (entry.key == .walk ? Scenarios.callsPerWalk + 2 : 1)
+        }
         try keepRunning?(harness, ids, &generator)
         return SizeResult(
             sessions: sessions, latency: latency, firstTouch: firstTouch, residentBefore: before,
-            residentAfter: after, ready: ready)
+            residentAfter: after, ready: ready, cpu: cpu, calls: calls)
     }
 
     // MARK: - The main run

@@ -171,6 +171,15 @@ final class Harness {
         flowd = nil
     }
 
+    /// CPU time used so far by flowd, dbus-daemon and this process, in µs.
+    func cpuTimes() -> CPUTimes {
+        let split = flowd.flatMap { Posix.cpuSplit(of: $0.pid) }
+        return CPUTimes(
+            flowd: (split?.user ?? 0) + (split?.system ?? 0), flowdSystem: split?.system ?? 0,
+            bus: bus.flatMap { Posix.cpuMicroseconds(of: $0.pid) } ?? 0,
+            client: Posix.ownCPUMicroseconds())
+    }
+
     /// flowd's resident memory in bytes.
     func flowdResidentBytes() -> Int? {
         flowd.flatMap { Posix.residentBytes(of: $0.pid) }
@@ -205,5 +214,20 @@ final class Harness {
         } else {
             Posix.removeTree(root)
         }
+    }
+}
+
+/// CPU time of the three processes a call passes through, in µs.
+struct CPUTimes {
+    var flowd: Int
+    /// flowd's share spent in the kernel (system calls).
+    var flowdSystem: Int
+    var bus: Int
+    var client: Int
+
+    static func - (a: CPUTimes, b: CPUTimes) -> CPUTimes {
+        CPUTimes(
+            flowd: a.flowd - b.flowd, flowdSystem: a.flowdSystem - b.flowdSystem, bus: a.bus - b.bus,
+            client: a.client - b.client)
     }
 }

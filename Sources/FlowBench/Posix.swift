@@ -134,6 +134,34 @@ enum Posix {
         return nil
     }
 
+    /// CPU time a process has used (user + system, `/proc/PID/stat` fields
+    /// 14 and 15), in microseconds; nil when unreadable. Resolution: one
+    /// clock tick (10 ms), fine over a run of seconds.
+    static func cpuMicroseconds(of pid: pid_t) -> Int? {
+        cpuSplit(of: pid).map { $0.user + $0.system }
+    }
+
+    /// User and system CPU time of a process in microseconds (`/proc/PID/stat`).
+    static func cpuSplit(of pid: pid_t) -> (user: Int, system: Int)? {
+        guard let bytes = readFile("/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The command name (field 2) may hold spaces: count fields after its ')'.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state), so utime (14) and stime (15) are 11 and 12.
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        let ticks = max(1, sysconf(Int32(_SC_CLK_TCK)))
+        return (user * 1_000_000 / ticks, system * 1_000_000 / ticks)
+    }
+
+    /// This process's CPU time (user + system, `getrusage`), in microseconds.
+    static func ownCPUMicroseconds() -> Int {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        return (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+            + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
+    }
+
     /// Writes a line to stderr.
     static func printError(_ line: String) {
         let text = line + "\n"

@@ -11,6 +11,7 @@ enum Report {
             + "\(Format.grouped(options.rounds)) rounds on one connection, a walk every \(options.walkEvery)")
         print("")
         latencyTable(result)
+        cpuLine(result)
         print("")
         print("first touch: GetStep on each stored session once (loaded from the store): "
             + "median \(Format.fixed(result.firstTouch.median)) µs, p99 \(Format.fixed(result.firstTouch.p99)) µs")
@@ -100,6 +101,17 @@ enum Report {
         if let walk = result.latency[.walk], let ping = result.latency[.ping], ping.median > 0 {
             print("  (a walk is \(Scenarios.callsPerWalk) calls: \(Format.fixed(walk.median / Double(Scenarios.callsPerWalk) / ping.median, 2))× Ping per call)")
         }
+    }
+
+    /// Where the time of a call goes: CPU per call of each process, over the measured rounds.
+    private static func cpuLine(_ result: SizeResult) {
+        guard result.calls > 0 else { return }
+        let n = Double(result.calls)
+        print("CPU per call (all calls of the rounds, walks' GetStep and Close included): "
+            + "flowd \(Format.fixed(Double(result.cpu.flowd) / n)) µs "
+            + "(\(Format.fixed(Double(result.cpu.flowdSystem) / n)) in the kernel), "
+            + "dbus-daemon \(Format.fixed(Double(result.cpu.bus) / n)) µs, "
+            + "flowd-bench \(Format.fixed(Double(result.cpu.client) / n)) µs")
     }
 
     private static func memory(_ result: SizeResult) {
