@@ -206,3 +206,45 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Strings.fill scans bytes with the old results")
+struct FillTests {
+    /// The Character-walking version `fill` replaced, kept as the reference.
+    static func reference(_ template: String, _ arguments: [String: String]) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else {
+                rest = rest[open...]
+                break
+            }
+            let name = String(after[..<close])
+            if let value = arguments[name] {
+                out += value
+            } else {
+                out += rest[open...close]
+            }
+            rest = after[after.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    @Test("every built-in template in every locale, and awkward ones")
+    func sameAsReference() {
+        let arguments = ["n": "2", "m": "4", "title": "Día y hora 日本", "step": "Ünïcödé", "min": "1", "max": "9", "count": "3"]
+        var templates = [
+            "", "{", "}", "{}", "{n", "n}", "{n}{m}", "{{n}}", "{x{n}", "{n} {unknown} {m}", "a{n}b{m}c{title}d",
+            "unclosed {a", "日本 {n} 語 {m}", "{title} 🙂 {n}", "{n}{", "{ n }", "{n}}",
+        ]
+        for key in BuiltinString.allCases {
+            for locale in Strings.locales { templates.append(Strings.builtin.text(key, locale: locale)) }
+        }
+        for template in templates {
+            for args in [arguments, [:], ["n": "{m}", "m": "x"]] {
+                #expect(Strings.fill(template, args) == Self.reference(template, args), "\(template)")
+            }
+        }
+    }
+}
