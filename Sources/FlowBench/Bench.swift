@@ -4,6 +4,8 @@ import Glibc
 /// memory and start-up.
 struct SizeResult {
     var sessions: Int
+    /// The sessions in use: loaded, then called.
+    var live: Int
     var latency: [CallKind: Samples]
     /// `GetStep` on every stored session once, in store order (each loaded from the store).
     var firstTouch: Samples
@@ -15,7 +17,7 @@ struct SizeResult {
     var cpu: CPUTimes
     var calls: Int
 
-    var bytesPerSession: Double { Double(residentAfter - residentBefore) / Double(max(1, sessions)) }
+    var bytesPerSession: Double { Double(residentAfter - residentBefore) / Double(max(1, live)) }
 
     func ratio(_ kind: CallKind) -> Double {
         let floor = latency[.ping]?.median ?? 0
@@ -50,7 +52,9 @@ struct Bench {
         let flow = try harness.onboardingFlow()
         progress("filling the store with \(Format.grouped(sessions)) sessions (\(harness.root))")
         let filler = StoreFiller(flow: flow, owner: getuid(), databasePath: harness.databasePath)
-        let ids = try filler.fill(to: sessions, generator: &generator)
+        let stored = try filler.fill(to: sessions, generator: &generator)
+        // The sessions in use; the others are only stored (ids are random, so any prefix is a random pick).
+        let ids = options.live > 0 ? Array(stored.prefix(options.live)) : stored
         try harness.startBus()
         progress("starting flowd")
         let ready = try harness.startFlowd()
@@ -62,7 +66,7 @@ struct Bench {
         _ = try Scenarios.latency(
             client, ids: warmIDs, rounds: min(200, options.rounds), walkEvery: 10, generator: &warm)
 
-        progress("loading \(Format.grouped(sessions)) live sessions (GetStep on each)")
+        progress("loading \(Format.grouped(ids.count)) live sessions (GetStep on each)")
         guard let before = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
         var firstTouch = Samples()
         for id in ids {
@@ -84,7 +88,7 @@ struct Bench {
         }
         try keepRunning?(harness, ids, &generator)
         return SizeResult(
-            sessions: sessions, latency: latency, firstTouch: firstTouch, residentBefore: before,
+            sessions: sessions, live: ids.count, latency: latency, firstTouch: firstTouch, residentBefore: before,
             residentAfter: after, ready: ready, cpu: cpu, calls: calls)
     }
 
@@ -94,7 +98,7 @@ struct Bench {
         var throughput: Scenarios.Throughput?
         var readyTimes: [UInt64] = []
         var readyCount = 0
-        let clients = min(options.clients, options.sessions)
+        let clients = min(options.clients, options.live > 0 ? min(options.live, options.sessions) : options.sessions)
         let result = try measureSize(options.sessions) { harness, ids, generator throws(BenchError) in
             if clients > 0 {
                 progress("measuring throughput with \(clients) connections")

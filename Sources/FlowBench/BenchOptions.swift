@@ -2,6 +2,8 @@
 struct BenchOptions {
     /// Stored sessions the main run holds (`--sessions`).
     var sessions = 10_000
+    /// How many of them are in use (loaded, then called); 0: all (`--live`).
+    var live = 0
     /// Measured rounds on one connection; each round is one call of every kind (`--rounds`).
     var rounds = 5000
     /// A whole-flow walk every this many rounds (`--walk-every`).
@@ -32,7 +34,7 @@ struct BenchOptions {
     var seed: UInt64 = 0x5EED_F10D
 
     static let usage = """
-        usage: flowd-bench [--sessions N] [--rounds N] [--clients N] [--ready-sessions N]
+        usage: flowd-bench [--sessions N] [--live N] [--rounds N] [--clients N] [--ready-sessions N]
                            [--scaling N,N,...] [--quick] [--dir DIR] [--build-dir DIR]
                            [--flows-dir DIR] [--wrap 'COMMAND ARGS'] [--keep] [--seed N]
 
@@ -44,7 +46,8 @@ struct BenchOptions {
         sessions (default 100000) and every shipped plugin loaded.
         The last lines are machine-readable ("ratio SetAnswers/Ping: 1.34").
 
-          --sessions N         stored (and loaded) sessions for the main run
+          --sessions N         stored sessions for the main run
+          --live N             how many of them are in use: loaded, then called (default all)
           --rounds N           measured rounds on one connection (default 5000)
           --walk-every N       one onboarding walk every N rounds (default 10)
           --clients N          connections for the throughput phase (default 8; 0 skips it)
@@ -83,6 +86,7 @@ struct BenchOptions {
             case "--sessions":
                 options.sessions = try count(flag)
                 sessionsGiven = true
+            case "--live": options.live = try count(flag)
             case "--rounds": options.rounds = try count(flag)
             case "--walk-every": options.walkEvery = try count(flag)
             case "--clients": options.clients = try count(flag, minimum: 0)

@@ -7,7 +7,7 @@ enum Report {
         options: BenchOptions, result: SizeResult, throughput: Scenarios.Throughput?, readyCount: Int,
         readyTimes: [UInt64]
     ) {
-        print("flowd-bench: \(Format.grouped(result.sessions)) stored sessions, all loaded; "
+        print("flowd-bench: \(Format.grouped(result.sessions)) stored sessions, \(Format.grouped(result.live)) of them live (loaded and called); "
             + "\(Format.grouped(options.rounds)) rounds on one connection, a walk every \(options.walkEvery)")
         print("")
         latencyTable(result)
@@ -17,7 +17,7 @@ enum Report {
             + "median \(Format.fixed(result.firstTouch.median)) µs, p99 \(Format.fixed(result.firstTouch.p99)) µs")
         if let throughput {
             print("")
-            print("\(min(options.clients, options.sessions)) connections at once: throughput")
+            print("\(throughput.clients) connections at once: throughput")
             print(Format.left("call", 14) + Format.right("calls/s", 10) + Format.right("vs Ping", 10))
             let ping = throughput.callsPerSecond["Ping"] ?? 0
             for name in throughput.order {
@@ -48,7 +48,7 @@ enum Report {
             for name in throughput.order where name != "Ping" {
                 let rate = throughput.callsPerSecond[name] ?? 0
                 let key = name.replacingSpaces()
-                print("throughput\(min(options.clients, options.sessions)) \(key)/Ping: "
+                print("throughput\(throughput.clients) \(key)/Ping: "
                     + "\(Format.fixed(rate > 0 ? ping / rate : 0, 2))")
             }
         }
@@ -60,15 +60,16 @@ enum Report {
     }
 
     static func scaling(options: BenchOptions, results: [SizeResult]) {
-        print("flowd-bench scaling: \(Format.grouped(options.rounds)) rounds per size on one connection; "
+        let live = options.live > 0 ? "\(Format.grouped(options.live)) live sessions at most" : "every stored session live"
+        print("flowd-bench scaling: \(Format.grouped(options.rounds)) rounds per size on one connection, \(live); "
             + "median µs (ratio to Ping)")
         print("")
-        var header = Format.left("sessions", 10)
+        var header = Format.left("stored", 9) + Format.right("live", 8)
         for kind in latencyOrder { header += Format.right(kind.rawValue, kind == .walk ? 18 : 16) }
         header += Format.right("B/session", 11) + Format.right("READY ms", 10)
         print(header)
         for r in results {
-            var line = Format.left(Format.grouped(r.sessions), 10)
+            var line = Format.left(Format.grouped(r.sessions), 9) + Format.right(Format.grouped(r.live), 8)
             for kind in latencyOrder {
                 let median = r.latency[kind]?.median ?? 0
                 let cell = kind == .ping
@@ -118,7 +119,7 @@ enum Report {
         let mib = 1024.0 * 1024.0
         print("memory: flowd RSS \(Format.fixed(Double(result.residentBefore) / mib)) MiB before loading, "
             + "\(Format.fixed(Double(result.residentAfter) / mib)) MiB after loading "
-            + "\(Format.grouped(result.sessions)) live sessions: \(Format.fixed(result.bytesPerSession, 0)) bytes per session")
+            + "\(Format.grouped(result.live)) live sessions: \(Format.fixed(result.bytesPerSession, 0)) bytes per session")
     }
 }
 

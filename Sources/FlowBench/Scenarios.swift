@@ -109,6 +109,7 @@ enum Scenarios {
     /// What the throughput phase measured: calls per second with all
     /// connections calling at once.
     struct Throughput {
+        var clients = 0
         var callsPerSecond: [String: Double] = [:]
         var order: [String] = []
     }
@@ -164,6 +165,7 @@ enum Scenarios {
             }
         }
         var result = Throughput()
+        result.clients = count
         for phase in phases {
             result.order.append(phase)
             result.callsPerSecond[phase] = Double(calls[phase] ?? 0) / (Double(time[phase] ?? 1) / 1e9)
