@@ -66,7 +66,7 @@ enum Report {
         print("")
         var header = Format.left("stored", 9) + Format.right("live", 8)
         for kind in latencyOrder { header += Format.right(kind.rawValue, kind == .walk ? 18 : 16) }
-        header += Format.right("B/session", 11) + Format.right("READY ms", 10)
+        header += Format.right("flowd CPU/call", 16) + Format.right("B/session", 11) + Format.right("READY ms", 10)
         print(header)
         for r in results {
             var line = Format.left(Format.grouped(r.sessions), 9) + Format.right(Format.grouped(r.live), 8)
@@ -76,6 +76,7 @@ enum Report {
                     ? Format.fixed(median) : "\(Format.fixed(median)) (\(Format.fixed(r.ratio(kind), 2)))"
                 line += Format.right(cell, kind == .walk ? 18 : 16)
             }
+            line += Format.right(Format.fixed(Double(r.cpu.flowd) / Double(max(1, r.calls))) + " µs", 16)
             line += Format.right(Format.fixed(r.bytesPerSession, 0), 11)
             line += Format.right(Format.fixed(Double(r.ready) / 1e6), 10)
             print(line)
