@@ -30,13 +30,16 @@ struct BenchOptions {
     var keep = false
     /// Small numbers for a smoke test (`--quick`).
     var quick = false
+    /// flowd's `[Daemon] Durability=` (`--durability process|power`).
+    var durability = "process"
     /// Seed of the random choice of sessions (`--seed`).
     var seed: UInt64 = 0x5EED_F10D
 
     static let usage = """
         usage: flowd-bench [--sessions N] [--live N] [--rounds N] [--clients N] [--ready-sessions N]
                            [--scaling N,N,...] [--quick] [--dir DIR] [--build-dir DIR]
-                           [--flows-dir DIR] [--wrap 'COMMAND ARGS'] [--keep] [--seed N]
+                           [--flows-dir DIR] [--wrap 'COMMAND ARGS'] [--durability process|power]
+                           [--keep] [--seed N]
 
         Starts a private dbus-daemon and flowd, fills flowd's store with N stored
         sessions (default 10000), loads them, and measures Peer.Ping (the floor),
@@ -60,6 +63,7 @@ struct BenchOptions {
           --build-dir DIR      where flowd and lib*Plugin.so are (default: next to flowd-bench)
           --flows-dir DIR      the flows to serve (default: ./flows, else the checkout's)
           --wrap 'CMD ARGS'    run flowd under CMD (for example valgrind --tool=callgrind)
+          --durability MODE    flowd's Durability= setting: process (default) or power
           --keep               keep the run's directory (the store, logs, config)
           --seed N             seed for the choice of sessions
         """
@@ -106,6 +110,12 @@ struct BenchOptions {
             case "--build-dir": options.buildDirectory = try value(flag)
             case "--flows-dir": options.flowsDirectory = try value(flag)
             case "--wrap": options.wrapper = try value(flag).split(separator: " ").map(String.init)
+            case "--durability":
+                let text = try value(flag)
+                guard text == "process" || text == "power" else {
+                    throw .usage("--durability expects process or power, not \"\(text)\"")
+                }
+                options.durability = text
             case "--keep": options.keep = true
             case "--quick": options.quick = true
             case "--seed":

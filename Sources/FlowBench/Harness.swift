@@ -58,6 +58,9 @@ final class Harness {
         // The defaults (64 per uid, 50,000 in all) are below what the run stores.
         try Posix.writeFile(configPath, text: """
             # flowd-bench: limits above the run's session counts.
+            [Daemon]
+            Durability=\(options.durability)
+
             [Limits]
             MaxSessionsPerUser=10000000
             MaxSessions=10000000
