@@ -59,6 +59,15 @@ stage:
 	rm -rf stage
 	$(MAKE) install DESTDIR="$(CURDIR)/stage" PREFIX=/usr
 
+# The benchmark (docs/performance.md): the release build, then flowd-bench with
+# its defaults: a private bus and flowd, 10,000 stored sessions, latency
+# against Peer.Ping on one connection, 8 connections, memory per session, and
+# READY=1 with 100,000 stored sessions. BENCH_ARGS adds options, for example
+# BENCH_ARGS="--scaling 1000,10000,100000". Takes a few minutes.
+BENCH_ARGS ?=
+bench: build
+	"$(BIN_RELEASE)/flowd-bench" --build-dir "$(BIN_RELEASE)" --flows-dir "$(CURDIR)/flows" $(BENCH_ARGS)
+
 # The README's main job: a private bus, flowd with the example flows and the
 # shipped plugins, and the consultation flow driven to submitted by flowctl.
 demo: build

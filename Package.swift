@@ -96,7 +96,7 @@ let package = Package(
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
-        .executableTarget(name: "FlowBench", dependencies: ["DBus", "Reactor"]),
+        .executableTarget(name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
 
@@ -134,6 +134,8 @@ let package = Package(
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
         .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
+        // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
+        .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

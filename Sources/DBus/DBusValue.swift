@@ -117,9 +117,42 @@ public enum DBusValue: Sendable, Hashable {
         if raw.count == 1, let code = raw.first {
             return typeCode == Int32(code) && !isContainerOtherThanVariant
         }
-        var text = ""
-        appendSignature(to: &text)
-        return text == signature.rawValue
+        // Containers: walk the signature's bytes along the value, without
+        // building the value's signature (the writer checks every element of
+        // every array it writes, so this must not allocate).
+        var text = signature.rawValue
+        return text.withUTF8 { bytes in
+            var index = 0
+            return matchesSignature(bytes, at: &index) && index == bytes.count
+        }
+    }
+
+    /// True when the signature bytes from `index` start with this value's
+    /// signature (what ``appendSignature(to:)`` writes); `index` moves past it.
+    private func matchesSignature(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) -> Bool {
+        func expect(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        func expect(_ text: String) -> Bool {
+            for byte in text.utf8 where !expect(byte) { return false }
+            return true
+        }
+        switch self {
+        case .array(let element, _):
+            return expect(UInt8(ascii: "a")) && expect(element.rawValue)
+        case .dictionary(let key, let value, _):
+            return expect(UInt8(ascii: "a")) && expect(UInt8(ascii: "{")) && expect(key.rawValue)
+                && expect(value.rawValue) && expect(UInt8(ascii: "}"))
+        case .structure(let fields):
+            guard expect(UInt8(ascii: "(")) else { return false }
+            for field in fields where !field.matchesSignature(bytes, at: &index) { return false }
+            return expect(UInt8(ascii: ")"))
+        default:
+            // Basic types and variants: the type code is the signature's one letter.
+            return expect(UInt8(truncatingIfNeeded: typeCode))
+        }
     }
 
     private var isContainerOtherThanVariant: Bool {

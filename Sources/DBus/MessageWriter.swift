@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 /// Appends arguments to a message (`dbus_message_iter_append_*`).
 ///
@@ -55,7 +56,7 @@ public struct MessageWriter {
             // basic type's one-letter signature is valid by construction.
             let signature = inner.signature.rawValue
             if signature.utf8.count > 1 {
-                guard Signature(trusted: signature).isSingleCompleteType else {
+                guard ValidSignatures.isSingleCompleteType(signature) else {
                     throw .invalidArgs("variant holds a value of invalid type '\(signature)' (too long or nested too deep)")
                 }
             }
@@ -68,7 +69,7 @@ public struct MessageWriter {
                 for field in fields { try sub.appendValue(field) }
             }
         case .array(let elementType, let items):
-            guard elementType.isSingleCompleteType else {
+            guard ValidSignatures.isSingleCompleteType(elementType.rawValue) else {
                 throw .invalidArgs("array element type '\(elementType)' is not a single complete type")
             }
             for item in items where !item.hasType(elementType) {
@@ -84,7 +85,11 @@ public struct MessageWriter {
         case .dictionary(let keyType, let valueType, let entries):
             let entryType = "{" + keyType.rawValue + valueType.rawValue + "}"
             // Validating "a{kv}" checks that the key is basic and the value single.
-            _ = try Signature("a" + entryType)
+            let dictionaryType = "a" + entryType
+            guard ValidSignatures.isSingleCompleteType(dictionaryType) else {
+                _ = try Signature(dictionaryType)  // the precise reason
+                throw .invalidArgs("invalid dictionary type '\(dictionaryType)'")
+            }
             for entry in entries {
                 guard entry.key.hasType(keyType), entry.value.hasType(valueType) else {
                     throw .invalidArgs(
@@ -164,5 +169,25 @@ public struct MessageWriter {
             }
         }
         LibDBus.iterClose(&iter, &sub.iter)
+    }
+}
+
+/// Signatures already found to be one valid complete type
+/// (`dbus_signature_validate_single`), remembered so the writer checks each
+/// distinct signature once per process instead of at every container it
+/// writes: a program writes a handful of distinct types, and the check
+/// allocates inside libdbus. Bounded, since values can come from callers.
+enum ValidSignatures {
+    private static let known = Mutex<Set<String>>([])
+    private static let capacity = 1024
+
+    /// True when `signature` is exactly one valid complete type.
+    static func isSingleCompleteType(_ signature: String) -> Bool {
+        if known.withLock({ $0.contains(signature) }) { return true }
+        guard Signature(trusted: signature).isSingleCompleteType else { return false }
+        known.withLock { set in
+            if set.count < capacity { set.insert(signature) }
+        }
+        return true
     }
 }

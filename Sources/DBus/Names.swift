@@ -78,12 +78,24 @@ public struct ObjectPath: ValidatedName {
     public static let root: ObjectPath = "/"
 
     /// The path elements, empty for `/`.
+    ///
+    /// Split on the byte `/`, not on `Character`s: a valid path is ASCII, and
+    /// this runs for every call to a tree object and every signal it emits
+    /// (grapheme breaking cost more than the rest of the lookup).
     public var components: [Substring] {
-        rawValue.split(separator: "/")
+        rawValue.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
     }
 
     /// The last element (`"abc"` for `/x/abc`), nil for `/`.
-    public var lastComponent: Substring? { components.last }
+    public var lastComponent: Substring? {
+        let utf8 = rawValue.utf8
+        var end = utf8.endIndex
+        while end > utf8.startIndex, utf8[utf8.index(before: end)] == UInt8(ascii: "/") { end = utf8.index(before: end) }
+        guard end > utf8.startIndex else { return nil }
+        var start = end
+        while start > utf8.startIndex, utf8[utf8.index(before: start)] != UInt8(ascii: "/") { start = utf8.index(before: start) }
+        return Substring(utf8[start..<end])
+    }
 
     /// The enclosing path; nil for `/`.
     public var parent: ObjectPath? {
@@ -101,11 +113,14 @@ public struct ObjectPath: ValidatedName {
     /// True when `other` lies strictly below this path.
     public func isAncestor(of other: ObjectPath) -> Bool {
         if rawValue == "/" { return other.rawValue != "/" }
-        let mine = rawValue.utf8
-        let theirs = other.rawValue.utf8
         // Paths are ASCII: compare bytes, then require a "/" right after.
-        guard theirs.count > mine.count, theirs.starts(with: mine) else { return false }
-        return theirs[theirs.index(theirs.startIndex, offsetBy: mine.count)] == UInt8(ascii: "/")
+        var mine = rawValue
+        var theirs = other.rawValue
+        return mine.withUTF8 { m in
+            theirs.withUTF8 { t in
+                t.count > m.count && t[m.count] == UInt8(ascii: "/") && m.elementsEqual(t[0..<m.count])
+            }
+        }
     }
 
     /// The element right below this path on the way to `descendant`

@@ -167,7 +167,9 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
            !message.hasSignature(declared) {
             throw .invalidArgs("signal \(interface).\(member) is declared with '\(declared)', got '\(message.signature)'")
         }
-        message.destination = destination
+        // A new signal has no destination: only a unicast one needs setting
+        // (dbus_message_set_destination rewrites the header even for NULL).
+        if let destination { message.destination = destination }
         connection.send(message)
     }
 
@@ -179,7 +181,9 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     ) throws(DBusError) {
         let message = Message.signal(path: path, interface: .properties, member: "PropertiesChanged")
         try message.append(.string(interface.rawValue), .vardict(changed), .strings(invalidated))
-        message.destination = destination
+        // A new signal has no destination: only a unicast one needs setting
+        // (dbus_message_set_destination rewrites the header even for NULL).
+        if let destination { message.destination = destination }
         connection.send(message)
     }
 

@@ -116,7 +116,12 @@ struct SessionQueries {
 
     func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
         guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
-        let sql = "SELECT id FROM sessions WHERE updated_at < ?1 ORDER BY updated_at LIMIT ?2"
+        // The index is on `updated_at >> 26` (schema 2): the coarse term
+        // selects through it, the exact one decides.
+        let sql = """
+            SELECT id FROM sessions WHERE (updated_at >> 26) <= (?1 >> 26) AND updated_at < ?1
+            ORDER BY (updated_at >> 26), updated_at LIMIT ?2
+            """
         return try with(sql) { statement throws(SQLiteError) -> [String] in
             try statement.rows(binding: [.integer(cutoff), .integer(Int64(limit))]) { row throws(SQLiteError) in
                 row.string(at: 0) ?? ""
@@ -125,8 +130,18 @@ struct SessionQueries {
     }
 
     func ids(inState state: String) throws(StoreError) -> [String] {
-        try with("SELECT id FROM sessions WHERE state = ?1 ORDER BY id") { statement throws(SQLiteError) -> [String] in
+        // The state index holds `submitting` rows only (schema 2); SQLite uses
+        // a partial index only for a query that names its condition literally.
+        if state == Self.indexedState {
+            return try with("SELECT id FROM sessions WHERE state = 'submitting' ORDER BY id") { statement throws(SQLiteError) -> [String] in
+                try statement.rows { row throws(SQLiteError) in row.string(at: 0) ?? "" }
+            }
+        }
+        return try with("SELECT id FROM sessions WHERE state = ?1 ORDER BY id") { statement throws(SQLiteError) -> [String] in
             try statement.rows(binding: [.text(state)]) { row throws(SQLiteError) in row.string(at: 0) ?? "" }
         }
     }
+
+    /// The state the partial index `sessions_by_state` holds.
+    static let indexedState = "submitting"
 }

@@ -239,6 +239,8 @@ final class BusFrontEnd: @unchecked Sendable {
             case .announcement(let id, let text):
                 guard !text.isEmpty else { return }
                 try sessionSignal(id, "Announcement", [.string(text)])
+            case .log(let entry):
+                entry.write(to: logger)
             }
         } catch {
             logger.error("cannot emit a signal: \(error.message)")

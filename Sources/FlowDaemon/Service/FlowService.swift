@@ -40,10 +40,11 @@ actor FlowService {
     /// Sessions being created (waiting for providers), per uid, so that
     /// concurrent starts cannot pass the limits together.
     private var starting: [UInt32: Int] = [:]
+    /// Live sessions per uid, as far as known (``ownedCount(_:)``).
+    private var ownedCounts: [UInt32: Int] = [:]
     private var submits: [String: InFlightSubmit] = [:]
     private var nextSubmitToken: UInt64 = 0
     private var events: [ServiceEvent] = []
-    private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
 
     /// A submit action that is running for a session.
@@ -64,10 +65,20 @@ actor FlowService {
         case submit(SubmitRequest)
     }
 
+    /// Sessions kept in memory before the least recently used are dropped
+    /// (they stay stored and are read back on their next call).
+    ///
+    /// A session in memory costs about 1.8 KiB of resident memory (measured
+    /// by flowd-bench, docs/performance.md), so 16,384 of them cost about
+    /// 30 MiB at most. Fewer made a call to a session outside the cache pay a
+    /// store read, a JSON decode and a restore (about 60 µs) whenever more
+    /// than a few thousand sessions were in use at once.
+    static let defaultCacheCapacity = 16_384
+
     init(
         executor: LoopExecutor, store: SessionStore, configuration: DaemonConfiguration, stateDirectory: String,
         plugins: any PluginGateway, capabilities: CapabilityCatalog, logger: Logger, clock: any EngineClock,
-        cacheCapacity: Int = 2048
+        cacheCapacity: Int = FlowService.defaultCacheCapacity
     ) throws(FlowdError) {
         self.executor = executor
         self.store = store
@@ -145,9 +156,10 @@ actor FlowService {
     /// Writes `session` to the store. Nothing else changes when this throws.
     private func save(_ session: FlowSession) throws(FlowdError) {
         let record = session.record
-        let payload: Data
+        let payload: [UInt8]
         do {
-            payload = try encoder.encode(record)
+            // The JSON `JSONEncoder` would make, written directly: a tenth of the cost.
+            payload = try record.encodedJSON()
         } catch {
             throw .failed("cannot encode session \(record.id): \(error)")
         }
@@ -155,7 +167,7 @@ actor FlowService {
             try store.upsert(
                 StoredSession(
                     id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
-                    createdAt: record.createdAt, updatedAt: record.updatedAt, payload: [UInt8](payload)))
+                    createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload))
         } catch {
             logger.error("cannot save session \(record.id): \(error.description)", metadata: [.session: record.id])
             throw .failed("the change could not be saved; it was not made")
@@ -167,14 +179,22 @@ actor FlowService {
     /// differs from `before`.
     private func commit(_ session: FlowSession, before: SessionProperties, persist: Bool = true) throws(FlowdError) {
         if persist { try save(session) }
-        cache.put(session)
         let after = SessionProperties(session)
+        cache.put(session, properties: after)
         let changed = after.changed(since: before)
         let id = session.record.id
         if !changed.isEmpty { events.append(.propertiesChanged(id: id, names: changed, now: after)) }
         if after.currentStep != before.currentStep || after.announcement != before.announcement {
             events.append(.announcement(id: id, text: after.announcement))
         }
+    }
+
+    /// The property values of `session`, a value just read from the cache:
+    /// those stored with it at its last change (clients were told those),
+    /// else computed. Computing them walks the path several times, so a
+    /// change computes them once (after) instead of twice.
+    private func properties(of session: FlowSession) -> SessionProperties {
+        cache.properties(of: session.record.id) ?? SessionProperties(session)
     }
 
     // MARK: - Authorization
@@ -259,11 +279,10 @@ actor FlowService {
         try save(session)
         cache.put(session)
         sessionCount += 1
+        if let owned = ownedCounts[uid] { ownedCounts[uid] = owned + 1 }
         events.append(.sessionNew(id: id))
         events.append(.sessionCountChanged)
-        logger.info(
-            "session started", id: .sessionStarted,
-            metadata: [.session: id, .flow: flow.id, .uid: uid])
+        logAfterReply(.info, "session started", id: .sessionStarted, metadata: [.session: id, .flow: flow.id, .uid: uid])
         return id
     }
 
@@ -273,16 +292,28 @@ actor FlowService {
         guard sessionCount + startingTotal < limits.maxSessions else {
             throw .limitExceeded("the daemon holds its maximum of \(limits.maxSessions) sessions")
         }
-        let owned: Int
-        do {
-            owned = try store.count(owner: uid)
-        } catch {
-            throw .failed("cannot count the caller's sessions: \(error)")
-        }
+        let owned = try ownedCount(uid)
         guard owned + starting[uid, default: 0] < limits.maxSessionsPerUser else {
             throw .limitExceeded("uid \(uid) already has the maximum of \(limits.maxSessionsPerUser) sessions")
         }
         starting[uid, default: 0] += 1
+    }
+
+    /// The number of live sessions `uid` owns: counted in the store the
+    /// first time (a range count on the owner index, as long as the uid's
+    /// sessions: a uid with 100,000 sessions made every StartSession scan
+    /// them), then kept by start and remove. Forgotten at every expiry pass,
+    /// so a change made to the store by hand counts within a minute.
+    private func ownedCount(_ uid: UInt32) throws(FlowdError) -> Int {
+        if let known = ownedCounts[uid] { return known }
+        let counted: Int
+        do {
+            counted = try store.count(owner: uid)
+        } catch {
+            throw .failed("cannot count the caller's sessions: \(error)")
+        }
+        ownedCounts[uid] = counted
+        return counted
     }
 
     private func releaseSlot(for uid: UInt32) {
@@ -325,7 +356,7 @@ actor FlowService {
                 let after = SessionProperties(restored)
                 let names = after.changed(since: SessionProperties(cached))
                 if !names.isEmpty { events.append(.propertiesChanged(id: id, names: names, now: after)) }
-                cache.put(restored)
+                cache.put(restored, properties: after)
             }
         }
         return catalog
@@ -349,6 +380,7 @@ actor FlowService {
     /// Deletes sessions idle for longer than the configured time. Returns how
     /// many went.
     func expireIdleSessions() -> Int {
+        ownedCounts.removeAll()
         // Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
         let idle = configuration.limits.idleTimeout.components
         let cutoff = clock.now - (idle.seconds * 1_000_000 + idle.attoseconds / 1_000_000_000_000)
@@ -379,6 +411,7 @@ actor FlowService {
         } catch {
             throw .failed("cannot delete session \(id): \(error)")
         }
+        let owner = cache.peek(id)?.record.owner
         cache.remove(id)
         if let inFlight = submits.removeValue(forKey: id) {
             inFlight.task.cancel()
@@ -386,9 +419,14 @@ actor FlowService {
         }
         guard deleted else { return }
         sessionCount = max(0, sessionCount - 1)
+        if let owner, let owned = ownedCounts[owner] {
+            ownedCounts[owner] = max(0, owned - 1)
+        } else if owner == nil {
+            ownedCounts.removeAll()  // the owner is not known here: count again when needed
+        }
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
-        logger.info("session removed (\(reason))", metadata: [.session: id])
+        logAfterReply(.info, "session removed (\(reason))", metadata: [.session: id])
     }
 
     // MARK: - Session methods
@@ -396,7 +434,7 @@ actor FlowService {
     /// `SetAnswers`.
     func setAnswers(_ id: String, _ answers: [String: AnswerValue]) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let result: SetAnswersResult
         do {
             result = try session.setAnswers(answers, now: clock.now)
@@ -410,7 +448,7 @@ actor FlowService {
     /// The end of a `SetAnswers` that needed plugin checks.
     func setAnswersChecked(_ id: String, _ results: [PluginCheckResult]) throws(FlowdError) -> FieldErrors {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let errors = session.applyPluginResults(results)
         // Plugin verdicts live in memory only; nothing new to store.
         try commit(session, before: before, persist: false)
@@ -420,7 +458,7 @@ actor FlowService {
     /// `Continue`. A `.check` answer is followed by ``continueChecked(_:_:)``.
     func continueStep(_ id: String) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let outcome: ContinueOutcome
         do {
             outcome = try session.continueStep(now: clock.now)
@@ -433,7 +471,7 @@ actor FlowService {
     /// The second half of a `Continue` that needed plugin checks.
     func continueChecked(_ id: String, _ results: [PluginCheckResult]) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         _ = session.applyPluginResults(results)
         let outcome: ContinueOutcome
         do {
@@ -476,15 +514,26 @@ actor FlowService {
         let id = session.record.id
         events.insert(
             .stepCompleted(id: id, step: completion.step, answers: completion.answers), at: min(max(index, 0), events.count))
-        logger.info(
-            "step completed", id: .stepCompleted,
+        logAfterReply(
+            .info, "step completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
+    }
+
+    /// Queues a log entry to be written with the events, after the reply
+    /// (``ServiceEvent/log(_:)``); nothing is queued when the level is off.
+    private func logAfterReply(
+        _ level: LogLevel, _ message: String, id: MessageID? = nil, metadata: LogMetadata = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        guard logger.isEnabled(level) else { return }
+        events.append(.log(DeferredLog(
+            level: level, message: message, id: id, metadata: metadata, file: file, function: function, line: line)))
     }
 
     /// `Back`.
     func back(_ id: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.back(now: clock.now)
         } catch {
@@ -496,7 +545,7 @@ actor FlowService {
     /// `GoTo`.
     func goTo(_ id: String, step: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.goTo(step, now: clock.now)
         } catch {
@@ -508,7 +557,7 @@ actor FlowService {
     /// `Submit`. `.submit` is followed by ``startSubmit(_:_:reply:)``.
     func submit(_ id: String) throws(FlowdError) -> Next<Void> {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         let start: SubmitStart
         do {
             start = try session.beginSubmit(now: clock.now)
@@ -564,7 +613,7 @@ actor FlowService {
         let result: Result<Void, FlowdError>
         do throws(FlowdError) {
             var session = try session(id)
-            let before = SessionProperties(session)
+            let before = properties(of: session)
             let now = clock.now
             switch outcome {
             case .success(let receipt):
@@ -597,7 +646,7 @@ actor FlowService {
     /// `Cancel`: stops a running submit quietly.
     func cancel(_ id: String) throws(FlowdError) {
         var session = try session(id)
-        let before = SessionProperties(session)
+        let before = properties(of: session)
         do {
             try session.cancelSubmit(now: clock.now)
         } catch {

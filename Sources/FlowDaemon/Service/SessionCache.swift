@@ -9,6 +9,9 @@ import FlowEngine
 struct SessionCache {
     private struct Entry {
         var session: FlowSession
+        /// The session's property values as last announced, when known: the
+        /// "before" of its next change, so a change computes them once.
+        var properties: SessionProperties?
         var lastUse: UInt64
     }
 
@@ -35,11 +38,15 @@ struct SessionCache {
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }
 
-    /// Stores `session`, evicting the least recently used unpinned sessions
-    /// when over capacity.
-    mutating func put(_ session: FlowSession) {
+    /// The property values stored with session `id` by ``put(_:properties:)``, if any.
+    func properties(of id: String) -> SessionProperties? { entries[id]?.properties }
+
+    /// Stores `session` (with `properties`, its values, when the caller has
+    /// them), evicting the least recently used unpinned sessions when over
+    /// capacity.
+    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) {
         tick &+= 1
-        entries[session.record.id] = Entry(session: session, lastUse: tick)
+        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick)
         if entries.count > capacity { evict() }
     }
 

@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowKit
+import Systemd
 
 /// The values of a session's mutable D-Bus properties at one moment. Taken
 /// before and after a change, the difference says which `PropertiesChanged`
@@ -20,17 +21,19 @@ struct SessionProperties: Equatable {
     var receipt: [String: JSONValue]
 
     init(_ s: FlowSession) {
+        // One walk of the path for all the values that depend on it.
+        let progress = s.progressSnapshot
         state = s.state
         currentStep = s.currentStepID
-        stepIndex = s.stepIndex
-        stepCount = s.stepCount
-        canGoBack = s.canGoBack
-        canContinue = s.canContinue
-        continueLabel = s.continueLabel
+        stepIndex = progress.stepIndex
+        stepCount = progress.stepCount
+        canGoBack = progress.canGoBack
+        canContinue = progress.canContinue
+        continueLabel = progress.continueLabel
         returningToReview = s.returningToReview
         lastError = s.lastError ?? ""
         updatedAt = s.record.updatedAt
-        path = s.path
+        path = progress.path
         announcement = s.announcement
         receipt = s.record.receipt ?? [:]
     }
@@ -69,4 +72,24 @@ enum ServiceEvent {
     case submitted(id: String, receipt: [String: JSONValue])
     case submitFailed(id: String, message: String)
     case announcement(id: String, text: String)
+    /// A log entry about the call, written after its reply like the signals:
+    /// formatting and writing a line costs about as much as the rest of a
+    /// `Continue`, and the caller need not wait for it.
+    case log(DeferredLog)
+}
+
+/// A log entry kept until the reply is sent (``ServiceEvent/log(_:)``), with
+/// the place that asked for it.
+struct DeferredLog {
+    var level: LogLevel
+    var message: String
+    var id: MessageID?
+    var metadata: LogMetadata
+    var file: String
+    var function: String
+    var line: UInt
+
+    func write(to logger: Logger) {
+        logger.log(level, "\(message)", id: id, metadata: metadata, file: file, function: function, line: line)
+    }
 }

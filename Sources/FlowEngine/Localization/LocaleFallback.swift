@@ -44,6 +44,11 @@ public enum LocaleFallback {
     /// the full chain, or nil when `available` is empty.
     public static func bestMatch(for requested: String, in available: [String]) -> Int? {
         guard !available.isEmpty else { return nil }
+        return exactMatch(for: requested, in: available) ?? chainMatch(for: requested, in: available)
+    }
+
+    /// The whole chain, step by step; `available` is not empty.
+    static func chainMatch(for requested: String, in available: [String]) -> Int {
         let lowered = available.map { $0.lowercased() }
         for c in candidates(for: requested) {
             if let i = lowered.firstIndex(of: c.lowercased()) { return i }
@@ -54,6 +59,40 @@ public enum LocaleFallback {
         if let i = lowered.firstIndex(where: { $0.hasPrefix("en-") }) { return i }
         return 0
     }
+
+    /// The chain's answer when its first step decides, found without building
+    /// the chain: every string a session shows is resolved through here, so
+    /// the common case (the session's locale is one of the translations)
+    /// must not allocate.
+    ///
+    /// When `requested` is made of ASCII letters, digits and `-` only, is not
+    /// `C` or `POSIX` and is not Chinese, normalizing leaves it unchanged and
+    /// it is the chain's first candidate (a bare `zh` puts `zh-Hans` first);
+    /// the answer is then the first available tag equal to it ignoring case.
+    /// Nil means "ask the whole chain", also when some available tag is not
+    /// ASCII (where `lowercased()` could differ from ASCII case folding).
+    static func exactMatch(for requested: String, in available: [String]) -> Int? {
+        let bytes = requested.utf8
+        guard !bytes.isEmpty, bytes.allSatisfy(isTagByte), requested != "C", requested != "POSIX" else { return nil }
+        var language = bytes.prefix { $0 != 0x2D }.makeIterator()
+        if let z = language.next(), let h = language.next(), language.next() == nil,
+            lowerASCII(z) == 0x7A, lowerASCII(h) == 0x68
+        {
+            return nil
+        }
+        var found: Int?
+        for (index, tag) in available.enumerated() {
+            guard tag.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            if found == nil && tag.utf8.elementsEqual(bytes, by: { lowerASCII($0) == lowerASCII($1) }) { found = index }
+        }
+        return found
+    }
+
+    private static func isTagByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D
+    }
+
+    private static func lowerASCII(_ b: UInt8) -> UInt8 { b >= 0x41 && b <= 0x5A ? b + 0x20 : b }
 
     /// True for a tag of the shape `ll`, `lll` or those followed by `-` and
     /// subtags of 1 to 8 letters or digits (BCP 47 in practice), at most 35

@@ -116,25 +116,28 @@ public struct Strings: Sendable {
 
     /// Replaces each `{name}` in `template` with `arguments[name]`; unknown
     /// names are left as they are.
+    ///
+    /// Scans the UTF-8 bytes for the ASCII braces (a brace byte is never part
+    /// of a longer UTF-8 sequence): every announcement is made here, and
+    /// walking `Character`s cost more than the rest of `GetStep`'s text.
     public static func fill(_ template: String, _ arguments: [String: String]) -> String {
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        let bytes = template.utf8
         var out = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
-            let after = rest[rest.index(after: open)...]
-            guard let close = after.firstIndex(of: "}") else {
-                rest = rest[open...]
-                break
-            }
-            let name = String(after[..<close])
-            if let value = arguments[name] {
-                out += value
-            } else {
-                out += rest[open...close]
-            }
-            rest = after[after.index(after: close)...]
+        var rest = bytes.startIndex
+        var index = rest
+        while let start = bytes[index...].firstIndex(of: open) {
+            let nameStart = bytes.index(after: start)
+            guard let end = bytes[nameStart...].firstIndex(of: close) else { break }
+            let name = String(Substring(bytes[nameStart..<end]))
+            index = bytes.index(after: end)
+            guard let value = arguments[name] else { continue }
+            out += Substring(bytes[rest..<start])
+            out += value
+            rest = index
         }
-        return out + rest
+        return out + Substring(bytes[rest...])
     }
 
     /// The `{name}` placeholders a template uses, in order (tests compare them

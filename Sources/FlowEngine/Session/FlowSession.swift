@@ -143,13 +143,7 @@ public struct FlowSession: Sendable {
     public var stepCount: Int { progress(route()).count }
 
     /// False on the first step, while submitting and once submitted.
-    public var canGoBack: Bool {
-        guard isMutable else { return false }
-        if record.currentStep == Self.reviewID { return true }
-        let path = route()
-        guard let i = flow.stepIndex[record.currentStep], let pos = path.firstIndex(of: i) else { return false }
-        return pos > 0
-    }
+    public var canGoBack: Bool { canGoBack(route: route()) }
 
     /// Whether Continue can succeed now as far as the built-in rules and the
     /// cached plugin results tell.
@@ -163,20 +157,7 @@ public struct FlowSession: Sendable {
 
     /// "Continue", "Back to review", the flow's finish title, or the submit
     /// label on Review.
-    public var continueLabel: String {
-        if record.currentStep == Self.reviewID { return submitLabel }
-        guard let i = flow.stepIndex[record.currentStep] else { return "" }
-        let path = route()
-        guard let pos = path.firstIndex(of: i) else { return strings.text(.continue, locale: locale) }
-        if record.returningToReview && flow.hasReview {
-            let rest = path[(pos + 1)...]
-            return strings.text(rest.allSatisfy(isFinished) ? .backToReview : .continue, locale: locale)
-        }
-        if pos == path.count - 1 && !flow.hasReview {
-            return flow.finishTitle?.resolve(locale) ?? strings.text(.finish, locale: locale)
-        }
-        return strings.text(.continue, locale: locale)
-    }
+    public var continueLabel: String { continueLabel(route: route(), isFinished: isFinished) }
 
     /// The localized Back label.
     public var backLabel: String { strings.text(.back, locale: locale) }
@@ -191,8 +172,50 @@ public struct FlowSession: Sendable {
     public var announcement: String { record.announcement }
 
     /// The predicted path with each entry's status, Review last.
-    public var path: [PathEntry] {
+    public var path: [PathEntry] { path(route: route(), isFinished: isFinished) }
+
+    /// ``stepIndex``, ``stepCount``, ``canGoBack``, ``canContinue``,
+    /// ``continueLabel`` and ``path`` at once: the same values, with the path
+    /// predicted once and each step's "finished" worked out once. A host
+    /// that reads them all after every change (flowd does, to announce what
+    /// changed) should use this.
+    public var progressSnapshot: ProgressSnapshot {
         let p = route()
+        var known: [Int: Bool] = [:]
+        let finished = { (i: Int) -> Bool in
+            if let f = known[i] { return f }
+            let f = isFinished(i)
+            known[i] = f
+            return f
+        }
+        let (index, count) = progress(p)
+        return ProgressSnapshot(
+            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p), canContinue: canContinue,
+            continueLabel: continueLabel(route: p, isFinished: finished), path: path(route: p, isFinished: finished))
+    }
+
+    private func canGoBack(route path: [Int]) -> Bool {
+        guard isMutable else { return false }
+        if record.currentStep == Self.reviewID { return true }
+        guard let i = flow.stepIndex[record.currentStep], let pos = path.firstIndex(of: i) else { return false }
+        return pos > 0
+    }
+
+    private func continueLabel(route path: [Int], isFinished: (Int) -> Bool) -> String {
+        if record.currentStep == Self.reviewID { return submitLabel }
+        guard let i = flow.stepIndex[record.currentStep] else { return "" }
+        guard let pos = path.firstIndex(of: i) else { return strings.text(.continue, locale: locale) }
+        if record.returningToReview && flow.hasReview {
+            let rest = path[(pos + 1)...]
+            return strings.text(rest.allSatisfy(isFinished) ? .backToReview : .continue, locale: locale)
+        }
+        if pos == path.count - 1 && !flow.hasReview {
+            return flow.finishTitle?.resolve(locale) ?? strings.text(.finish, locale: locale)
+        }
+        return strings.text(.continue, locale: locale)
+    }
+
+    private func path(route p: [Int], isFinished: (Int) -> Bool) -> [PathEntry] {
         let settled = record.state == .submitted
         let current = flow.stepIndex[record.currentStep]
         var out = p.map { i -> PathEntry in

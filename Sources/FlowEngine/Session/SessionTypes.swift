@@ -130,6 +130,23 @@ public enum SubmitFailure: Sendable, Hashable {
     case timedOut
 }
 
+/// The path-dependent values a session shows, computed together
+/// (``FlowSession/progressSnapshot``).
+public struct ProgressSnapshot: Sendable, Hashable {
+    /// ``FlowSession/stepIndex``.
+    public let stepIndex: Int
+    /// ``FlowSession/stepCount``.
+    public let stepCount: Int
+    /// ``FlowSession/canGoBack``.
+    public let canGoBack: Bool
+    /// ``FlowSession/canContinue``.
+    public let canContinue: Bool
+    /// ``FlowSession/continueLabel``.
+    public let continueLabel: String
+    /// ``FlowSession/path``.
+    public let path: [PathEntry]
+}
+
 /// One entry of the session's path, for a client that draws a dot per step.
 public struct PathEntry: Sendable, Hashable {
     /// Where the person is relative to this entry.

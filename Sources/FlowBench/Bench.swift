@@ -1,0 +1,138 @@
+import Glibc
+
+/// What one size measured: latency on one connection, first-touch loading,
+/// memory and start-up.
+struct SizeResult {
+    var sessions: Int
+    /// The sessions in use: loaded, then called.
+    var live: Int
+    var latency: [CallKind: Samples]
+    /// `GetStep` on every stored session once, in store order (each loaded from the store).
+    var firstTouch: Samples
+    var residentBefore: Int
+    var residentAfter: Int
+    /// Time from spawn to `READY=1` with `sessions` stored, in ns.
+    var ready: UInt64
+    /// CPU time used during the measured rounds, and the calls they made.
+    var cpu: CPUTimes
+    var calls: Int
+
+    var bytesPerSession: Double { Double(residentAfter - residentBefore) / Double(max(1, live)) }
+
+    func ratio(_ kind: CallKind) -> Double {
+        let floor = latency[.ping]?.median ?? 0
+        return floor > 0 ? (latency[kind]?.median ?? 0) / floor : 0
+    }
+}
+
+/// One benchmark run: set up, measure, report.
+struct Bench {
+    let options: BenchOptions
+
+    func run() throws(BenchError) {
+        if options.scaling.isEmpty {
+            try runMain()
+        } else {
+            try runScaling()
+        }
+    }
+
+    private func progress(_ text: String) {
+        Posix.printError("flowd-bench: \(text)")
+    }
+
+    /// Fills, starts, loads and measures one size. `keepRunning` is handed the
+    /// harness (flowd still up) and the ids before tear-down.
+    private func measureSize(
+        _ sessions: Int, keepRunning: ((Harness, [String], inout SeededGenerator) throws(BenchError) -> Void)? = nil
+    ) throws(BenchError) -> SizeResult {
+        let harness = try Harness(options: options)
+        defer { harness.tearDown() }
+        var generator = SeededGenerator(seed: options.seed)
+        let flow = try harness.onboardingFlow()
+        progress("filling the store with \(Format.grouped(sessions)) sessions (\(harness.root))")
+        let filler = StoreFiller(flow: flow, owner: getuid(), databasePath: harness.databasePath)
+        let stored = try filler.fill(to: sessions, generator: &generator)
+        // The sessions in use; the others are only stored (ids are random, so any prefix is a random pick).
+        let ids = options.live > 0 ? Array(stored.prefix(options.live)) : stored
+        try harness.startBus()
+        progress("starting flowd")
+        let ready = try harness.startFlowd()
+        let client = try FlowClient(address: harness.busAddress)
+
+        // Warm up on a few sessions: code paths, statement cache, allocator.
+        var warm = SeededGenerator(seed: options.seed ^ 0xFFFF)
+        let warmIDs = Array(ids.prefix(50))
+        _ = try Scenarios.latency(
+            client, ids: warmIDs, rounds: min(200, options.rounds), walkEvery: 10, generator: &warm)
+
+        progress("loading \(Format.grouped(ids.count)) live sessions (GetStep on each)")
+        guard let before = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
+        var firstTouch = Samples()
+        for id in ids {
+            let t0 = Posix.monotonicNanoseconds()
+            try client.getStep(id)
+            firstTouch.add(Posix.monotonicNanoseconds() - t0)
+        }
+        guard let after = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
+        // Under callgrind, count the measured rounds only.
+        try harness.zeroCallgrindCounters { () throws(BenchError) in try client.ping() }
+
+        progress("measuring \(Format.grouped(options.rounds)) rounds on one connection")
+        let cpuBefore = harness.cpuTimes()
+        let latency = try Scenarios.latency(
+            client, ids: ids, rounds: options.rounds, walkEvery: options.walkEvery, generator: &generator)
+        let cpu = harness.cpuTimes() - cpuBefore
+        let calls = latency.reduce(0) { sum, entry in
+            sum + entry.value.count * (entry.key == .walk ? Scenarios.callsPerWalk + 2 : 1)
+        }
+        try keepRunning?(harness, ids, &generator)
+        return SizeResult(
+            sessions: sessions, live: ids.count, latency: latency, firstTouch: firstTouch, residentBefore: before,
+            residentAfter: after, ready: ready, cpu: cpu, calls: calls)
+    }
+
+    // MARK: - The main run
+
+    private func runMain() throws(BenchError) {
+        var throughput: Scenarios.Throughput?
+        var readyTimes: [UInt64] = []
+        var readyCount = 0
+        let clients = min(options.clients, options.live > 0 ? min(options.live, options.sessions) : options.sessions)
+        let result = try measureSize(options.sessions) { harness, ids, generator throws(BenchError) in
+            if clients > 0 {
+                progress("measuring throughput with \(clients) connections")
+                throughput = try Scenarios.throughput(
+                    address: harness.busAddress, ids: ids, clients: clients,
+                    callsPerClient: options.callsPerClient, repeats: 3)
+            }
+            guard options.readySessions > 0 else { return }
+            harness.stopFlowd()
+            readyCount = max(options.readySessions, options.sessions)
+            if readyCount > options.sessions {
+                progress("filling the store up to \(Format.grouped(readyCount)) sessions")
+                let filler = StoreFiller(flow: try harness.onboardingFlow(), owner: getuid(), databasePath: harness.databasePath)
+                _ = try filler.fill(to: readyCount, generator: &generator)
+            }
+            progress("starting flowd \(options.readyStarts) times with \(Format.grouped(readyCount)) stored sessions")
+            for _ in 0..<options.readyStarts {
+                readyTimes.append(try harness.startFlowd())
+                // It answers, and it really holds them all.
+                let client = try FlowClient(address: harness.busAddress)
+                try client.ping()
+                harness.stopFlowd()
+            }
+        }
+        Report.main(options: options, result: result, throughput: throughput, readyCount: readyCount, readyTimes: readyTimes)
+    }
+
+    // MARK: - Scaling
+
+    private func runScaling() throws(BenchError) {
+        var results: [SizeResult] = []
+        for size in options.scaling {
+            results.append(try measureSize(size))
+        }
+        Report.scaling(options: options, results: results)
+    }
+}

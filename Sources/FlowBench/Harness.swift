@@ -1,0 +1,236 @@
+import FlowEngine
+import FlowStore
+import Glibc
+
+/// The run's world: a directory of its own, a private `dbus-daemon`, the
+/// shipped plugins staged as an installation would lay them out, a
+/// configuration with limits large enough for the run, and flowd.
+///
+/// Nothing touches the machine's own buses or state.
+final class Harness {
+    let options: BenchOptions
+    /// The run's directory (deleted at the end unless `--keep`).
+    let root: String
+    let flowdPath: String
+    let flowsDirectory: String
+    let pluginDirectory: String
+    let stateDirectory: String
+    let configPath: String
+    var databasePath: String { stateDirectory + "/" + SessionStore.defaultFileName }
+    private(set) var busAddress = ""
+    private var bus: ChildProcess?
+    private(set) var flowd: ChildProcess?
+    private var notify: NotifySocket?
+    private var starts = 0
+
+    /// The shipped plugins: the library's product name and its installed name.
+    static let shippedPlugins = [
+        ("Spool", "spool"), ("Command", "command"), ("Webhook", "webhook"), ("Validators", "validators"),
+        ("Providers", "providers"),
+    ]
+
+    init(options: BenchOptions) throws(BenchError) {
+        self.options = options
+        let executableDirectory = Posix.executablePath().map { path -> String in
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return String(path[..<slash])
+        } ?? "."
+        let build = options.buildDirectory.map(Posix.absolute) ?? executableDirectory
+        flowdPath = build + "/flowd"
+        guard Posix.exists(flowdPath) else {
+            throw .setup("no flowd at \(flowdPath): build it first (swift build -c release) or give --build-dir")
+        }
+        flowsDirectory = try Self.findFlows(options.flowsDirectory, near: build)
+        root = try Posix.makeTemporaryDirectory(in: options.directory, prefix: "flowd-bench")
+        pluginDirectory = root + "/plugins"
+        stateDirectory = root + "/state"
+        configPath = root + "/flowd.conf"
+        chmod(root, 0o755)
+        try Posix.makeDirectory(pluginDirectory, mode: 0o755)
+        try Posix.makeDirectory(stateDirectory)
+        // Every shipped plugin, under its installed name, owned by us and
+        // not writable by others (the loader refuses anything else).
+        for (product, name) in Self.shippedPlugins {
+            let source = "\(build)/lib\(product)Plugin.so"
+            guard Posix.exists(source) else { throw .setup("no \(source): build the shipped plugins (swift build -c release)") }
+            try Posix.copyFile(source, to: "\(pluginDirectory)/\(name).so", mode: 0o755)
+        }
+        // The defaults (64 per uid, 50,000 in all) are below what the run stores.
+        try Posix.writeFile(configPath, text: """
+            # flowd-bench: limits above the run's session counts.
+            [Daemon]
+            Durability=\(options.durability)
+
+            [Limits]
+            MaxSessionsPerUser=10000000
+            MaxSessions=10000000
+
+            """)
+    }
+
+    /// The flows: `--flows-dir`, else `./flows`, else the checkout that holds the build directory.
+    private static func findFlows(_ given: String?, near build: String) throws(BenchError) -> String {
+        if let given {
+            let path = Posix.absolute(given)
+            guard Posix.exists(path + "/onboarding.json") else { throw .setup("\(path) has no onboarding.json") }
+            return path
+        }
+        var candidates = [Posix.currentDirectory() + "/flows"]
+        var directory = build
+        for _ in 0..<5 {
+            guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { break }
+            directory = String(directory[..<slash])
+            candidates.append(directory + "/flows")
+        }
+        guard let found = candidates.first(where: { Posix.exists($0 + "/onboarding.json") }) else {
+            throw .setup("cannot find the example flows (flows/onboarding.json); give --flows-dir")
+        }
+        return found
+    }
+
+    /// Loads the `onboarding` flow from the flows directory, as flowd will.
+    func onboardingFlow() throws(BenchError) -> FlowDefinition {
+        let path = flowsDirectory + "/onboarding.json"
+        guard let bytes = Posix.readFile(path) else { throw .setup("cannot read \(path)") }
+        do {
+            return try FlowLoader.load(bytes, fileName: "onboarding.json", capabilities: .any)
+        } catch {
+            throw .setup("onboarding.json does not load: \(error.description)")
+        }
+    }
+
+    /// Starts the private `dbus-daemon` and reads its address.
+    func startBus() throws(BenchError) {
+        let config = root + "/bus.conf"
+        try Posix.writeFile(config, text: """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(root)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="\(getuid())"/>
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+
+            """)
+        let addressFile = root + "/bus.address"
+        let process = try ChildProcess(
+            ["dbus-daemon", "--nofork", "--nopidfile", "--nosyslog", "--config-file=\(config)", "--print-address=1"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""],
+            stdout: addressFile, stderr: root + "/bus.log")
+        bus = process
+        for _ in 0..<400 {
+            if let bytes = Posix.readFile(addressFile), bytes.contains(UInt8(ascii: "\n")) {
+                busAddress = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+                return
+            }
+            guard process.isRunning else { break }
+            Posix.sleep(milliseconds: 10)
+        }
+        throw .process("dbus-daemon did not start (see \(root)/bus.log)")
+    }
+
+    /// Starts flowd and waits for `READY=1`; returns the time from just
+    /// before the spawn to the notification, in nanoseconds.
+    @discardableResult
+    func startFlowd() throws(BenchError) -> UInt64 {
+        precondition(flowd == nil, "flowd is already running")
+        let socket: NotifySocket
+        if let existing = notify {
+            socket = existing
+            socket.drain()
+        } else {
+            socket = try NotifySocket(path: root + "/notify")
+            notify = socket
+        }
+        starts += 1
+        let argv = options.wrapper + [
+            flowdPath, "--address", busAddress, "--flows-dir", flowsDirectory, "--plugin-dir", pluginDirectory,
+            "--state-dir", stateDirectory, "--config", configPath,
+        ]
+        let started = Posix.monotonicNanoseconds()
+        let process = try ChildProcess(
+            argv, environment: ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress],
+            stdout: root + "/flowd.out", stderr: root + "/flowd.log")
+        flowd = process
+        let timeout = options.wrapper.isEmpty ? 60_000 : 600_000
+        guard let ready = socket.waitForReady(timeoutMilliseconds: timeout, stillWaiting: { process.isRunning }) else {
+            let how = process.isRunning ? "did not send READY=1 in time" : (process.exitDescription ?? "ended")
+            process.terminate(graceMilliseconds: 2000)
+            flowd = nil
+            throw .process("flowd \(how) (see \(root)/flowd.log)")
+        }
+        return ready - started
+    }
+
+    /// Stops flowd with SIGTERM and waits for it.
+    func stopFlowd() {
+        flowd?.terminate(graceMilliseconds: options.wrapper.isEmpty ? 10_000 : 120_000)
+        flowd = nil
+    }
+
+    /// CPU time used so far by flowd, dbus-daemon and this process, in µs.
+    func cpuTimes() -> CPUTimes {
+        let split = flowd.flatMap { Posix.cpuSplit(of: $0.pid) }
+        return CPUTimes(
+            flowd: (split?.user ?? 0) + (split?.system ?? 0), flowdSystem: split?.system ?? 0,
+            bus: bus.flatMap { Posix.cpuMicroseconds(of: $0.pid) } ?? 0,
+            client: Posix.ownCPUMicroseconds())
+    }
+
+    /// flowd's resident memory in bytes.
+    func flowdResidentBytes() -> Int? {
+        flowd.flatMap { Posix.residentBytes(of: $0.pid) }
+    }
+
+    /// When flowd runs under `valgrind --tool=callgrind` (`--wrap`), zeroes its
+    /// counters (`callgrind_control --zero`), so the profile holds only what
+    /// follows: the measured rounds, not start-up and loading. Valgrind takes
+    /// the command only while flowd runs, so `wake` is called (a Ping) until
+    /// `callgrind_control` returns.
+    func zeroCallgrindCounters(wake: () throws(BenchError) -> Void) throws(BenchError) {
+        guard let flowd, options.wrapper.first?.hasSuffix("valgrind") == true,
+            options.wrapper.contains("--tool=callgrind")
+        else { return }
+        let control = try ChildProcess(
+            ["callgrind_control", "--zero", String(flowd.pid)], stdout: root + "/callgrind_control.log",
+            stderr: root + "/callgrind_control.log")
+        for _ in 0..<600 where !control.waitFor(milliseconds: 100) {
+            try wake()
+        }
+    }
+
+    /// Stops everything and removes the directory unless `--keep`.
+    func tearDown() {
+        stopFlowd()
+        bus?.terminate(graceMilliseconds: 5000)
+        bus = nil
+        notify?.close()
+        notify = nil
+        if options.keep {
+            Posix.printError("flowd-bench: kept \(root)")
+        } else {
+            Posix.removeTree(root)
+        }
+    }
+}
+
+/// CPU time of the three processes a call passes through, in µs.
+struct CPUTimes {
+    var flowd: Int
+    /// flowd's share spent in the kernel (system calls).
+    var flowdSystem: Int
+    var bus: Int
+    var client: Int
+
+    static func - (a: CPUTimes, b: CPUTimes) -> CPUTimes {
+        CPUTimes(
+            flowd: a.flowd - b.flowd, flowdSystem: a.flowdSystem - b.flowdSystem, bus: a.bus - b.bus,
+            client: a.client - b.client)
+    }
+}

@@ -1,0 +1,119 @@
+import FlowEngine
+import FlowKit
+import FlowStore
+import Glibc
+
+/// Writes stored sessions straight into flowd's SQLite store, encoded the
+/// way the daemon encodes them (the JSON of the engine's `SessionRecord`,
+/// `encodedJSON()`, as `FlowService.save` does), while flowd is not running.
+///
+/// Much faster than `StartSession` calls for 100,000 sessions, and the rows
+/// are indistinguishable from the daemon's own: flowd decodes and restores
+/// them like any other.
+struct StoreFiller {
+    /// The flow every filled session runs.
+    let flow: FlowDefinition
+    /// The uid that owns them (the benchmark's own, so it may call them).
+    let owner: UInt32
+    let databasePath: String
+
+    /// A clock fixed at the real time, so `createdAt`/`updatedAt` look recent
+    /// (idle expiry must not delete the sessions during the run).
+    private let clock: FixedClock
+
+    init(flow: FlowDefinition, owner: UInt32, databasePath: String) {
+        self.flow = flow
+        self.owner = owner
+        self.databasePath = databasePath
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let now = Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+        self.clock = FixedClock(now: now, today: CivilDate(year: 2025, month: 1, day: 1) ?? Self.fallbackDate)
+    }
+
+    private static let fallbackDate: CivilDate = {
+        guard let d = CivilDate(iso: "2025-01-01") else { preconditionFailure("a valid date") }
+        return d
+    }()
+
+    /// Adds sessions until the store holds `total`; returns the ids of the
+    /// sessions added. Sessions sit on the flow's first step; every other one
+    /// has its first field answered, so payloads differ a little as in life.
+    func fill(to total: Int, generator: inout some RandomNumberGenerator) throws(BenchError) -> [String] {
+        let store: SessionStore
+        do {
+            store = try SessionStore(path: databasePath)
+        } catch {
+            throw .store("cannot open \(databasePath): \(error.message)")
+        }
+        defer { try? store.close() }
+        let existing: Int
+        do {
+            existing = try store.count()
+        } catch {
+            throw .store("cannot count the stored sessions: \(error.message)")
+        }
+        let firstField = flow.steps.first?.fields.first
+        var ids: [String] = []
+        ids.reserveCapacity(max(0, total - existing))
+        var batch: [StoredSession] = []
+        var index = existing
+        while index < total {
+            let id = Self.sessionID(&generator)
+            var session: FlowSession
+            do {
+                session = try FlowSession(flow: flow, id: id, owner: owner, locale: "en", clock: clock)
+                if index % 2 == 1, let field = firstField, let option = field.options.first {
+                    _ = try session.setAnswers([field.id: .text(option.id)], now: clock.now)
+                }
+            } catch {
+                throw .store("cannot make a session of \(flow.id): \(error.message)")
+            }
+            let record = session.record
+            let payload: [UInt8]
+            do {
+                payload = try record.encodedJSON()
+            } catch {
+                throw .store("cannot encode a session record: \(error.message)")
+            }
+            batch.append(StoredSession(
+                id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
+                createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload))
+            ids.append(id)
+            index += 1
+            if batch.count == 2000 || index == total {
+                let rows = batch
+                do {
+                    try store.transaction { tx throws(StoreError) in
+                        for row in rows { try tx.upsert(row) }
+                    }
+                } catch {
+                    throw .store("cannot write sessions: \(error.message)")
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        do {
+            // Leave a small WAL behind, as a daemon that ran a while would.
+            try store.checkpoint()
+        } catch {
+            throw .store("cannot checkpoint the store: \(error.message)")
+        }
+        return ids
+    }
+
+    /// 32 lowercase hex characters, as the daemon's ids.
+    static func sessionID(_ generator: inout some RandomNumberGenerator) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for _ in 0..<2 {
+            var word = generator.next()
+            for _ in 0..<16 {
+                bytes.append(digits[Int(word & 0xf)])
+                word >>= 4
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import FlowStore
+
+/// Schema version 2 (fewer index writes per upsert, docs/performance.md):
+/// the migration from version 1 keeps everything, the queries still use
+/// indexes, and an upsert writes few pages. No timing here: pages are counted.
+@Suite("Schema version 2")
+struct SchemaVersionTwoTests {
+    /// A database made by version 1 of the schema, holding `sessions`.
+    static func versionOneDatabase(at path: String, sessions: [StoredSession]) throws {
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("PRAGMA application_id = \(Schema.applicationID)")
+        try db.execute(Schema.version1)
+        try db.execute("PRAGMA user_version = 1")
+        for s in sessions {
+            let insert = try db.prepare(
+                "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")
+            try insert.bind([.text(s.id), .integer(Int64(s.owner)), .text(s.flowID), .text(s.state),
+                             .integer(s.createdAt), .integer(s.updatedAt), .blob(s.payload)])
+            _ = try insert.step()
+        }
+        try db.close()
+    }
+
+    @Test func migratesAVersionOneDatabaseKeepingEverything() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.file("v1.sqlite")
+        let sessions = [
+            makeSession("a", state: "submitting", updated: 100), makeSession("b", updated: 5_000_000_000),
+            makeSession("c", state: "failed", updated: 300), makeSession("d", owner: 7, updated: -4),
+        ]
+        try Self.versionOneDatabase(at: path, sessions: sessions)
+        let store = try SessionStore(path: path)
+        defer { try? store.close() }
+        #expect(SessionStore.schemaVersion == 2)
+        for s in sessions { #expect(try store.load(id: s.id) == s) }
+        #expect(try store.count() == 4)
+        #expect(try store.ids(inState: "submitting") == ["a"])
+        #expect(try store.ids(inState: "failed") == ["c"])
+        #expect(try store.expired(before: 301, limit: 10) == ["d", "a", "c"])
+        #expect(try store.expired(before: 301, limit: 2) == ["d", "a"])
+        let indexes = try store.withDatabase { db throws(StoreError) in
+            do throws(SQLiteError) {
+                return try db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'sessions' AND sql IS NOT NULL ORDER BY name")
+                    .rows { s throws(SQLiteError) in s.string(at: 0) ?? "" }
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+        }
+        #expect(indexes == ["sessions_by_idle_time", "sessions_by_owner", "sessions_by_state"])
+    }
+
+    @Test func expiryAndTheInterruptedSubmitSearchUseTheirIndexes() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        let plans = try store.withDatabase { db throws(StoreError) -> [String] in
+            func plan(_ sql: String) throws(SQLiteError) -> String {
+                try db.prepare("EXPLAIN QUERY PLAN " + sql).rows { s throws(SQLiteError) in s.string(at: 3) ?? "" }
+                    .joined(separator: "; " as String)
+            }
+            do throws(SQLiteError) {
+                return [
+                    try plan("""
+                        SELECT id FROM sessions WHERE (updated_at >> 26) <= (1 >> 26) AND updated_at < 1
+                        ORDER BY (updated_at >> 26), updated_at LIMIT 5
+                        """),
+                    try plan("SELECT id FROM sessions WHERE state = 'submitting' ORDER BY id"),
+                ]
+            } catch {
+                throw StoreError.from(error, path: "s.sqlite")
+            }
+        }
+        #expect(plans[0].contains("USING INDEX sessions_by_idle_time"), "\(plans[0])")
+        #expect(plans[1].contains("USING INDEX sessions_by_state"), "\(plans[1])")
+    }
+
+    @Test func anUpsertThatKeepsStateAndPeriodWritesAtMostTwoPages() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        let base: Int64 = 1_700_000_000_000_000 & ~((1 << 26) - 1)
+        let payload = [UInt8](repeating: 7, count: 480)
+        try store.transaction { tx throws(StoreError) in
+            for i in 0..<500 { try tx.upsert(makeSession("s\(i)", updated: base, payload: payload)) }
+        }
+        try store.checkpoint()
+        let changes = 40
+        for i in 0..<changes {
+            try store.upsert(makeSession("s\((i * 37) % 500)", updated: base + Int64(i + 1), payload: payload))
+        }
+        let frames = try store.checkpoint()
+        // Version 1 wrote four pages per such upsert: the row's, and an entry
+        // in each of the state and updated_at indexes (two for the latter).
+        #expect(frames <= 2 * changes, "\(frames) pages for \(changes) upserts")
+        #expect(frames >= changes)
+    }
+}
