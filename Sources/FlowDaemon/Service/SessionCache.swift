@@ -13,10 +13,14 @@ struct SessionCache {
         /// "before" of its next change, so a change computes them once.
         var properties: SessionProperties?
         var lastUse: UInt64
+        /// Which ``SessionCache/put(_:properties:)`` stored this value: property
+        /// values computed later for it are kept only if it is still the same.
+        var version: UInt64
     }
 
     private var entries: [String: Entry] = [:]
     private var tick: UInt64 = 0
+    private var puts: UInt64 = 0
     /// How many sessions are kept before the least recently used are dropped.
     let capacity: Int
 
@@ -27,27 +31,42 @@ struct SessionCache {
     var count: Int { entries.count }
 
     /// The cached session, marking it used.
+    ///
+    /// The use is marked in place (one hash lookup, no copy of the entry
+    /// written back): every call of the D-Bus API starts here, twice.
     mutating func get(_ id: String) -> FlowSession? {
-        guard var entry = entries[id] else { return nil }
+        guard let index = entries.index(forKey: id) else { return nil }
         tick &+= 1
-        entry.lastUse = tick
-        entries[id] = entry
-        return entry.session
+        entries.values[index].lastUse = tick
+        return entries.values[index].session
     }
 
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }
 
-    /// The property values stored with session `id` by ``put(_:properties:)``, if any.
+    /// The property values stored with session `id` by ``put(_:properties:)``
+    /// or ``setProperties(_:of:version:)``, if any.
     func properties(of id: String) -> SessionProperties? { entries[id]?.properties }
 
     /// Stores `session` (with `properties`, its values, when the caller has
     /// them), evicting the least recently used unpinned sessions when over
-    /// capacity.
-    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) {
+    /// capacity. Returns the version of the stored value
+    /// (``setProperties(_:of:version:)``).
+    @discardableResult
+    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) -> UInt64 {
         tick &+= 1
-        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick)
+        puts &+= 1
+        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick, version: puts)
         if entries.count > capacity { evict() }
+        return puts
+    }
+
+    /// Keeps `properties` as the values of session `id` when the cache still
+    /// holds the value `version` was returned for (a later change made them
+    /// stale), without marking it used.
+    mutating func setProperties(_ properties: SessionProperties, of id: String, version: UInt64) {
+        guard let index = entries.index(forKey: id), entries.values[index].version == version else { return }
+        entries.values[index].properties = properties
     }
 
     mutating func remove(_ id: String) {
