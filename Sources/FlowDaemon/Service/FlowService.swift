@@ -257,7 +257,12 @@ actor FlowService {
     /// Refuses `uid` unless it owns session `id` or is root. Fails closed:
     /// a session that cannot be loaded refuses everyone.
     func authorize(_ id: String, uid: UInt32) throws(FlowdError) {
-        let owner = try session(id).record.owner
+        let owner: UInt32
+        if let cached = cache.owner(of: id) {
+            owner = cached
+        } else {
+            owner = try session(id).record.owner
+        }
         guard uid == owner || uid == 0 else {
             throw .accessDenied("session \(id) belongs to another user")
         }
