@@ -210,7 +210,9 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     }
 
     public func write(to writer: inout MessageWriter) throws(DBusError) {
-        if let bytes = self as? [UInt8] {
+        // The element type decides, not a cast: an empty array of any type
+        // casts to `[UInt8]` (and was written as `ay`).
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] {
             writer.appendByteArray(bytes)
             return
         }
@@ -244,6 +246,15 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
     }
 
     public static func read(from reader: inout MessageReader) throws(DBusError) -> [Key: Value] {
+        // `a{sv}` and `a{ss}`, the dictionaries of most calls, without the
+        // generic per-entry witness calls (this conformance is not
+        // specialized for its callers in other modules).
+        if Key.self == String.self, Value.self == DBusValue.self, let vardict = try reader.readVardict() as? [Key: Value] {
+            return vardict
+        }
+        if Key.self == String.self, Value.self == String.self, let strings = try reader.readStringDictionary() as? [Key: Value] {
+            return strings
+        }
         var entries = try reader.enterContainer()
         var result: [Key: Value] = [:]
         while !entries.isAtEnd {
@@ -255,6 +266,10 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
     }
 
     public func write(to writer: inout MessageWriter) throws(DBusError) {
+        if Key.self == String.self, Value.self == String.self, let strings = self as? [String: String] {
+            try writer.appendStringDictionary(strings)
+            return
+        }
         let contained = "{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}"
         try writer.withContainer(TypeCode.array, contained: contained) { (entries) throws(DBusError) in
             for (key, value) in self {
