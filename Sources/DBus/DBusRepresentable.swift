@@ -202,7 +202,7 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     public var dbusValue: DBusValue { .array(elementType: Element.dbusSignature, map(\.dbusValue)) }
 
     public static func read(from reader: inout MessageReader) throws(DBusError) -> [Element] {
-        if Element.self == UInt8.self, let bytes = reader.readByteArray() as? [Element] { return bytes }
+        if Element.self == UInt8.self { return unsafeBitCast(reader.readByteArray(), to: [Element].self) }
         var inner = try reader.enterContainer()
         var result: [Element] = []
         while !inner.isAtEnd { result.append(try Element.read(from: &inner)) }
@@ -210,8 +210,10 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     }
 
     public func write(to writer: inout MessageWriter) throws(DBusError) {
-        if let bytes = self as? [UInt8] {
-            writer.appendByteArray(bytes)
+        // The element type decides, not a cast: an empty array of any type
+        // casts to `[UInt8]` (and was written as `ay`).
+        if Element.self == UInt8.self {
+            writer.appendByteArray(unsafeBitCast(self, to: [UInt8].self))
             return
         }
         try writer.withContainer(TypeCode.array, contained: Element.dbusSignature.rawValue) { (inner) throws(DBusError) in
@@ -244,6 +246,17 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
     }
 
     public static func read(from reader: inout MessageReader) throws(DBusError) -> [Key: Value] {
+        // `a{sv}` and `a{ss}`, the dictionaries of most calls, without the
+        // generic per-entry witness calls (this conformance is not
+        // specialized for its callers in other modules). The types are the
+        // same, checked just before: a bit cast, where `as?` would copy
+        // entry by entry.
+        if Key.self == String.self, Value.self == DBusValue.self {
+            return unsafeBitCast(try reader.readVardict(), to: [Key: Value].self)
+        }
+        if Key.self == String.self, Value.self == String.self {
+            return unsafeBitCast(try reader.readStringDictionary(), to: [Key: Value].self)
+        }
         var entries = try reader.enterContainer()
         var result: [Key: Value] = [:]
         while !entries.isAtEnd {
@@ -255,6 +268,10 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
     }
 
     public func write(to writer: inout MessageWriter) throws(DBusError) {
+        if Key.self == String.self, Value.self == String.self {
+            try writer.appendStringDictionary(unsafeBitCast(self, to: [String: String].self))
+            return
+        }
         let contained = "{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}"
         try writer.withContainer(TypeCode.array, contained: contained) { (entries) throws(DBusError) in
             for (key, value) in self {

@@ -186,6 +186,32 @@ public struct MessageReader {
         return UnixFD(adopting: fd)
     }
 
+    /// An `a{sv}` (already type-checked), values unwrapped from their variants;
+    /// a key that appears twice keeps its last value.
+    mutating func readVardict() throws(DBusError) -> [String: DBusValue] {
+        var entries = try enterContainer()
+        var result: [String: DBusValue] = [:]
+        while !entries.isAtEnd {
+            var entry = try entries.enterContainer()
+            let key = entry.readString()
+            var variant = try entry.enterContainer()
+            result[key] = try variant.nextValue()
+        }
+        return result
+    }
+
+    /// An `a{ss}` (already type-checked); a key that appears twice keeps its last value.
+    mutating func readStringDictionary() throws(DBusError) -> [String: String] {
+        var entries = try enterContainer()
+        var result: [String: String] = [:]
+        while !entries.isAtEnd {
+            var entry = try entries.enterContainer()
+            let key = entry.readString()
+            result[key] = entry.readString()
+        }
+        return result
+    }
+
     /// An `ay` read in one copy (`dbus_message_iter_get_fixed_array`).
     mutating func readByteArray() -> [UInt8] {
         var sub = DBusMessageIter()

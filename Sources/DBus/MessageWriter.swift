@@ -154,6 +154,18 @@ public struct MessageWriter {
         }
     }
 
+    /// An `a{ss}`, in the dictionary's order.
+    mutating func appendStringDictionary(_ dictionary: [String: String]) throws(DBusError) {
+        try withContainer(TypeCode.array, contained: "{ss}") { (entries) throws(DBusError) in
+            for (key, value) in dictionary {
+                try entries.withContainer(TypeCode.dictEntry, contained: nil) { (entry) throws(DBusError) in
+                    try entry.appendString(key, type: TypeCode.string)
+                    try entry.appendString(value, type: TypeCode.string)
+                }
+            }
+        }
+    }
+
     mutating func appendUnixFD(_ value: UnixFD) {
         var fd = value.fileDescriptor  // libdbus duplicates it into the message
         LibDBus.iterAppendBasic(&iter, TypeCode.unixFD, &fd)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the typed D-Bus names share: a validated string.
 ///
 /// Runtime strings go through the throwing `init(_:)`. String literals are
@@ -87,14 +89,24 @@ public struct ObjectPath: ValidatedName {
     }
 
     /// The last element (`"abc"` for `/x/abc`), nil for `/`.
+    ///
+    /// Found by scanning the bytes: a tree's resolver asks for it at every
+    /// call and every signal.
     public var lastComponent: Substring? {
-        let utf8 = rawValue.utf8
-        var end = utf8.endIndex
-        while end > utf8.startIndex, utf8[utf8.index(before: end)] == UInt8(ascii: "/") { end = utf8.index(before: end) }
-        guard end > utf8.startIndex else { return nil }
-        var start = end
-        while start > utf8.startIndex, utf8[utf8.index(before: start)] != UInt8(ascii: "/") { start = utf8.index(before: start) }
-        return Substring(utf8[start..<end])
+        var text = rawValue
+        let range: (start: Int, end: Int)? = text.withUTF8 { bytes in
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+            guard end > 0 else { return nil }
+            var start = end
+            while start > 0, bytes[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            return (start, end)
+        }
+        guard let range else { return nil }
+        let utf8 = text.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: range.start)
+        let end = utf8.index(start, offsetBy: range.end - range.start)
+        return text[start..<end]
     }
 
     /// The enclosing path; nil for `/`.
@@ -118,7 +130,9 @@ public struct ObjectPath: ValidatedName {
         var theirs = other.rawValue
         return mine.withUTF8 { m in
             theirs.withUTF8 { t in
-                t.count > m.count && t[m.count] == UInt8(ascii: "/") && m.elementsEqual(t[0..<m.count])
+                guard t.count > m.count, t[m.count] == UInt8(ascii: "/") else { return false }
+                guard let mBase = m.baseAddress, let tBase = t.baseAddress else { return m.isEmpty }
+                return memcmp(mBase, tBase, m.count) == 0
             }
         }
     }

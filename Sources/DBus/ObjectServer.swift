@@ -226,12 +226,20 @@ protocol AnyRegistration: AnyObject {
 }
 
 /// A table prepared for dispatch: members by name, signatures precomputed,
-/// introspection XML rendered once.
-struct CompiledTable<Target: Sendable> {
-    struct CompiledMethod {
+/// introspection XML rendered once. Classes, so that routing a call passes
+/// references instead of copying the tables (each holds dictionaries and
+/// closures).
+final class CompiledTable<Target: Sendable> {
+    final class CompiledMethod {
         let method: InterfaceTable<Target>.Method
         let inputSignature: Signature
         let outputSignature: Signature
+
+        init(method: InterfaceTable<Target>.Method, inputSignature: Signature, outputSignature: Signature) {
+            self.method = method
+            self.inputSignature = inputSignature
+            self.outputSignature = outputSignature
+        }
     }
 
     let table: InterfaceTable<Target>

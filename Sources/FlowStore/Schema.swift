@@ -12,7 +12,7 @@ enum Schema {
 
     /// The SQL of each migration, in order. Append only; never edit a
     /// migration that has shipped.
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     /// The version this build writes.
     static var latestVersion: Int { migrations.count }
@@ -88,6 +88,32 @@ enum Schema {
         CREATE INDEX sessions_by_state ON sessions (state) WHERE state = 'submitting';
         DROP INDEX sessions_by_updated_at;
         CREATE INDEX sessions_by_idle_time ON sessions (updated_at >> 26);
+        """
+
+    /// Version 3: an upsert writes one page, the row's, while a session stays
+    /// in its idle period (flowd-bench, docs/performance.md).
+    ///
+    /// SQLite rewrites the entry of every index that depends on a column an
+    /// `UPDATE` assigns, even when the key comes out the same, so the index on
+    /// `updated_at >> 26` cost a second page at every change. The period is
+    /// now a column of its own, `idle_period`, indexed: the upsert writes it
+    /// on insert only, and a trigger corrects it when `updated_at` moves into
+    /// another period (its `WHEN` skips the write otherwise). The triggers
+    /// keep `idle_period = updated_at >> 26` for any writer, an administrator's
+    /// `sqlite3` included. Expiry still filters on the exact `updated_at`.
+    static let version3 = """
+        ALTER TABLE sessions ADD COLUMN idle_period INTEGER NOT NULL DEFAULT 0;
+        UPDATE sessions SET idle_period = updated_at >> 26;
+        DROP INDEX sessions_by_idle_time;
+        CREATE INDEX sessions_by_idle_period ON sessions (idle_period);
+        CREATE TRIGGER sessions_idle_period_on_insert AFTER INSERT ON sessions
+        WHEN NEW.idle_period IS NOT NEW.updated_at >> 26 BEGIN
+            UPDATE sessions SET idle_period = NEW.updated_at >> 26 WHERE rowid = NEW.rowid;
+        END;
+        CREATE TRIGGER sessions_idle_period_on_update AFTER UPDATE OF updated_at, idle_period ON sessions
+        WHEN NEW.idle_period IS NOT NEW.updated_at >> 26 BEGIN
+            UPDATE sessions SET idle_period = NEW.updated_at >> 26 WHERE rowid = NEW.rowid;
+        END;
         """
 
     /// Checks that `db` is empty or flowd's own, refuses a newer schema, and

@@ -15,8 +15,8 @@ struct SessionQueries {
     }
 
     static let upsertSQL = """
-        INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload, idle_period)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6 >> 26)
         ON CONFLICT (id) DO UPDATE SET
             state = excluded.state,
             updated_at = excluded.updated_at,
@@ -116,11 +116,11 @@ struct SessionQueries {
 
     func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
         guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
-        // The index is on `updated_at >> 26` (schema 2): the coarse term
-        // selects through it, the exact one decides.
+        // The index is on `idle_period`, which is `updated_at >> 26`
+        // (schema 3): the coarse term selects through it, the exact one decides.
         let sql = """
-            SELECT id FROM sessions WHERE (updated_at >> 26) <= (?1 >> 26) AND updated_at < ?1
-            ORDER BY (updated_at >> 26), updated_at LIMIT ?2
+            SELECT id FROM sessions WHERE idle_period <= (?1 >> 26) AND updated_at < ?1
+            ORDER BY idle_period, updated_at LIMIT ?2
             """
         return try with(sql) { statement throws(SQLiteError) -> [String] in
             try statement.rows(binding: [.integer(cutoff), .integer(Int64(limit))]) { row throws(SQLiteError) in

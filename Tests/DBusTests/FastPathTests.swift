@@ -50,4 +50,73 @@ struct DBusFastPathTests {
         #expect(ObjectPath.root.isAncestor(of: prefix))
         #expect(!ObjectPath.root.isAncestor(of: .root))
     }
+
+    static let vardicts: [[String: DBusValue]] = [
+        [:], ["k": .uint32(1)], ["a": .string("x"), "b": .strings(["1", "2"]), "c": .vardict(["n": .bool(true)])],
+        ["v": .variant(.int64(-3)), "s": .structure([.string("a"), .uint32(2)]), "d": .double(0.25), "e": .strings([])],
+    ]
+
+    static func message(_ arguments: DBusValue...) throws -> Message {
+        let message = Message.methodCall(destination: nil, path: "/a", interface: nil, member: "M")
+        try message.append(contentsOf: arguments)
+        return message
+    }
+
+    @Test("a{sv} and a{ss} read by their shortcuts as by the generic reader")
+    func dictionaryReadsAgree() throws {
+        for dict in Self.vardicts {
+            let m = try Self.message(.vardict(dict))
+            var typed = m.arguments()
+            var generic = m.arguments()
+            #expect(try typed.next([String: DBusValue].self) == dict)
+            #expect(try generic.nextValue().vardict == dict)
+            #expect(typed.isAtEnd)
+        }
+        // A key given twice keeps its last value, as a dictionary read does.
+        let twice = try Self.message(.dictionary(keyType: .string, valueType: .variant, [
+            DBusDictEntry(key: .string("k"), value: .variant(.uint32(1))),
+            DBusDictEntry(key: .string("k"), value: .variant(.uint32(2))),
+        ]), .dictionary(keyType: .string, valueType: .string, [
+            DBusDictEntry(key: .string("a"), value: .string("1")), DBusDictEntry(key: .string("a"), value: .string("2")),
+        ]))
+        var reader = twice.arguments()
+        #expect(try reader.next([String: DBusValue].self) == ["k": .uint32(2)])
+        #expect(try reader.next([String: String].self) == ["a": "2"])
+        for strings in [[:], ["a": "b"], ["x": "", "": "y", "ünï": "日本"]] as [[String: String]] {
+            var r = try Self.message(.stringDictionary(strings)).arguments()
+            #expect(try r.next([String: String].self) == strings)
+        }
+        // Nested in arrays and with the wrong type, as before.
+        var nested = try Self.message(.vardicts(Self.vardicts)).arguments()
+        #expect(try nested.next([[String: DBusValue]].self) == Self.vardicts)
+        var wrong = try Self.message(.stringDictionary(["a": "b"])).arguments()
+        #expect(throws: DBusError.self) { try wrong.next([String: DBusValue].self) }
+    }
+
+    @Test("a{ss} written by its shortcut reads back, typed and as a value")
+    func stringDictionaryWrite() throws {
+        for strings in [[:], ["a": "b"], ["x": "", "": "y", "ünï": "日本"]] as [[String: String]] {
+            let m = Message.methodCall(destination: nil, path: "/a", interface: nil, member: "M")
+            var writer = m.appender()
+            try writer.append(strings)
+            #expect(m.signature == "a{ss}")
+            var r = m.arguments()
+            #expect(try r.nextValue().stringDictionary == strings)
+        }
+        let m = Message.methodCall(destination: nil, path: "/a", interface: nil, member: "M")
+        var writer = m.appender()
+        #expect(throws: DBusError.self) { try writer.append(["a": "nul\u{0}inside"]) }
+    }
+
+    @Test("empty typed containers keep their own type (an empty array casts to any array type)")
+    func emptyTypedContainers() throws {
+        let m = Message.methodCall(destination: nil, path: "/a", interface: nil, member: "M")
+        var writer = m.appender()
+        try writer.append([String: DBusValue]())
+        try writer.append([String]())
+        try writer.append([[String: DBusValue]]())
+        try writer.append([UInt8]())
+        try writer.append([String: String]())
+        #expect(m.signature == "a{sv}asaa{sv}aya{ss}")
+    }
 }

@@ -104,6 +104,24 @@ struct RecordJSONTests {
         #expect(fastTree.objectValue?.keys.sorted() == slowTree.objectValue?.keys.sorted())
     }
 
+    @Test("integers of every length are written as their decimal text")
+    func integerDigits() throws {
+        var values: [UInt64] = [0, 9, 10, 11, 99, 100, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<19 {
+            power *= 10
+            values += [power - 1, power, power + 1]
+        }
+        for value in values {
+            var record = Self.minimalRecord()
+            record.revision = value
+            record.updatedAt = -Int64(truncatingIfNeeded: value & UInt64(Int64.max))
+            let text = String(decoding: try record.encodedJSON(), as: UTF8.self)
+            #expect(text.contains("\"revision\":\(value),"), "\(text)")
+            #expect(text.contains("\"updatedAt\":\(record.updatedAt),"), "\(text)")
+        }
+    }
+
     @Test("equal records give equal bytes")
     func deterministic() throws {
         #expect(try Self.fullRecord().encodedJSON() == Self.fullRecord().encodedJSON())

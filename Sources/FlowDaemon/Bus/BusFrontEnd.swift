@@ -76,8 +76,9 @@ final class BusFrontEnd: @unchecked Sendable {
             authorize: { object, call, proceed in object.front.authorize(object, call, proceed) },
             children: { _ in [] },
             resolve: { [weak self] path in
-                guard let self, let last = path.lastComponent, SessionID.isValid(String(last)) else { return nil }
-                return SessionObject(id: String(last), front: self)
+                guard let self, let last = path.lastComponent else { return nil }
+                let id = String(last)
+                return SessionID.isValid(id) ? SessionObject(id: id, front: self) : nil
             })
         if delivery == .callers {
             nameWatch = connection.onNameOwnerChanged { [weak self] change in
@@ -113,21 +114,34 @@ final class BusFrontEnd: @unchecked Sendable {
             proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
             return
         }
+        // A known caller (every call after its first) is decided here,
+        // without handing a completion to the uid cache.
+        if let uid = users.cachedUnixUser(of: sender) {
+            decide(object, sender: sender, uid: uid, proceed)
+            return
+        }
         users.unixUser(of: sender) { [self] result in
             switch result {
             case .failure(let error):
                 proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
             case .success(let uid):
-                do {
-                    try service.assumeIsolated { try $0.authorize(object.id, uid: uid) }
-                    addWatcher(sender, of: object.id)
-                    proceed(nil)
-                } catch let error as FlowdError {
-                    proceed(error.dbusError)
-                } catch {
-                    proceed(FlowdError.accessDenied("cannot authorize the call").dbusError)
-                }
+                decide(object, sender: sender, uid: uid, proceed)
             }
+        }
+    }
+
+    /// The end of ``authorize(_:_:_:)`` once the caller's uid is known.
+    private func decide(
+        _ object: SessionObject, sender: BusName, uid: UInt32, _ proceed: @Sendable (DBusError?) -> Void
+    ) {
+        do {
+            try service.assumeIsolated { try $0.authorize(object.id, uid: uid) }
+            addWatcher(sender, of: object.id)
+            proceed(nil)
+        } catch let error as FlowdError {
+            proceed(error.dbusError)
+        } catch {
+            proceed(FlowdError.accessDenied("cannot authorize the call").dbusError)
         }
     }
 

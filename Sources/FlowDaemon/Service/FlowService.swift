@@ -44,7 +44,7 @@ actor FlowService {
     private var ownedCounts: [UInt32: Int] = [:]
     private var submits: [String: InFlightSubmit] = [:]
     private var nextSubmitToken: UInt64 = 0
-    private var events: [ServiceEvent] = []
+    private var events: [QueuedEvent] = []
     private let decoder = JSONDecoder()
 
     /// A submit action that is running for a session.
@@ -99,10 +99,70 @@ actor FlowService {
 
     // MARK: - Events
 
-    /// Hands over the events queued since the last call, oldest first.
+    /// An event as queued: ready, or a change of a session whose
+    /// `PropertiesChanged` and `Announcement` are worked out when the events
+    /// are taken.
+    private enum QueuedEvent {
+        case event(ServiceEvent)
+        case change(PendingChange)
+    }
+
+    /// A change of a session's properties, announced after the reply.
+    ///
+    /// Taking the two property snapshots (before and after) walks the path
+    /// and localizes labels: about a fifth of a `SetAnswers` before its
+    /// reply. The values they come from are kept instead (a `FlowSession` is
+    /// a value, so this copies nothing) and the snapshots are taken by
+    /// ``takeEvents()``, which runs after the reply.
+    private struct PendingChange {
+        /// The session's property values before the change, when known.
+        var before: SessionProperties?
+        /// The session before the change (for `before` when not known).
+        var previous: FlowSession
+        /// The session after the change.
+        var current: FlowSession
+        /// The cache version of `current` (``SessionCache/put(_:properties:)``).
+        var version: UInt64
+    }
+
+    /// The value a change starts from: the session as read and, when the
+    /// cache has them, its property values as last announced.
+    struct Before {
+        fileprivate var session: FlowSession
+        fileprivate var properties: SessionProperties?
+    }
+
+    /// Hands over the events queued since the last call, oldest first. The
+    /// property changes of sessions are worked out here: callers take the
+    /// events after replying.
     func takeEvents() -> [ServiceEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        guard !events.isEmpty else { return [] }
+        var ready: [ServiceEvent] = []
+        ready.reserveCapacity(events.count + 1)
+        for queued in events {
+            switch queued {
+            case .event(let event): ready.append(event)
+            case .change(let change): resolve(change, into: &ready)
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+        return ready
+    }
+
+    /// Queues `PropertiesChanged` (and `Announcement` on arrival at a step or
+    /// a new announcement) for what differs between the two sides of `change`,
+    /// and keeps the new values with the cached session (the next change's
+    /// "before") if it is still the cached value.
+    private func resolve(_ change: PendingChange, into ready: inout [ServiceEvent]) {
+        let before = change.before ?? SessionProperties(change.previous)
+        let after = SessionProperties(change.current)
+        let id = change.current.record.id
+        cache.setProperties(after, of: id, version: change.version)
+        let changed = after.changed(since: before)
+        if !changed.isEmpty { ready.append(.propertiesChanged(id: id, names: changed, now: after)) }
+        if after.currentStep != before.currentStep || after.announcement != before.announcement {
+            ready.append(.announcement(id: id, text: after.announcement))
+        }
     }
 
     // MARK: - Loading and saving sessions
@@ -176,25 +236,20 @@ actor FlowService {
 
     /// Saves `session` (when `persist`), makes it the cached value and queues
     /// `PropertiesChanged` (and `Announcement` on arrival at a step) for what
-    /// differs from `before`.
-    private func commit(_ session: FlowSession, before: SessionProperties, persist: Bool = true) throws(FlowdError) {
+    /// differs from `before`, worked out when the events are taken.
+    private func commit(_ session: FlowSession, before: Before, persist: Bool = true) throws(FlowdError) {
         if persist { try save(session) }
-        let after = SessionProperties(session)
-        cache.put(session, properties: after)
-        let changed = after.changed(since: before)
-        let id = session.record.id
-        if !changed.isEmpty { events.append(.propertiesChanged(id: id, names: changed, now: after)) }
-        if after.currentStep != before.currentStep || after.announcement != before.announcement {
-            events.append(.announcement(id: id, text: after.announcement))
-        }
+        let version = cache.put(session)
+        events.append(.change(PendingChange(
+            before: before.properties, previous: before.session, current: session, version: version)))
     }
 
-    /// The property values of `session`, a value just read from the cache:
-    /// those stored with it at its last change (clients were told those),
-    /// else computed. Computing them walks the path several times, so a
-    /// change computes them once (after) instead of twice.
-    private func properties(of session: FlowSession) -> SessionProperties {
-        cache.properties(of: session.record.id) ?? SessionProperties(session)
+    /// Where a change of `session`, a value just read from the cache, starts:
+    /// the session and the property values stored with it at its last change
+    /// (clients were told those), if any. Computing them walks the path
+    /// several times, so a change computes them once (after) instead of twice.
+    private func properties(of session: FlowSession) -> Before {
+        Before(session: session, properties: cache.properties(of: session.record.id))
     }
 
     // MARK: - Authorization
@@ -202,7 +257,12 @@ actor FlowService {
     /// Refuses `uid` unless it owns session `id` or is root. Fails closed:
     /// a session that cannot be loaded refuses everyone.
     func authorize(_ id: String, uid: UInt32) throws(FlowdError) {
-        let owner = try session(id).record.owner
+        let owner: UInt32
+        if let cached = cache.owner(of: id) {
+            owner = cached
+        } else {
+            owner = try session(id).record.owner
+        }
         guard uid == owner || uid == 0 else {
             throw .accessDenied("session \(id) belongs to another user")
         }
@@ -280,8 +340,8 @@ actor FlowService {
         cache.put(session)
         sessionCount += 1
         if let owned = ownedCounts[uid] { ownedCounts[uid] = owned + 1 }
-        events.append(.sessionNew(id: id))
-        events.append(.sessionCountChanged)
+        events.append(.event(.sessionNew(id: id)))
+        events.append(.event(.sessionCountChanged))
         logAfterReply(.info, "session started", id: .sessionStarted, metadata: [.session: id, .flow: flow.id, .uid: uid])
         return id
     }
@@ -355,7 +415,7 @@ actor FlowService {
                 // titles in labels…), as for any other change.
                 let after = SessionProperties(restored)
                 let names = after.changed(since: SessionProperties(cached))
-                if !names.isEmpty { events.append(.propertiesChanged(id: id, names: names, now: after)) }
+                if !names.isEmpty { events.append(.event(.propertiesChanged(id: id, names: names, now: after))) }
                 cache.put(restored, properties: after)
             }
         }
@@ -424,8 +484,8 @@ actor FlowService {
         } else if owner == nil {
             ownedCounts.removeAll()  // the owner is not known here: count again when needed
         }
-        events.append(.sessionRemoved(id: id))
-        events.append(.sessionCountChanged)
+        events.append(.event(.sessionRemoved(id: id)))
+        events.append(.event(.sessionCountChanged))
         logAfterReply(.info, "session removed (\(reason))", metadata: [.session: id])
     }
 
@@ -483,7 +543,7 @@ actor FlowService {
     }
 
     private func finishContinue(
-        _ session: FlowSession, before: SessionProperties, outcome: ContinueOutcome
+        _ session: FlowSession, before: Before, outcome: ContinueOutcome
     ) throws(FlowdError) -> Next<FieldErrors> {
         switch outcome {
         case .moved(let completion):
@@ -513,7 +573,8 @@ actor FlowService {
     private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion, before index: Int) {
         let id = session.record.id
         events.insert(
-            .stepCompleted(id: id, step: completion.step, answers: completion.answers), at: min(max(index, 0), events.count))
+            .event(.stepCompleted(id: id, step: completion.step, answers: completion.answers)),
+            at: min(max(index, 0), events.count))
         logAfterReply(
             .info, "step completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
@@ -526,8 +587,8 @@ actor FlowService {
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
         guard logger.isEnabled(level) else { return }
-        events.append(.log(DeferredLog(
-            level: level, message: message, id: id, metadata: metadata, file: file, function: function, line: line)))
+        events.append(.event(.log(DeferredLog(
+            level: level, message: message, id: id, metadata: metadata, file: file, function: function, line: line))))
     }
 
     /// `Back`.
@@ -568,7 +629,7 @@ actor FlowService {
     }
 
     private func beginSubmit(
-        _ session: FlowSession, before: SessionProperties, start: SubmitStart
+        _ session: FlowSession, before: Before, start: SubmitStart
     ) throws(FlowdError) -> Next<Void> {
         switch start {
         case .alreadySubmitted:
@@ -588,7 +649,7 @@ actor FlowService {
 
     private func settled(_ session: FlowSession) {
         let id = session.record.id
-        events.append(.submitted(id: id, receipt: session.record.receipt ?? [:]))
+        events.append(.event(.submitted(id: id, receipt: session.record.receipt ?? [:])))
         logger.notice("session submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
     }
 
@@ -625,8 +686,8 @@ actor FlowService {
                 try engine { () throws(SessionError) in try session.failSubmit(failure, now: now) }
                 try commit(session, before: before)
                 let message = session.lastError ?? ""
-                events.append(.submitFailed(id: id, message: message))
-                events.append(.announcement(id: id, text: message))
+                events.append(.event(.submitFailed(id: id, message: message)))
+                events.append(.event(.announcement(id: id, text: message)))
                 logger.warning(
                     "submit failed: \(detail)", id: .submitFailed,
                     metadata: [.session: id, .flow: session.flow.id])

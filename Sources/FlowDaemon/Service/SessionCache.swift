@@ -7,16 +7,31 @@ import FlowEngine
 /// only in memory, and dropping them would make the person type them again.
 /// Such sessions are bounded by the per-user and total session limits.
 struct SessionCache {
-    private struct Entry {
+    /// A class, so that marking a use or reading one field changes or copies
+    /// nothing else: every call of the D-Bus API reads its session twice (to
+    /// authorize, then to act), and a `FlowSession` is a value of some twenty
+    /// references.
+    private final class Entry {
         var session: FlowSession
         /// The session's property values as last announced, when known: the
         /// "before" of its next change, so a change computes them once.
         var properties: SessionProperties?
         var lastUse: UInt64
+        /// Which ``SessionCache/put(_:properties:)`` stored this value: property
+        /// values computed later for it are kept only if it is still the same.
+        var version: UInt64
+
+        init(session: FlowSession, properties: SessionProperties?, lastUse: UInt64, version: UInt64) {
+            self.session = session
+            self.properties = properties
+            self.lastUse = lastUse
+            self.version = version
+        }
     }
 
     private var entries: [String: Entry] = [:]
     private var tick: UInt64 = 0
+    private var puts: UInt64 = 0
     /// How many sessions are kept before the least recently used are dropped.
     let capacity: Int
 
@@ -28,26 +43,49 @@ struct SessionCache {
 
     /// The cached session, marking it used.
     mutating func get(_ id: String) -> FlowSession? {
-        guard var entry = entries[id] else { return nil }
+        guard let entry = entries[id] else { return nil }
         tick &+= 1
         entry.lastUse = tick
-        entries[id] = entry
         return entry.session
     }
+
+    /// The owner of cached session `id`, without copying the session or
+    /// marking it used (the call that asks goes on to ``get(_:)``).
+    func owner(of id: String) -> UInt32? { entries[id]?.session.record.owner }
 
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }
 
-    /// The property values stored with session `id` by ``put(_:properties:)``, if any.
+    /// The property values stored with session `id` by ``put(_:properties:)``
+    /// or ``setProperties(_:of:version:)``, if any.
     func properties(of id: String) -> SessionProperties? { entries[id]?.properties }
 
     /// Stores `session` (with `properties`, its values, when the caller has
     /// them), evicting the least recently used unpinned sessions when over
-    /// capacity.
-    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) {
+    /// capacity. Returns the version of the stored value
+    /// (``setProperties(_:of:version:)``).
+    @discardableResult
+    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) -> UInt64 {
         tick &+= 1
-        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick)
+        puts &+= 1
+        if let entry = entries[session.record.id] {
+            entry.session = session
+            entry.properties = properties
+            entry.lastUse = tick
+            entry.version = puts
+            return puts
+        }
+        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick, version: puts)
         if entries.count > capacity { evict() }
+        return puts
+    }
+
+    /// Keeps `properties` as the values of session `id` when the cache still
+    /// holds the value `version` was returned for (a later change made them
+    /// stale), without marking it used.
+    func setProperties(_ properties: SessionProperties, of id: String, version: UInt64) {
+        guard let entry = entries[id], entry.version == version else { return }
+        entry.properties = properties
     }
 
     mutating func remove(_ id: String) {

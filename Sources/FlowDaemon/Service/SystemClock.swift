@@ -61,6 +61,8 @@ enum SessionID {
 
     /// True for 32 lowercase hex characters.
     static func isValid(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        guard id.utf8.count == 32 else { return false }
+        var id = id
+        return id.withUTF8 { bytes in bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } }
     }
 }

@@ -822,16 +822,15 @@ public struct FlowSession: Sendable {
         case .choice:
             guard case .text(let s) = value else { throw wrongType() }
             if s.isEmpty || (s == "other" && field.other) { return value }
-            guard options(of: field).contains(where: { $0.id == s }) else {
+            guard hasOption(s, in: field) else {
                 throw SessionError(.invalidArgs, "\(quoted(s)) is not an option of \(quoted(key))")
             }
             return value
         case .multichoice:
             guard case .list(let l) = value else { throw wrongType() }
-            let ids = Set(options(of: field).map(\.id))
             var seen: Set<String> = []
             for s in l {
-                guard ids.contains(s) || (s == "other" && field.other) else {
+                guard hasOption(s, in: field) || (s == "other" && field.other) else {
                     throw SessionError(.invalidArgs, "\(quoted(s)) is not an option of \(quoted(key))")
                 }
                 guard seen.insert(s).inserted else {
@@ -840,6 +839,14 @@ public struct FlowSession: Sendable {
             }
             return value
         }
+    }
+
+    /// True when `id` is one of the options `field` offers now (the
+    /// provider's, else the flow's). Only ids are compared: building the
+    /// options (``options(of:)``) localizes every label.
+    private func hasOption(_ id: String, in field: FieldDefinition) -> Bool {
+        if let dynamic = record.dynamicOptions[field.id] { return dynamic.contains { $0.id == id } }
+        return field.options.contains { $0.id == id }
     }
 
     /// Stores (or, for an empty value, clears) one answer. Returns whether it changed.

@@ -25,7 +25,7 @@ extension SessionRecord {
     ///   default), which only a plugin's receipt could carry.
     public func encodedJSON() throws(RecordEncodingError) -> [UInt8] {
         var w = RecordJSONWriter()
-        w.bytes.reserveCapacity(768)
+        w.bytes.reserveCapacity(1536)
         w.open()
         w.key("formatVersion"); w.integer(Int64(formatVersion))
         w.key("id"); w.string(id)
@@ -93,20 +93,35 @@ struct RecordJSONWriter {
         needsComma = true
     }
 
-    mutating func key(_ name: String) {
+    /// A key given as a literal: the record's property names are plain ASCII
+    /// that needs no escaping, so their bytes are copied as they are.
+    mutating func key(_ name: StaticString) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
-        string(name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         needsComma = true
+    }
+
+    /// True for the bytes a JSON string cannot hold as they are.
+    @inline(__always)
+    private static func needsEscape(_ b: UInt8) -> Bool {
+        b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\")
     }
 
     mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
+            // Most strings need no escape: one scan, then one copy.
+            guard utf8.contains(where: Self.needsEscape) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             var start = 0
-            for (i, b) in utf8.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: utf8[start..<i])
+            for (i, b) in utf8.enumerated() where Self.needsEscape(b) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
                 bytes.append(UInt8(ascii: "\\"))
                 switch b {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(b)
@@ -121,7 +136,7 @@ struct RecordJSONWriter {
                 }
                 start = i + 1
             }
-            bytes.append(contentsOf: utf8[start...])
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
         needsComma = true
@@ -140,13 +155,22 @@ struct RecordJSONWriter {
         if n < 10 {
             bytes.append(0x30 + UInt8(n))
         } else {
-            var digits: [UInt8] = []
+            // Digits written in place from the end of their room (no array of digits).
+            var count = 1
+            var tens = n / 10
+            while tens > 0 {
+                count += 1
+                tens /= 10
+            }
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0x30, count: count))
             var rest = n
+            var i = start + count
             while rest > 0 {
-                digits.append(0x30 + UInt8(rest % 10))
+                i -= 1
+                bytes[i] = 0x30 + UInt8(rest % 10)
                 rest /= 10
             }
-            bytes.append(contentsOf: digits.reversed())
         }
         needsComma = true
     }

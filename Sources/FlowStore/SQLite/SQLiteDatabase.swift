@@ -155,10 +155,9 @@ public final class SQLiteDatabase {
         _ sql: String, _ body: (Statement) throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
         let statement: Statement
-        if let cached = cache[sql], !cached.isInUse {
-            statement = cached
-        } else if cache[sql] != nil {
-            statement = try prepare(sql, persistent: false)
+        // One lookup: hashing the SQL text is most of the cost of a hit.
+        if let cached = cache[sql] {
+            statement = cached.isInUse ? try prepare(sql, persistent: false) : cached
         } else {
             statement = try prepare(sql, persistent: true)
             cache[sql] = statement

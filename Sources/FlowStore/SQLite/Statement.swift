@@ -49,9 +49,11 @@ public final class Statement {
 
     private var abbreviatedSQL: String { SQLiteDatabase.abbreviated(sql) }
 
-    private func check(_ rc: Int32, _ operation: String) throws(SQLiteError) {
+    /// Throws unless `rc` is `SQLITE_OK`. The operation's text is built only
+    /// for an error: binding is on every store write's path.
+    private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(SQLiteError) {
         guard rc == SQLITE_OK else {
-            throw SQLiteError.from(rc, db: connection.pointer, operation: "\(operation) \(abbreviatedSQL)")
+            throw SQLiteError.from(rc, db: connection.pointer, operation: "\(operation()) \(abbreviatedSQL)")
         }
     }
 

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import FlowStore
+
+/// Schema version 3 (one page per upsert while a session stays in its idle
+/// period, docs/performance.md): the migration from version 2 keeps
+/// everything and fills the new column, the triggers keep
+/// `idle_period = updated_at >> 26` for every writer, expiry uses its index,
+/// and an upsert writes one page. No timing here: pages are counted.
+@Suite("Schema version 3")
+struct SchemaVersionThreeTests {
+    static let period: Int64 = 1 << 26
+
+    /// A database made by version 2 of the schema, holding `sessions`.
+    static func versionTwoDatabase(at path: String, sessions: [StoredSession]) throws {
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.execute("PRAGMA application_id = \(Schema.applicationID)")
+        try db.execute(Schema.version1)
+        try db.execute(Schema.version2)
+        try db.execute("PRAGMA user_version = 2")
+        for s in sessions {
+            let insert = try db.prepare(
+                "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")
+            try insert.bind([.text(s.id), .integer(Int64(s.owner)), .text(s.flowID), .text(s.state),
+                             .integer(s.createdAt), .integer(s.updatedAt), .blob(s.payload)])
+            _ = try insert.step()
+        }
+        try db.close()
+    }
+
+    /// Every row's `(id, idle_period, updated_at >> 26)`.
+    static func periods(_ store: SessionStore) throws -> [String: [Int64]] {
+        try store.withDatabase { db throws(StoreError) -> [String: [Int64]] in
+            do throws(SQLiteError) {
+                let rows = try db.prepare("SELECT id, idle_period, updated_at >> 26 FROM sessions").rows {
+                    s throws(SQLiteError) in (s.string(at: 0) ?? "", [s.int64(at: 1), s.int64(at: 2)])
+                }
+                return Dictionary(uniqueKeysWithValues: rows)
+            } catch {
+                throw StoreError.from(error, path: store.path)
+            }
+        }
+    }
+
+    /// Runs `sql` on the store's connection, as an administrator's `sqlite3` could.
+    static func execute(_ store: SessionStore, _ sql: String) throws {
+        try store.withDatabase { db throws(StoreError) in
+            do throws(SQLiteError) {
+                try db.execute(sql)
+            } catch {
+                throw StoreError.from(error, path: store.path)
+            }
+        }
+    }
+
+    @Test func migratesAVersionTwoDatabaseFillingTheIdlePeriods() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let path = dir.file("v2.sqlite")
+        let sessions = [
+            makeSession("a", state: "submitting", updated: 100), makeSession("b", updated: 5_000_000_000),
+            makeSession("c", state: "failed", updated: 300), makeSession("d", owner: 7, updated: -4),
+            makeSession("e", updated: 3 * Self.period + 5),
+        ]
+        try Self.versionTwoDatabase(at: path, sessions: sessions)
+        let store = try SessionStore(path: path)
+        defer { try? store.close() }
+        #expect(SessionStore.schemaVersion == 3)
+        for s in sessions { #expect(try store.load(id: s.id) == s) }
+        #expect(try store.count() == 5)
+        for (id, pair) in try Self.periods(store) { #expect(pair[0] == pair[1], "idle period of \(id)") }
+        #expect(try store.ids(inState: "submitting") == ["a"])
+        #expect(try store.expired(before: 301, limit: 10) == ["d", "a", "c"])
+        #expect(try store.expired(before: 5_000_000_001, limit: 10) == ["d", "a", "c", "e", "b"])
+        #expect(try store.expired(before: 3 * Self.period + 6, limit: 2) == ["d", "a"])
+        #expect(try store.expired(before: 3 * Self.period + 6, limit: 10) == ["d", "a", "c", "e"])
+    }
+
+    @Test func theIdlePeriodFollowsUpdatedAtWhoeverWrites() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        let base = 20 * Self.period
+        try store.upsert(makeSession("s", updated: base + 1))
+        try store.upsert(makeSession("s", updated: base + 2))  // same period
+        try store.upsert(makeSession("t", updated: base + 3))
+        try store.upsert(makeSession("t", updated: base + 2 * Self.period))  // two periods on
+        try Self.execute(store, "UPDATE sessions SET updated_at = \(base + 5 * Self.period) WHERE id = 's'")
+        try Self.execute(store, "UPDATE sessions SET idle_period = 0 WHERE id = 't'")
+        try Self.execute(
+            store,
+            """
+            INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload)
+            VALUES ('u', 1, 'f', 'editing', 1, \(base + 7 * Self.period), 1, x'00')
+            """)
+        let periods = try Self.periods(store)
+        #expect(periods["s"] == [25, 25])
+        #expect(periods["t"] == [22, 22])
+        #expect(periods["u"] == [27, 27])
+        #expect(try store.expired(before: base + 5 * Self.period, limit: 10) == ["t"])
+        #expect(try store.expired(before: base + 5 * Self.period + 1, limit: 10) == ["t", "s"])
+    }
+
+    @Test func expiryUsesTheIdlePeriodIndex() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        let plan = try store.withDatabase { db throws(StoreError) -> String in
+            do throws(SQLiteError) {
+                return try db.prepare(
+                    """
+                    EXPLAIN QUERY PLAN SELECT id FROM sessions WHERE idle_period <= (1 >> 26) AND updated_at < 1
+                    ORDER BY idle_period, updated_at LIMIT 5
+                    """
+                ).rows { s throws(SQLiteError) in s.string(at: 3) ?? "" }.joined(separator: "; " as String)
+            } catch {
+                throw StoreError.from(error, path: "s.sqlite")
+            }
+        }
+        #expect(plan.contains("USING INDEX sessions_by_idle_period"), "\(plan)")
+    }
+
+    @Test func anUpsertWithinItsIdlePeriodWritesOnePage() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        let base: Int64 = 1_700_000_000_000_000 & ~(Self.period - 1)
+        let payload = [UInt8](repeating: 7, count: 480)
+        try store.transaction { tx throws(StoreError) in
+            for i in 0..<500 { try tx.upsert(makeSession("s\(i)", updated: base, payload: payload)) }
+        }
+        try store.checkpoint()
+        let changes = 40
+        for i in 0..<changes {
+            try store.upsert(makeSession("s\((i * 37) % 500)", updated: base + Int64(i + 1), payload: payload))
+        }
+        let frames = try store.checkpoint()
+        #expect(frames == changes, "\(frames) pages for \(changes) upserts")
+        // Into the next period: the index entry moves too (two or three pages).
+        for i in 0..<changes {
+            try store.upsert(makeSession("s\((i * 37) % 500)", updated: base + Self.period + Int64(i), payload: payload))
+        }
+        let moved = try store.checkpoint()
+        #expect(moved > changes, "\(moved) pages for \(changes) upserts into a new period")
+    }
+}
