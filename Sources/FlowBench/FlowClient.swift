@@ -88,6 +88,18 @@ final class FlowClient {
         }
     }
 
+    /// `org.freedesktop.DBus.Properties.Get(Manager, "Version")`.
+    func version() throws(BenchError) -> String {
+        let reply = try call(Self.managerPath, .properties, "Get", [.string(Self.manager.rawValue), .string("Version")])
+        var reader = reply.arguments()
+        do {
+            guard case .variant(let value) = try reader.nextValue() else { return "" }
+            return value.string ?? ""
+        } catch {
+            throw .call("Properties.Get(Version): unexpected reply: \(error.message)")
+        }
+    }
+
     /// `Close`.
     func close(_ id: String) throws(BenchError) {
         _ = try call(Self.path(of: id), Self.session, "Close")

@@ -1,7 +1,7 @@
 /// Prints the results: a table for people, then machine-readable lines
 /// (`name: value`), the last being `ratio SetAnswers/Ping: …`.
 enum Report {
-    static let latencyOrder: [CallKind] = [.ping, .setAnswers, .continueStep, .getStep, .back, .walk]
+    static let latencyOrder: [CallKind] = [.ping, .propertyGet, .setAnswers, .continueStep, .getStep, .back, .walk]
 
     static func main(
         options: BenchOptions, result: SizeResult, throughput: Scenarios.Throughput?, readyCount: Int,

@@ -8,6 +8,10 @@ enum CallKind: String, CaseIterable {
     case continueStep = "Continue"
     case getStep = "GetStep"
     case back = "Back"
+    /// `Properties.Get(Manager, "Version")`: answered by flowd's own dispatch
+    /// (member table, properties, reply) with no session work, so it splits
+    /// a call's ratio into the cost of reaching flowd's code and the work.
+    case propertyGet = "Get(Version)"
     /// StartSession → (SetAnswers → Continue) × 3, the last Continue being the submit.
     case walk = "Walk"
 }
@@ -20,6 +24,7 @@ enum CallKind: String, CaseIterable {
 ///     Continue              → {}        (moves to "reminders"; stored)
 ///     GetStep               → a{sv}     (the "reminders" step)
 ///     Back                              (to "plan"; stored)
+///     Properties.Get(Manager, Version)  (flowd's dispatch, no session work)
 ///
 /// The Ping that measures the floor goes in at a random place among them,
 /// so it sees the same mix of before and after as the other calls.
@@ -59,6 +64,11 @@ enum Scenarios {
         try client.back(id)
         record(.back, Posix.monotonicNanoseconds() - t0)
         try maybePing()
+        t0 = Posix.monotonicNanoseconds()
+        let version = try client.version()
+        record(.propertyGet, Posix.monotonicNanoseconds() - t0)
+        guard !version.isEmpty else { throw .call("Properties.Get(Version) replied with an empty version") }
+        try maybePing()
     }
 
     /// Calls a walk makes (StartSession, three SetAnswers, three Continue).
@@ -93,7 +103,7 @@ enum Scenarios {
         var samples: [CallKind: Samples] = [:]
         for r in 0..<rounds {
             let id = ids[Int(generator.next() % UInt64(ids.count))]
-            let slot = Int(generator.next() % 5)
+            let slot = Int(generator.next() % 6)
             try round(client, id: id, round: r, pingSlot: slot) { kind, ns in samples[kind, default: Samples()].add(ns) }
             if r % walkEvery == walkEvery - 1 {
                 // The walk makes seven calls: a Ping before it keeps the floor's share.

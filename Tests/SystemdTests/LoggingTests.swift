@@ -156,6 +156,18 @@ struct StderrBackendTests {
         #expect(line == #"flowd[7]: warning: two\nlines\tand \x1b[31mcolour\\ (error="with space" path="" flow="a=b" step="say \"hi\"" custom=x\ny)"#)
     }
 
+    @Test func escapingTreatsTheEdgesOfPrintableASCIIRight() {
+        // The printable-ASCII shortcut against the characters just outside it.
+        #expect(StderrBackend.escape("plain ~ text !") == "plain ~ text !")
+        #expect(StderrBackend.escape("del\u{7f}") == #"del\x7f"#)
+        #expect(StderrBackend.escape("c1\u{85}") == #"c1\x85"#)
+        #expect(StderrBackend.escape("back\\slash") == #"back\\slash"#)
+        #expect(StderrBackend.escape("unit\u{1f}sep") == #"unit\x1fsep"#)
+        #expect(StderrBackend.escape("café 日本") == "café 日本")
+        #expect(StderrBackend.quote("naïve (x)") == "\"naïve (x)\"")
+        #expect(StderrBackend.quote("naïve") == "naïve")
+    }
+
     @Test func writesWholeLinesToItsDescriptor() throws {
         let pipe = try Pipe()
         let logger = Logger(identifier: "flowd-test", backend: StderrBackend(fileDescriptor: pipe.writeEnd))
