@@ -493,15 +493,8 @@ actor FlowService {
 
     /// `SetAnswers`.
     func setAnswers(_ id: String, _ answers: [String: AnswerValue]) throws(FlowdError) -> Next<FieldErrors> {
-        var session = try session(id)
-        let before = properties(of: session)
-        let result: SetAnswersResult
-        do {
-            result = try session.setAnswers(answers, now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
-        try commit(session, before: before)
+        let now = clock.now
+        let result = try change(id) { session throws(SessionError) in try session.setAnswers(answers, now: now) }
         return result.checks.isEmpty ? .done(result.errors) : .check(result.checks)
     }
 
@@ -517,28 +510,22 @@ actor FlowService {
 
     /// `Continue`. A `.check` answer is followed by ``continueChecked(_:_:)``.
     func continueStep(_ id: String) throws(FlowdError) -> Next<FieldErrors> {
-        var session = try session(id)
-        let before = properties(of: session)
-        let outcome: ContinueOutcome
-        do {
-            outcome = try session.continueStep(now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
-        return try finishContinue(session, before: before, outcome: outcome)
+        try continueStep(id, applying: nil)
     }
 
     /// The second half of a `Continue` that needed plugin checks.
     func continueChecked(_ id: String, _ results: [PluginCheckResult]) throws(FlowdError) -> Next<FieldErrors> {
+        try continueStep(id, applying: results)
+    }
+
+    /// `Continue`, after taking in the plugin verdicts `results` when given.
+    /// What is stored depends on the outcome (``finishContinue(_:before:outcome:)``).
+    private func continueStep(_ id: String, applying results: [PluginCheckResult]?) throws(FlowdError) -> Next<FieldErrors> {
         var session = try session(id)
         let before = properties(of: session)
-        _ = session.applyPluginResults(results)
-        let outcome: ContinueOutcome
-        do {
-            outcome = try session.continueStep(now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
+        if let results { _ = session.applyPluginResults(results) }
+        let now = clock.now
+        let outcome = try engine { () throws(SessionError) in try session.continueStep(now: now) }
         return try finishContinue(session, before: before, outcome: outcome)
     }
 
@@ -593,38 +580,22 @@ actor FlowService {
 
     /// `Back`.
     func back(_ id: String) throws(FlowdError) {
-        var session = try session(id)
-        let before = properties(of: session)
-        do {
-            try session.back(now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
-        try commit(session, before: before)
+        let now = clock.now
+        try change(id) { session throws(SessionError) in try session.back(now: now) }
     }
 
     /// `GoTo`.
     func goTo(_ id: String, step: String) throws(FlowdError) {
-        var session = try session(id)
-        let before = properties(of: session)
-        do {
-            try session.goTo(step, now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
-        try commit(session, before: before)
+        let now = clock.now
+        try change(id) { session throws(SessionError) in try session.goTo(step, now: now) }
     }
 
     /// `Submit`. `.submit` is followed by ``startSubmit(_:_:reply:)``.
     func submit(_ id: String) throws(FlowdError) -> Next<Void> {
         var session = try session(id)
         let before = properties(of: session)
-        let start: SubmitStart
-        do {
-            start = try session.beginSubmit(now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
+        let now = clock.now
+        let start = try engine { () throws(SessionError) in try session.beginSubmit(now: now) }
         return try beginSubmit(session, before: before, start: start)
     }
 
@@ -706,14 +677,8 @@ actor FlowService {
 
     /// `Cancel`: stops a running submit quietly.
     func cancel(_ id: String) throws(FlowdError) {
-        var session = try session(id)
-        let before = properties(of: session)
-        do {
-            try session.cancelSubmit(now: clock.now)
-        } catch {
-            throw FlowdError(error)
-        }
-        try commit(session, before: before)
+        let now = clock.now
+        try change(id) { session throws(SessionError) in try session.cancelSubmit(now: now) }
         if let inFlight = submits.removeValue(forKey: id) {
             inFlight.task.cancel()
             inFlight.reply(.failure(FlowdError(.cancelled, "the submit was cancelled")))
@@ -742,12 +707,24 @@ actor FlowService {
     var runningSubmitCount: Int { submits.count }
 
     /// Runs an engine mutation, turning its error into the contract's.
-    private func engine(_ body: () throws(SessionError) -> Void) throws(FlowdError) {
+    private func engine<T>(_ body: () throws(SessionError) -> T) throws(FlowdError) -> T {
         do {
-            try body()
+            return try body()
         } catch {
             throw FlowdError(error)
         }
+    }
+
+    /// The common shape of a session method: load session `id`, apply
+    /// `body` to it and commit the result (stored, cached, announced after
+    /// the reply). When `body` throws nothing is stored or announced.
+    @discardableResult
+    private func change<T>(_ id: String, _ body: (inout FlowSession) throws(SessionError) -> T) throws(FlowdError) -> T {
+        var session = try session(id)
+        let before = properties(of: session)
+        let result = try engine { () throws(SessionError) in try body(&session) }
+        try commit(session, before: before)
+        return result
     }
 }
 
