@@ -126,10 +126,10 @@ let package = Package(
 
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
-        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore"]),
+        .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
         .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),

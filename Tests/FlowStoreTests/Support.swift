@@ -43,51 +43,6 @@ func makeSession(
         payloadVersion: 1, payload: payload ?? Array("{\"id\":\"\(id)\"}".utf8))
 }
 
-/// Runs one test of this test binary in a child process (the test binary
-/// re-executed with a filter), with `environment` added and the write end
-/// of a socket pair as the child's descriptor 3. Returns the child's pid and the
-/// read end of the pipe.
-func spawnTestChild(filter: String, environment: [String: String]) throws -> (pid: pid_t, output: Int32) {
-    // A socket pair rather than pipe(2): it can be created close-on-exec
-    // atomically, so children spawned by concurrent tests never inherit it.
-    var fds: [Int32] = [0, 0]
-    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw SpawnFailure(code: errno) }
-    let executable = try #require(
-        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "cannot read /proc/self/exe")
-    let arguments = [executable, "--testing-library", "swift-testing", "--filter", filter]
-    var env = ProcessInfo.processInfo.environment
-    for (key, value) in environment { env[key] = value }
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 3)
-    // The child's own stdout and stderr go to /dev/null: the test reads fd 3 only.
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-        argv.forEach { free($0) }
-        envp.forEach { free($0) }
-    }
-    var pid: pid_t = 0
-    let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-    close(fds[1])
-    guard rc == 0 else {
-        close(fds[0])
-        throw SpawnFailure(code: rc)
-    }
-    return (pid, fds[0])
-}
-
-struct SpawnFailure: Error, CustomStringConvertible {
-    var code: Int32
-    var description: String { "posix_spawn failed: \(String(cString: strerror(code)))" }
-}
-
 /// Writes `line` and a newline to descriptor 3 with one write(2), so a line
 /// is either wholly in the pipe or not at all.
 func writeToParent(_ line: String) {
