@@ -262,7 +262,9 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
         while !entries.isAtEnd {
             var entry = try entries.enterContainer()
             let key = try Key.read(from: &entry)
-            result[key] = try Value.read(from: &entry)
+            if result.updateValue(try Value.read(from: &entry), forKey: key) != nil {
+                throw MessageReader.duplicateKey(key)
+            }
         }
         return result
     }

@@ -186,8 +186,9 @@ public struct MessageReader {
         return UnixFD(adopting: fd)
     }
 
-    /// An `a{sv}` (already type-checked), values unwrapped from their variants;
-    /// a key that appears twice keeps its last value.
+    /// An `a{sv}` (already type-checked), values unwrapped from their variants.
+    ///
+    /// - Throws: `InvalidArgs` for a key that appears twice (``duplicateKey(_:)``).
     mutating func readVardict() throws(DBusError) -> [String: DBusValue] {
         var entries = try enterContainer()
         var result: [String: DBusValue] = [:]
@@ -195,21 +196,31 @@ public struct MessageReader {
             var entry = try entries.enterContainer()
             let key = entry.readString()
             var variant = try entry.enterContainer()
-            result[key] = try variant.nextValue()
+            if result.updateValue(try variant.nextValue(), forKey: key) != nil { throw Self.duplicateKey(key) }
         }
         return result
     }
 
-    /// An `a{ss}` (already type-checked); a key that appears twice keeps its last value.
+    /// An `a{ss}` (already type-checked).
+    ///
+    /// - Throws: `InvalidArgs` for a key that appears twice (``duplicateKey(_:)``).
     mutating func readStringDictionary() throws(DBusError) -> [String: String] {
         var entries = try enterContainer()
         var result: [String: String] = [:]
         while !entries.isAtEnd {
             var entry = try entries.enterContainer()
             let key = entry.readString()
-            result[key] = entry.readString()
+            if result.updateValue(entry.readString(), forKey: key) != nil { throw Self.duplicateKey(key) }
         }
         return result
+    }
+
+    /// The error for a dictionary that names a key twice. Typed reads refuse
+    /// it rather than keep one of the values: a caller that sends
+    /// `{service: website, service: other}` has a bug, and picking a value
+    /// for it would hide that.
+    static func duplicateKey(_ key: some Hashable) -> DBusError {
+        .invalidArgs("the key \"\(key)\" appears twice in a dictionary")
     }
 
     /// An `ay` read in one copy (`dbus_message_iter_get_fixed_array`).

@@ -72,7 +72,7 @@ struct DBusFastPathTests {
             #expect(try generic.nextValue().vardict == dict)
             #expect(typed.isAtEnd)
         }
-        // A key given twice keeps its last value, as a dictionary read does.
+        // A key given twice is refused, by the shortcuts as by the generic reader.
         let twice = try Self.message(.dictionary(keyType: .string, valueType: .variant, [
             DBusDictEntry(key: .string("k"), value: .variant(.uint32(1))),
             DBusDictEntry(key: .string("k"), value: .variant(.uint32(2))),
@@ -80,8 +80,21 @@ struct DBusFastPathTests {
             DBusDictEntry(key: .string("a"), value: .string("1")), DBusDictEntry(key: .string("a"), value: .string("2")),
         ]))
         var reader = twice.arguments()
-        #expect(try reader.next([String: DBusValue].self) == ["k": .uint32(2)])
-        #expect(try reader.next([String: String].self) == ["a": "2"])
+        #expect(throws: DBusError.invalidArgs(#"the key "k" appears twice in a dictionary"#)) {
+            try reader.next([String: DBusValue].self)
+        }
+        var second = twice.arguments()
+        _ = try second.nextValue()
+        #expect(throws: DBusError.invalidArgs(#"the key "a" appears twice in a dictionary"#)) {
+            try second.next([String: String].self)
+        }
+        let twiceNumbers = try Self.message(.dictionary(keyType: .uint32, valueType: .string, [
+            DBusDictEntry(key: .uint32(7), value: .string("x")), DBusDictEntry(key: .uint32(7), value: .string("y")),
+        ]))
+        var generic = twiceNumbers.arguments()
+        #expect(throws: DBusError.invalidArgs(#"the key "7" appears twice in a dictionary"#)) {
+            try generic.next([UInt32: String].self)
+        }
         for strings in [[:], ["a": "b"], ["x": "", "": "y", "ünï": "日本"]] as [[String: String]] {
             var r = try Self.message(.stringDictionary(strings)).arguments()
             #expect(try r.next([String: String].self) == strings)

@@ -37,6 +37,11 @@ struct BadInputTests {
                 ("GetStep", [.string("unexpected")]),
                 ("GoTo", [.uint32(1)]),
                 ("Continue", [.bool(true)]),
+                // One field named twice: refused, not settled by picking a value.
+                ("SetAnswers", [.dictionary(keyType: .string, valueType: .variant, [
+                    DBusDictEntry(key: .string("name"), value: .variant(.string("Ada"))),
+                    DBusDictEntry(key: .string("name"), value: .variant(.string("Grace"))),
+                ])]),
             ]
             for (member, arguments) in cases {
                 expectDBusError(bus, "\(member) with \(arguments.map(\.signature.rawValue))") {
@@ -63,6 +68,7 @@ struct BadInputTests {
                 try fixture.client.session("/org/flowd/Flow1/session/not_an_id").proxy.call("GetStep")
             }
             #expect(try session.state() == "editing")
+            #expect(try session.answers()["name"] == nil, "a refused SetAnswers stored nothing")
             Self.expectServing(fixture, session)
         }
     }
