@@ -60,6 +60,18 @@ enum LibDBus {
         s.withCString { p in withError { dbus_signature_validate_single(p, $0) }.1 }
     }
 
+    /// `dbus_parse_address`: whether `s` is a well-formed server address
+    /// (`transport:key=value,…;…`). Says nothing about whether it can be reached.
+    static func validateAddress(_ s: String) -> DBusError? {
+        s.withCString { p in
+            withError { error in
+                var entries: UnsafeMutablePointer<OpaquePointer?>?
+                var count: Int32 = 0
+                if dbus_parse_address(p, &entries, &count, error) != 0 { dbus_address_entries_free(entries) }
+            }.1
+        }
+    }
+
     // MARK: messages
 
     /// `dbus_message_new_method_call`.

@@ -50,6 +50,20 @@ private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> D
 
 /// A bus name: unique (`:1.42`, assigned by the bus) or well-known
 /// (`org.flowd.Flow1`). Validated with `dbus_validate_bus_name`.
+/// D-Bus server addresses (`unix:path=/run/flowd/bus`, `tcp:host=…,port=…`).
+public enum BusAddress {
+    /// Checks the syntax of `address` as libdbus parses it, so a typo is
+    /// told as a bad option rather than as an unreachable bus.
+    ///
+    /// - Throws: `InvalidArgs` with libdbus' reason.
+    public static func check(_ address: String) throws(DBusError) {
+        guard !address.isEmpty else { throw .invalidArgs("an empty D-Bus address") }
+        if let error = LibDBus.validateAddress(address) {
+            throw .invalidArgs("\"\(address)\" is not a D-Bus address: \(error.message)")
+        }
+    }
+}
+
 public struct BusName: ValidatedName {
     public let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.

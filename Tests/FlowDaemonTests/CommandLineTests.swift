@@ -24,6 +24,12 @@ struct CommandLineTests {
         (["--system", "--session"], "conflicts"),
         (["serve"], "serve"),
         (["--state-dir="], "--state-dir"),
+        (["--flows-dir", ""], "--flows-dir"),
+        (["--state-dir", ""], "--state-dir"),
+        (["--plugin-dir", ""], "--plugin-dir"),
+        (["--address", "garbage"], "not a D-Bus address"),
+        (["--address", "unix:path"], "not a D-Bus address"),
+        (["--address="], "--address"),
     ])
     func usageErrors(arguments: [String], fragment: String) throws {
         let result = try Self.run(arguments)

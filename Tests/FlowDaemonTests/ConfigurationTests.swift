@@ -164,6 +164,7 @@ import Testing
 
     @Test(arguments: [
         ("[Daemon]\nBus=bogus\n", "flowd.conf:2: [Daemon] Bus: expected system, session or a D-Bus address"),
+        ("[Daemon]\nBus=unix:path\n", "flowd.conf:2: [Daemon] Bus: \"unix:path\" is not a D-Bus address"),
         ("[Daemon]\nFlowsDirectory=relative\n", "flowd.conf:2: [Daemon] FlowsDirectory: expected an absolute path"),
         ("[Limits]\nMaxSessions=-1\n", "flowd.conf:2: [Limits] MaxSessions: expected a positive whole number"),
         ("[Limits]\nMaxSessions=0\n", "expected a positive whole number"),

@@ -1,3 +1,5 @@
+import DBus
+
 /// What `flowd`'s command line asks for.
 public enum DaemonCommand: Sendable, Equatable {
     case run(DaemonOptions)
@@ -58,10 +60,19 @@ public enum DaemonCommandLine {
                 return inline
             }
             index += 1
-            guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+            guard index < arguments.count, !arguments[index].hasPrefix("--"), !arguments[index].isEmpty else {
                 throw UsageError(message: "flowd: option \(option) needs a value")
             }
             return arguments[index]
+        }
+        func address(for option: String, inline: String?) throws(UsageError) -> String {
+            let address = try value(for: option, inline: inline)
+            do {
+                try BusAddress.check(address)
+            } catch {
+                throw UsageError(message: "flowd: \(option): \(error.message)")
+            }
+            return address
         }
         func setBus(_ bus: BusChoice, _ option: String) throws(UsageError) {
             if let existing = options.bus, existing != bus {
@@ -86,7 +97,7 @@ public enum DaemonCommandLine {
             case "--version": return .version
             case "--system": try setBus(.system, name)
             case "--session": try setBus(.session, name)
-            case "--address": try setBus(.address(try value(for: name, inline: inline)), name)
+            case "--address": try setBus(.address(try address(for: name, inline: inline)), name)
             case "--config": options.configFile = try value(for: name, inline: inline)
             case "--flows-dir": options.flowDirectories.append(try value(for: name, inline: inline))
             case "--plugin-dir": options.pluginDirectories.append(try value(for: name, inline: inline))

@@ -1,3 +1,5 @@
+import DBus
+
 /// Which bus the daemon serves.
 public enum BusChoice: Sendable, Equatable, CustomStringConvertible {
     case system
@@ -108,7 +110,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 switch a.value {
                 case "system": bus = .system
                 case "session": bus = .session
-                case let v where v.contains(":"): bus = .address(v)
+                case let v where v.contains(":"):
+                    do {
+                        try BusAddress.check(v)
+                    } catch {
+                        throw fail(error.message)
+                    }
+                    bus = .address(v)
                 default: throw fail("expected system, session or a D-Bus address, found \"\(a.value)\"")
                 }
             case ("Daemon", "FlowsDirectory"): try appendPath(to: &flowDirectories, key: a.key)
