@@ -3,6 +3,7 @@
 #   make                 release build of the daemon, flowctl and the shipped plugins
 #   make test            every test: unit, integration (private dbus-daemon), system (real systemd)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
+#                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
 #   make bench           the benchmark (docs/performance.md)
 
@@ -71,7 +72,7 @@ bench: build
 # The README's main job: a private bus, flowd with the example flows and the
 # shipped plugins, and the consultation flow driven to submitted by flowctl.
 demo: build
-	scripts/demo.sh "$(BIN_RELEASE)"
+	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh "$(BIN_RELEASE)"
 
 clean:
 	$(SWIFT) package clean

@@ -51,4 +51,4 @@ show set "$id" "name=Ada Lovelace" email=ada@example.com
 show continue "$id"
 show submit "$id"
 show answers "$id"
-printf "\nThe same interactively: flowctl --address '%s' run consultation\n" "$address"
+printf "\nThe same interactively: make demo DEMO_KEEP=1 keeps this bus and flowd up, then\n  flowctl --address '%s' run consultation\n" "$address"

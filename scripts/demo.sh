@@ -2,6 +2,8 @@
 # make demo: a private D-Bus bus, flowd on it with the example flows and the
 # shipped plugins, and the `consultation` flow driven to "submitted" by flowctl.
 # Nothing touches the machine's own buses. Usage: scripts/demo.sh BUILD_DIR
+# With DEMO_KEEP=1 (make demo DEMO_KEEP=1) the bus and flowd stay up after the
+# drive, for trying flowctl by hand, until Ctrl-C.
 set -eu
 
 BUILD_DIR=${1:?usage: scripts/demo.sh BUILD_DIR}
@@ -12,12 +14,15 @@ PLUGINS="$DEMO/plugins"
 STATE="$DEMO/state"
 mkdir -p "$PLUGINS"
 
+# Runs once, whichever of EXIT, INT and TERM comes first.
 cleanup() {
-    [ -n "${FLOWD_PID:-}" ] && kill "$FLOWD_PID" 2>/dev/null && wait "$FLOWD_PID" 2>/dev/null
-    [ -n "${BUS_PID:-}" ] && kill "$BUS_PID" 2>/dev/null
+    if [ -n "${FLOWD_PID:-}" ]; then kill "$FLOWD_PID" 2>/dev/null || true; wait "$FLOWD_PID" 2>/dev/null || true; fi
+    if [ -n "${BUS_PID:-}" ]; then kill "$BUS_PID" 2>/dev/null || true; fi
+    FLOWD_PID= BUS_PID=
     rm -rf "$DEMO"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
 
 # The shipped plugins only, under their installed names, owned by us and not
 # writable by others (the loader refuses anything else).
@@ -76,3 +81,11 @@ done
 echo
 echo "demo: flowd's log:"
 sed 's/^/  /' "$DEMO/flowd.log"
+
+if [ -n "${DEMO_KEEP:-}" ]; then
+    echo
+    echo "demo: flowd keeps serving on the private bus until Ctrl-C. In another terminal:"
+    echo "  $BUILD_DIR/flowctl --address '$ADDRESS' run consultation"
+    echo "  $BUILD_DIR/flowctl --address '$ADDRESS' sessions"
+    wait "$FLOWD_PID" || true
+fi
