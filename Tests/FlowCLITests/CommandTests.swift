@@ -142,6 +142,16 @@ struct CommandTests {
         #expect((field["options"] as? [[String: String]])?.first == ["id": "website", "label": "A website"])
     }
 
+    @Test("show gives the rule hints in the session's language")
+    func showLocalizedRules() throws {
+        let id = try start("onboarding", ["--locale", "de"])
+        _ = run(["set", id, "plan=free"])
+        _ = run(["continue", id])
+        let text = run(["show", id])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("Rules:   mindestens 1 auswählen\n"), "\(text.stdout)")
+    }
+
     @Test("set types values by field type, prints errors and exits 1 on them")
     func set() throws {
         let id = try start("consultation")

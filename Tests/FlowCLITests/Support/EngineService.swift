@@ -328,6 +328,8 @@ final class EngineService: FlowService, @unchecked Sendable {
             if field.integer { f.constraints["integer"] = .bool(true) }
             if let v = field.after { f.constraints["after"] = .string(v) }
             if let v = field.before { f.constraints["before"] = .string(v) }
+            if let v = field.minSelected { f.constraints["minSelected"] = .uint32(UInt32(v)) }
+            if let v = field.maxSelected { f.constraints["maxSelected"] = .uint32(UInt32(v)) }
             if field.mustBeOn { f.constraints["mustBeOn"] = .bool(true) }
             return f
         }
