@@ -325,12 +325,30 @@ struct CommandTests {
         #expect(again["submitted"] as? Bool == true, "submitting a submitted session does nothing and succeeds")
     }
 
-    @Test("submit with an unfinished step moves there and says so")
+    @Test("submit with an unfinished step moves there and says so once; without Review, how such a flow ends")
     func submitUnfinished() throws {
-        let id = try start("survey")
+        let id = try start("consultation")
         let submit = run(["submit", id])
         #expect(submit.status == 1)
-        #expect(submit.stderr.contains("the session moved to step"))
+        #expect(submit.stderr == "✗ step \"service\" is not finished; the session moved there (see 'flowctl show \(id)')\n")
+
+        // onboarding has no Review page; sitting on its last step, "terms", with the terms not accepted.
+        let onboarding = try start("onboarding")
+        _ = run(["set", onboarding, "plan=free"])
+        _ = run(["continue", onboarding])
+        _ = run(["set", onboarding, "reminderDays=mon"])
+        _ = run(["continue", onboarding])
+        let last = run(["submit", onboarding])
+        #expect(last.status == 1)
+        let lines = last.stderr.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "✗ step \"terms\" is not finished; the session moved there (see 'flowctl show \(onboarding)')",
+            "Flow \"onboarding\" has no Review page: 'flowctl continue \(onboarding)' on its last step, \"terms\", submits it.",
+        ])
+        #expect(last.stderr.components(separatedBy: "moved").count == 2, "said once")
+        let shape = try #require(try json(run(["submit", onboarding, "--json"]).stdout) as? [String: Any])
+        #expect(shape["step"] as? String == "terms")
+        #expect(shape["errorName"] as? String == "org.flowd.Flow1.Error.ValidationFailed")
     }
 
     @Test("cancel and close print nothing; a closed session is gone")

@@ -115,6 +115,14 @@ struct IntegrationTests {
         #expect(refused.standardError.hasPrefix("ok: "))
         let stayed = try flowd.flowctl(["continue", id])
         #expect(stayed.status == .exited(1))
+        // Submit on the unfinished last step: flowd's message once, then how such a flow ends.
+        let submit = try flowd.flowctl(["submit", id])
+        #expect(submit.status == .exited(1))
+        #expect(submit.standardError == """
+            ✗ step "only" is not finished; the session moved there (see 'flowctl show \(id)')
+            Flow "quick" has no Review page: 'flowctl continue \(id)' on its last step, "only", submits it.
+
+            """)
         #expect(try flowd.flowctl(["set", id, "ok=y"]).status == .exited(0))
         let finished = try flowd.flowctl(["continue", id])
         #expect(finished.status == .exited(0), "\(finished.standardError)")

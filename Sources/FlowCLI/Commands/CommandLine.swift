@@ -160,7 +160,7 @@ public enum FlowctlCommandLine {
             options: [], minArguments: 1, maxArguments: 1, group: .steps),
         CommandSpec(
             name: "submit", arguments: "SESSION", summary: "submit the answers and wait for the result",
-            details: "Runs the flow's submit action and waits for it, with a spinner on a terminal. Exits 0 when submitted; on failure prints the message and exits 1 (the answers are kept and submit may be retried).",
+            details: "Runs the flow's submit action and waits for it, with a spinner on a terminal. Exits 0 when submitted; on failure prints the message and exits 1 (the answers are kept and submit may be retried). A flow without Review is submitted by 'flowctl continue' on its last step.",
             options: [], minArguments: 1, maxArguments: 1, group: .steps),
         CommandSpec(
             name: "cancel", arguments: "SESSION", summary: "cancel a running submit",

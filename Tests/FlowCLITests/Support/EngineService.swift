@@ -178,7 +178,8 @@ final class EngineService: FlowService, @unchecked Sendable {
         let now = clock.now
         switch start {
         case .redirected(let step):
-            throw ServiceError(.validationFailed, "step \(step) is not finished")
+            // flowd's own message (FlowDaemon's FlowService.beginSubmit).
+            throw ServiceError(.validationFailed, "step \"\(step)\" is not finished; the session moved there")
         case .settledWithoutAction, .alreadySubmitted:
             return
         case .run:
