@@ -157,6 +157,23 @@ struct CommandLineTests {
         }
         #expect(ServiceError(.notFound, "x").name == "org.flowd.Flow1.Error.NotFound")
     }
+
+    @Test("the start hint runs flowd by a path that works: beside flowctl, in the prefix's libexec, else /usr/libexec")
+    func flowdLocation() {
+        let build = "/src/flowd/.build/debug"
+        #expect(FlowdLocation.find(executable: build + "/flowctl") { $0 == build + "/flowd" } == build + "/flowd")
+        let local = "/usr/local/libexec/flowd"
+        #expect(FlowdLocation.find(executable: "/usr/local/bin/flowctl") { $0 == local } == local)
+        #expect(FlowdLocation.find(executable: "/usr/bin/flowctl") { $0 == "/usr/libexec/flowd" } == "/usr/libexec/flowd")
+        #expect(FlowdLocation.find(executable: "/opt/x/flowctl") { _ in false } == "/usr/libexec/flowd")
+        #expect(FlowdLocation.find(executable: nil) { _ in true } == "/usr/libexec/flowd")
+
+        #expect(BusChoice.address("unix:path=/run/b").startCommand() == "/usr/libexec/flowd --address unix:path=/run/b")
+        #expect(BusChoice.address("unix:path=/run/b").startCommand(flowd: "/my builds/flowd")
+            == "'/my builds/flowd' --address unix:path=/run/b")
+        #expect(BusChoice.system.startCommand(flowd: "/x/flowd") == "systemctl start flowd")
+        #expect(BusChoice.user.startCommand() == "systemctl --user start flowd")
+    }
 }
 
 extension CommandSpec: CustomTestStringConvertible {

@@ -180,7 +180,9 @@ struct IntegrationTests {
         let bus = try PrivateBus()
         let result = try ChildProcess.run(Binaries.flowctl, ["--address", bus.address, "flows"])
         #expect(result.status == .exited(69))
-        #expect(result.standardError == "flowctl: flowd is not running on the bus at \(bus.address). Start it with: flowd --address \(bus.address)\n")
+        // flowd beside the built flowctl, by the path /proc/self/exe gives.
+        let flowdPath = URL(fileURLWithPath: Binaries.flowd).resolvingSymlinksInPath().path
+        #expect(result.standardError == "flowctl: flowd is not running on the bus at \(bus.address). Start it with: \(flowdPath) --address \(bus.address)\n")
         #expect(result.standardOutput.isEmpty)
 
         let nowhere = try ChildProcess.run(Binaries.flowctl, ["--address", "unix:path=/nonexistent/bus", "sessions"])
