@@ -42,6 +42,11 @@ struct CommandLineTests {
         let conflict = usageError(["--system", "--address", "unix:path=/x", "flows"])
         #expect(conflict?.code == .usage)
         #expect(conflict?.message.contains("conflicts") == true)
+        let twice = usageError(["--address", "unix:path=/a", "flows", "--address=unix:path=/b"])
+        #expect(twice?.code == .usage)
+        #expect(twice?.message == "--address was given twice; give it once")
+        #expect(try parsed(["--address", "unix:path=/a", "--address", "unix:path=/a", "flows"]).global.bus
+            == .address("unix:path=/a"), "the same address twice is fine")
     }
 
     @Test("command options: --locale with a value, -q as a flag, bundles of short flags")
@@ -91,7 +96,10 @@ struct CommandLineTests {
         (["show"], "'show' needs SESSION"),
         (["goto", "abcd"], "'goto' needs STEP"),
         (["set", "abcd"], "'set' needs FIELD=VALUE"),
-        (["flows", "extra"], "unexpected argument \"extra\""),
+        (["flows", "extra"], "unexpected argument \"extra\" for 'flows' (usage: flowctl flows)"),
+        (["sessions", "x"], "(usage: flowctl sessions)"),
+        (["plugins", "x"], "(usage: flowctl plugins)"),
+        (["show", "a", "b"], "(usage: flowctl show SESSION)"),
         (["flows", "--bogus"], "unknown option '--bogus'"),
         (["flows", "-z"], "unknown option '-z'"),
         (["--locale", "de", "start", "x"], "goes after the command"),

@@ -318,17 +318,23 @@ public enum FlowctlCommandLine {
         }
         if positionals.count < spec.minArguments {
             let missing = spec.arguments.split(separator: " ").dropFirst(positionals.count).first.map(String.init) ?? "an argument"
-            throw .usage("'\(spec.name)' needs \(missing.trimmingEllipsis) (usage: flowctl \(spec.name) \(spec.arguments))")
+            throw .usage("'\(spec.name)' needs \(missing.trimmingEllipsis) (usage: \(synopsis(spec)))")
         }
         if let max = spec.maxArguments, positionals.count > max {
             let extra = positionals[max]
-            throw .usage("unexpected argument \(quote(extra)) for '\(spec.name)' (usage: flowctl \(spec.name) \(spec.arguments))")
+            throw .usage("unexpected argument \(quote(extra)) for '\(spec.name)' (usage: \(synopsis(spec)))")
         }
         return .run(ParsedCommand(spec: spec, global: global, options: options, arguments: positionals))
     }
 
+    /// "flowctl NAME ARGUMENTS", without a trailing space for a command that takes none.
+    static func synopsis(_ spec: CommandSpec) -> String {
+        spec.arguments.isEmpty ? "flowctl \(spec.name)" : "flowctl \(spec.name) \(spec.arguments)"
+    }
+
     private static func setBus(_ global: inout GlobalOptions, _ bus: BusChoice, _ option: String) throws(CLIError) {
         if let earlier = global.busOption, global.bus != bus {
+            if earlier == option { throw .usage("\(option) was given twice; give it once") }
             throw .usage("\(option) conflicts with \(earlier); choose one of --system, --user, --address")
         }
         global.bus = bus
