@@ -444,6 +444,21 @@ struct CommandTests {
         #expect(service.calls.isEmpty, "check never calls the daemon")
     }
 
+    @Test("check cannot know flowd's plugins: a flow naming a missing one passes, and the help says flowd checks them")
+    func checkPluginNames() throws {
+        let directory = try TemporaryFiles()
+        let file = try directory.write("nosuch.json", """
+            {"format": 1, "id": "nosuch", "title": "N", "submit": {"action": "flowd.nosuch"}, "steps": [
+              {"id": "a", "title": "A", "fields": [
+                {"id": "f", "type": "text", "label": "F", "validators": [{"plugin": "flowd.nosuch"}]}]}]}
+            """)
+        let result = run(["check", file])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout == "\(file): ok (flow nosuch)\n")
+        let help = run(["check", "--help"]).stdout
+        #expect(help.contains("checked when flowd loads"), "\(help)")
+    }
+
     @Test("__complete: candidates for the shell, one per line, and nothing when flowd is absent")
     func completions() throws {
         #expect(run(["__complete", "flows"]).stdout == service.flows.keys.sorted().map { $0 + "\n" }.joined())

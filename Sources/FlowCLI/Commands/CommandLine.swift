@@ -184,7 +184,7 @@ public enum FlowctlCommandLine {
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",
-            details: "Checks flow files with the daemon's own loader, offline: plugins are assumed present. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad.",
+            details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. The file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one ('flowctl flows' then lacks it and the journal says why).",
             options: [], minArguments: 1, maxArguments: nil, group: .offline, needsDaemon: false),
         CommandSpec(
             name: "help", arguments: "[COMMAND]", summary: "show the help of flowctl or of a command",
