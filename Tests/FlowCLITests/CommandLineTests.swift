@@ -42,6 +42,11 @@ struct CommandLineTests {
         let conflict = usageError(["--system", "--address", "unix:path=/x", "flows"])
         #expect(conflict?.code == .usage)
         #expect(conflict?.message.contains("conflicts") == true)
+        let twice = usageError(["--address", "unix:path=/a", "flows", "--address=unix:path=/b"])
+        #expect(twice?.code == .usage)
+        #expect(twice?.message == "--address was given twice; give it once")
+        #expect(try parsed(["--address", "unix:path=/a", "--address", "unix:path=/a", "flows"]).global.bus
+            == .address("unix:path=/a"), "the same address twice is fine")
     }
 
     @Test("command options: --locale with a value, -q as a flag, bundles of short flags")
@@ -91,7 +96,10 @@ struct CommandLineTests {
         (["show"], "'show' needs SESSION"),
         (["goto", "abcd"], "'goto' needs STEP"),
         (["set", "abcd"], "'set' needs FIELD=VALUE"),
-        (["flows", "extra"], "unexpected argument \"extra\""),
+        (["flows", "extra"], "unexpected argument \"extra\" for 'flows' (usage: flowctl flows)"),
+        (["sessions", "x"], "(usage: flowctl sessions)"),
+        (["plugins", "x"], "(usage: flowctl plugins)"),
+        (["show", "a", "b"], "(usage: flowctl show SESSION)"),
         (["flows", "--bogus"], "unknown option '--bogus'"),
         (["flows", "-z"], "unknown option '-z'"),
         (["--locale", "de", "start", "x"], "goes after the command"),
@@ -156,6 +164,23 @@ struct CommandLineTests {
             #expect(error.cliError.message == "message")
         }
         #expect(ServiceError(.notFound, "x").name == "org.flowd.Flow1.Error.NotFound")
+    }
+
+    @Test("the start hint runs flowd by a path that works: beside flowctl, in the prefix's libexec, else /usr/libexec")
+    func flowdLocation() {
+        let build = "/src/flowd/.build/debug"
+        #expect(FlowdLocation.find(executable: build + "/flowctl") { $0 == build + "/flowd" } == build + "/flowd")
+        let local = "/usr/local/libexec/flowd"
+        #expect(FlowdLocation.find(executable: "/usr/local/bin/flowctl") { $0 == local } == local)
+        #expect(FlowdLocation.find(executable: "/usr/bin/flowctl") { $0 == "/usr/libexec/flowd" } == "/usr/libexec/flowd")
+        #expect(FlowdLocation.find(executable: "/opt/x/flowctl") { _ in false } == "/usr/libexec/flowd")
+        #expect(FlowdLocation.find(executable: nil) { _ in true } == "/usr/libexec/flowd")
+
+        #expect(BusChoice.address("unix:path=/run/b").startCommand() == "/usr/libexec/flowd --address unix:path=/run/b")
+        #expect(BusChoice.address("unix:path=/run/b").startCommand(flowd: "/my builds/flowd")
+            == "'/my builds/flowd' --address unix:path=/run/b")
+        #expect(BusChoice.system.startCommand(flowd: "/x/flowd") == "systemctl start flowd")
+        #expect(BusChoice.user.startCommand() == "systemctl --user start flowd")
     }
 }
 

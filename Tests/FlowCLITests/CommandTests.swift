@@ -142,6 +142,16 @@ struct CommandTests {
         #expect((field["options"] as? [[String: String]])?.first == ["id": "website", "label": "A website"])
     }
 
+    @Test("show gives the rule hints in the session's language")
+    func showLocalizedRules() throws {
+        let id = try start("onboarding", ["--locale", "de"])
+        _ = run(["set", id, "plan=free"])
+        _ = run(["continue", id])
+        let text = run(["show", id])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("Rules:   mindestens 1 auswählen\n"), "\(text.stdout)")
+    }
+
     @Test("set types values by field type, prints errors and exits 1 on them")
     func set() throws {
         let id = try start("consultation")
@@ -315,12 +325,30 @@ struct CommandTests {
         #expect(again["submitted"] as? Bool == true, "submitting a submitted session does nothing and succeeds")
     }
 
-    @Test("submit with an unfinished step moves there and says so")
+    @Test("submit with an unfinished step moves there and says so once; without Review, how such a flow ends")
     func submitUnfinished() throws {
-        let id = try start("survey")
+        let id = try start("consultation")
         let submit = run(["submit", id])
         #expect(submit.status == 1)
-        #expect(submit.stderr.contains("the session moved to step"))
+        #expect(submit.stderr == "✗ step \"service\" is not finished; the session moved there (see 'flowctl show \(id)')\n")
+
+        // onboarding has no Review page; sitting on its last step, "terms", with the terms not accepted.
+        let onboarding = try start("onboarding")
+        _ = run(["set", onboarding, "plan=free"])
+        _ = run(["continue", onboarding])
+        _ = run(["set", onboarding, "reminderDays=mon"])
+        _ = run(["continue", onboarding])
+        let last = run(["submit", onboarding])
+        #expect(last.status == 1)
+        let lines = last.stderr.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "✗ step \"terms\" is not finished; the session moved there (see 'flowctl show \(onboarding)')",
+            "Flow \"onboarding\" has no Review page: 'flowctl continue \(onboarding)' on its last step, \"terms\", submits it.",
+        ])
+        #expect(last.stderr.components(separatedBy: "moved").count == 2, "said once")
+        let shape = try #require(try json(run(["submit", onboarding, "--json"]).stdout) as? [String: Any])
+        #expect(shape["step"] as? String == "terms")
+        #expect(shape["errorName"] as? String == "org.flowd.Flow1.Error.ValidationFailed")
     }
 
     @Test("cancel and close print nothing; a closed session is gone")
@@ -414,6 +442,21 @@ struct CommandTests {
         let problem = try #require((parsed[1]["problems"] as? [[String: String]])?.first)
         #expect(problem["path"] == "steps[0].fields[0].type")
         #expect(service.calls.isEmpty, "check never calls the daemon")
+    }
+
+    @Test("check cannot know flowd's plugins: a flow naming a missing one passes, and the help says flowd checks them")
+    func checkPluginNames() throws {
+        let directory = try TemporaryFiles()
+        let file = try directory.write("nosuch.json", """
+            {"format": 1, "id": "nosuch", "title": "N", "submit": {"action": "flowd.nosuch"}, "steps": [
+              {"id": "a", "title": "A", "fields": [
+                {"id": "f", "type": "text", "label": "F", "validators": [{"plugin": "flowd.nosuch"}]}]}]}
+            """)
+        let result = run(["check", file])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout == "\(file): ok (flow nosuch)\n")
+        let help = run(["check", "--help"]).stdout
+        #expect(help.contains("checked when flowd loads"), "\(help)")
     }
 
     @Test("__complete: candidates for the shell, one per line, and nothing when flowd is absent")

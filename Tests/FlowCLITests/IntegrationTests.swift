@@ -115,6 +115,14 @@ struct IntegrationTests {
         #expect(refused.standardError.hasPrefix("ok: "))
         let stayed = try flowd.flowctl(["continue", id])
         #expect(stayed.status == .exited(1))
+        // Submit on the unfinished last step: flowd's message once, then how such a flow ends.
+        let submit = try flowd.flowctl(["submit", id])
+        #expect(submit.status == .exited(1))
+        #expect(submit.standardError == """
+            ✗ step "only" is not finished; the session moved there (see 'flowctl show \(id)')
+            Flow "quick" has no Review page: 'flowctl continue \(id)' on its last step, "only", submits it.
+
+            """)
         #expect(try flowd.flowctl(["set", id, "ok=y"]).status == .exited(0))
         let finished = try flowd.flowctl(["continue", id])
         #expect(finished.status == .exited(0), "\(finished.standardError)")
@@ -172,7 +180,9 @@ struct IntegrationTests {
         let bus = try PrivateBus()
         let result = try ChildProcess.run(Binaries.flowctl, ["--address", bus.address, "flows"])
         #expect(result.status == .exited(69))
-        #expect(result.standardError == "flowctl: flowd is not running on the bus at \(bus.address). Start it with: flowd --address \(bus.address)\n")
+        // flowd beside the built flowctl, by the path /proc/self/exe gives.
+        let flowdPath = URL(fileURLWithPath: Binaries.flowd).resolvingSymlinksInPath().path
+        #expect(result.standardError == "flowctl: flowd is not running on the bus at \(bus.address). Start it with: \(flowdPath) --address \(bus.address)\n")
         #expect(result.standardOutput.isEmpty)
 
         let nowhere = try ChildProcess.run(Binaries.flowctl, ["--address", "unix:path=/nonexistent/bus", "sessions"])

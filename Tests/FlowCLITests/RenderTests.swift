@@ -1,5 +1,6 @@
 import DBus
 import FlowCLI
+import FlowEngine
 import Testing
 
 @Suite("Rendering and output conventions")
@@ -90,6 +91,46 @@ struct RenderTests {
         ]
         #expect(JSONOutput(dbus).serialized() ==
             #"{"as":["a","b"],"b":false,"d":0.5,"dict":{"k":"v"},"o":"/a/b","s":"x","st":["id","label"],"u":7,"x":-1}"#)
+    }
+
+    @Test("rule hints follow the session's language; an unknown one falls back to English")
+    func localizedRules() {
+        var name = StepField(id: "name", typeName: "text", label: "Name")
+        name.constraints = ["minLength": .uint32(3), "maxLength": .uint32(40)]
+        #expect(FieldRules.describe(name, locale: "en") == "3–40 characters")
+        #expect(FieldRules.describe(name, locale: "de") == "3–40 Zeichen")
+        #expect(FieldRules.describe(name, locale: "de-AT") == "3–40 Zeichen")
+        #expect(FieldRules.describe(name, locale: "ja") == "3〜40 文字")
+        #expect(FieldRules.describe(name, locale: "tlh") == "3–40 characters")
+        name.constraints = ["minLength": .uint32(3)]
+        #expect(FieldRules.describe(name, locale: "de") == "mindestens 3 Zeichen")
+        name.constraints = ["maxLength": .uint32(40)]
+        #expect(FieldRules.describe(name, locale: "ja") == "40 文字以内")
+
+        var pages = StepField(id: "pages", typeName: "number", label: "Pages")
+        pages.constraints = ["minimum": .double(1), "maximum": .double(500), "integer": .bool(true)]
+        #expect(FieldRules.describe(pages, locale: "ja") == "1–500、整数")
+        #expect(Render.field(pages, locale: "fr", style: .plain).contains("Rules: 1–500, nombre entier"))
+
+        // Every phrase is translated in every locale of the catalog.
+        var days = StepField(id: "days", typeName: "multichoice", label: "Days")
+        days.constraints = ["minSelected": .uint32(1), "maxSelected": .uint32(3)]
+        var date = StepField(id: "day", typeName: "date", label: "Day")
+        date.constraints = ["after": .string("2030-01-01"), "before": .string("2030-12-31")]
+        var terms = StepField(id: "terms", typeName: "toggle", label: "Terms")
+        terms.constraints = ["mustBeOn": .bool(true)]
+        let fields = [name, pages, days, date, terms]
+        let english = fields.map { FieldRules.describe($0, locale: "en") }
+        #expect(english[2] == "pick at least 1, pick at most 3")
+        #expect(english[3] == "YYYY-MM-DD, after 2030-01-01, before 2030-12-31")
+        #expect(english[4] == "must be yes")
+        for locale in Strings.locales where locale != "en" {
+            for (field, en) in zip(fields, english) {
+                let text = FieldRules.describe(field, locale: locale)
+                #expect(text != en, "\(locale): \(field.id) is not translated")
+                #expect(!text.contains("{"), "\(locale): \(text)")
+            }
+        }
     }
 
     @Test("show renders every field with id, type, value, options, rules and error")

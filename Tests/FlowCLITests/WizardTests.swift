@@ -103,6 +103,8 @@ struct WizardTests {
         #expect(run.stdout.contains("Enter: Weiter"))
         #expect(run.stdout.contains("q: Beenden"))
         #expect(run.stdout.contains("Schritt 2 von 3 · Erinnerungen"))
+        #expect(run.stdout.contains("\nmindestens 1 auswählen\n"), "the rule hint in German")
+        #expect(!run.stdout.contains("pick at least"))
         #expect(run.stdout.contains("Sitzung \(try #require(onlySession)) ist gespeichert. Fortsetzen mit: flowctl resume"))
     }
 

@@ -160,7 +160,7 @@ public enum FlowctlCommandLine {
             options: [], minArguments: 1, maxArguments: 1, group: .steps),
         CommandSpec(
             name: "submit", arguments: "SESSION", summary: "submit the answers and wait for the result",
-            details: "Runs the flow's submit action and waits for it, with a spinner on a terminal. Exits 0 when submitted; on failure prints the message and exits 1 (the answers are kept and submit may be retried).",
+            details: "Runs the flow's submit action and waits for it, with a spinner on a terminal. Exits 0 when submitted; on failure prints the message and exits 1 (the answers are kept and submit may be retried). A flow without Review is submitted by 'flowctl continue' on its last step.",
             options: [], minArguments: 1, maxArguments: 1, group: .steps),
         CommandSpec(
             name: "cancel", arguments: "SESSION", summary: "cancel a running submit",
@@ -184,7 +184,7 @@ public enum FlowctlCommandLine {
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",
-            details: "Checks flow files with the daemon's own loader, offline: plugins are assumed present. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad.",
+            details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. The file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one ('flowctl flows' then lacks it and the journal says why).",
             options: [], minArguments: 1, maxArguments: nil, group: .offline, needsDaemon: false),
         CommandSpec(
             name: "help", arguments: "[COMMAND]", summary: "show the help of flowctl or of a command",
@@ -318,17 +318,23 @@ public enum FlowctlCommandLine {
         }
         if positionals.count < spec.minArguments {
             let missing = spec.arguments.split(separator: " ").dropFirst(positionals.count).first.map(String.init) ?? "an argument"
-            throw .usage("'\(spec.name)' needs \(missing.trimmingEllipsis) (usage: flowctl \(spec.name) \(spec.arguments))")
+            throw .usage("'\(spec.name)' needs \(missing.trimmingEllipsis) (usage: \(synopsis(spec)))")
         }
         if let max = spec.maxArguments, positionals.count > max {
             let extra = positionals[max]
-            throw .usage("unexpected argument \(quote(extra)) for '\(spec.name)' (usage: flowctl \(spec.name) \(spec.arguments))")
+            throw .usage("unexpected argument \(quote(extra)) for '\(spec.name)' (usage: \(synopsis(spec)))")
         }
         return .run(ParsedCommand(spec: spec, global: global, options: options, arguments: positionals))
     }
 
+    /// "flowctl NAME ARGUMENTS", without a trailing space for a command that takes none.
+    static func synopsis(_ spec: CommandSpec) -> String {
+        spec.arguments.isEmpty ? "flowctl \(spec.name)" : "flowctl \(spec.name) \(spec.arguments)"
+    }
+
     private static func setBus(_ global: inout GlobalOptions, _ bus: BusChoice, _ option: String) throws(CLIError) {
         if let earlier = global.busOption, global.bus != bus {
+            if earlier == option { throw .usage("\(option) was given twice; give it once") }
             throw .usage("\(option) conflicts with \(earlier); choose one of --system, --user, --address")
         }
         global.bus = bus

@@ -328,8 +328,11 @@ final class CommandRunner {
         let properties = try call { () throws(ServiceError) in try service.properties(id) }
         if let failure {
             var message = failure.message
+            var hint: String?
             if failure.kind == .validationFailed {
-                message += " (the session moved to step \(quote(properties.currentStep)); see 'flowctl show \(id)')"
+                // The daemon's message already says the session moved; add only where to look.
+                message += " (see 'flowctl show \(id)')"
+                hint = Self.noReviewHint(properties, id: id)
             }
             if json {
                 printJSON(.object([
@@ -338,6 +341,7 @@ final class CommandRunner {
                 ]))
             } else {
                 err(errorStyle.red("✗ " + message) + "\n")
+                if let hint { err(hint + "\n") }
             }
             return .failure
         }
@@ -351,6 +355,14 @@ final class CommandRunner {
             out(Render.step(step, locale: properties.locale, style: style))
         }
         return .success
+    }
+
+    /// For a flow without Review: its last step's Continue is what submits it.
+    /// Nil when the path ends with Review (or is unknown).
+    static func noReviewHint(_ properties: SessionProperties, id: String) -> String? {
+        guard let last = properties.path.last, last.step != "review" else { return nil }
+        return "Flow \(quote(properties.flow)) has no Review page: 'flowctl continue \(id)' on its last step, "
+            + "\(quote(last.step)), submits it."
     }
 
     // MARK: watch

@@ -158,7 +158,7 @@ public enum Render {
         }
         if !field.hint.isEmpty { lines.append(("Hint", field.hint, { style.dim($0) })) }
         if !field.help.isEmpty { lines.append(("Help", field.help, { style.dim($0) })) }
-        let rules = FieldRules.describe(field)
+        let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty { lines.append(("Rules", rules, { style.dim($0) })) }
         if !field.error.isEmpty { lines.append(("Error", field.error, { style.red($0) })) }
         let width = lines.map { displayWidth($0.0) }.max() ?? 0
@@ -224,16 +224,19 @@ public enum Render {
 }
 
 /// The constraints of a field in words, for `show` and the wizard's prompt.
-enum FieldRules {
-    static func describe(_ field: StepField) -> String {
+public enum FieldRules {
+    /// The field's rules in `locale` (with the wizard's fallback to English),
+    /// such as "3–40 characters, whole number"; empty when it has none.
+    public static func describe(_ field: StepField, locale: String) -> String {
         var parts: [String] = []
         let c = field.constraints
-        func int(_ key: String) -> Int64? { c[key]?.integer }
-        func double(_ key: String) -> String? { c[key]?.double.map(Render.number) ?? c[key]?.integer.map(String.init) }
+        func int(_ key: String) -> String? { c[key]?.integer.map(String.init) }
+        func double(_ key: String) -> String? { c[key]?.double.map(Render.number) ?? int(key) }
+        func text(_ key: WizardText, _ arguments: [String: String] = [:]) -> String { key.text(locale, arguments) }
         switch (int("minLength"), int("maxLength")) {
-        case let (min?, max?): parts.append("\(min)–\(max) characters")
-        case let (min?, nil): parts.append("at least \(min) characters")
-        case let (nil, max?): parts.append("at most \(max) characters")
+        case let (min?, max?): parts.append(text(.lengthRange, ["min": min, "max": max]))
+        case let (min?, nil): parts.append(text(.lengthMin, ["min": min]))
+        case let (nil, max?): parts.append(text(.lengthMax, ["max": max]))
         default: break
         }
         switch (double("minimum"), double("maximum")) {
@@ -242,17 +245,17 @@ enum FieldRules {
         case let (nil, max?): parts.append("≤ \(max)")
         default: break
         }
-        if c["integer"]?.bool == true { parts.append("whole number") }
-        if let min = int("minSelected") { parts.append("pick at least \(min)") }
-        if let max = int("maxSelected") { parts.append("pick at most \(max)") }
-        if let after = c["after"]?.string { parts.append("after \(after)") }
-        if let before = c["before"]?.string { parts.append("before \(before)") }
-        if c["mustBeOn"]?.bool == true { parts.append("must be yes") }
+        if c["integer"]?.bool == true { parts.append(text(.wholeNumber)) }
+        if let min = int("minSelected") { parts.append(text(.pickAtLeast, ["min": min])) }
+        if let max = int("maxSelected") { parts.append(text(.pickAtMost, ["max": max])) }
+        if let after = c["after"]?.string { parts.append(text(.afterDate, ["date": after])) }
+        if let before = c["before"]?.string { parts.append(text(.beforeDate, ["date": before])) }
+        if c["mustBeOn"]?.bool == true { parts.append(text(.mustBeYes)) }
         switch field.type {
         case .date?: parts.insert("YYYY-MM-DD", at: 0)
         case .time?: parts.insert("HH:MM", at: 0)
         default: break
         }
-        return parts.joined(separator: ", ")
+        return parts.joined(separator: text(.ruleSeparator))
     }
 }

@@ -27,12 +27,13 @@ public enum BusChoice: Sendable, Hashable {
         }
     }
 
-    /// The command that starts flowd on this bus.
-    public var startCommand: String {
+    /// The command that starts flowd on this bus; for an address, the
+    /// executable at `flowd` (see ``FlowdLocation``).
+    public func startCommand(flowd: String = FlowdLocation.installed) -> String {
         switch self {
         case .system: return "systemctl start flowd"
         case .user: return "systemctl --user start flowd"
-        case .address(let address): return "flowd --address \(shellQuoted(address))"
+        case .address(let address): return "\(shellQuoted(flowd)) --address \(shellQuoted(address))"
         }
     }
 }
@@ -56,10 +57,14 @@ public final class BusFlowService: FlowService {
     private var openedConnection: Connection?
     private var sessionPaths: [String: ObjectPath] = [:]
 
+    /// The daemon's path for the "Start it with" hint; nil: found when needed.
+    public let flowd: String?
+
     /// A service on `bus`; nothing is connected until the first call.
-    public init(bus: BusChoice, timeout: Duration = .seconds(25)) {
+    public init(bus: BusChoice, timeout: Duration = .seconds(25), flowd: String? = nil) {
         self.bus = bus
         self.timeout = timeout
+        self.flowd = flowd
     }
 
     deinit {
@@ -125,7 +130,10 @@ public final class BusFlowService: FlowService {
             let suffix = String(name.dropFirst(ServiceError.errorPrefix.count))
             return ServiceError(ServiceError.Kind(rawValue: suffix) ?? .other, error.message, name: name)
         }
-        let notRunning = "flowd is not running on \(bus.displayName). Start it with: \(bus.startCommand)"
+        var notRunning: String {
+            let command = bus.startCommand(flowd: flowd ?? FlowdLocation.current())
+            return "flowd is not running on \(bus.displayName). Start it with: \(command)"
+        }
         switch error.name {
         case .serviceUnknown, .nameHasNoOwner:
             return ServiceError(.unavailable, notRunning, name: name)

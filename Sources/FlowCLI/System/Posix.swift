@@ -90,6 +90,23 @@ enum Posix {
         return result
     }
 
+    // MARK: files
+
+    /// This process's executable, from `readlink(2)` of `/proc/self/exe`; nil when unreadable.
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path` is a regular file this process may execute (`stat(2)`, `access(2)` with `X_OK`).
+    static func isExecutableFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return access(path, X_OK) == 0
+    }
+
     // MARK: terminal
 
     /// A terminal's settings, as `tcgetattr(3)` returns them.

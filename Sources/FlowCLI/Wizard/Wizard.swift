@@ -225,7 +225,7 @@ final class Wizard {
         for (number, option) in choices.enumerated() {
             say("  " + style.cyan("\(number + 1))") + " " + option.label + "\n")
         }
-        let rules = FieldRules.describe(field)
+        let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty && field.type != .toggle { say(style.dim(rules) + "\n") }
         if !field.error.isEmpty { say(style.red("  ✗ " + field.error) + "\n") }
 

@@ -178,7 +178,8 @@ final class EngineService: FlowService, @unchecked Sendable {
         let now = clock.now
         switch start {
         case .redirected(let step):
-            throw ServiceError(.validationFailed, "step \(step) is not finished")
+            // flowd's own message (FlowDaemon's FlowService.beginSubmit).
+            throw ServiceError(.validationFailed, "step \"\(step)\" is not finished; the session moved there")
         case .settledWithoutAction, .alreadySubmitted:
             return
         case .run:
@@ -328,6 +329,8 @@ final class EngineService: FlowService, @unchecked Sendable {
             if field.integer { f.constraints["integer"] = .bool(true) }
             if let v = field.after { f.constraints["after"] = .string(v) }
             if let v = field.before { f.constraints["before"] = .string(v) }
+            if let v = field.minSelected { f.constraints["minSelected"] = .uint32(UInt32(v)) }
+            if let v = field.maxSelected { f.constraints["maxSelected"] = .uint32(UInt32(v)) }
             if field.mustBeOn { f.constraints["mustBeOn"] = .bool(true) }
             return f
         }
