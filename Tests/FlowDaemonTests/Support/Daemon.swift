@@ -58,12 +58,18 @@ struct DaemonSettings: Sendable {
     /// `DBUS_SYSTEM_BUS_ADDRESS`, so that it behaves as the system service
     /// (signals go only to the session's callers). Otherwise `--address`.
     var systemMode = false
+    /// Runs on the plugin directory after `plugins` were copied in and
+    /// before flowd starts: for files `plugins` cannot make (other names,
+    /// symlinks, loose modes, another owner).
+    var preparePlugins: (@Sendable (_ directory: String) throws -> Void)?
 
     init(
         flows: [String: String] = TestFlows.standard, configuration: String? = nil, allowUsers: [UInt32] = [],
-        verbose: Bool = false, environment: [String: String] = [:], plugins: [String] = [], systemMode: Bool = false
+        verbose: Bool = false, environment: [String: String] = [:], plugins: [String] = [], systemMode: Bool = false,
+        preparePlugins: (@Sendable (_ directory: String) throws -> Void)? = nil
     ) {
         self.plugins = plugins
+        self.preparePlugins = preparePlugins
         self.flows = flows
         self.configuration = configuration
         self.allowUsers = allowUsers
@@ -157,6 +163,7 @@ final class DaemonFixture: @unchecked Sendable {
             // The loader wants the owner's file, not writable by others.
             chmod(target, 0o755)
         }
+        try settings.preparePlugins?(pluginDirectory)
         if let configuration = settings.configuration {
             configurationPath = try directory.write("flowd.conf", configuration)
         } else {
