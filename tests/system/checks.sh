@@ -84,11 +84,24 @@ start_session() { # [runuser prefix...] FLOW: prints the session object path
 path_id() { basename "$1"; }
 
 # --- flowctl adapters: the only lines that know flowctl's command line and output -------------
-fc() { flowctl --system "$@"; }
+# FC_AS/FC_BUS: the per-user checks run flowctl as the test user on the session bus.
+FC_AS=()
+FC_BUS=--system
+fc() { "${FC_AS[@]}" flowctl "$FC_BUS" "$@"; }
 fc_start() { fc start "$1" | grep -oE '[0-9a-f]{32}' | head -n 1; }  # prints the session id
 fc_set() { local id=$1; shift; fc set "$id" "$@" >/dev/null; }       # FIELD=VALUE...
 fc_continue() { fc continue "$1" >/dev/null; }
 fc_submit() { fc submit "$1" >/dev/null; }
+# fc_submit_result SESSION: submits; prints "submitted", or the D-Bus error name of the failure, or
+# what flowctl said when it names none.
+fc_submit_result() {
+    local out rc name
+    out=$(fc --json submit "$1" 2>&1)
+    rc=$?
+    if [ "$rc" -eq 0 ] && grep -q '"submitted": *true' <<<"$out"; then echo submitted; return; fi
+    name=$(sed -n -E 's/^ *"errorName": *"([^"]+)".*/\1/p' <<<"$out")
+    echo "${name:-flowctl exit $rc: $(tr '\n' ' ' <<<"$out")}"
+}
 
 # --- the "package post-install" steps ----------------------------------------------------------
 check_no_toolchain() {
@@ -121,7 +134,7 @@ check_postinst() {
     systemctl daemon-reload || fail "daemon-reload failed" || return 1
     systemctl reload dbus || fail "reloading the bus configuration failed" || return 1
     mkdir -p /etc/flowd/flows
-    cp "$TESTS"/flows/e2e.json /etc/flowd/flows/
+    cp "$TESTS"/flows/*.json /etc/flowd/flows/
 }
 
 check_unit_verify() {
@@ -387,6 +400,250 @@ check_reload() {
     ! grep -q '"e2e-reloaded"' <<<"$out" || fail "e2e-reloaded still listed after its file was removed and flowd reloaded"
 }
 
+# --- the example drop-ins: the command and webhook actions under the shipped sandbox --------------
+# The drop-ins are the installed examples (/usr/share/doc/flowd/examples/flowd.service.d/), changed
+# only the way docs/admin.md tells an administrator to change them.
+EXAMPLES=/usr/share/doc/flowd/examples/flowd.service.d
+DROPINS=/etc/systemd/system/flowd.service.d
+E2E_SRV=/srv/flowd-e2e                  # the hook (hooks/), what it writes (out/), the listener's files
+MSG_SUBMIT_FAILED=3550d87f29a447688ec07bdacf7f7164
+WEBHOOK_PORT=8080                       # support-request's URL: http://127.0.0.1:8080/flowd/support
+LISTENER_PID=""
+
+# has_lines EXAMPLE REGEX...: the installed example has a line for each REGEX (the lines
+# docs/admin.md says to edit).
+has_lines() {
+    local file=$EXAMPLES/$1 re
+    shift
+    [ -f "$file" ] || { fail "$file is not installed"; return 1; }
+    for re in "$@"; do
+        grep -qE "$re" "$file" || { fail "$file has no line /$re/, which docs/admin.md says to edit"; return 1; }
+    done
+}
+# install_dropin NAME SED-ARGS...: installs the example NAME edited with sed as a drop-in, then
+# daemon-reload and restart.
+install_dropin() {
+    local name=$1
+    shift
+    mkdir -p "$DROPINS"
+    sed "$@" "$EXAMPLES/$name" >"$DROPINS/$name"
+    grep -vE '^[[:space:]]*(#|$)' "$DROPINS/$name" | sed "s|^|      $name: |"
+    systemctl daemon-reload || { fail "daemon-reload failed"; return 1; }
+    systemctl restart flowd || { fail "systemctl restart flowd with $name failed"; return 1; }
+    systemctl show -P DropInPaths flowd | grep -qF "$DROPINS/$name" ||
+        { fail "flowd.service does not list the drop-in $DROPINS/$name: $(systemctl show -P DropInPaths flowd)"; return 1; }
+}
+session_state() { sprop "$MANAGER/session/$1" State; }
+receipt() { bus get-property "$BUS" "$MANAGER/session/$1" "$ISESSION" Receipt; }
+# flowd_journal SESSION MESSAGE-ID: flowd's journal entries of that kind for the session.
+flowd_journal() { journalctl -b -u flowd -o cat --no-pager "FLOWD_SESSION=$1" "MESSAGE_ID=$2"; }
+journal_says() { flowd_journal "$1" "$2" | grep -q -E "$3"; } # SESSION MESSAGE-ID REGEX
+# expect_submit_refused ID PID WHAT: the submit of session ID fails cleanly (SubmitFailed, state
+# failed, a reason in the journal) and flowd, main PID PID, is still up; WHAT is the expected reason.
+expect_submit_refused() {
+    local id=$1 pid=$2 reason=$3 err state
+    err=$(fc_submit_result "$id")
+    [ "$err" = org.flowd.Flow1.Error.SubmitFailed ] ||
+        { fail "submit without the drop-in gave '$err', expected org.flowd.Flow1.Error.SubmitFailed"; return 1; }
+    state=$(session_state "$id")
+    [ "$state" = failed ] || { fail "session $id is '$state' after the failed submit, expected 'failed'"; return 1; }
+    note "LastError (what the person reads): $(sprop "$MANAGER/session/$id" LastError)"
+    wait_for 10 "flowd's 'submit failed' journal entry for $id saying: $reason" \
+        journal_says "$id" "$MSG_SUBMIT_FAILED" "$reason" || return 1
+    note "journal: $(flowd_journal "$id" "$MSG_SUBMIT_FAILED" | tail -n 1)"
+    is_state active && [ "$(prop MainPID)" = "$pid" ] ||
+        { fail "flowd did not survive the failed submit: $(systemctl is-active flowd), PID $(prop MainPID) (was $pid)"; return 1; }
+}
+
+SID=""
+REFUSED_ID=""   # the session check_command_without_dropin could not submit
+start_e2e_command() { # NOTE: SID becomes an e2e-command session on Review
+    SID=$(fc_start e2e-command) && [ -n "$SID" ] || { fail "flowctl start e2e-command gave no session id"; return 1; }
+    fc_set "$SID" "note=$1" || { fail "flowctl set note failed"; return 1; }
+    fc_continue "$SID" || fail "flowctl continue (to Review) failed"
+}
+
+check_command_without_dropin() {
+    [ ! -e "$DROPINS/command.conf" ] || { fail "$DROPINS/command.conf is already installed"; return 1; }
+    install -d -m 0755 "$E2E_SRV" "$E2E_SRV/hooks"
+    install -m 0755 "$TESTS/fixtures/e2e-hook" "$E2E_SRV/hooks/e2e-hook"
+    install -d -m 0700 -o flowd -g flowd "$E2E_SRV/out"
+    is_state active || { systemctl start flowd || { fail "systemctl start flowd failed"; return 1; }; }
+    local id
+    start_e2e_command "refused at first" || return 1
+    id=$SID
+    REFUSED_ID=$id
+    # The shipped unit executes nothing outside flowd's own directories (NoExecPaths=/).
+    expect_submit_refused "$id" "$(prop MainPID)" "posix_spawn $E2E_SRV/hooks/e2e-hook: Permission denied" || return 1
+    [ ! -e "$E2E_SRV/out/$id" ] || fail "the hook ran although the shipped unit forbids it: $E2E_SRV/out/$id exists"
+}
+
+check_command_with_dropin() {
+    # docs/admin.md: point ExecPaths= at the hook's directory, add the script's interpreter, and
+    # the directory it writes to as ReadWritePaths=. Also, for the example flow device-enrolment
+    # (check_device_enrolment), the line that allows /usr/bin/logger.
+    has_lines command.conf '^ExecPaths=/usr/local/libexec/flowd-hooks$' '^#ReadWritePaths=' '^#ExecPaths=/usr/bin/logger$' ||
+        return 1
+    install_dropin command.conf \
+        -e "s|^ExecPaths=/usr/local/libexec/flowd-hooks\$|ExecPaths=$E2E_SRV/hooks /usr/bin/sh|" \
+        -e "s|^#ReadWritePaths=.*|ReadWritePaths=$E2E_SRV/out|" \
+        -e "s|^#ExecPaths=/usr/bin/logger\$|ExecPaths=/usr/bin/logger|" || return 1
+    local id state out
+    start_e2e_command "Hello from the end-to-end suite" || return 1
+    id=$SID
+    fc_submit "$id" || { fail "flowctl submit failed with the drop-in: $(sprop "$MANAGER/session/$id" LastError)"; return 1; }
+    state=$(session_state "$id")
+    [ "$state" = submitted ] || { fail "session $id is '$state' after submit, expected submitted"; return 1; }
+    out=$E2E_SRV/out/$id
+    [ -f "$out" ] || { fail "the hook did not write $out"; return 1; }
+    grep -qx "FLOWD_FLOW=e2e-command" "$out" && grep -qx "FLOWD_SESSION=$id" "$out" ||
+        { fail "the hook's environment is not what flowd.command documents: $(head -n 4 "$out" | tr '\n' ' ')"; return 1; }
+    grep -qF '"note":"Hello from the end-to-end suite"' "$out" ||
+        { fail "the hook did not get the answers on standard input: $(tail -n 1 "$out")"; return 1; }
+    receipt "$id" | grep -qF "\"E2E-COMMAND-$id\"" || { fail "the hook's receipt is not the session's: $(receipt "$id")"; return 1; }
+    note "the hook ran as $(stat -c %U "$out") and wrote $out; receipt: $(receipt "$id")"
+    # The session refused without the drop-in goes through now (docs/admin.md says so).
+    [ -n "$REFUSED_ID" ] || { fail "no refused session to submit again (the previous check failed)"; return 1; }
+    fc_submit "$REFUSED_ID" && [ "$(session_state "$REFUSED_ID")" = submitted ] ||
+        { fail "the session refused before the drop-in is '$(session_state "$REFUSED_ID")' after submitting again"; return 1; }
+    grep -qF '"note":"refused at first"' "$E2E_SRV/out/$REFUSED_ID" ||
+        { fail "the hook did not run for the session submitted again ($E2E_SRV/out/$REFUSED_ID)"; return 1; }
+    note "the session refused before the drop-in ($REFUSED_ID) is submitted now"
+}
+
+check_device_enrolment() {
+    [ -f "$DROPINS/command.conf" ] || { fail "no command drop-in (the previous check failed)"; return 1; }
+    local id state host when
+    host="ws-e2e-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+    when=$(date -d '+1 day' +%F)   # the flow takes a handover date 0 to 30 days ahead
+    id=$(fc_start device-enrolment) && [ -n "$id" ] || { fail "flowctl start device-enrolment gave no session id"; return 1; }
+    fc_set "$id" "hostname=$host" role=laptop && fc_continue "$id" || { fail "step 'device' was not accepted"; return 1; }
+    fc_set "$id" ownerEmail=it@example.org "handoverDate=$when" && fc_continue "$id" ||
+        { fail "step 'handover' was not accepted"; return 1; }
+    fc_submit "$id" || { fail "flowctl submit failed: $(sprop "$MANAGER/session/$id" LastError)"; return 1; }
+    state=$(session_state "$id")
+    [ "$state" = submitted ] || { fail "session $id is '$state' after submit, expected submitted"; return 1; }
+    # The flow runs `logger --tag flowd-enrolment` with the submission on its standard input.
+    wait_for 10 "logger's journal entry (tag flowd-enrolment) with $host" logger_heard "$host" || return 1
+    note "journal: $(journalctl -b -t flowd-enrolment -o cat --no-pager | grep -F "$host" | cut -c 1-100)…"
+}
+logger_heard() { journalctl -b -t flowd-enrolment -o cat --no-pager | grep -qF "$1"; }
+
+# The listener serves support-request's URL (run by checks.sh, as root, in the container's
+# network namespace); stop_listener ends it.
+start_listener() {
+    [ -z "$LISTENER_PID" ] || return 0
+    rm -rf "$E2E_SRV/http"   # it numbers its requests from 1
+    install -d -m 0755 "$E2E_SRV/http"
+    /usr/bin/perl "$TESTS/fixtures/http-listener.pl" "$WEBHOOK_PORT" "$E2E_SRV/http" >>"$RESULTS/listener.log" 2>&1 &
+    LISTENER_PID=$!
+    wait_for 10 "the HTTP listener on 127.0.0.1:$WEBHOOK_PORT" test -e "$E2E_SRV/http/ready" ||
+        { note "listener: $(cat "$RESULTS/listener.log")"; return 1; }
+}
+stop_listener() {
+    [ -n "$LISTENER_PID" ] || return 0
+    kill "$LISTENER_PID" 2>/dev/null
+    wait "$LISTENER_PID" 2>/dev/null
+    LISTENER_PID=""
+    return 0
+}
+requests() { find "$E2E_SRV/http" -name 'request-*' ! -name '*.tmp' | wc -l; }
+
+start_support_request() { # DETAILS: SID becomes a support-request session on Review
+    SID=$(fc_start support-request) && [ -n "$SID" ] || { fail "flowctl start support-request gave no session id"; return 1; }
+    fc_set "$SID" area=printer "details=$1" urgent=no && fc_continue "$SID" ||
+        { fail "step 'problem' was not accepted"; return 1; }
+    fc_set "$SID" "name=Ada Lovelace" email=ada@example.org && fc_continue "$SID" ||
+        fail "step 'contact' was not accepted"
+}
+
+check_webhook_without_dropin() {
+    [ ! -e "$DROPINS/webhook.conf" ] || { fail "$DROPINS/webhook.conf is already installed"; return 1; }
+    start_listener || return 1
+    local id
+    start_support_request "The printer on floor 2 is jammed (refused)" || return 1
+    id=$SID
+    # The shipped unit has no network: only AF_UNIX sockets, in a network namespace of its own.
+    expect_submit_refused "$id" "$(prop MainPID)" 'flowd\.webhook: .*connect' || return 1
+    [ "$(requests)" -eq 0 ] || fail "the listener got a request although the shipped unit has no network"
+}
+
+check_webhook_with_dropin() {
+    # docs/admin.md: IPAddressAllow= the webhook's server (support-request posts to 127.0.0.1).
+    has_lines webhook.conf '^IPAddressAllow=192\.0\.2\.10$' || return 1
+    install_dropin webhook.conf -e "s|^IPAddressAllow=192.0.2.10\$|IPAddressAllow=127.0.0.1|" || return 1
+    start_listener || return 1
+    local id state before req details
+    details="The printer on floor 3 is jammed ($(od -An -N4 -tx1 /dev/urandom | tr -d ' \n'))"
+    before=$(requests)
+    start_support_request "$details" || return 1
+    id=$SID
+    fc_submit "$id" || { fail "flowctl submit failed with the drop-in: $(sprop "$MANAGER/session/$id" LastError)"; return 1; }
+    state=$(session_state "$id")
+    [ "$state" = submitted ] || { fail "session $id is '$state' after submit, expected submitted"; return 1; }
+    [ "$(requests)" -eq $((before + 1)) ] || { fail "the listener got $(($(requests) - before)) requests, expected 1"; return 1; }
+    req=$E2E_SRV/http/request-$((before + 1))
+    head -n 1 "$req" | grep -q '^POST /flowd/support HTTP/1\.1' || { fail "not a POST to /flowd/support: $(head -n 1 "$req")"; return 1; }
+    grep -qi '^Idempotency-Key: ' "$req" && grep -qi '^Content-Type: application/json' "$req" ||
+        { fail "the request lacks the documented headers: $(grep -i '^[a-z-]*:' "$req" | tr '\r\n' '  ')"; return 1; }
+    grep -qF "\"details\":\"$details\"" "$req" || { fail "the request body lacks the answers: $(tail -n 1 "$req")"; return 1; }
+    receipt "$id" | grep -qF '"E2E-WEBHOOK-' || { fail "the server's receipt is not the session's: $(receipt "$id")"; return 1; }
+    note "the listener got $(head -n 1 "$req" | tr -d '\r') with $(wc -c <"$req") bytes; receipt: $(receipt "$id")"
+}
+
+check_dropins_removed() {
+    stop_listener
+    rm -f "$DROPINS/command.conf" "$DROPINS/webhook.conf"
+    systemctl daemon-reload || { fail "daemon-reload failed"; return 1; }
+    systemctl restart flowd || { fail "systemctl restart flowd without the drop-ins failed"; return 1; }
+    local d
+    d=$(systemctl show -P DropInPaths flowd)
+    ! grep -qE 'command\.conf|webhook\.conf' <<<"$d" || fail "flowd.service still has the drop-ins: $d"
+}
+
+# support-request's webhook from the per-user flowd: the user unit allows only AF_UNIX sockets
+# until the drop-in docs/admin.md gives for `systemctl --user edit flowd` is in place.
+check_user_webhook() {
+    FC_AS=(as_user) FC_BUS=--user
+    user_webhook
+    local rc=$?
+    FC_AS=() FC_BUS=--system
+    return $rc
+}
+user_webhook() {
+    start_user_manager || return 1
+    start_listener || return 1
+    local home dir err before
+    home=$(getent passwd "$E2E_USER" | cut -d: -f6)
+    dir=$home/.config/systemd/user/flowd.service.d    # where `systemctl --user edit flowd` writes
+    as_user rm -f "$dir/override.conf"
+    as_user systemctl --user daemon-reload
+    before=$(requests)
+    start_support_request "The scanner is offline (per-user, refused)" || return 1
+    err=$(fc_submit_result "$SID")
+    [ "$err" = org.flowd.Flow1.Error.SubmitFailed ] ||
+        { fail "the user unit without the drop-in: submit gave '$err', expected SubmitFailed"; return 1; }
+    user_unit_is active || { fail "the user's flowd is $(as_user systemctl --user is-active flowd) after the failed submit"; return 1; }
+    [ "$(requests)" -eq "$before" ] || { fail "the listener got a request although the user unit allows only AF_UNIX"; return 1; }
+    as_user mkdir -p "$dir"
+    printf '[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n' | as_user tee "$dir/override.conf" >/dev/null
+    as_user systemctl --user daemon-reload
+    as_user systemctl --user restart flowd || { fail "systemctl --user restart flowd with the drop-in failed"; return 1; }
+    as_user systemctl --user show -P DropInPaths flowd | grep -qF "$dir/override.conf" ||
+        { fail "the user's flowd.service does not list $dir/override.conf"; return 1; }
+    start_support_request "The scanner is offline (per-user)" || return 1
+    err=$(fc_submit_result "$SID")
+    [ "$err" = submitted ] || { fail "the user unit with the drop-in: submit gave '$err'"; return 1; }
+    [ "$(requests)" -eq $((before + 1)) ] || { fail "the listener got $(($(requests) - before)) requests, expected 1"; return 1; }
+    grep -qF '"details":"The scanner is offline (per-user)"' "$E2E_SRV/http/request-$((before + 1))" ||
+        { fail "the per-user flowd's POST lacks the answers: $(tail -n 1 "$E2E_SRV/http/request-$((before + 1))")"; return 1; }
+    note "the per-user flowd POSTed session $SID as uid $(id -u "$E2E_USER")"
+    as_user rm -f "$dir/override.conf"
+    as_user systemctl --user daemon-reload
+    as_user systemctl --user stop flowd
+    stop_listener
+}
+
 check_journal() {
     [ -n "$FLOW_ID" ] || { fail "no flow was run (the flowctl check failed)"; return 1; }
     local entries
@@ -458,13 +715,21 @@ else
     check "SIGKILL: restarted, the session intact at its path" check_kill_restart
     check "no watchdog pings: restarted" check_watchdog
     check "systemctl reload picks up a new flow file" check_reload
+    check "command action, shipped unit: SubmitFailed (exec denied), flowd unharmed" check_command_without_dropin
+    check "command action with the example drop-in: the hook runs, submitted" check_command_with_dropin
+    check "device-enrolment (logger) with the drop-in as docs/admin.md says: submitted" check_device_enrolment
+    check "webhook action, shipped unit: SubmitFailed (no network), nothing sent" check_webhook_without_dropin
+    check "webhook action with the example drop-in: support-request POSTed, submitted" check_webhook_with_dropin
+    check "drop-ins removed: the shipped unit again" check_dropins_removed
     check "journal: FLOWD_* fields and MESSAGE_IDs for the flow" check_journal
     check "no secure value in the journal or on disk" check_no_secret_anywhere
     check "no restart the checks did not cause" check_no_unexpected_restarts
     check "systemctl stop: STOPPING=1 and a clean exit" check_stop
     check "per-user flowd: D-Bus activation on the session bus, state in ~/.local/state" check_user_unit
+    check "per-user flowd: support-request's webhook needs the documented drop-in" check_user_webhook
 fi
 
+stop_listener
 end_all=$(date +%s%N)
 log "$passes passed, $failures failed in $(((end_all - start_all) / 1000000)) ms"
 if [ "$failures" -gt 0 ]; then
