@@ -12,24 +12,6 @@ import Testing
 struct SchemaVersionThreeTests {
     static let period: Int64 = 1 << 26
 
-    /// A database made by version 2 of the schema, holding `sessions`.
-    static func versionTwoDatabase(at path: String, sessions: [StoredSession]) throws {
-        let db = try SQLiteDatabase(path: path)
-        try db.execute("PRAGMA journal_mode = WAL")
-        try db.execute("PRAGMA application_id = \(Schema.applicationID)")
-        try db.execute(Schema.version1)
-        try db.execute(Schema.version2)
-        try db.execute("PRAGMA user_version = 2")
-        for s in sessions {
-            let insert = try db.prepare(
-                "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")
-            try insert.bind([.text(s.id), .integer(Int64(s.owner)), .text(s.flowID), .text(s.state),
-                             .integer(s.createdAt), .integer(s.updatedAt), .blob(s.payload)])
-            _ = try insert.step()
-        }
-        try db.close()
-    }
-
     /// Every row's `(id, idle_period, updated_at >> 26)`.
     static func periods(_ store: SessionStore) throws -> [String: [Int64]] {
         try store.withDatabase { db throws(StoreError) -> [String: [Int64]] in
@@ -64,7 +46,7 @@ struct SchemaVersionThreeTests {
             makeSession("c", state: "failed", updated: 300), makeSession("d", owner: 7, updated: -4),
             makeSession("e", updated: 3 * Self.period + 5),
         ]
-        try Self.versionTwoDatabase(at: path, sessions: sessions)
+        try databaseAtSchemaVersion(2, at: path, sessions: sessions)
         let store = try SessionStore(path: path)
         defer { try? store.close() }
         #expect(SessionStore.schemaVersion == 3)

@@ -10,23 +10,6 @@ import Testing
 /// here: pages are counted.
 @Suite("Schema version 2")
 struct SchemaVersionTwoTests {
-    /// A database made by version 1 of the schema, holding `sessions`.
-    static func versionOneDatabase(at path: String, sessions: [StoredSession]) throws {
-        let db = try SQLiteDatabase(path: path)
-        try db.execute("PRAGMA journal_mode = WAL")
-        try db.execute("PRAGMA application_id = \(Schema.applicationID)")
-        try db.execute(Schema.version1)
-        try db.execute("PRAGMA user_version = 1")
-        for s in sessions {
-            let insert = try db.prepare(
-                "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")
-            try insert.bind([.text(s.id), .integer(Int64(s.owner)), .text(s.flowID), .text(s.state),
-                             .integer(s.createdAt), .integer(s.updatedAt), .blob(s.payload)])
-            _ = try insert.step()
-        }
-        try db.close()
-    }
-
     @Test func migratesAVersionOneDatabaseKeepingEverything() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
@@ -35,7 +18,7 @@ struct SchemaVersionTwoTests {
             makeSession("a", state: "submitting", updated: 100), makeSession("b", updated: 5_000_000_000),
             makeSession("c", state: "failed", updated: 300), makeSession("d", owner: 7, updated: -4),
         ]
-        try Self.versionOneDatabase(at: path, sessions: sessions)
+        try databaseAtSchemaVersion(1, at: path, sessions: sessions)
         let store = try SessionStore(path: path)
         defer { try? store.close() }
         #expect(SessionStore.schemaVersion == 3)

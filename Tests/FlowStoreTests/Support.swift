@@ -70,3 +70,22 @@ func readLines(from fd: Int32, until deadline: ContinuousClock.Instant, while co
     }
     return lines
 }
+
+/// A database as schema `version` (1 or 2) made it, holding `sessions`: the
+/// starting point of the migration tests.
+func databaseAtSchemaVersion(_ version: Int, at path: String, sessions: [StoredSession]) throws {
+    let db = try SQLiteDatabase(path: path)
+    try db.execute("PRAGMA journal_mode = WAL")
+    try db.execute("PRAGMA application_id = \(Schema.applicationID)")
+    try db.execute(Schema.version1)
+    if version >= 2 { try db.execute(Schema.version2) }
+    try db.execute("PRAGMA user_version = \(version)")
+    for s in sessions {
+        let insert = try db.prepare(
+            "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")
+        try insert.bind([.text(s.id), .integer(Int64(s.owner)), .text(s.flowID), .text(s.state),
+                         .integer(s.createdAt), .integer(s.updatedAt), .blob(s.payload)])
+        _ = try insert.step()
+    }
+    try db.close()
+}

@@ -62,15 +62,8 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
 
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        initSpawnAttributes(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -213,4 +206,19 @@ public final class ChildProcess: @unchecked Sendable {
         }
         return Result(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
     }
+}
+
+/// Initializes `attributes` so that the child starts with an empty signal
+/// mask and every signal at its default disposition (the test process may
+/// block signals for a Reactor loop), plus `extraFlags`. The caller destroys
+/// them with `posix_spawnattr_destroy`.
+public func initSpawnAttributes(_ attributes: inout posix_spawnattr_t, extraFlags: Int32 = 0) {
+    posix_spawnattr_init(&attributes)
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    var allSignals = sigset_t()
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | extraFlags))
 }

@@ -48,16 +48,9 @@ final class PseudoTerminal: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 0, 2)
 
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
         let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
+        initSpawnAttributes(&attributes, extraFlags: setsid)
+        defer { posix_spawnattr_destroy(&attributes) }
 
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
