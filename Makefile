@@ -36,14 +36,15 @@ debug:
 test-unit:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
+	$(SWIFT) test --package-path Packages/FlowKit $(SWIFTFLAGS)
 
-# End-to-end under a real systemd in a container (tests/system/README.md): the
+# End-to-end under a real systemd in a container (e2e/system/README.md): the
 # staged install, the hardening score and unit verification (nothing booted),
 # then the staged tree in a booted container. As root.
 test-system:
 	$(MAKE) stage
-	tests/system/security-score.sh --stage stage
-	tests/system/run.sh --stage stage
+	e2e/system/security-score.sh --stage stage
+	e2e/system/run.sh --stage stage
 
 # One after the other, even under -j: both build in .build. The system suite
 # boots a container, which needs root: as another user it is skipped with a
@@ -80,4 +81,5 @@ demo: build
 
 clean:
 	$(SWIFT) package clean
+	rm -rf Packages/FlowKit/.build
 	rm -rf stage demo-state

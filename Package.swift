@@ -50,7 +50,7 @@ let package = Package(
         .library(name: "FixtureCrashInConstructorPlugin", type: .dynamic, targets: ["FixtureCrashInConstructorPlugin"]),
     ],
     dependencies: [
-        .package(path: "Sources/FlowKit"),
+        .package(path: "Packages/FlowKit"),
     ],
     targets: [
         // C libraries from Debian, wrapped one header each.
@@ -124,7 +124,6 @@ let package = Package(
         // Shared test helpers: temporary directories, child processes, a private dbus-daemon.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),

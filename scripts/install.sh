@@ -157,8 +157,8 @@ done
 # The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
 # .swiftmodule, so a plugin outside this tree depends on this package by path.
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
-install -m 0644 "$SRCDIR/Sources/FlowKit/Package.swift" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Package.swift"
-for f in "$SRCDIR"/Sources/FlowKit/Sources/FlowKit/*.swift; do
+install -m 0644 "$SRCDIR/Packages/FlowKit/Package.swift" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Package.swift"
+for f in "$SRCDIR"/Packages/FlowKit/Sources/FlowKit/*.swift; do
     install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit/"
 done
 install_optional docs/plugins.md "$DOCDIR" plugins.md

@@ -37,7 +37,7 @@ struct ExamplePluginTests {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             // The page points at the installed SDK; here it is the repository's.
             let adjusted = text.replacingOccurrences(
-                of: "/usr/share/flowd/sdk/FlowKit", with: root + "/Sources/FlowKit")
+                of: "/usr/share/flowd/sdk/FlowKit", with: root + "/Packages/FlowKit")
             try adjusted.write(to: url, atomically: true, encoding: .utf8)
         }
         let build = try Subprocess.run(

@@ -1,9 +1,9 @@
 #!/bin/bash
 # The end-to-end suite under a real systemd: boots a container (systemd-nspawn)
 # whose /usr is the host's with the installed flowd tree laid over it, runs
-# tests/system/checks.sh inside as a unit, powers off, and reports.
+# e2e/system/checks.sh inside as a unit, powers off, and reports.
 #
-#   tests/system/run.sh [--full|--smoke] [--stage DIR] [--keep] [--timeout SECONDS]
+#   e2e/system/run.sh [--full|--smoke] [--stage DIR] [--keep] [--timeout SECONDS]
 #
 #   --full      (default) every check in README.md
 #   --smoke     the harness only: boot, install steps, unit verify, bus policy,

@@ -2,7 +2,7 @@
 // daemon and its plugins do at run time (Foundation, Regex, concurrency, Dispatch,
 // threads, getrandom, NSS, dlopen of the shipped plugins through /proc/self/fd/N,
 // spawning a program, URLSession) and exits non-zero when one of them fails.
-// tests/system/probe/run.sh builds it and runs it as flowd.service, under every
+// e2e/system/probe/run.sh builds it and runs it as flowd.service, under every
 // setting of the shipped unit, in the end-to-end container. Not shipped.
 import Foundation
 #if canImport(FoundationNetworking)

@@ -4,7 +4,7 @@
 # ExecStart= under every other setting of the shipped unit. It fails when the
 # sandbox stops something a Swift daemon needs (see probe.swift for the list).
 #
-#   make stage && tests/system/probe/run.sh
+#   make stage && e2e/system/probe/run.sh
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
@@ -25,4 +25,4 @@ cat >"$L/usr/lib/systemd/system/flowd.service.d/60-probe.conf" <<'UNIT'
 ExecStart=
 ExecStart=/usr/lib/flowd/flowd-probe /usr/lib/flowd/plugins/spool.so /usr/lib/flowd/plugins/command.so /usr/lib/flowd/plugins/webhook.so /usr/lib/flowd/plugins/validators.so /usr/lib/flowd/plugins/providers.so
 UNIT
-"$SRC/tests/system/run.sh" --smoke --fake "$L" "$@"
+"$SRC/e2e/system/run.sh" --smoke --fake "$L" "$@"

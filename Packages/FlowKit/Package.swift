@@ -15,6 +15,7 @@ let package = Package(
         // The standard library inlines calls to libm (rounding in `Int(exactly:)`),
         // and a module that imports neither Glibc nor Foundation gets no `-lm`.
         .target(name: "FlowKit", linkerSettings: [.linkedLibrary("m")]),
+        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

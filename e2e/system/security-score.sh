@@ -7,7 +7,7 @@
 #   - `systemd-analyze verify` of the system and user units is clean, with the executable
 #     paths pointed into a `make stage` tree when one is given (verify wants them to exist).
 #
-#   tests/system/security-score.sh [--stage DIR]
+#   e2e/system/security-score.sh [--stage DIR]
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
