@@ -85,3 +85,26 @@ public final class EventLoopThread: Sendable {
         Syscall.joinThread(thread)
     }
 }
+
+/// Blocks the calling thread until `start` calls the completion it is
+/// handed (once, from any thread), and returns what it was given: how a
+/// synchronous program (flowctl, flowd-bench) waits for work that runs on a
+/// loop or as a task. Never call it on a thread that work needs, such as
+/// the loop thread the work runs on.
+package func waitForCompletion<T: Sendable>(_ start: (_ complete: @escaping @Sendable (T) -> Void) -> Void) -> T {
+    let done = Semaphore()
+    let result = CompletionBox<T>()
+    start { value in
+        result.value.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    // The completion stores the value before it signals.
+    guard let value = result.value.withLock({ $0 }) else { preconditionFailure("completion signalled without a value") }
+    return value
+}
+
+private final class CompletionBox<T: Sendable>: Sendable {
+    let value = MutexBox<T?>(nil)
+}
+
