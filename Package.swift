@@ -86,17 +86,25 @@ let package = Package(
         .target(name: "CPluginGuard"),
         // The safe dlopen loader and the plugin call path (timeouts, crash guard).
         .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard"]),
+        // The D-Bus contract (docs/dbus-api.md) written once: names, error
+        // names, properties, signals and the wire structs, each with one
+        // encoder (the daemon) and one decoder (the clients).
+        .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
+        // The typed client of the whole API, on a Reactor loop of its own:
+        // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
+        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
-            dependencies: ["FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", flowKit]
+            dependencies: ["FlowEngine", "FlowProtocol", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", flowKit]
         ),
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
-        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", flowKit]),
+        .target(name: "FlowCLI", dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", flowKit]),
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
-        .executableTarget(name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", flowKit]),
+        .executableTarget(
+            name: "FlowBench", dependencies: ["FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
 
@@ -130,8 +138,13 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
-        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
+        .testTarget(name: "FlowProtocolTests", dependencies: ["FlowProtocol", "DBus", "FlowEngine", flowKit]),
+        .testTarget(
+            name: "FlowDaemonTests",
+            dependencies: ["TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
+        .testTarget(
+            name: "FlowCLITests",
+            dependencies: ["TestSupport", "FlowCLI", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", flowKit]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
