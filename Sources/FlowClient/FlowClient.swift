@@ -165,6 +165,11 @@ package actor FlowClient {
         return events
     }
 
+    /// This client's own unique name on the bus (connecting if need be).
+    package func uniqueName() throws(FlowClientError) -> BusName? {
+        try currentLink().connection.uniqueName
+    }
+
     /// flowd's unique name on the bus, asked again (`GetNameOwner`); nil
     /// when flowd is not running.
     package func serviceOwner() async throws(FlowClientError) -> BusName? {
@@ -178,7 +183,11 @@ package actor FlowClient {
                 subscribers[id] = nil
                 continue
             }
-            if let session = subscriber.session, let about = event.sessionID, about != session { continue }
+            if let session = subscriber.session {
+                // A session's stream: its own events and the client's, not other sessions' or the count.
+                if case .sessionCount = event { continue }
+                if let about = event.sessionID, about != session { continue }
+            }
             events.yield(event)
         }
     }

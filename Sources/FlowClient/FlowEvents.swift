@@ -22,7 +22,8 @@ package enum FlowEvent: Sendable, Hashable {
     /// subscribed again; re-read whatever is shown.
     case reconnected
 
-    /// The session the event is about; nil for events about flowd itself.
+    /// The session the event is about; nil for events about flowd itself
+    /// (a session's stream gets these too, the session count excepted).
     package var sessionID: String? {
         switch self {
         case .manager(let signal): return signal.sessionID
