@@ -10,7 +10,7 @@ import Reactor
 ///   handlers, replies to ``sendWithReply(_:timeout:onReply:)`` arrive on the
 ///   loop. Use the connection on the loop thread; ``send(_:)`` alone may be
 ///   called from any thread (it hops to the loop).
-/// - **Client mode** (CLIs, tests, benchmarks): no loop; ``call(_:timeout:)``
+/// - **Client mode** (tests, tools): no loop; ``call(_:timeout:)``
 ///   blocks for the reply and ``nextSignal(matching:timeout:)`` waits for
 ///   signals. Use it from one thread at a time.
 ///

@@ -36,7 +36,7 @@ package enum FlowBus {
 
 /// The method and signal names of the two interfaces.
 package enum FlowMember {
-    /// `org.flowd.Flow1.Manager`.
+    /// The Manager interface's members.
     package enum Manager {
         package static let listFlows: MemberName = "ListFlows"
         package static let startSession: MemberName = "StartSession"
@@ -46,7 +46,7 @@ package enum FlowMember {
         package static let reload: MemberName = "Reload"
     }
 
-    /// `org.flowd.Flow1.Session`.
+    /// The Session interface's members.
     package enum Session {
         package static let getStep: MemberName = "GetStep"
         package static let setAnswers: MemberName = "SetAnswers"

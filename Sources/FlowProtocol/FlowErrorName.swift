@@ -1,7 +1,7 @@
 import DBus
 import FlowEngine
 
-/// The error names flowd sends (`org.flowd.Flow1.Error.<case>`): the one
+/// The error names flowd sends (``FlowBus/errorPrefix`` + the case): the one
 /// list, for the daemon's ``FlowErrorName/errorName`` and the client's
 /// classification. docs/dbus-api.md says when each is sent.
 package enum FlowErrorName: String, Sendable, Hashable, CaseIterable {

@@ -1,7 +1,7 @@
 import DBus
 import FlowEngine
 
-/// The properties of `org.flowd.Flow1.Session`, in the order the interface
+/// The properties of the Session interface, in the order the interface
 /// declares them. The daemon builds its member table from this list and
 /// compares snapshots along it, so a property cannot be declared without a
 /// value, or change without a `PropertiesChanged`.
@@ -59,7 +59,7 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// The properties of `org.flowd.Flow1.Manager`.
+/// The properties of the Manager interface.
 package enum ManagerProperty: String, Sendable, Hashable, CaseIterable {
     /// `s`: the daemon's version.
     case version = "Version"

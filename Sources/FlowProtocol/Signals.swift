@@ -1,6 +1,6 @@
 import DBus
 
-/// The signals of `org.flowd.Flow1.Manager`, with one encoder (the daemon
+/// The signals of the Manager interface, with one encoder (the daemon
 /// emits ``member`` with ``arguments``) and one decoder (clients).
 package enum ManagerSignal: Sendable, Hashable {
     /// A session was started: `SessionNew(s id, o path)`.
@@ -42,7 +42,7 @@ package enum ManagerSignal: Sendable, Hashable {
     }
 }
 
-/// The signals of `org.flowd.Flow1.Session`, with one encoder and one decoder.
+/// The signals of the Session interface, with one encoder and one decoder.
 package enum SessionSignal: Sendable, Hashable {
     /// `StepCompleted(s step, a{sv} answers)`: that step's answers, secure fields left out.
     case stepCompleted(step: String, answers: [String: DBusValue])
