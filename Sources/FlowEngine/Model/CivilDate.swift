@@ -31,6 +31,13 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
     }
 
+    /// The day after this one; nil after 9999-12-31.
+    package var nextDay: CivilDate? {
+        if day < Self.daysIn(month: month, year: year) { return CivilDate(year: year, month: month, day: day + 1) }
+        if month < 12 { return CivilDate(year: year, month: month + 1, day: 1) }
+        return CivilDate(year: year + 1, month: 1, day: 1)
+    }
+
     /// Calendar order.
     public static func < (a: CivilDate, b: CivilDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
@@ -74,6 +81,13 @@ public struct CivilTime: Sendable, Hashable, Comparable, CustomStringConvertible
         else { return nil }
         hour = h
         minute = m
+    }
+
+    /// A time from its parts; nil outside 00:00 to 23:59.
+    package init?(hour: Int, minute: Int) {
+        guard (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
     }
 
     /// `HH:MM`.
