@@ -1,0 +1,36 @@
+import Adwaita
+import FlowKit
+
+/// `toggle`: a row with a switch; clicking anywhere on the row flips it.
+@MainActor
+final class ToggleEditor: FieldEditor {
+    let fieldID: String
+    private let row: ActionRow
+    private let toggle = Switch()
+    private let chrome: FieldChrome
+    var root: Widget { chrome.root }
+    var focusTarget: Widget { toggle }
+
+    init(_ field: FieldModel, context: EditorContext) {
+        fieldID = field.id
+        row = ActionRow(title: field.displayLabel)
+        row.setLines(title: 0, subtitle: 0)
+        row.addSuffix(toggle)
+        row.setActivatableWidget(toggle)
+        let group = PreferencesGroup()
+        group.add(row)
+        chrome = FieldChrome(content: group)
+        chrome.attach(input: toggle, field: field)
+        toggle.isOn = field.value == .bool(true)
+        let id = field.id
+        toggle.onChanged { [unowned toggle] in context.report([id: .bool(toggle.isOn)]) }
+    }
+
+    func update(_ field: FieldModel) {
+        row.title = field.displayLabel
+        chrome.update(field)
+        toggle.isOn = field.value == .bool(true)
+    }
+
+    func showError(_ text: String) { chrome.showError(text) }
+}
