@@ -4,6 +4,16 @@ import CAdw
 package enum InputPurpose: Sendable {
     case freeForm, email, number, digits, password
 
+    init(_ gtk: GtkInputPurpose) {
+        switch gtk {
+        case GTK_INPUT_PURPOSE_EMAIL: self = .email
+        case GTK_INPUT_PURPOSE_NUMBER: self = .number
+        case GTK_INPUT_PURPOSE_DIGITS: self = .digits
+        case GTK_INPUT_PURPOSE_PASSWORD: self = .password
+        default: self = .freeForm
+        }
+    }
+
     var gtk: GtkInputPurpose {
         switch self {
         case .freeForm: GTK_INPUT_PURPOSE_FREE_FORM
@@ -42,7 +52,7 @@ package final class EntryRow: Widget, Editable {
     }
 
     package var purpose: InputPurpose {
-        get { .freeForm }
+        get { InputPurpose(adw_entry_row_get_input_purpose(flowd_adw_entry_row(raw))) }
         set { adw_entry_row_set_input_purpose(flowd_adw_entry_row(raw), newValue.gtk) }
     }
 
@@ -52,9 +62,37 @@ package final class EntryRow: Widget, Editable {
         gtk_editable_get_delegate(flowd_editable(raw)).map { flowd_text(UnsafeMutableRawPointer($0)) }
     }
 
-    /// Grey text in the empty input, under the row's title.
+    /// An example of the expected input, shown dimmed at the row's end while
+    /// the input is empty. (libadwaita 1.2's entry rows have no placeholder: a
+    /// GtkText placeholder is drawn over the row's title.)
     package func setPlaceholder(_ text: String) {
-        if let delegate { gtk_text_set_placeholder_text(delegate, text.isEmpty ? nil : text) }
+        if placeholder == nil, !text.isEmpty {
+            let label = Label()
+            label.addStyleClass("dim-label")
+            label.verticalAlignment = .center
+            placeholder = label
+            Signal.connect(self, "changed") { [unowned self] in refreshPlaceholder() }
+        }
+        placeholder?.text = text
+        flowd_accessible_set_placeholder(flowd_accessible(raw), text)
+        refreshPlaceholder()
+    }
+
+    private var placeholder: Label?
+    private var placeholderShown = false
+
+    /// Adds the placeholder while the input is empty and removes it after (a
+    /// hidden suffix would still shift the row's edit icon).
+    private func refreshPlaceholder() {
+        guard let placeholder else { return }
+        let show = text.isEmpty && !placeholder.text.isEmpty
+        guard show != placeholderShown else { return }
+        placeholderShown = show
+        if show {
+            addSuffix(placeholder)
+        } else {
+            adw_entry_row_remove(flowd_adw_entry_row(raw), placeholder.widget)
+        }
     }
 
     /// Names the row and its text input alike: a screen reader lands on the
@@ -90,6 +128,7 @@ package final class EntryRow: Widget, Editable {
     /// Sets the text without reporting it as the person's input.
     package func setText(_ value: String) {
         Signal.blocking(self, changedHandler) { text = value }
+        refreshPlaceholder()
     }
 
     /// Runs `action` when the person edits the text.

@@ -46,10 +46,11 @@ package final class ScrolledWindow: Widget {
         gtk_scrolled_window_set_propagate_natural_height(sw, 0)
     }
 
-    /// Scrolls back to the top (a new step starts at its title).
-    package func scrollToTop() {
+    /// Scrolls to the end (a failed submit's message under the last button).
+    package func scrollToEnd() {
         if let adjustment = gtk_scrolled_window_get_vadjustment(flowd_scrolled_window(raw)) {
-            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_lower(adjustment))
+            gtk_adjustment_set_value(
+                adjustment, gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment))
         }
     }
 

@@ -19,19 +19,26 @@ package final class MainLoop {
     /// True on the thread that is running the default GLib context right now.
     package static var isLoopThread: Bool { g_main_context_is_owner(g_main_context_default()) != 0 }
 
+    /// Runs `action` once when the loop has nothing more urgent to do: after
+    /// GTK has laid out and drawn the current frame.
+    package static func whenIdle(_ action: @escaping @MainActor () -> Void) {
+        let (callback, data, release) = once(action)
+        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, callback, data, release)
+    }
+
     /// Runs `action` once after `milliseconds`, from the loop.
     package static func after(milliseconds: Int, _ action: @escaping @MainActor () -> Void) {
+        let (callback, data, release) = once(action)
+        g_timeout_add_full(G_PRIORITY_DEFAULT, guint(max(milliseconds, 0)), callback, data, release)
+    }
+
+    /// A GSourceFunc that runs `action` once, its user data, and the destroy notify releasing it.
+    private static func once(_ action: @escaping @MainActor () -> Void) -> (GSourceFunc, gpointer, GDestroyNotify) {
         let callback: @convention(c) (gpointer?) -> gboolean = { data in
-            guard let data else { return 0 }
-            let box = Unmanaged<Signal.Box<@MainActor () -> Void>>.fromOpaque(data).takeUnretainedValue()
-            MainActor.assumeIsolated { box.function() }
+            Signal.runBoxed(data)
             return 0  // G_SOURCE_REMOVE
         }
-        let release: @convention(c) (gpointer?) -> Void = { data in
-            guard let data else { return }
-            Unmanaged<AnyObject>.fromOpaque(data).release()
-        }
-        let data = Unmanaged.passRetained(Signal.Box(action)).toOpaque()
-        g_timeout_add_full(G_PRIORITY_DEFAULT, guint(max(milliseconds, 0)), callback, data, release)
+        let (data, release) = Signal.retained(action)
+        return (callback, data, release)
     }
 }

@@ -9,8 +9,9 @@ import CAdw
 /// the GTK thread, which is the main actor's.
 @MainActor
 package enum Signal {
-    /// A boxed Swift closure passed through a signal's `user_data`.
-    final class Box<F> {
+    /// A boxed Swift closure passed through a signal's `user_data`. Made and
+    /// called on the GTK thread only; GLib just carries the pointer.
+    final class Box<F>: @unchecked Sendable {
         let function: F
         init(_ function: F) { self.function = function }
     }
@@ -25,11 +26,7 @@ package enum Signal {
     package static func connect(_ object: Object, _ name: String, _ action: @escaping @MainActor () -> Void)
         -> HandlerID
     {
-        let callback: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
-            guard let data else { return }
-            let box = Unmanaged<Box<@MainActor () -> Void>>.fromOpaque(data).takeUnretainedValue()
-            MainActor.assumeIsolated { box.function() }
-        }
+        let callback: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in Signal.runBoxed(data) }
         return connect(object, name, unsafeBitCast(callback, to: GCallback.self), Box(action))
     }
 
@@ -38,11 +35,7 @@ package enum Signal {
     package static func notify(_ object: Object, _ property: String, _ action: @escaping @MainActor () -> Void)
         -> HandlerID
     {
-        let callback: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, _, data in
-            guard let data else { return }
-            let box = Unmanaged<Box<@MainActor () -> Void>>.fromOpaque(data).takeUnretainedValue()
-            MainActor.assumeIsolated { box.function() }
-        }
+        let callback: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, _, data in Signal.runBoxed(data) }
         return connect(object, "notify::\(property)", unsafeBitCast(callback, to: GCallback.self), Box(action))
     }
 
@@ -57,6 +50,23 @@ package enum Signal {
             return MainActor.assumeIsolated { box.function() } ? 1 : 0
         }
         return connect(object, name, unsafeBitCast(callback, to: GCallback.self), Box(action))
+    }
+
+    /// `action` boxed and retained for a C callback's user data, with the
+    /// destroy notify that releases it (shortcuts, main-loop sources).
+    static func retained(_ action: @escaping @MainActor () -> Void) -> (gpointer, GDestroyNotify) {
+        let release: @convention(c) (gpointer?) -> Void = { data in
+            guard let data else { return }
+            Unmanaged<AnyObject>.fromOpaque(data).release()
+        }
+        return (Unmanaged.passRetained(Box(action)).toOpaque(), release)
+    }
+
+    /// Runs the action ``retained(_:)`` boxed, from a C callback on the GTK thread.
+    nonisolated static func runBoxed(_ data: gpointer?) {
+        guard let data else { return }
+        let box = Unmanaged<Box<@MainActor () -> Void>>.fromOpaque(data).takeUnretainedValue()
+        MainActor.assumeIsolated { box.function() }
     }
 
     /// Disconnects a handler (its closure is released by the destroy notify).

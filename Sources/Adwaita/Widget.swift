@@ -12,6 +12,15 @@ package enum Align: Sendable {
         case .center: GTK_ALIGN_CENTER
         }
     }
+
+    init(_ gtk: GtkAlign) {
+        switch gtk {
+        case GTK_ALIGN_START: self = .start
+        case GTK_ALIGN_END: self = .end
+        case GTK_ALIGN_CENTER: self = .center
+        default: self = .fill
+        }
+    }
 }
 
 /// An accessible role chosen at construction (GTK's `accessible-role`).
@@ -47,12 +56,12 @@ package class Widget: Object {
     }
 
     package var horizontalAlignment: Align {
-        get { .fill }
+        get { Align(gtk_widget_get_halign(widget)) }
         set { gtk_widget_set_halign(widget, newValue.gtk) }
     }
 
     package var verticalAlignment: Align {
-        get { .fill }
+        get { Align(gtk_widget_get_valign(widget)) }
         set { gtk_widget_set_valign(widget, newValue.gtk) }
     }
 
@@ -107,6 +116,14 @@ package class Widget: Object {
         set { gtk_widget_set_focusable(widget, newValue ? 1 : 0) }
     }
 
+    /// True while the widget is mapped (on screen, or about to be drawn).
+    package var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
+
+    /// Runs `action` each time the widget is mapped (about to be shown on screen).
+    package func onMap(_ action: @escaping @MainActor () -> Void) {
+        Signal.connect(self, "map", action)
+    }
+
     // MARK: Accessibility
 
     /// The accessible name a screen reader says for this widget. Replaces a
@@ -151,16 +168,10 @@ package class Widget: Object {
         guard let controller = gtk_shortcut_controller_new() else { return }
         let callback: @convention(c) (UnsafeMutablePointer<GtkWidget>?, OpaquePointer?, gpointer?) -> gboolean = {
             _, _, data in
-            guard let data else { return 0 }
-            let box = Unmanaged<Signal.Box<@MainActor () -> Void>>.fromOpaque(data).takeUnretainedValue()
-            MainActor.assumeIsolated { box.function() }
+            Signal.runBoxed(data)
             return 1
         }
-        let release: @convention(c) (gpointer?) -> Void = { data in
-            guard let data else { return }
-            Unmanaged<AnyObject>.fromOpaque(data).release()
-        }
-        let data = Unmanaged.passRetained(Signal.Box(action)).toOpaque()
+        let (data, release) = Signal.retained(action)
         let shortcut = gtk_shortcut_new(
             gtk_shortcut_trigger_parse_string(trigger), gtk_callback_action_new(callback, data, release))
         gtk_shortcut_controller_add_shortcut(controller, shortcut)  // a GtkShortcutController

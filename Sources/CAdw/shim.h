@@ -49,6 +49,9 @@ static inline void flowd_accessible_set_label(GtkAccessible *a, const char *text
 static inline void flowd_accessible_set_description(GtkAccessible *a, const char *text) {
     gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 }
+static inline void flowd_accessible_set_placeholder(GtkAccessible *a, const char *text) {
+    gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_PLACEHOLDER, text, -1);
+}
 static inline void flowd_accessible_set_required(GtkAccessible *a, gboolean required) {
     gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_REQUIRED, required, -1);
 }

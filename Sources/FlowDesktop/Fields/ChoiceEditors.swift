@@ -41,8 +41,12 @@ struct ChoiceSelection: Equatable {
 @MainActor
 final class OtherEntry {
     let row: EntryRow
+    /// What appears and disappears with the entry (the row, or a group around it).
+    var shown: Widget
+
     init(field: FieldModel, context: EditorContext) {
         row = EntryRow(title: field.other?.label ?? "")
+        shown = row
         row.setText(field.other?.text ?? "")
         row.setAccessibleLabel(field.label + ": " + (field.other?.label ?? ""))
         let key = field.otherKey
@@ -50,8 +54,13 @@ final class OtherEntry {
         row.onActivated(context.activate)
     }
 
+    var isVisible: Bool {
+        get { shown.isVisible }
+        set { shown.isVisible = newValue }
+    }
+
     func update(_ field: FieldModel, visible: Bool) {
-        row.isVisible = visible
+        isVisible = visible
         row.title = field.other?.label ?? ""
         let text = field.other?.text ?? ""
         if !row.hasFocusWithin, row.text != text { row.setText(text) }
@@ -102,7 +111,7 @@ final class ChoiceRowsEditor: FieldEditor {
                 // In a single choice, the option released by the new one says nothing of its own.
                 if !selection.multiple, !check.isActive { return }
                 selection.set(id, check.isActive)
-                otherEntry?.row.isVisible = selection.isChosen(FieldModel.otherOptionID)
+                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
                 context.report([fieldID: selection.answer])
             }
         }
@@ -147,7 +156,12 @@ final class ChoiceChipsEditor: FieldEditor {
         group = PreferencesGroup(title: field.displayLabel)
         let flow = FlowBox(spacing: 8)
         group.add(flow)
-        chrome = FieldChrome(content: group)
+        // Other's entry in a group of its own: a preferences group shows its rows before other children.
+        let content = Box(.vertical, spacing: 8)
+        content.append(group)
+        let otherGroup = PreferencesGroup()
+        content.append(otherGroup)
+        chrome = FieldChrome(content: content)
         var options = field.options
         if let other = field.other { options.append(OptionModel(id: FieldModel.otherOptionID, label: other.label)) }
         for option in options {
@@ -163,17 +177,17 @@ final class ChoiceChipsEditor: FieldEditor {
                 // In a single choice, the option released by the new one says nothing of its own.
                 if !selection.multiple, !chip.isActive { return }
                 selection.set(id, chip.isActive)
-                otherEntry?.row.isVisible = selection.isChosen(FieldModel.otherOptionID)
+                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
                 context.report([fieldID: selection.answer])
             }
         }
         if field.other != nil {
             let entry = OtherEntry(field: field, context: context)
-            entry.row.addStyleClass("card")
-            entry.row.setMargins(top: 6)
-            group.add(entry.row)
+            otherGroup.add(entry.row)
+            entry.shown = otherGroup
             otherEntry = entry
         }
+        otherGroup.isVisible = false
         group.setAccessibleLabel(field.displayLabel)
         chrome.attach(input: group, field: field)
         update(field)

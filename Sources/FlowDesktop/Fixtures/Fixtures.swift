@@ -41,7 +41,7 @@ package struct Fixtures: Sendable {
         case "review": return .review(review(failure: nil))
         case "submitting": return .submitting(submitting)
         case "success": return .success(success)
-        case "failure": return .review(review(failure: failure))
+        case "failure": return .review(review(failure: failure, unfinished: false))
         default: return nil
         }
     }

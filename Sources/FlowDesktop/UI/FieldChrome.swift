@@ -66,6 +66,8 @@ final class FieldChrome {
         guard let input else { return }
         input.setAccessibleDescription(([error] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
         input.setAccessibleInvalid(!error.isEmpty)
+        // Entry rows and inputs turn red with the error.
+        input.setStyleClass("error", !error.isEmpty)
         input.setDescribedBy(error.isEmpty ? nil : errorLabel)
     }
 }

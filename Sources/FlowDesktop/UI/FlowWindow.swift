@@ -95,9 +95,28 @@ package final class FlowWindow {
         current = (screen, page)
         dropOutgoingPages()
         window.setDefaultWidget(page.defaultButton)
-        page.focusFirst()
+        focusWhenShown(page)
         announce(screen.announcement)
         return transition
+    }
+
+    /// Focuses the page's first field once the page is on screen and laid out, so
+    /// the page also scrolls to it (a focus given earlier cannot scroll).
+    private func focusWhenShown(_ page: any Page) {
+        let focus: @MainActor () -> Void = { [weak self, weak page] in
+            MainLoop.whenIdle {
+                guard let self, let page, self.current?.page === page else { return }
+                page.focusFirst()
+            }
+        }
+        // A stack shows a page at once when nothing animates: it may be mapped already.
+        if page.root.isMapped { return focus() }
+        var pending = true
+        page.root.onMap {
+            guard pending else { return }
+            pending = false
+            focus()
+        }
     }
 
     private func dropOutgoingPages() {

@@ -87,9 +87,11 @@ final class ActionBar {
         back.addStyleClass("pill")
         let row = Box(.horizontal, spacing: 12)
         row.setMargins(top: 12)
+        // Both expand, so the main button stays at the end side when Back is hidden.
         back.horizontalAlignment = .start
         back.expandsHorizontally = true
         primary.horizontalAlignment = .end
+        primary.expandsHorizontally = true
         row.append(back)
         row.append(primary)
         for label in [stepError, failureLabel] {

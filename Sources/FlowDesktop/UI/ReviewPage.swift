@@ -63,11 +63,16 @@ final class ReviewPage: Page {
         note.text = screen.note
         note.isVisible = !screen.note.isEmpty
         actions.update(screen.actions, stepError: "")
+        hasFailure = screen.actions.failure != nil
     }
 
     private var groupWidgets: [PreferencesGroup] = []
 
     func focusFirst() {
         if actions.primary.isSensitive { actions.primary.grabFocus() } else { firstEdit?.grabFocus() }
+        // A failed submit's message is under the button, the last thing on the page.
+        if hasFailure { body.root.scrollToEnd() }
     }
+
+    private var hasFailure = false
 }

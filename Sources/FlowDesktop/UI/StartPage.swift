@@ -22,7 +22,6 @@ final class StartPage: Page {
                 row.setLines(title: 0, subtitle: 0)
                 let resume = Button(label: strings(.resume))
                 resume.verticalAlignment = .center
-                resume.addStyleClass("suggested-action")
                 resume.setAccessibleLabel(strings(.resumeSession, ["title": session.flowTitle]))
                 resume.setAccessibleDescription(line)
                 let discard = Button(iconName: "user-trash-symbolic", accessibleLabel: strings(.discardSession, ["title": session.flowTitle]))

@@ -71,7 +71,15 @@ final class StepPage: Page {
     }
 
     func focusFirst() {
-        if let first = editors.first { first.focusTarget.grabFocus() } else { actions.primary.grabFocus() }
+        if screen.actions.failure != nil {
+            // A failed submit (a flow without Review): its message is under the button, at the end.
+            actions.primary.grabFocus()
+            body.root.scrollToEnd()
+        } else if let first = editors.first {
+            first.focusTarget.grabFocus()
+        } else {
+            actions.primary.grabFocus()
+        }
     }
 
     private func personAnswered(_ answers: [String: AnswerValue]) {

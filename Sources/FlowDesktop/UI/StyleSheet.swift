@@ -10,8 +10,9 @@ enum StyleSheet {
         /* Errors under a field and under the main button. */
         label.field-error { color: @error_color; }
 
-        /* Chips: toggle buttons shaped like pills. */
-        togglebutton.chip { border-radius: 9999px; padding: 6px 16px; }
+        /* Chips: toggle buttons shaped like pills, filled with the accent colour when chosen. */
+        button.chip { border-radius: 9999px; padding: 6px 16px; }
+        button.chip:checked { background-color: @accent_bg_color; color: @accent_fg_color; }
 
         /* Review: the answer reads first, its label is the quiet part. */
         row.review-answer label.title { font-size: 0.9em; opacity: 0.7; }
@@ -25,12 +26,12 @@ enum StyleSheet {
         scrolledwindow.multiline:focus-within { outline: 2px solid alpha(@accent_color, 0.5); outline-offset: -2px; }
 
         /* The password input: shaped like the entry rows around it. */
-        passwordentry.secure-field {
+        entry.secure-field {
             min-height: 50px; padding: 0 12px; border-radius: 12px;
             background-color: @card_bg_color; color: @card_fg_color;
             box-shadow: 0 0 0 1px rgba(0, 0, 0, 0.03), 0 1px 3px 1px rgba(0, 0, 0, 0.07), 0 2px 6px 2px rgba(0, 0, 0, 0.03);
         }
-        passwordentry.secure-field:focus-within { outline: 2px solid alpha(@accent_color, 0.5); outline-offset: -2px; }
+        entry.secure-field:focus-within { outline: 2px solid alpha(@accent_color, 0.5); outline-offset: -2px; }
 
         /* Review's Edit buttons read as links. */
         button.edit-link { color: @accent_color; }
