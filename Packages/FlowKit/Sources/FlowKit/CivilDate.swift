@@ -131,17 +131,10 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
 /// a valid date.
 extension CivilDate: Codable {
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        guard let d = CivilDate(iso: try c.decode(String.self)) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected a date as YYYY-MM-DD")
-        }
-        self = d
+        self = try decodeISO(decoder, CivilDate.init(iso:), expected: "a date as YYYY-MM-DD")
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
-    }
+    public func encode(to encoder: any Encoder) throws { try description.encode(to: encoder) }
 }
 
 /// A time of day to the minute, without a time zone: the value of a `time`
@@ -187,17 +180,20 @@ public struct CivilTime: Sendable, Hashable, Comparable, CustomStringConvertible
 /// valid time.
 extension CivilTime: Codable {
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        guard let t = CivilTime(iso: try c.decode(String.self)) else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected a time as HH:MM")
-        }
-        self = t
+        self = try decodeISO(decoder, CivilTime.init(iso:), expected: "a time as HH:MM")
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(description)
+    public func encode(to encoder: any Encoder) throws { try description.encode(to: encoder) }
+}
+
+/// A value decoded from one string that `parse` accepts; a decoding error
+/// saying what was `expected` otherwise.
+private func decodeISO<T>(_ decoder: any Decoder, _ parse: (String) -> T?, expected: String) throws -> T {
+    let c = try decoder.singleValueContainer()
+    guard let value = parse(try c.decode(String.self)) else {
+        throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected \(expected)")
     }
+    return value
 }
 
 /// The value of ASCII decimal digits; nil for any other byte.
