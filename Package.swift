@@ -103,7 +103,7 @@ let package = Package(
         // The desktop client: view models, pages, navigation, keyboard, its own strings.
         .target(
             name: "FlowDesktop",
-            dependencies: ["Adwaita", "FlowEngine"],
+            dependencies: ["Adwaita", "FlowEngine", flowKit],
             // The app's own strings (window chrome, start page), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")
@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
         .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
         .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
-        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "FlowEngine", "TestSupport"]),
+        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),

@@ -52,7 +52,7 @@ final class DateEditor: FieldEditor {
 
     /// The day after `after` (dates must be after it), when there is a lower bound.
     nonisolated static func firstAllowedDay(_ bounds: DateBounds?) -> CivilDate? {
-        bounds?.after?.nextDay
+        bounds?.after?.adding(days: 1)
     }
 
     func update(_ field: FieldModel) {
