@@ -47,6 +47,8 @@ chmod 700 "$WORK/runtime"
 printf '[Settings]\ngtk-font-name=Cantarell 11\n' >"$WORK/config/gtk-4.0/settings.ini"
 printf '[Settings]\ngtk-font-name=Cantarell 11\ngtk-enable-animations=false\n' >"$WORK/reduced/gtk-4.0/settings.ini"
 
+# The suite's lines go to standard output (fd 3); what the buses and the
+# accessibility registry print goes to bus.log, shown when the suite fails.
 # GSK_RENDERER=cairo: Xvfb has no GPU, and GTK's GL renderer on Mesa's software
 # rasterizer spends whole frames on a spinning spinner, starving GTK's idle work
 # (the accessibility registration among it).
@@ -56,8 +58,8 @@ env -u WAYLAND_DISPLAY -u NO_AT_BRIDGE \
     DISPLAY=":$(cat "$WORK/display")" GDK_BACKEND=x11 GSK_RENDERER=cairo GSETTINGS_BACKEND=memory \
     HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/config" XDG_RUNTIME_DIR="$WORK/runtime" \
     FLOWD_GTK_E2E_REDUCED_MOTION_CONFIG="$WORK/reduced" LANG=C.UTF-8 LC_ALL= LC_MESSAGES= \
-    dbus-run-session -- /usr/bin/python3 "$HERE/suite.py" --bin "$BIN" --shots "$SHOTS" "$@" \
-    2>"$WORK/bus.log" || status=$?
+    dbus-run-session -- sh -c 'exec "$@" >&3' sh /usr/bin/python3 "$HERE/suite.py" --bin "$BIN" --shots "$SHOTS" "$@" \
+    3>&1 >"$WORK/bus.log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
     echo "run.sh: the suite failed; the bus said:" >&2
     grep -v 'Failed to set fd limit\|Activating service\|Successfully activated\|SpiRegistry' "$WORK/bus.log" | tail -n 20 >&2 || true
