@@ -67,34 +67,88 @@ final class OtherEntry {
     }
 }
 
-/// `choice` and `multichoice` as rows: radio buttons for one, check buttons
-/// for several; an option's icon before its label; Other last, with its
-/// entry row appearing under it when chosen.
+/// A button that chooses an option: a check or radio button in a row, or a chip.
 @MainActor
-final class ChoiceRowsEditor: FieldEditor {
-    let fieldID: String
-    private let group: PreferencesGroup
-    private var checks: [(id: String, button: CheckButton)] = []
-    private var otherEntry: OtherEntry?
-    private let chrome: FieldChrome
-    private var selection: ChoiceSelection
-    var root: Widget { chrome.root }
-    var focusTarget: Widget { checks.first(where: { selection.isChosen($0.id) })?.button ?? checks.first?.button ?? group }
+protocol ChoiceButton: Widget {
+    var isActive: Bool { get set }
+    func onToggled(_ action: @escaping @MainActor () -> Void)
+}
 
-    init(_ field: FieldModel, context: EditorContext) {
+extension CheckButton: ChoiceButton {}
+extension ToggleButton: ChoiceButton {}
+
+/// `choice` and `multichoice`, in either style (``ChoiceStyle``):
+/// - rows: radio buttons for one, check buttons for several, an option's icon
+///   before its label, Other last with its entry row appearing under it;
+/// - chips: toggle buttons that stay pressed (one at a time for a single
+///   choice), Other's entry in a group of its own below them.
+@MainActor
+final class ChoiceEditor: FieldEditor {
+    let fieldID: String
+    let chrome: FieldChrome
+    private let group: PreferencesGroup
+    private var buttons: [(id: String, button: any ChoiceButton)] = []
+    private var otherEntry: OtherEntry?
+    private var selection: ChoiceSelection
+
+    var focusTarget: Widget {
+        buttons.first(where: { selection.isChosen($0.id) })?.button ?? buttons.first?.button ?? group
+    }
+
+    init(_ field: FieldModel, style: ChoiceStyle, context: EditorContext) {
         fieldID = field.id
         selection = ChoiceSelection(field: field)
         group = PreferencesGroup(title: field.displayLabel)
-        chrome = FieldChrome(content: group)
         var options = field.options
         if let other = field.other { options.append(OptionModel(id: FieldModel.otherOptionID, label: other.label)) }
-        // When some options have icons, the others get an empty slot so the labels line up.
+        let other = field.other.map { _ in OtherEntry(field: field, context: context) }
+        switch style {
+        case .rows:
+            buttons = Self.rows(options, multiple: selection.multiple, in: group)
+            if let other { group.add(other.row) }
+            chrome = FieldChrome(content: group)
+        case .chips:
+            buttons = Self.chips(options, multiple: selection.multiple, in: group)
+            // A preferences group shows its rows before other children: Other's entry goes below, in its own.
+            let content = Box(.vertical, spacing: 8)
+            content.append(group)
+            let otherGroup = PreferencesGroup()
+            otherGroup.isVisible = false
+            content.append(otherGroup)
+            if let other {
+                otherGroup.add(other.row)
+                other.shown = otherGroup
+            }
+            chrome = FieldChrome(content: content)
+        }
+        otherEntry = other
+        for (id, button) in buttons {
+            button.onToggled { [unowned self, unowned button] in
+                // In a single choice, the option released by the new one says nothing of its own.
+                if !selection.multiple, !button.isActive { return }
+                selection.set(id, button.isActive)
+                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
+                context.report([fieldID: selection.answer])
+            }
+        }
+        // The group names the options for a screen reader; errors and hints describe it.
+        group.setAccessibleLabel(field.displayLabel)
+        chrome.attach(input: group, field: field)
+        update(field)
+    }
+
+    /// A row per option with a radio (or check) button; when some options have
+    /// icons, the others get an empty slot so the labels line up.
+    private static func rows(_ options: [OptionModel], multiple: Bool, in group: PreferencesGroup)
+        -> [(id: String, button: any ChoiceButton)]
+    {
         let anyIcon = options.contains { !$0.icon.isEmpty }
+        var checks: [(id: String, button: CheckButton)] = []
         for option in options {
             let row = ActionRow(title: option.label)
             row.setLines(title: 0, subtitle: 0)
-            let check = CheckButton(radio: !selection.multiple)
-            if let first = checks.first?.button, !selection.multiple { check.join(first) }
+            let check = CheckButton(radio: !multiple)
+            if let first = checks.first?.button, !multiple { check.join(first) }
             // libadwaita 1.2 puts each new prefix first: the icon, then the button before it.
             if anyIcon {
                 let icon = Image(iconName: option.icon, pixelSize: 24)
@@ -106,100 +160,34 @@ final class ChoiceRowsEditor: FieldEditor {
             check.setAccessibleLabel(option.label)
             group.add(row)
             checks.append((option.id, check))
-            let id = option.id
-            check.onToggled { [unowned self, unowned check] in
-                // In a single choice, the option released by the new one says nothing of its own.
-                if !selection.multiple, !check.isActive { return }
-                selection.set(id, check.isActive)
-                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
-                context.report([fieldID: selection.answer])
-            }
         }
-        if field.other != nil {
-            let entry = OtherEntry(field: field, context: context)
-            group.add(entry.row)
-            otherEntry = entry
-        }
-        // The group names the options for a screen reader; errors and hints describe it.
-        group.setAccessibleLabel(field.displayLabel)
-        chrome.attach(input: group, field: field)
-        update(field)
+        return checks.map { ($0.id, $0.button) }
     }
 
-    func update(_ field: FieldModel) {
-        group.title = field.displayLabel
-        chrome.update(field)
-        selection = ChoiceSelection(field: field)
-        for (id, check) in checks { check.isActive = selection.isChosen(id) }
-        otherEntry?.update(field, visible: selection.isChosen(FieldModel.otherOptionID))
-    }
-
-    func showError(_ text: String) { chrome.showError(text) }
-}
-
-/// `choice` and `multichoice` with a few short options: chips that stay
-/// pressed (one at a time for a single choice), Other with its entry below.
-@MainActor
-final class ChoiceChipsEditor: FieldEditor {
-    let fieldID: String
-    private let group: PreferencesGroup
-    private var chips: [(id: String, button: ToggleButton)] = []
-    private var otherEntry: OtherEntry?
-    private let chrome: FieldChrome
-    private var selection: ChoiceSelection
-    var root: Widget { chrome.root }
-    var focusTarget: Widget { chips.first(where: { selection.isChosen($0.id) })?.button ?? chips.first?.button ?? group }
-
-    init(_ field: FieldModel, context: EditorContext) {
-        fieldID = field.id
-        selection = ChoiceSelection(field: field)
-        group = PreferencesGroup(title: field.displayLabel)
+    /// A chip per option in a wrapping line.
+    private static func chips(_ options: [OptionModel], multiple: Bool, in group: PreferencesGroup)
+        -> [(id: String, button: any ChoiceButton)]
+    {
         let flow = FlowBox(spacing: 8)
         group.add(flow)
-        // Other's entry in a group of its own: a preferences group shows its rows before other children.
-        let content = Box(.vertical, spacing: 8)
-        content.append(group)
-        let otherGroup = PreferencesGroup()
-        content.append(otherGroup)
-        chrome = FieldChrome(content: content)
-        var options = field.options
-        if let other = field.other { options.append(OptionModel(id: FieldModel.otherOptionID, label: other.label)) }
+        var chips: [(id: String, button: ToggleButton)] = []
         for option in options {
             let chip = ToggleButton(label: option.label)
             chip.addStyleClass("chip")
             if !option.icon.isEmpty { chip.setIcon(option.icon, label: option.label) }
             chip.setAccessibleLabel(option.label)
-            if let first = chips.first?.button, !selection.multiple { chip.join(first) }
+            if let first = chips.first?.button, !multiple { chip.join(first) }
             flow.append(chip)
             chips.append((option.id, chip))
-            let id = option.id
-            chip.onToggled { [unowned self, unowned chip] in
-                // In a single choice, the option released by the new one says nothing of its own.
-                if !selection.multiple, !chip.isActive { return }
-                selection.set(id, chip.isActive)
-                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
-                context.report([fieldID: selection.answer])
-            }
         }
-        if field.other != nil {
-            let entry = OtherEntry(field: field, context: context)
-            otherGroup.add(entry.row)
-            entry.shown = otherGroup
-            otherEntry = entry
-        }
-        otherGroup.isVisible = false
-        group.setAccessibleLabel(field.displayLabel)
-        chrome.attach(input: group, field: field)
-        update(field)
+        return chips.map { ($0.id, $0.button) }
     }
 
     func update(_ field: FieldModel) {
         group.title = field.displayLabel
         chrome.update(field)
         selection = ChoiceSelection(field: field)
-        for (id, chip) in chips { chip.isActive = selection.isChosen(id) }
+        for (id, button) in buttons { button.isActive = selection.isChosen(id) }
         otherEntry?.update(field, visible: selection.isChosen(FieldModel.otherOptionID))
     }
-
-    func showError(_ text: String) { chrome.showError(text) }
 }

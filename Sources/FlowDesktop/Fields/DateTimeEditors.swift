@@ -10,9 +10,8 @@ final class DateEditor: FieldEditor {
     private let row: EntryRow
     private let calendar = Calendar()
     private let popover: Popover
-    private let chrome: FieldChrome
+    let chrome: FieldChrome
     private var bounds: DateBounds?
-    var root: Widget { chrome.root }
     var focusTarget: Widget { row }
 
     init(_ field: FieldModel, context: EditorContext) {
@@ -22,9 +21,7 @@ final class DateEditor: FieldEditor {
         row.setPlaceholder(field.placeholder.isEmpty ? "YYYY-MM-DD" : field.placeholder)
         popover = Popover(child: calendar)
         row.addSuffix(MenuButton(iconName: "x-office-calendar-symbolic", accessibleLabel: context.strings(.chooseDate), popover: popover))
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(row: row)
         chrome.attach(input: row, field: field)
         row.setText(field.value?.textValue ?? "")
         showOnCalendar(field.value?.textValue ?? "")
@@ -66,7 +63,6 @@ final class DateEditor: FieldEditor {
         }
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
 }
 
 /// `time`: an entry row for `HH:MM` with hour and minute spin buttons in a popover.
@@ -76,8 +72,7 @@ final class TimeEditor: FieldEditor {
     private let row: EntryRow
     private let hours = SpinButton(minimum: 0, maximum: 23, step: 1, digits: 0)
     private let minutes = SpinButton(minimum: 0, maximum: 59, step: 5, digits: 0)
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
+    let chrome: FieldChrome
     var focusTarget: Widget { row }
 
     init(_ field: FieldModel, context: EditorContext) {
@@ -92,9 +87,7 @@ final class TimeEditor: FieldEditor {
         pickers.append(Label(":"))
         pickers.append(minutes)
         row.addSuffix(MenuButton(iconName: "preferences-system-time-symbolic", accessibleLabel: context.strings(.chooseTime), popover: Popover(child: pickers)))
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(row: row)
         chrome.attach(input: row, field: field)
         show(field.value?.textValue ?? "")
         let id = field.id
@@ -131,5 +124,4 @@ final class TimeEditor: FieldEditor {
         if !row.hasFocusWithin, row.text != value { show(value) }
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
 }

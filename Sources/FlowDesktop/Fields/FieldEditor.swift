@@ -8,15 +8,21 @@ import FlowKit
 @MainActor
 protocol FieldEditor: AnyObject {
     var fieldID: String { get }
-    /// The block the step page adds.
-    var root: Widget { get }
+    /// The texts around the input (error, help, hints) and the block the page adds.
+    var chrome: FieldChrome { get }
     /// Where the focus goes when the step arrives.
     var focusTarget: Widget { get }
     /// New data from the daemon: labels, value, hints. A value the person is
     /// typing into right now is left alone.
     func update(_ field: FieldModel)
+}
+
+extension FieldEditor {
+    /// The block the step page adds.
+    var root: Widget { chrome.root }
+
     /// Shows the field's error ("" hides it).
-    func showError(_ text: String)
+    func showError(_ text: String) { chrome.showError(text) }
 }
 
 /// What every editor is given.
@@ -34,20 +40,17 @@ enum FieldEditors {
     /// The editor for `field`'s type.
     static func make(_ field: FieldModel, context: EditorContext) -> any FieldEditor {
         switch field.type {
-        case .text, .email: return TextEditor(field, context: context)
+        case .text: return EntryEditor(field, purpose: .freeForm, context: context)
+        case .email: return EntryEditor(field, purpose: .email, context: context)
         case .secure: return SecureEditor(field, context: context)
         case .multiline: return MultilineEditor(field, context: context)
         case .number:
             return NumberSpinEditor.fits(field)
-                ? NumberSpinEditor(field, context: context) : NumberEntryEditor(field, context: context)
+                ? NumberSpinEditor(field, context: context) : EntryEditor.number(field, context: context)
         case .date: return DateEditor(field, context: context)
         case .time: return TimeEditor(field, context: context)
         case .toggle: return ToggleEditor(field, context: context)
-        case .choice, .multichoice:
-            switch ChoiceStyle.of(field) {
-            case .rows: return ChoiceRowsEditor(field, context: context)
-            case .chips: return ChoiceChipsEditor(field, context: context)
-            }
+        case .choice, .multichoice: return ChoiceEditor(field, style: ChoiceStyle.of(field), context: context)
         }
     }
 }

@@ -48,8 +48,7 @@ final class NumberSpinEditor: FieldEditor {
     let fieldID: String
     private let row: ActionRow
     private let spin: SpinButton
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
+    let chrome: FieldChrome
     var focusTarget: Widget { spin }
 
     /// A spin button suits a whole number between two bounds not too far apart.
@@ -67,9 +66,7 @@ final class NumberSpinEditor: FieldEditor {
         row = ActionRow(title: field.displayLabel)
         row.addSuffix(spin)
         row.setActivatableWidget(spin)
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(row: row)
         chrome.attach(input: spin, field: field)
         show(field.value)
         let id = field.id
@@ -87,40 +84,4 @@ final class NumberSpinEditor: FieldEditor {
         if !spin.hasFocusWithin, spin.text != NumberText.display(field.value) { show(field.value) }
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
-}
-
-/// Any other `number`: an entry row for digits.
-@MainActor
-final class NumberEntryEditor: FieldEditor {
-    let fieldID: String
-    private let row: EntryRow
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
-    var focusTarget: Widget { row }
-
-    init(_ field: FieldModel, context: EditorContext) {
-        fieldID = field.id
-        let integer = field.numberRange?.integer ?? false
-        row = EntryRow(title: field.displayLabel)
-        row.purpose = integer && (field.numberRange?.minimum ?? -1) >= 0 ? .digits : .number
-        row.setPlaceholder(field.placeholder)
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
-        chrome.attach(input: row, field: field)
-        row.setText(NumberText.display(field.value))
-        let id = field.id
-        row.onChanged { [unowned row] in context.report([id: NumberText.answer(for: row.text, integer: integer)]) }
-        row.onActivated(context.activate)
-    }
-
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
-        chrome.update(field)
-        let text = NumberText.display(field.value)
-        if !row.hasFocusWithin, row.text != text { row.setText(text) }
-    }
-
-    func showError(_ text: String) { chrome.showError(text) }
 }

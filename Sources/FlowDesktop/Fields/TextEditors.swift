@@ -1,39 +1,50 @@
 import Adwaita
 import FlowKit
 
-/// `text` and `email`: an entry row.
+/// `text`, `email`, and a `number` without a spin button: an entry row.
+/// The text typed becomes the answer through `answer`, and a held answer
+/// is shown through `display`.
 @MainActor
-final class TextEditor: FieldEditor {
+final class EntryEditor: FieldEditor {
     let fieldID: String
     private let row: EntryRow
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
+    let chrome: FieldChrome
+    private let display: (AnswerValue?) -> String
     var focusTarget: Widget { row }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(
+        _ field: FieldModel, purpose: InputPurpose, context: EditorContext,
+        answer: @escaping (String) -> AnswerValue = { .text($0) },
+        display: @escaping (AnswerValue?) -> String = { $0?.textValue ?? "" }
+    ) {
         fieldID = field.id
+        self.display = display
         row = EntryRow(title: field.displayLabel)
-        if field.type == .email { row.purpose = .email }
-        row.setPlaceholder(field.placeholder)
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
+        row.purpose = purpose
+        chrome = FieldChrome(row: row)
         chrome.attach(input: row, field: field)
-        row.setText(field.value?.textValue ?? "")
         let id = field.id
-        row.onChanged { [unowned row] in context.report([id: .text(row.text)]) }
+        row.onChanged { [unowned row] in context.report([id: answer(row.text)]) }
         row.onActivated(context.activate)
+        update(field)
+    }
+
+    /// A `number` field's entry: digits only for a whole number that cannot be
+    /// negative; a decimal comma is read as a point.
+    static func number(_ field: FieldModel, context: EditorContext) -> EntryEditor {
+        let integer = field.numberRange?.integer ?? false
+        return EntryEditor(
+            field, purpose: integer && (field.numberRange?.minimum ?? -1) >= 0 ? .digits : .number, context: context,
+            answer: { NumberText.answer(for: $0, integer: integer) }, display: NumberText.display)
     }
 
     func update(_ field: FieldModel) {
         row.title = field.displayLabel
         row.setPlaceholder(field.placeholder)
         chrome.update(field)
-        let value = field.value?.textValue ?? ""
-        if !row.hasFocusWithin, row.text != value { row.setText(value) }
+        let text = display(field.value)
+        if !row.hasFocusWithin, row.text != text { row.setText(text) }
     }
-
-    func showError(_ text: String) { chrome.showError(text) }
 }
 
 /// `secure`: a password input under the field's title. It shows bullets,
@@ -44,9 +55,8 @@ final class SecureEditor: FieldEditor {
     let fieldID: String
     private let group: PreferencesGroup
     private let entry = PasswordEntry()
-    private let chrome: FieldChrome
+    let chrome: FieldChrome
     private let strings: AppStrings
-    var root: Widget { chrome.root }
     var focusTarget: Widget { entry }
 
     init(_ field: FieldModel, context: EditorContext) {
@@ -69,7 +79,6 @@ final class SecureEditor: FieldEditor {
         chrome.setExtraNote(field.isSet && entry.text.isEmpty ? strings(.secureIsSet) : "")
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
 }
 
 /// `multiline`: a titled text view in a card.
@@ -78,8 +87,7 @@ final class MultilineEditor: FieldEditor {
     let fieldID: String
     private let group: PreferencesGroup
     private let view = TextView()
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
+    let chrome: FieldChrome
     var focusTarget: Widget { view }
 
     init(_ field: FieldModel, context: EditorContext) {
@@ -104,5 +112,4 @@ final class MultilineEditor: FieldEditor {
         if !view.hasFocus, view.text != value { view.text = value }
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
 }

@@ -7,8 +7,7 @@ final class ToggleEditor: FieldEditor {
     let fieldID: String
     private let row: ActionRow
     private let toggle = Switch()
-    private let chrome: FieldChrome
-    var root: Widget { chrome.root }
+    let chrome: FieldChrome
     var focusTarget: Widget { toggle }
 
     init(_ field: FieldModel, context: EditorContext) {
@@ -17,9 +16,7 @@ final class ToggleEditor: FieldEditor {
         row.setLines(title: 0, subtitle: 0)
         row.addSuffix(toggle)
         row.setActivatableWidget(toggle)
-        let group = PreferencesGroup()
-        group.add(row)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(row: row)
         chrome.attach(input: toggle, field: field)
         toggle.isOn = field.value == .bool(true)
         let id = field.id
@@ -32,5 +29,4 @@ final class ToggleEditor: FieldEditor {
         toggle.isOn = field.value == .bool(true)
     }
 
-    func showError(_ text: String) { chrome.showError(text) }
 }

@@ -16,6 +16,13 @@ final class FieldChrome {
     private var error = ""
     private var extraNote = ""
 
+    /// The chrome around `row` in a boxed list of its own (entry rows, action rows).
+    convenience init(row: Widget) {
+        let group = PreferencesGroup()
+        group.add(row)
+        self.init(content: group)
+    }
+
     init(content: Widget) {
         root.append(content)
         for label in [errorLabel, notesLabel] {

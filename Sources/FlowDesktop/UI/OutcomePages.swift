@@ -65,10 +65,7 @@ final class SuccessPage: Page {
         status.addStyleClass("success-page")
         while let row = receiptRows.popLast() { receipt.remove(row) }
         for line in screen.receipt {
-            let row = ActionRow(title: line.label, subtitle: line.value)
-            row.setLines(title: 0, subtitle: 0)
-            row.addStyleClass("review-answer")
-            row.setAccessibleLabel(line.label + ": " + line.value)
+            let row = AnswerRow.make(label: line.label, value: line.value)
             receipt.add(row)
             receiptRows.append(row)
         }

@@ -125,3 +125,16 @@ final class ActionBar {
         primary.setDescribedBy(failure.isEmpty ? nil : failureLabel)
     }
 }
+
+/// A row showing one answer (Review) or receipt line: the value reads first,
+/// its label is the quiet line above it; a screen reader hears "label: value".
+@MainActor
+enum AnswerRow {
+    static func make(label: String, value: String) -> ActionRow {
+        let row = ActionRow(title: label, subtitle: value)
+        row.setLines(title: 0, subtitle: 0)
+        row.addStyleClass("review-answer")
+        row.setAccessibleLabel(label + ": " + value)
+        return row
+    }
+}

@@ -50,11 +50,7 @@ final class ReviewPage: Page {
                 widget.add(status)
             }
             for answer in group.answers {
-                let row = ActionRow(title: answer.label, subtitle: answer.display)
-                row.setLines(title: 0, subtitle: 0)
-                row.addStyleClass("review-answer")
-                row.setAccessibleLabel(answer.label + ": " + answer.display)
-                widget.add(row)
+                widget.add(AnswerRow.make(label: answer.label, value: answer.display))
             }
             widget.setAccessibleLabel(group.status.isEmpty ? group.title : group.title + ", " + group.status)
             groupsBox.append(widget)
