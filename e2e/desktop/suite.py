@@ -202,6 +202,7 @@ def review_groups_not_given_not_finished_and_edit(ctx):
     app.find("list item", "Not finished")
     check(len(app.all("list item", "Day: Not given")) == 1, "the unanswered day does not read 'Not given'")
     app.find("list item", "Phone: Not given")
+    app.reveal(app.find("label", "Step 4 of 4"))
     app.screenshot("review")
     app.click(app.find("push button", "Edit Day and time"))
     app.wait_event("edit when")
