@@ -34,6 +34,7 @@ PACKAGES="
   fonts-cantarell
   fonts-dejavu-core
   adwaita-icon-theme
+  librsvg2-common
   desktop-file-utils
   appstream
 "
