@@ -15,14 +15,7 @@ package final class Box: Widget {
     }
 
     package func append(_ child: Widget) { gtk_box_append(flowd_box(raw), child.widget) }
-    package func prepend(_ child: Widget) { gtk_box_prepend(flowd_box(raw), child.widget) }
     package func remove(_ child: Widget) { gtk_box_remove(flowd_box(raw), child.widget) }
-
-    /// Every child gets the same size.
-    package var isHomogeneous: Bool {
-        get { gtk_box_get_homogeneous(flowd_box(raw)) != 0 }
-        set { gtk_box_set_homogeneous(flowd_box(raw), newValue ? 1 : 0) }
-    }
 }
 
 /// `AdwClamp`: keeps its child at a readable width on wide windows.
@@ -127,14 +120,5 @@ package final class Stack: Widget {
     /// Runs `action` whenever a transition starts or ends.
     package func onTransitionRunningChanged(_ action: @escaping @MainActor () -> Void) {
         Signal.notify(self, "transition-running", action)
-    }
-}
-
-/// `GtkSeparator`-free spacing: an empty box of a fixed height.
-@MainActor
-package final class Spacer: Widget {
-    package init(height: Int) {
-        super.init(gtk_box_new(GTK_ORIENTATION_VERTICAL, 0))
-        setSizeRequest(height: height)
     }
 }

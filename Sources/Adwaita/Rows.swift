@@ -20,11 +20,6 @@ package final class PreferencesGroup: Widget {
         set { adw_preferences_group_set_title(flowd_adw_preferences_group(raw), newValue) }
     }
 
-    package var groupDescription: String {
-        get { adw_preferences_group_get_description(flowd_adw_preferences_group(raw)).map { String(cString: $0) } ?? "" }
-        set { adw_preferences_group_set_description(flowd_adw_preferences_group(raw), newValue.isEmpty ? nil : newValue) }
-    }
-
     /// A widget at the end of the group's title line (Review's Edit button).
     package func setHeaderSuffix(_ widget: Widget) {
         adw_preferences_group_set_header_suffix(flowd_adw_preferences_group(raw), widget.widget)

@@ -34,22 +34,9 @@ package final class Label: Widget {
         set { gtk_label_set_xalign(flowd_label(raw), newValue) }
     }
 
-    /// Centres every line of wrapped text.
-    package func centerLines() { gtk_label_set_justify(flowd_label(raw), GTK_JUSTIFY_CENTER) }
-
     package var isSelectable: Bool {
         get { gtk_label_get_selectable(flowd_label(raw)) != 0 }
         set { gtk_label_set_selectable(flowd_label(raw), newValue ? 1 : 0) }
-    }
-
-    /// The widget whose mnemonic this label's `_` letter activates.
-    package func setMnemonicWidget(_ target: Widget) {
-        gtk_label_set_mnemonic_widget(flowd_label(raw), target.widget)
-    }
-
-    /// Text with `_` marking the mnemonic letter.
-    package func setTextWithMnemonic(_ text: String) {
-        gtk_label_set_text_with_mnemonic(flowd_label(raw), text)
     }
 }
 

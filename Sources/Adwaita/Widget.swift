@@ -97,7 +97,6 @@ package class Widget: Object {
     package func setStyleClass(_ name: String, _ on: Bool) {
         if on { addStyleClass(name) } else { removeStyleClass(name) }
     }
-    package func hasStyleClass(_ name: String) -> Bool { gtk_widget_has_css_class(widget, name) != 0 }
 
     /// Moves keyboard focus here; false when the widget cannot take it.
     @discardableResult
@@ -108,12 +107,6 @@ package class Widget: Object {
     /// True when the focus is on this widget or one inside it (the text of an entry row).
     package var hasFocusWithin: Bool {
         gtk_widget_get_state_flags(widget).rawValue & GTK_STATE_FLAG_FOCUS_WITHIN.rawValue != 0
-    }
-
-    /// Whether Tab stops here.
-    package var isFocusable: Bool {
-        get { gtk_widget_get_focusable(widget) != 0 }
-        set { gtk_widget_set_focusable(widget, newValue ? 1 : 0) }
     }
 
     /// True while the widget is mapped (on screen, or about to be drawn).
@@ -152,11 +145,6 @@ package class Widget: Object {
     /// Links the widget that describes this one (an error label), or clears the link.
     package func setDescribedBy(_ other: Widget?) {
         flowd_accessible_described_by(flowd_accessible(raw), other.map { flowd_accessible($0.raw) })
-    }
-
-    /// Links the widget whose text names this one.
-    package func setLabelledBy(_ other: Widget) {
-        flowd_accessible_labelled_by(flowd_accessible(raw), flowd_accessible(other.raw))
     }
 
     // MARK: Keyboard shortcuts

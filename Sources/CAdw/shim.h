@@ -27,7 +27,6 @@ static inline GtkSpinner *flowd_spinner(gpointer p) { return GTK_SPINNER(p); }
 static inline GtkLevelBar *flowd_level_bar(gpointer p) { return GTK_LEVEL_BAR(p); }
 static inline GtkFlowBox *flowd_flow_box(gpointer p) { return GTK_FLOW_BOX(p); }
 static inline GtkScrolledWindow *flowd_scrolled_window(gpointer p) { return GTK_SCROLLED_WINDOW(p); }
-static inline GtkFrame *flowd_frame(gpointer p) { return GTK_FRAME(p); }
 static inline GtkAccessible *flowd_accessible(gpointer p) { return GTK_ACCESSIBLE(p); }
 static inline GApplication *flowd_g_application(gpointer p) { return G_APPLICATION(p); }
 static inline GtkApplication *flowd_gtk_application(gpointer p) { return GTK_APPLICATION(p); }
@@ -72,9 +71,6 @@ static inline void flowd_accessible_reset_label(GtkAccessible *a) {
 /// Drops the labelled-by relation, so the LABEL property alone names the widget.
 static inline void flowd_accessible_reset_labelled_by(GtkAccessible *a) {
     gtk_accessible_reset_relation(a, GTK_ACCESSIBLE_RELATION_LABELLED_BY);
-}
-static inline void flowd_accessible_labelled_by(GtkAccessible *a, GtkAccessible *by) {
-    gtk_accessible_update_relation(a, GTK_ACCESSIBLE_RELATION_LABELLED_BY, by, NULL, -1);
 }
 
 /// A widget of `type` with an accessible role other than its class default

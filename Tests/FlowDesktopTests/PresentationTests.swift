@@ -42,14 +42,6 @@ struct MnemonicsTests {
         #expect(Mnemonics.assign(["予約する"]) == ["_予約する"])
         #expect(Mnemonics.assign(["2–10"]) == ["2–10"], "digits and dashes are not letters")
     }
-
-    @Test("the letter a marked label uses")
-    func letterOfMarked() {
-        #expect(Mnemonics.letter(of: "B_ack") == "a")
-        #expect(Mnemonics.letter(of: "_snake__case") == "s")
-        #expect(Mnemonics.letter(of: "plain") == nil)
-        #expect(Mnemonics.letter(of: "a__b") == nil)
-    }
 }
 
 @Suite("touched fields")

@@ -28,18 +28,4 @@ package enum Mnemonics {
             return out
         }
     }
-
-    /// The letter a label marked by ``assign(_:taken:)`` uses, lowercased.
-    package static func letter(of marked: String) -> Character? {
-        var previousWasMark = false
-        for ch in marked {
-            if previousWasMark {
-                if ch != "_" { return ch.lowercased().first }
-                previousWasMark = false
-                continue
-            }
-            previousWasMark = ch == "_"
-        }
-        return nil
-    }
 }
