@@ -1,39 +1,48 @@
+import FlowdSystem
+
 /// Writes one plain line per entry to stderr (or another descriptor):
 ///
 ///     flowd[4242]: warning: plugin call timed out (session=0f3a… plugin=example.vat)
 ///
-/// Field names are shown in lowercase without the `FLOWD_` prefix. Newlines
+/// Field names are shown in lowercase, without the application's prefix
+/// (``hiddenFieldPrefix``, `FLOWD_` for flowd's `FLOWD_SESSION`). Newlines
 /// and other control characters in the message and values are escaped
 /// (`\n`, `\t`, `\x1b`), so every entry is exactly one line; values with
 /// spaces, quotes or `=` are quoted. Each line is one `write(2)`, so lines
 /// from different threads do not interleave.
-public struct StderrBackend: LogBackend {
+package struct StderrBackend: LogBackend {
     /// The descriptor written to; 2 by default.
-    public var fileDescriptor: Int32
+    package var fileDescriptor: Int32
+    /// The prefix left out of field names in lines (empty: none).
+    package var hiddenFieldPrefix: String
 
     /// A backend writing to `fileDescriptor` (stderr by default).
-    public init(fileDescriptor: Int32 = 2) {
+    package init(fileDescriptor: Int32 = 2, hiddenFieldPrefix: String = "") {
         self.fileDescriptor = fileDescriptor
+        self.hiddenFieldPrefix = hiddenFieldPrefix
     }
 
-    public func write(_ record: LogRecord) {
-        let line = Self.format(record, pid: LibSystemd.processID()) + "\n"
-        _ = LibSystemd.writeAll(fileDescriptor, Array(line.utf8))
+    package func write(_ record: LogRecord) {
+        let line = format(record, pid: CurrentProcess.id) + "\n"
+        // A line that cannot be written has nowhere else to go.
+        try? FileDescriptor.writeAll(fileDescriptor, line.utf8)
     }
 
     /// The line for `record`, without the newline.
-    public static func format(_ record: LogRecord, pid: Int32) -> String {
-        var line = "\(record.identifier)[\(pid)]: \(record.level.name): \(escape(record.message))"
+    package func format(_ record: LogRecord, pid: Int32) -> String {
+        var line = "\(record.identifier)[\(pid)]: \(record.level.name): \(Self.escape(record.message))"
         if !record.metadata.isEmpty {
-            let pairs = record.metadata.map { field, text in "\(displayName(field))=\(quote(text))" }
+            let pairs = record.metadata.map { field, text in "\(displayName(field))=\(Self.quote(text))" }
             line += " (" + pairs.joined(separator: " ") + ")"
         }
         return line
     }
 
-    static func displayName(_ field: LogField) -> String {
+    func displayName(_ field: LogField) -> String {
         var name = Substring(field.name)
-        if name.hasPrefix("FLOWD_") && name.count > 6 { name = name.dropFirst(6) }
+        if !hiddenFieldPrefix.isEmpty && name.hasPrefix(hiddenFieldPrefix) && name.count > hiddenFieldPrefix.count {
+            name = name.dropFirst(hiddenFieldPrefix.count)
+        }
         return name.lowercased()
     }
 

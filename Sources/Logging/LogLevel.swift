@@ -1,7 +1,7 @@
 /// How severe a log entry is. The raw value is the syslog priority the
 /// journal stores in `PRIORITY=` (lower is more severe). Levels compare by
 /// severity: `.debug < .info < … < .critical`.
-public enum LogLevel: Int, CaseIterable, Comparable, Sendable {
+package enum LogLevel: Int, CaseIterable, Comparable, Sendable {
     case critical = 2
     case error = 3
     case warning = 4
@@ -10,10 +10,10 @@ public enum LogLevel: Int, CaseIterable, Comparable, Sendable {
     case debug = 7
 
     /// The syslog priority, 2 (`LOG_CRIT`) to 7 (`LOG_DEBUG`).
-    public var syslogPriority: Int { rawValue }
+    package var syslogPriority: Int { rawValue }
 
     /// The lowercase name used in stderr lines and configuration.
-    public var name: String {
+    package var name: String {
         switch self {
         case .critical: return "critical"
         case .error: return "error"
@@ -26,7 +26,7 @@ public enum LogLevel: Int, CaseIterable, Comparable, Sendable {
 
     /// The level called `name` (as in ``name``, case-insensitive; `warn`
     /// and `crit` are accepted too), for configuration files and options.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "critical", "crit": self = .critical
         case "error", "err": self = .error
@@ -38,7 +38,7 @@ public enum LogLevel: Int, CaseIterable, Comparable, Sendable {
         }
     }
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
         lhs.rawValue > rhs.rawValue
     }
 }

@@ -1,24 +1,24 @@
 /// One log entry as a backend receives it.
-public struct LogRecord: Sendable, Hashable {
+package struct LogRecord: Sendable, Hashable {
     /// How severe the entry is.
-    public var level: LogLevel
+    package var level: LogLevel
     /// The finished message text.
-    public var message: String
+    package var message: String
     /// The `MESSAGE_ID=` of a key event, if this is one.
-    public var messageID: MessageID?
+    package var messageID: MessageID?
     /// The logger's metadata merged with the call's (the call's wins).
-    public var metadata: LogMetadata
-    /// `SYSLOG_IDENTIFIER=`, normally `flowd`.
-    public var identifier: String
+    package var metadata: LogMetadata
+    /// `SYSLOG_IDENTIFIER=`: the program.
+    package var identifier: String
     /// The source file of the log call (`#fileID`).
-    public var file: String
+    package var file: String
     /// The function of the log call (`#function`).
-    public var function: String
+    package var function: String
     /// The line of the log call (`#line`).
-    public var line: UInt
+    package var line: UInt
 
     /// A record with every part given.
-    public init(
+    package init(
         level: LogLevel, message: String, messageID: MessageID? = nil, metadata: LogMetadata = [:],
         identifier: String, file: String, function: String, line: UInt
     ) {
@@ -33,10 +33,16 @@ public struct LogRecord: Sendable, Hashable {
     }
 }
 
-/// Where log entries go. Backends are values; writing must be safe from
-/// any thread and must never throw (a backend that cannot write falls back
-/// or drops the entry).
-public protocol LogBackend: Sendable {
+/// Where log entries go (swift-log's `LogHandler`). Backends are values;
+/// writing must be safe from any thread and must never throw (a backend that
+/// cannot write falls back or drops the entry).
+///
+/// This module has the API and two backends: ``StderrBackend`` and
+/// ``CapturingBackend`` for tests. The journal backend lives with the rest of
+/// systemd (the `Systemd` module), and an application's own message ids and
+/// fields live in the application. A library takes a ``Logger`` from its
+/// caller and never makes its own.
+package protocol LogBackend: Sendable {
     func write(_ record: LogRecord)
 }
 
@@ -47,60 +53,47 @@ public protocol LogBackend: Sendable {
 /// Messages are ``LogMessage``s and metadata values are ``LogValue``s, so
 /// values that may be secret (answers) cannot be logged by accident; see
 /// ``LogValue``.
-public struct Logger: Sendable {
+package struct Logger: Sendable {
     /// `SYSLOG_IDENTIFIER=` and the stderr prefix.
-    public var identifier: String
+    package var identifier: String
     /// Entries below this level are dropped before their message is built.
-    public var minimumLevel: LogLevel
+    package var minimumLevel: LogLevel
     /// Fields added to every entry.
-    public var metadata: LogMetadata
+    package var metadata: LogMetadata
     /// Where entries go.
-    public var backend: any LogBackend
+    package var backend: any LogBackend
 
     /// A logger writing entries at `minimumLevel` or above to `backend`.
-    public init(identifier: String, minimumLevel: LogLevel = .info, metadata: LogMetadata = [:], backend: any LogBackend) {
+    package init(identifier: String, minimumLevel: LogLevel = .info, metadata: LogMetadata = [:], backend: any LogBackend) {
         self.identifier = identifier
         self.minimumLevel = minimumLevel
         self.metadata = metadata
         self.backend = backend
     }
 
-    /// A logger whose backend is chosen as ``automaticBackend()`` chooses.
-    public static func automatic(identifier: String, minimumLevel: LogLevel = .info) -> Logger {
-        Logger(identifier: identifier, minimumLevel: minimumLevel, backend: automaticBackend())
-    }
+    /// A logger that writes nothing (for a client that has nobody to tell).
+    package static let discard = Logger(identifier: "", minimumLevel: .critical, backend: DiscardingBackend())
 
-    /// The journal when stderr is connected to it, plain stderr lines otherwise.
-    ///
-    /// systemd sets `$JOURNAL_STREAM` to `device:inode` of the stream it
-    /// connects stdout and stderr to; stderr is the journal only when its
-    /// own `fstat` matches (the variable is inherited by children whose
-    /// stderr may have been redirected since). That is the check
-    /// `sd_journal_stream_fd(3)` documents.
-    public static func automaticBackend() -> any LogBackend {
-        if JournalStream.stderrIsJournal(
-            environment: LibSystemd.environment("JOURNAL_STREAM"), stderr: LibSystemd.deviceAndInode(of: 2))
-        {
-            return JournalBackend()
-        }
-        return StderrBackend()
+    /// A logger writing plain lines to stderr (``StderrBackend``).
+    package static func standardError(identifier: String, minimumLevel: LogLevel = .info) -> Logger {
+        Logger(identifier: identifier, minimumLevel: minimumLevel, backend: StderrBackend())
     }
 
     /// This logger with `field` set on every entry.
-    public func with(_ field: LogField, _ value: some LogValue) -> Logger {
+    package func with(_ field: LogField, _ value: some LogValue) -> Logger {
         var copy = self
         copy.metadata[field] = value
         return copy
     }
 
     /// True when entries at `level` are written.
-    public func isEnabled(_ level: LogLevel) -> Bool {
+    package func isEnabled(_ level: LogLevel) -> Bool {
         level >= minimumLevel
     }
 
     /// Writes an entry at `level`. `message` and `metadata` are only
     /// evaluated when the level is enabled.
-    public func log(
+    package func log(
         _ level: LogLevel, _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -115,7 +108,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes a ``LogLevel/debug`` entry.
-    public func debug(
+    package func debug(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -124,7 +117,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes an ``LogLevel/info`` entry.
-    public func info(
+    package func info(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -133,7 +126,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes a ``LogLevel/notice`` entry.
-    public func notice(
+    package func notice(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -142,7 +135,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes a ``LogLevel/warning`` entry.
-    public func warning(
+    package func warning(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -151,7 +144,7 @@ public struct Logger: Sendable {
     }
 
     /// Writes an ``LogLevel/error`` entry.
-    public func error(
+    package func error(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
@@ -160,23 +153,11 @@ public struct Logger: Sendable {
     }
 
     /// Writes a ``LogLevel/critical`` entry.
-    public func critical(
+    package func critical(
         _ message: @autoclosure () -> LogMessage, id messageID: MessageID? = nil,
         metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
         log(.critical, message(), id: messageID, metadata: metadata(), file: file, function: function, line: line)
-    }
-}
-
-/// The `$JOURNAL_STREAM` check.
-public enum JournalStream {
-    /// True when `environment` (the value of `$JOURNAL_STREAM`, `device:inode`
-    /// in decimal) names the same device and inode as `stderr`.
-    public static func stderrIsJournal(environment: String?, stderr: (device: UInt64, inode: UInt64)?) -> Bool {
-        guard let environment, let stderr else { return false }
-        let parts = environment.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        return device == stderr.device && inode == stderr.inode
     }
 }

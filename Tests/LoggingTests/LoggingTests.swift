@@ -1,8 +1,23 @@
-import Foundation
-import Glibc
 import Testing
+import TestSupport
 
-@testable import Systemd
+@testable import Logging
+
+/// An application's own words, as an application declares them.
+extension LogField {
+    static let session = LogField(constant: "APP_SESSION")
+    static let flow = LogField(constant: "APP_FLOW")
+    static let plugin = LogField(constant: "APP_PLUGIN")
+    static let step = LogField(constant: "APP_STEP")
+    static let uid = LogField(constant: "APP_UID")
+    static let path = LogField(constant: "APP_PATH")
+    static let error = LogField(constant: "APP_ERROR")
+}
+
+extension MessageID {
+    static let refused = MessageID(constant: "2948f21f9e3f47b7a6cdad4ba6fd94fe")
+    static let failed = MessageID(constant: "3550d87f29a447688ec07bdacf7f7164")
+}
 
 @Suite("Logger, levels, fields and message ids")
 struct LoggingTests {
@@ -18,33 +33,29 @@ struct LoggingTests {
     }
 
     @Test func fieldNamesFollowTheJournalRules() {
-        #expect(LogField(validating: "FLOWD_SESSION") == .session)
+        #expect(LogField(validating: "APP_SESSION") == .session)
         for bad in ["", "lower", "_TRUSTED", "1ST", "WITH-DASH", "SPACE X", String(repeating: "A", count: 65), "MESSAGE",
                     "PRIORITY", "CODE_FILE", "ÜBER"] {
             #expect(LogField(validating: bad) == nil, "\(bad) must be refused")
         }
         #expect(LogField(validating: String(repeating: "A", count: 64)) != nil)
-        #expect(LogField(normalizing: "session-id").name == "SESSION_ID")
-        #expect(LogField(normalizing: "__private").name == "PRIVATE")
-        #expect(LogField(normalizing: "9lives").name == "FLOWD_9LIVES")
-        #expect(LogField(normalizing: "message").name == "FLOWD_MESSAGE")
-        #expect(LogField(normalizing: "").name == "FIELD")
-        #expect(LogField(normalizing: "___").name == "FIELD")
-        #expect(LogField(normalizing: "größe").name == "GR__E")
-        #expect(LogField(normalizing: String(repeating: "x", count: 100)).name.count == 64)
-        for field in [LogField.session, .flow, .plugin, .step, .field, .state, .uid, .sender, .path, .error,
-                      .durationMicroseconds, .errno] {
+        #expect(LogField(normalizing: "session-id", prefix: "APP_").name == "SESSION_ID")
+        #expect(LogField(normalizing: "__private", prefix: "APP_").name == "PRIVATE")
+        #expect(LogField(normalizing: "9lives", prefix: "APP_").name == "APP_9LIVES")
+        #expect(LogField(normalizing: "message", prefix: "APP_").name == "APP_MESSAGE")
+        #expect(LogField(normalizing: "", prefix: "APP_").name == "FIELD")
+        #expect(LogField(normalizing: "___", prefix: "APP_").name == "FIELD")
+        #expect(LogField(normalizing: "größe", prefix: "APP_").name == "GR__E")
+        #expect(LogField(normalizing: String(repeating: "x", count: 100), prefix: "APP_").name.count == 64)
+        for field in [LogField.session, .flow, .plugin, .step, .uid, .path, .error, .errno] {
             #expect(LogField(validating: field.name) == field, "\(field) must itself be valid")
-            #expect(LogField(normalizing: "x \(field.name)").name.count <= 64)
+            #expect(LogField(normalizing: "x \(field.name)", prefix: "APP_").name.count <= 64)
         }
     }
 
-    @Test func messageIDsAreValidAndDistinct() {
-        #expect(MessageID.all.count == 9)
-        #expect(Set(MessageID.all).count == MessageID.all.count)
-        for id in MessageID.all {
-            #expect(MessageID(id.rawValue) == id)
-        }
+    @Test func messageIDsAreThirtyTwoLowercaseHexDigits() {
+        #expect(MessageID(MessageID.refused.rawValue) == .refused)
+        #expect(MessageID.refused != MessageID.failed)
         #expect(MessageID("995F4E09AB32461EBEF85CBB74068C45") == nil)  // uppercase
         #expect(MessageID("995f4e09-ab32-461e-bef8-5cbb74068c45") == nil)
         #expect(MessageID("995f4e09ab32461ebef85cbb74068c4") == nil)
@@ -83,14 +94,15 @@ struct LoggingTests {
         logger.info("not written: \(expensive())")
         logger.debug("not written either")
         #expect(built == 0)
-        logger.warning("written: \(expensive())", id: .pluginRefused, metadata: [.session: "s1"])
+        logger.warning("written: \(expensive())", id: .refused, metadata: [.session: "s1"])
         logger.critical("also written")
         #expect(built == 1)
         let records = backend.records
+        #expect(backend.messages == ["written: built", "also written"])
         #expect(records.map(\.level) == [.warning, .critical])
         let first = records[0]
         #expect(first.message == "written: built")
-        #expect(first.messageID == .pluginRefused)
+        #expect(first.messageID == .refused)
         #expect(first.identifier == "flowd")
         #expect(first.metadata.map(\.field) == [.plugin, .session])
         #expect(first.file.hasSuffix("LoggingTests.swift"))
@@ -108,49 +120,28 @@ struct LoggingTests {
         #expect(backend.records[0].metadata.map(\.text) == ["abc", "override", "account"])
         #expect(backend.records[1].metadata.isEmpty)
     }
-
-    @Test func journalStreamMustMatchStderr() throws {
-        let stream = (device: UInt64(64769), inode: UInt64(123_456))
-        #expect(JournalStream.stderrIsJournal(environment: "64769:123456", stderr: stream))
-        #expect(!JournalStream.stderrIsJournal(environment: "64769:123457", stderr: stream))
-        #expect(!JournalStream.stderrIsJournal(environment: "1:123456", stderr: stream))
-        #expect(!JournalStream.stderrIsJournal(environment: nil, stderr: stream))
-        #expect(!JournalStream.stderrIsJournal(environment: "64769:123456", stderr: nil))
-        for malformed in ["", "64769", "64769:", ":123456", "a:b", "64769:123456:1", "-1:5"] {
-            #expect(!JournalStream.stderrIsJournal(environment: malformed, stderr: stream), "\(malformed)")
-        }
-        // The real descriptor: automaticBackend agrees with the check on this process.
-        let actual = LibSystemd.deviceAndInode(of: 2)
-        let expectJournal = JournalStream.stderrIsJournal(
-            environment: ProcessInfo.processInfo.environment["JOURNAL_STREAM"], stderr: actual)
-        #expect((Logger.automaticBackend() is JournalBackend) == expectJournal)
-        #expect((Logger.automaticBackend() is StderrBackend) == !expectJournal)
-        if let actual {
-            #expect(JournalStream.stderrIsJournal(environment: "\(actual.device):\(actual.inode)", stderr: actual))
-        }
-    }
 }
 
 @Suite("StderrBackend")
 struct StderrBackendTests {
     func record(_ message: String, metadata: LogMetadata = [:], level: LogLevel = .warning) -> LogRecord {
         LogRecord(
-            level: level, message: message, messageID: .submitFailed, metadata: metadata, identifier: "flowd",
+            level: level, message: message, messageID: .failed, metadata: metadata, identifier: "flowd",
             file: "FlowDaemon/Session.swift", function: "submit()", line: 42)
     }
 
     @Test func formatsOnePlainLine() {
-        let line = StderrBackend.format(
+        let line = StderrBackend(hiddenFieldPrefix: "APP_").format(
             record("plugin call timed out", metadata: [.session: "0f3a", .plugin: "example.vat", .uid: 1000]),
             pid: 4242)
         #expect(line == "flowd[4242]: warning: plugin call timed out (session=0f3a plugin=example.vat uid=1000)")
-        #expect(StderrBackend.format(record("ready", level: .info), pid: 1) == "flowd[1]: info: ready")
+        #expect(StderrBackend(hiddenFieldPrefix: "APP_").format(record("ready", level: .info), pid: 1) == "flowd[1]: info: ready")
     }
 
     @Test func escapesAndQuotesSoEveryEntryIsOneLine() {
-        let line = StderrBackend.format(
+        let line = StderrBackend(hiddenFieldPrefix: "APP_").format(
             record("two\nlines\tand \u{1b}[31mcolour\\", metadata: [
-                .error: "with space", .path: "", .flow: "a=b", .step: "say \"hi\"", LogField(normalizing: "custom"): "x\ny",
+                .error: "with space", .path: "", .flow: "a=b", .step: "say \"hi\"", LogField(normalizing: "custom", prefix: "APP_"): "x\ny",
             ]), pid: 7)
         #expect(!line.contains("\n"))
         #expect(line == #"flowd[7]: warning: two\nlines\tand \x1b[31mcolour\\ (error="with space" path="" flow="a=b" step="say \"hi\"" custom=x\ny)"#)
@@ -169,12 +160,21 @@ struct StderrBackendTests {
     }
 
     @Test func writesWholeLinesToItsDescriptor() throws {
-        let pipe = try Pipe()
-        let logger = Logger(identifier: "flowd-test", backend: StderrBackend(fileDescriptor: pipe.writeEnd))
+        let (reader, writer) = try FileDescriptor.pipe()
+        let logger = Logger(
+            identifier: "flowd-test", backend: StderrBackend(fileDescriptor: writer.rawValue, hiddenFieldPrefix: "APP_"))
         logger.error("first", metadata: [.session: "s"])
         logger.info("second")
         logger.debug("dropped")
-        let pid = getpid()
-        #expect(pipe.readAvailable() == "flowd-test[\(pid)]: error: first (session=s)\nflowd-test[\(pid)]: info: second\n")
+        writer.close()
+        let pid = CurrentProcess.id
+        let text = String(decoding: try reader.readToEnd(limit: 4096, path: "pipe"), as: UTF8.self)
+        #expect(text == "flowd-test[\(pid)]: error: first (session=s)\nflowd-test[\(pid)]: info: second\n")
+    }
+
+    @Test func withoutAPrefixToHideFieldsKeepTheirWholeName() {
+        let record = LogRecord(
+            level: .info, message: "m", metadata: [.session: "s"], identifier: "x", file: "f", function: "g", line: 1)
+        #expect(StderrBackend().format(record, pid: 3) == "x[3]: info: m (app_session=s)")
     }
 }
