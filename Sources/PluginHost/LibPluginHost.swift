@@ -1,8 +1,12 @@
-// The part of the System seam that calls CPluginGuard: the fatal-signal
+// The one seam through which PluginHost calls C: the dynamic loader
+// (`dlopen(3)`, `dlsym(3)`, `dlerror(3)`) and CPluginGuard (the fatal-signal
 // handlers, the per-thread "in a plugin call" marker, atomic access to a
-// crash-guard slot's state word and the alternate signal stack. Nothing else in
-// the module calls CPluginGuard.
+// crash-guard slot's state word and the alternate signal stack). Everything
+// else the module needs from the system (files, mappings, threads, locks,
+// signals, clocks) comes from FlowdSystem.
 import CPluginGuard
+import FlowdSystem
+import Glibc
 
 /// What a thread running a plugin call is marked with: the call's state word
 /// in a ``FileCrashGuard`` mapping and the value the word has while the call
@@ -37,14 +41,35 @@ enum SlotState {
     static func signal(_ word: UInt64) -> Int32 { Int32((word >> 8) & 0xFF) }
 }
 
-extension System {
+/// The C calls of PluginHost, each wrapping one function.
+enum LibPluginHost {
+    /// `dlopen(3)` with `RTLD_NOW | RTLD_LOCAL`. On failure returns the
+    /// `dlerror(3)` text.
+    static func dlopen(_ path: String) -> Result<UnsafeMutableRawPointer, DynamicLoaderError> {
+        _ = Glibc.dlerror()
+        if let handle = Glibc.dlopen(path, RTLD_NOW | RTLD_LOCAL) { return .success(handle) }
+        return .failure(DynamicLoaderError(message: lastDynamicLoaderError))
+    }
+
+    /// `dlsym(3)`: nil when the symbol does not exist.
+    static func dlsym(_ handle: UnsafeMutableRawPointer, _ symbol: String) -> UnsafeMutableRawPointer? {
+        _ = Glibc.dlerror()
+        return Glibc.dlsym(handle, symbol)
+    }
+
+    /// `dlerror(3)`, or a fixed text when it has nothing to say.
+    private static var lastDynamicLoaderError: String {
+        guard let text = Glibc.dlerror() else { return "unknown dynamic loader error" }
+        return String(cString: text)
+    }
+
     /// `flowd_guard_install_handlers`: installs the crash guard's handlers for
     /// SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGSYS once per
     /// process, after (and chaining to) whatever was there, such as the Swift
     /// runtime's backtracer.
     static func installFaultHandlers() throws(Errno) {
         let error = flowd_guard_install_handlers()
-        guard error == 0 else { throw Errno(error) }
+        guard error == 0 else { throw Errno(rawValue: error) }
     }
 
     /// `flowd_guard_handlers_installed`: whether the handlers are in place for
@@ -86,7 +111,7 @@ extension System {
     /// ``releaseAlternateSignalStack()``.
     static func acquireAlternateSignalStack() throws(Errno) {
         let error = flowd_guard_altstack_acquire()
-        guard error == 0 else { throw Errno(error) }
+        guard error == 0 else { throw Errno(rawValue: error) }
     }
 
     /// `flowd_guard_altstack_release`: ends one ``acquireAlternateSignalStack()``;
@@ -94,4 +119,9 @@ extension System {
     static func releaseAlternateSignalStack() {
         flowd_guard_altstack_release()
     }
+}
+
+/// A failure reported by `dlopen(3)`, with `dlerror(3)`'s text.
+struct DynamicLoaderError: Error, Sendable {
+    var message: String
 }
