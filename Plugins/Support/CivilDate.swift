@@ -1,4 +1,4 @@
-import Glibc
+import FlowdSystem
 
 /// A calendar date in the proleptic Gregorian calendar, without a time zone.
 package struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -87,11 +87,12 @@ package struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertibl
         }
     }
 
-    /// Today in the daemon's local time zone (`localtime_r(3)`).
+    /// Today in the daemon's local time zone (FlowdSystem's `CalendarTime`).
     package static func today() -> CivilDate {
-        var now = time(nil)
-        var parts = tm()
-        guard localtime_r(&now, &parts) != nil else { return CivilDate(daysSinceEpoch: Int(now / 86_400)) }
-        return CivilDate(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
+        let now = WallClock.microsecondsSinceEpoch()
+        guard let local = CalendarTime.local(microsecondsSinceEpoch: now) else {
+            return CivilDate(daysSinceEpoch: Int(now / 86_400_000_000))
+        }
+        return CivilDate(year: local.year, month: local.month, day: local.day)
     }
 }
