@@ -436,7 +436,7 @@ private struct Spawner {
                         : posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
                 }
             }
-            if result != ETXTBSY { break }
+            if result != Errno.textFileBusy.rawValue { break }
             MonotonicClock.sleep(for: .milliseconds(10 * (attempt + 1)))
         }
         guard result == 0 else { throw SystemCallError("posix_spawn", path: executable, errno: Errno(rawValue: result)) }

@@ -30,17 +30,11 @@ package struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringC
     package static let notPermitted = Errno(rawValue: EPERM)
     /// No such file or directory. The corresponding C error is `ENOENT`.
     package static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
-    /// No such process. The corresponding C error is `ESRCH`.
-    package static let noSuchProcess = Errno(rawValue: ESRCH)
     /// Interrupted system call: a signal arrived first. The corresponding C
     /// error is `EINTR`; ``SystemCall`` retries it.
     package static let interrupted = Errno(rawValue: EINTR)
-    /// Input/output error. The corresponding C error is `EIO`.
-    package static let ioError = Errno(rawValue: EIO)
     /// Bad file descriptor. The corresponding C error is `EBADF`.
     package static let badFileDescriptor = Errno(rawValue: EBADF)
-    /// No child process to wait for. The corresponding C error is `ECHILD`.
-    package static let noChildProcess = Errno(rawValue: ECHILD)
     /// Resource temporarily unavailable: a non-blocking call would block.
     /// The corresponding C error is `EAGAIN` (also `EWOULDBLOCK`).
     package static let wouldBlock = Errno(rawValue: EAGAIN)
@@ -50,17 +44,11 @@ package struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringC
     package static let fileExists = Errno(rawValue: EEXIST)
     /// Not a directory. The corresponding C error is `ENOTDIR`.
     package static let notADirectory = Errno(rawValue: ENOTDIR)
-    /// Is a directory. The corresponding C error is `EISDIR`.
-    package static let isADirectory = Errno(rawValue: EISDIR)
     /// Invalid argument. The corresponding C error is `EINVAL`.
     package static let invalidArgument = Errno(rawValue: EINVAL)
     /// Text file busy: an executable is open for writing. The corresponding
     /// C error is `ETXTBSY`.
     package static let textFileBusy = Errno(rawValue: ETXTBSY)
-    /// Broken pipe: the reading end is closed. The corresponding C error is `EPIPE`.
-    package static let brokenPipe = Errno(rawValue: EPIPE)
-    /// Result too large (for a buffer). The corresponding C error is `ERANGE`.
-    package static let resultTooLarge = Errno(rawValue: ERANGE)
     /// Too many levels of symbolic links, also what `O_NOFOLLOW` reports for
     /// a symbolic link. The corresponding C error is `ELOOP`.
     package static let tooManySymbolicLinks = Errno(rawValue: ELOOP)

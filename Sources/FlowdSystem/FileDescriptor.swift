@@ -112,14 +112,9 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
 
     // MARK: reading and writing
 
-    /// One `read(2)` into `buffer`; 0 at end of file. A non-blocking
-    /// descriptor with nothing to read throws ``Errno/wouldBlock``.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
-        let fd = rawValue
-        return try SystemCall.check("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
-    }
-
-    /// One `read(2)` into the start of `buffer`; the count read, 0 at end of file.
+    /// One `read(2)` into the start of `buffer`; the count read, 0 at end of
+    /// file. A non-blocking descriptor with nothing to read throws
+    /// ``Errno/wouldBlock``.
     package func read(into buffer: inout [UInt8]) throws(SystemCallError) -> Int {
         try Self.read(from: rawValue, into: &buffer)
     }

@@ -36,8 +36,6 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
     package static let brokenPipe = Signal(rawValue: SIGPIPE)
     /// Please stop. The C signal is `SIGTERM`.
     package static let terminate = Signal(rawValue: SIGTERM)
-    /// A child stopped or ended. The C signal is `SIGCHLD`.
-    package static let childEnded = Signal(rawValue: SIGCHLD)
     /// Stop; cannot be caught, blocked or ignored. The C signal is `SIGSTOP`.
     package static let stop = Signal(rawValue: SIGSTOP)
     /// Profiling timer (the Swift runtime's backtracer uses it to pause
@@ -50,7 +48,7 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
         .hangUp: "SIGHUP", .interrupt: "SIGINT", .illegalInstruction: "SIGILL", .trap: "SIGTRAP",
         .abort: "SIGABRT", .busError: "SIGBUS", .floatingPointError: "SIGFPE", .kill: "SIGKILL",
         .user1: "SIGUSR1", .segmentationFault: "SIGSEGV", .user2: "SIGUSR2", .brokenPipe: "SIGPIPE",
-        .terminate: "SIGTERM", .childEnded: "SIGCHLD", .stop: "SIGSTOP", .profilingTimer: "SIGPROF",
+        .terminate: "SIGTERM", .stop: "SIGSTOP", .profilingTimer: "SIGPROF",
         .badSystemCall: "SIGSYS",
     ]
 
