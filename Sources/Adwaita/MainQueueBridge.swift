@@ -1,5 +1,5 @@
 import CAdw
-import Glibc
+import FlowdSystem
 
 /// Makes `@MainActor`, `Task { @MainActor in … }` and `DispatchQueue.main`
 /// work while GLib's main loop owns the main thread.
@@ -26,8 +26,8 @@ package enum MainQueueBridge {
             // Clear the eventfd first: a job queued during the drain writes it
             // again, so no wake-up is lost. Non-blocking; EAGAIN means
             // libdispatch cleared it already.
-            var counter: UInt64 = 0
-            _ = read(fd, &counter, MemoryLayout<UInt64>.size)
+            var counter = [UInt8](repeating: 0, count: 8)
+            _ = try? FileDescriptor.read(from: fd, into: &counter)
             _dispatch_main_queue_callback_4CF(nil)
             return 1  // G_SOURCE_CONTINUE
         }

@@ -1,5 +1,5 @@
 // flowd-gtk: the desktop client. Everything lives in FlowDesktop; see DesktopApp.
 import FlowDesktop
-import Glibc
+import FlowdSystem
 
-exit(DesktopApp.run(arguments: CommandLine.arguments))
+CurrentProcess.exit(DesktopApp.run(arguments: CommandLine.arguments))

@@ -7,13 +7,16 @@ public enum BuildProducts {
     public static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The build directory that holds the executable `name`: the test bundle's
+    /// own, else `.build/debug`.
+    public static func directory(holding name: String) -> String {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+        let fallback = repository.appendingPathComponent(".build/debug").path
+        return FileManager.default.isExecutableFile(atPath: runner + "/" + name) ? runner : fallback
+    }
+
     /// The path of the built executable `name`.
     public static func executable(_ name: String) -> String {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-        for directory in [runner, repository.appendingPathComponent(".build/debug").path]
-        where FileManager.default.isExecutableFile(atPath: directory + "/" + name) {
-            return directory + "/" + name
-        }
-        return repository.appendingPathComponent(".build/debug/" + name).path
+        directory(holding: name) + "/" + name
     }
 }

@@ -1,4 +1,5 @@
 import Adwaita
+import FlowdSystem
 
 /// `flowd-gtk`: parses the command line, picks the language, and runs the
 /// GTK application with the window.
@@ -11,29 +12,29 @@ package enum DesktopApp {
         do {
             options = try Options.parse(Array(arguments.dropFirst()))
         } catch {
-            Output.error("flowd-gtk: \(error)\n\n\(Options.usage)")
+            Console.error("flowd-gtk: \(error)\n\n\(Options.usage)")
             return 2
         }
         if options.help {
-            Output.line(Options.usage)
+            Console.line(Options.usage)
             return 0
         }
         if options.listFixtures {
-            for (name, summary) in Fixtures.catalog { Output.line(name + "\t" + summary) }
+            for (name, summary) in Fixtures.catalog { Console.line(name + "\t" + summary) }
             return 0
         }
         guard let fixture = options.fixture else {
             // The window is not wired to flowd yet (docs/desktop.md).
-            Output.error(
+            Console.error(
                 "flowd-gtk: this build shows built-in example screens only: run flowd-gtk --fixture NAME "
                     + "(flowd-gtk --list-fixtures lists them); opening flowd's flows comes with the D-Bus client")
             return 2
         }
         guard Fixtures.catalog.contains(where: { $0.name == fixture }) else {
-            Output.error("flowd-gtk: no fixture named '\(fixture)'; flowd-gtk --list-fixtures lists them")
+            Console.error("flowd-gtk: no fixture named '\(fixture)'; flowd-gtk --list-fixtures lists them")
             return 2
         }
-        let locale = LocaleChoice.resolve(option: options.locale, environment: ProcessEnvironment.value)
+        let locale = LocaleChoice.resolve(option: options.locale, environment: CurrentProcess.environmentVariable)
         return MainActor.assumeIsolated {
             runApplication(programName: arguments.first ?? "flowd-gtk", locale: locale, fixture: fixture)
         }
@@ -50,10 +51,10 @@ package enum DesktopApp {
             // After GTK's own start-up, which sets the direction from GTK's translations.
             Style.setRightToLeft(LocaleChoice.isRightToLeft(locale))
             Style.addStyleSheet(StyleSheet.css)
-            let now = ProcessEnvironment.nowMicroseconds
+            let now = UInt64(max(WallClock.microsecondsSinceEpoch(), 0))
             let driver = FixtureDriver(name: fixture, fixtures: Fixtures(locale: locale, now: now))
             let window = FlowWindow(
-                application: application, strings: strings, now: { ProcessEnvironment.nowMicroseconds },
+                application: application, strings: strings, now: { UInt64(max(WallClock.microsecondsSinceEpoch(), 0)) },
                 onEvent: { driver.handle($0) })
             windows.append(window)
             driver.run(in: window)

@@ -45,7 +45,7 @@ package final class FixtureDriver {
     private func show(_ screen: Screen) {
         guard let window else { return }
         let transition = window.show(screen)
-        Output.line("screen: " + Navigation.identity(of: screen) + " " + FixtureDriver.name(of: transition))
+        Console.line("screen: " + Navigation.identity(of: screen) + " " + FixtureDriver.name(of: transition))
     }
 
     private static func name(of transition: StackTransition) -> String {
@@ -59,7 +59,7 @@ package final class FixtureDriver {
 
     /// What the person did.
     package func handle(_ event: WindowEvent) {
-        Output.line("event: " + describe(event))
+        Console.line("event: " + describe(event))
         if case .close = event {
             window?.destroy()
             return

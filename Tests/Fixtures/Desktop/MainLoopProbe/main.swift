@@ -10,7 +10,7 @@
 // `--no-bridge` leaves the bridge out, to show the checks can fail.
 import Adwaita
 import Dispatch
-import Glibc
+import FlowdSystem
 
 @MainActor
 final class Probe {
@@ -53,4 +53,4 @@ let exitCode: Int32 = MainActor.assumeIsolated {
     probe.loop.run()
     return probe.passed == probe.expected ? 0 : 1
 }
-exit(exitCode)
+CurrentProcess.exit(exitCode)
