@@ -1,6 +1,6 @@
 import DBus
 import FlowClient
-import Synchronization
+import FlowdSystem
 
 /// The kinds of call measured.
 enum CallKind: String, CaseIterable {
@@ -39,41 +39,41 @@ enum Scenarios {
         var slot = 0
         func maybePing() async throws(BenchError) {
             if slot == pingSlot {
-                let t0 = Posix.monotonicNanoseconds()
+                let t0 = MonotonicClock.now().nanoseconds
                 do { try await client.ping() } catch { throw BenchError(error, "Ping") }
-                record(.ping, Posix.monotonicNanoseconds() - t0)
+                record(.ping, MonotonicClock.now().nanoseconds - t0)
             }
             slot += 1
         }
         try await maybePing()
-        var t0 = Posix.monotonicNanoseconds()
+        var t0 = MonotonicClock.now().nanoseconds
         let errors: [String: String]
         do { errors = try await client.setAnswers(id, ["plan": .string(plans[round % plans.count])]) } catch {
             throw BenchError(error, "SetAnswers on \(id)")
         }
-        record(.setAnswers, Posix.monotonicNanoseconds() - t0)
+        record(.setAnswers, MonotonicClock.now().nanoseconds - t0)
         guard errors.isEmpty else { throw .call("SetAnswers on \(id) replied with \(errors.count) errors") }
         try await maybePing()
-        t0 = Posix.monotonicNanoseconds()
+        t0 = MonotonicClock.now().nanoseconds
         let stayed: [String: String]
         do { stayed = try await client.continueStep(id) } catch { throw BenchError(error, "Continue on \(id)") }
-        record(.continueStep, Posix.monotonicNanoseconds() - t0)
+        record(.continueStep, MonotonicClock.now().nanoseconds - t0)
         guard stayed.isEmpty else { throw .call("Continue on \(id) did not move (\(stayed.count) errors)") }
         try await maybePing()
-        t0 = Posix.monotonicNanoseconds()
+        t0 = MonotonicClock.now().nanoseconds
         let step: String
         do { step = try await client.step(id).id } catch { throw BenchError(error, "GetStep on \(id)") }
-        record(.getStep, Posix.monotonicNanoseconds() - t0)
+        record(.getStep, MonotonicClock.now().nanoseconds - t0)
         guard step == "reminders" else { throw .call("GetStep on \(id) says \"\(step)\", not \"reminders\"") }
         try await maybePing()
-        t0 = Posix.monotonicNanoseconds()
+        t0 = MonotonicClock.now().nanoseconds
         do { try await client.back(id) } catch { throw BenchError(error, "Back on \(id)") }
-        record(.back, Posix.monotonicNanoseconds() - t0)
+        record(.back, MonotonicClock.now().nanoseconds - t0)
         try await maybePing()
-        t0 = Posix.monotonicNanoseconds()
+        t0 = MonotonicClock.now().nanoseconds
         let version: String
         do { version = try await client.version() } catch { throw BenchError(error, "Properties.Get(Version)") }
-        record(.propertyGet, Posix.monotonicNanoseconds() - t0)
+        record(.propertyGet, MonotonicClock.now().nanoseconds - t0)
         guard !version.isEmpty else { throw .call("Properties.Get(Version) replied with an empty version") }
         try await maybePing()
     }
@@ -86,7 +86,7 @@ enum Scenarios {
     /// replies when the submission is written). The session is closed
     /// afterwards, untimed, so the number of live sessions stays put.
     static func walk(_ client: isolated FlowClient, round: Int) async throws(BenchError) -> UInt64 {
-        let t0 = Posix.monotonicNanoseconds()
+        let t0 = MonotonicClock.now().nanoseconds
         let id: String
         var errors = 0
         do {
@@ -100,7 +100,7 @@ enum Scenarios {
         } catch {
             throw BenchError(error, "the onboarding walk")
         }
-        let elapsed = Posix.monotonicNanoseconds() - t0
+        let elapsed = MonotonicClock.now().nanoseconds - t0
         guard errors == 0 else { throw .call("the onboarding walk of \(id) met \(errors) errors") }
         let step: String
         do {
@@ -127,9 +127,9 @@ enum Scenarios {
             try await round(client, id: id, round: r, pingSlot: slot) { kind, ns in samples[kind, default: Samples()].add(ns) }
             if r % walkEvery == walkEvery - 1 {
                 // The walk makes seven calls: a Ping before it keeps the floor's share.
-                let t0 = Posix.monotonicNanoseconds()
+                let t0 = MonotonicClock.now().nanoseconds
                 do { try await client.ping() } catch { throw BenchError(error, "Ping") }
-                samples[.ping, default: Samples()].add(Posix.monotonicNanoseconds() - t0)
+                samples[.ping, default: Samples()].add(MonotonicClock.now().nanoseconds - t0)
                 samples[.walk, default: Samples()].add(try await walk(client, round: r))
             }
         }
@@ -159,7 +159,7 @@ enum Scenarios {
         let phases = ["Ping", "SetAnswers", "GetStep", "Mixed round"]
         var calls: [String: Int] = [:]
         var time: [String: UInt64] = [:]
-        let failures = Mutex<[String]>([])
+        let failures = LockedValue<[String]>([])
         for _ in 0..<repeats {
             for phase in phases {
                 let elapsed = try runConcurrently(count) { i in
@@ -213,4 +213,24 @@ enum Scenarios {
             }
         }
     }
+}
+
+/// Runs `body(i)` for `i` in `0..<count`, each on a thread of its own, and
+/// returns the wall time from the first start to the last end in
+/// nanoseconds. Real threads, not a pool: the point is `count` connections
+/// calling at the same time on a 2-core machine.
+func runConcurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(BenchError) -> UInt64 {
+    var threads: [SystemThread] = []
+    defer { threads.forEach { $0.join() } }
+    let started = MonotonicClock.now()
+    for i in 0..<count {
+        do {
+            threads.append(try SystemThread.spawn(name: "bench-client-\(i)") { body(i) })
+        } catch {
+            throw .setup("\(error)")
+        }
+    }
+    threads.forEach { $0.join() }
+    threads = []
+    return MonotonicClock.now().nanoseconds - started.nanoseconds
 }

@@ -106,7 +106,7 @@ struct DurabilityTests {
             #expect(await waitUntil(timeout: .seconds(120)) { progress.value >= 1000 },
                     "the clients did not get 1000 mutations acknowledged")
             fixture.daemon.kill()
-            #expect(fixture.daemon.child.exitStatus == .signaled(SIGKILL))
+            #expect(fixture.daemon.child.exitStatus == .signaled(.kill))
             var results: [WorkerLog] = []
             for worker in running { results.append(await worker.value) }
             #expect(results.count == workers)

@@ -3,6 +3,7 @@ import FlowClient
 import FlowEngine
 import FlowKit
 import FlowProtocol
+import FlowdSystem
 
 /// The interactive wizard of `flowctl run` and `flowctl resume`: one step at a
 /// time with its progress line, a prompt per field by type, the daemon's
@@ -113,7 +114,7 @@ final class Wizard: Sendable {
         say(style.yellow(WizardText.waiting.text(locale)) + "\n")
         try spinning(Strings.builtin.text(.submitting, locale: locale)) { () throws(CLIError) in
             while try call({ [session] s async throws(FlowClientError) in try await s.properties(session) }).state == .submitting {
-                Posix.sleep(milliseconds: 300)
+                MonotonicClock.sleep(for: .milliseconds(300))
             }
         }
     }

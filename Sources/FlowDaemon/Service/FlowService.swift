@@ -4,7 +4,7 @@ import FlowProtocol
 import FlowStore
 import FoundationEssentials
 import Reactor
-import Systemd
+import Logging
 
 /// The daemon's state and every operation of the D-Bus API.
 ///

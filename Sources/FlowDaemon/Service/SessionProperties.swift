@@ -1,7 +1,7 @@
 import FlowEngine
 import FlowKit
 import FlowProtocol
-import Systemd
+import Logging
 
 /// Something that happened, for the bus front end to announce after it has
 /// replied to the call that caused it.

@@ -1,0 +1,166 @@
+import FlowKit
+
+/// Everything a client needs to draw the current step (the D-Bus `GetStep`
+/// reply). All strings are in the session's locale.
+public struct StepView: Sendable, Hashable {
+    /// What the client draws.
+    public enum Kind: String, Sendable, Hashable {
+        case form, content, review, complete
+    }
+
+    /// The step id, `review` or `complete`.
+    public let id: String
+    /// `form`, `content`, `review` or `complete`.
+    public let kind: Kind
+    /// The title in the session's locale.
+    public let title: String
+    /// A line under the title (on Review: the note), or empty.
+    public let description: String
+    /// Content steps: the text. Complete: the receipt's or the flow's success message.
+    public let body: String
+    /// Content steps: a freedesktop icon name, or empty.
+    public let icon: String
+    /// Form steps: the fields in order.
+    public let fields: [FieldView]
+    /// A step-level message (a plugin step validator's, not tied to a field), or empty.
+    public let error: String
+    /// "Step 2 of 4, Day and time".
+    public let announcement: String
+    /// N of "Step N of M", from 1.
+    public let index: Int
+    /// M of "Step N of M": the predicted path's length, Review included.
+    public let count: Int
+    /// "Continue", "Back to review", the finish title or the submit label.
+    public let continueLabel: String
+    /// The localized "Back".
+    public let backLabel: String
+    /// As ``FlowSession/canGoBack``.
+    public let canGoBack: Bool
+    /// As ``FlowSession/canContinue``.
+    public let canContinue: Bool
+}
+
+/// One field of the current step.
+public struct FieldView: Sendable, Hashable {
+    /// The field's id.
+    public let id: String
+    /// The field's type.
+    public let type: FieldType
+    /// The label in the session's locale.
+    public let label: String
+    /// A hint, or empty.
+    public let help: String
+    /// An input placeholder, or empty.
+    public let placeholder: String
+    /// The field must be answered.
+    public let required: Bool
+    /// The options (the flow's own or the provider's), never `other`.
+    public let options: [ChoiceOption]
+    /// The field offers Other.
+    public let other: Bool
+    /// The Other option's label ("Other" by default).
+    public let otherLabel: String
+    /// The answer; always nil for a secure field.
+    public let value: AnswerValue?
+    /// Other's free text, when there is one.
+    public let otherText: String?
+    /// An answer is held. The only way to tell that a secure field is filled.
+    public let isSet: Bool
+    /// The error to show under the field, or empty.
+    public let error: String
+    /// "Select all that apply" for a multiple choice, otherwise empty.
+    public let hint: String
+    /// The `minLength` rule, in Unicode scalars.
+    public let minLength: Int?
+    /// The `maxLength` rule, in Unicode scalars.
+    public let maxLength: Int?
+    /// The `minimum` rule.
+    public let minimum: Double?
+    /// The `maximum` rule.
+    public let maximum: Double?
+    /// The `integer` rule.
+    public let integer: Bool
+    /// The `minSelected` rule.
+    public let minSelected: Int?
+    /// The `maxSelected` rule.
+    public let maxSelected: Int?
+    /// Date bounds with `today` resolved, as YYYY-MM-DD.
+    public let after: String?
+    /// The `before` bound, `today` resolved, as YYYY-MM-DD.
+    public let before: String?
+    /// The `mustBeOn` rule.
+    public let mustBeOn: Bool
+}
+
+/// The Review page (the D-Bus `GetReview` reply).
+public struct ReviewView: Sendable, Hashable {
+    /// The title in the session's locale.
+    public let title: String
+    /// One group per form step on the path.
+    public let groups: [ReviewGroup]
+    /// The flow's footnote, or empty.
+    public let note: String
+    /// The Submit button's label.
+    public let submitLabel: String
+    /// Every step on the path is finished.
+    public let canSubmit: Bool
+}
+
+/// One step on Review.
+public struct ReviewGroup: Sendable, Hashable {
+    /// The step's id: Edit is `GoTo(step)`.
+    public let step: String
+    /// The title in the session's locale.
+    public let title: String
+    /// Continue accepted the step's current answers, and they still pass.
+    public let finished: Bool
+    /// Empty, or the localized "Not finished".
+    public let status: String
+    /// "Edit Day and time": the accessible label of the Edit action, which is `GoTo(step)`.
+    public let editLabel: String
+    /// One entry per field, in order.
+    public let answers: [ReviewAnswer]
+}
+
+/// One answer on Review.
+public struct ReviewAnswer: Sendable, Hashable {
+    /// The field's id.
+    public let field: String
+    /// The label in the session's locale.
+    public let label: String
+    /// The value as shown: option labels, "Yes"/"No", a mask for a secure
+    /// value, or "Not given".
+    public let display: String
+}
+
+/// The path-dependent values a session shows, computed together
+/// (``FlowSession/progressSnapshot``).
+public struct ProgressSnapshot: Sendable, Hashable {
+    /// ``FlowSession/stepIndex``.
+    public let stepIndex: Int
+    /// ``FlowSession/stepCount``.
+    public let stepCount: Int
+    /// ``FlowSession/canGoBack``.
+    public let canGoBack: Bool
+    /// ``FlowSession/canContinue``.
+    public let canContinue: Bool
+    /// ``FlowSession/continueLabel``.
+    public let continueLabel: String
+    /// ``FlowSession/path``.
+    public let path: [PathEntry]
+}
+
+/// One entry of the session's path, for a client that draws a dot per step.
+public struct PathEntry: Sendable, Hashable {
+    /// Where the person is relative to this entry.
+    public enum Status: String, Sendable, Hashable {
+        case done, current, upcoming
+    }
+
+    /// A step id, or `review`.
+    public let id: String
+    /// The step's title in the session's locale.
+    public let title: String
+    /// `done`, `current` or `upcoming`.
+    public let status: Status
+}
