@@ -138,7 +138,9 @@ struct PropertySyncTests {
 
     @Test("the Manager's SessionCount is announced on start, close and expiry")
     func sessionCount() async throws {
-        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
+        // Long enough that the first session does not expire before the
+        // second starts on a loaded machine; short enough to wait for.
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=6s\n")) { fixture in
             let watcher = try await EventWatcher(try fixture.connect())
             func count(_ expected: UInt32) async -> Bool {
                 await watcher.next { $0 == .sessionCount(expected) } != nil
