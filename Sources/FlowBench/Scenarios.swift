@@ -37,15 +37,9 @@ enum Scenarios {
         _ client: isolated FlowClient, id: String, round: Int, pingSlot: Int, record: (CallKind, UInt64) -> Void
     ) async throws(BenchError) {
         var slot = 0
-        func maybePing() async throws(BenchError) {
-            if slot == pingSlot {
-                let t0 = MonotonicClock.now().nanoseconds
-                do { try await client.ping() } catch { throw BenchError(error, "Ping") }
-                record(.ping, MonotonicClock.now().nanoseconds - t0)
-            }
-            slot += 1
-        }
-        try await maybePing()
+        // Not a local async function: one would not be isolated to the
+        // client, and every call would hop off its loop and back.
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         var t0 = MonotonicClock.now().nanoseconds
         let errors: [String: String]
         do { errors = try await client.setAnswers(id, ["plan": .string(plans[round % plans.count])]) } catch {
@@ -53,29 +47,40 @@ enum Scenarios {
         }
         record(.setAnswers, MonotonicClock.now().nanoseconds - t0)
         guard errors.isEmpty else { throw .call("SetAnswers on \(id) replied with \(errors.count) errors") }
-        try await maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
         let stayed: [String: String]
         do { stayed = try await client.continueStep(id) } catch { throw BenchError(error, "Continue on \(id)") }
         record(.continueStep, MonotonicClock.now().nanoseconds - t0)
         guard stayed.isEmpty else { throw .call("Continue on \(id) did not move (\(stayed.count) errors)") }
-        try await maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
         let step: String
         do { step = try await client.step(id).id } catch { throw BenchError(error, "GetStep on \(id)") }
         record(.getStep, MonotonicClock.now().nanoseconds - t0)
         guard step == "reminders" else { throw .call("GetStep on \(id) says \"\(step)\", not \"reminders\"") }
-        try await maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
         do { try await client.back(id) } catch { throw BenchError(error, "Back on \(id)") }
         record(.back, MonotonicClock.now().nanoseconds - t0)
-        try await maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
         let version: String
         do { version = try await client.version() } catch { throw BenchError(error, "Properties.Get(Version)") }
         record(.propertyGet, MonotonicClock.now().nanoseconds - t0)
         guard !version.isEmpty else { throw .call("Properties.Get(Version) replied with an empty version") }
-        try await maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
+    }
+
+    /// The Ping of a round when `slot` is its place; counts the slot.
+    private static func pingIfDue(
+        _ client: isolated FlowClient, slot: inout Int, pingSlot: Int, record: (CallKind, UInt64) -> Void
+    ) async throws(BenchError) {
+        defer { slot += 1 }
+        guard slot == pingSlot else { return }
+        let t0 = MonotonicClock.now().nanoseconds
+        do { try await client.ping() } catch { throw BenchError(error, "Ping") }
+        record(.ping, MonotonicClock.now().nanoseconds - t0)
     }
 
     /// Calls a walk makes (StartSession, three SetAnswers, three Continue).

@@ -59,6 +59,9 @@ package actor FlowClient {
     package nonisolated let configuration: Configuration
     /// The loop the client runs on.
     package nonisolated let loop: EventLoop
+    /// The loop as a task executor: a task that prefers it resumes from
+    /// every call on the loop thread, with no hop through another thread.
+    nonisolated let taskExecutor: LoopTaskExecutor
 
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
         loop.executor.asUnownedSerialExecutor()
@@ -103,11 +106,13 @@ package actor FlowClient {
     /// runs on a thread of its own) or on the process's shared client loop.
     /// Nothing is connected until the first call.
     package init(_ configuration: Configuration, loop: EventLoop? = nil) throws(FlowClientError) {
-        guard let loop = loop ?? ClientLoop.shared?.loop else {
+        let shared = loop == nil ? ClientLoop.taskExecutor : nil
+        guard let taskExecutor = shared ?? loop.map(LoopTaskExecutor.init(loop:)) else {
             throw FlowClientError(.disconnected, "cannot start the client's event loop thread")
         }
         self.configuration = configuration
-        self.loop = loop
+        self.loop = taskExecutor.loop
+        self.taskExecutor = taskExecutor
         nextReconnectDelay = configuration.reconnectDelay
     }
 
@@ -127,12 +132,13 @@ package actor FlowClient {
         subscribers = [:]
     }
 
-    /// Runs `body` isolated to the client, on its loop thread: calls made
-    /// inside cost no thread hop each.
+    /// Runs `body` isolated to the client, on its loop thread, in a task
+    /// that prefers the loop as its executor: a call made inside resumes on
+    /// the loop thread when its reply arrives, with no thread hop.
     package func perform<T: Sendable, E: Error>(
         _ body: @Sendable (isolated FlowClient) async throws(E) -> T
     ) async throws(E) -> T {
-        try await body(self)
+        try await withTaskExecutorPreference(taskExecutor) { () async throws(E) -> T in try await body(self) }
     }
 
     // MARK: - Events

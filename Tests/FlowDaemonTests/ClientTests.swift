@@ -213,7 +213,7 @@ struct ClientTests {
                 }
             }
             let other = try fixture.connect()
-            #expect(await waitUntilState(other, session, "submitting"))
+            #expect(await SubmitTests.waitForState(other, session, "submitting"))
             submitting.cancel()
             let error = await submitting.value
             #expect(error?.kind == .cancelled, "\(String(describing: error))")
@@ -285,17 +285,6 @@ struct ClientTests {
             }
             #expect(texts == ["Step 2 of 2, Comment"], "\(received)")
         }
-    }
-
-    /// Waits until `session`'s State is `state` (up to 20 s).
-    func waitUntilState(_ client: FlowClient, _ session: String, _ state: String) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(20))
-        while clock.now < deadline {
-            if (try? await client.property(.state, of: session)) == .string(state) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 }
 
