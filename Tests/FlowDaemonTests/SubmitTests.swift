@@ -40,6 +40,17 @@ struct SubmitTests {
         }
     }
 
+    /// A session of the slow flow whose Submit (on a client of its own) is
+    /// running: State is submitting.
+    static func slowSubmitRunning(
+        _ fixture: DaemonFixture, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (session: String, pending: Task<Result<Void, FlowClientError>, Never>) {
+        let session = try await onReview(fixture.client, "slow")
+        let pending = try pendingSubmit(fixture, session)
+        #expect(await waitForState(fixture.client, session, "submitting"), sourceLocation: sourceLocation)
+        return (session, pending)
+    }
+
     /// Waits until the session's State is `state` (up to 20 s).
     static func waitForState(_ client: FlowClient, _ session: String, _ state: String) async -> Bool {
         let clock = ContinuousClock()
@@ -142,9 +153,7 @@ struct SubmitTests {
     func cancelWhileRunning() async throws {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
-            let session = try await Self.onReview(client, "slow")
-            let pending = try Self.pendingSubmit(fixture, session)
-            #expect(await Self.waitForState(client, session, "submitting"))
+            let (session, pending) = try await Self.slowSubmitRunning(fixture)
             // A slow plugin stalls nobody: the daemon and other sessions answer.
             try await client.ping()
             let other = try await client.start("echo")
@@ -165,9 +174,7 @@ struct SubmitTests {
     func closeWhileRunning() async throws {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
-            let session = try await Self.onReview(client, "slow")
-            let pending = try Self.pendingSubmit(fixture, session)
-            #expect(await Self.waitForState(client, session, "submitting"))
+            let (session, pending) = try await Self.slowSubmitRunning(fixture)
             try await client.close(session)
             let outcome = await pending.value
             if case .failure(let error) = outcome {
@@ -183,9 +190,7 @@ struct SubmitTests {
     func killDuringSubmit() async throws {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
-            let session = try await Self.onReview(client, "slow")
-            let pending = try Self.pendingSubmit(fixture, session)
-            #expect(await Self.waitForState(client, session, "submitting"))
+            let (session, pending) = try await Self.slowSubmitRunning(fixture)
             fixture.daemon.kill()
             let outcome = await pending.value
             #expect((try? outcome.get()) == nil, "a killed daemon cannot have succeeded")
@@ -259,9 +264,7 @@ struct SubmitTests {
     func stopDuringSubmit() async throws {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
-            let session = try await Self.onReview(client, "slow")
-            let pending = try Self.pendingSubmit(fixture, session)
-            #expect(await Self.waitForState(client, session, "submitting"))
+            let (session, pending) = try await Self.slowSubmitRunning(fixture)
             #expect(fixture.stop() == .exited(0), "\(fixture.daemon.standardError)")
             let outcome = await pending.value
             if case .failure(let error) = outcome {
