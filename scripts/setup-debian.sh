@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs every Debian package flowd needs to build, test, benchmark and run its
-# demo. Safe to run again: apt-get skips what is already there.
+# demo, and to build its Debian packages and test them in a clean Debian 12 root
+# (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
@@ -21,6 +22,11 @@ PACKAGES="
   libcurl4
   valgrind
   sqlite3
+  dpkg-dev
+  debhelper
+  fakeroot
+  lintian
+  mmdebstrap
 "
 
 if [ "$(id -u)" -ne 0 ]; then
