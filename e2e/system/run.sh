@@ -51,7 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$R"/{usr,etc,var,tmp,root,run,proc,sys,dev,opt,flowd-tests}
+mkdir -p "$R"/{usr,etc,var,tmp,root,run,proc,sys,dev,opt,flowd-e2e}
 ln -s usr/bin "$R/bin"; ln -s usr/lib "$R/lib"; ln -s usr/sbin "$R/sbin"
 [ -d /usr/lib64 ] && ln -s usr/lib64 "$R/lib64"
 cp -a /etc/. "$R/etc/"
@@ -83,7 +83,7 @@ FailureAction=poweroff-force
 
 [Service]
 Type=oneshot
-ExecStart=/flowd-tests/checks.sh --$MODE
+ExecStart=/flowd-e2e/system/checks.sh --$MODE
 StandardOutput=append:/root/results/log
 StandardError=append:/root/results/log
 TimeoutStartSec=$((TIMEOUT - 20))
@@ -98,7 +98,7 @@ start=$(date +%s.%N)
 set +e
 timeout --kill-after=10 "$TIMEOUT" systemd-nspawn -D "$R" \
     --overlay-ro="$layers:/usr" \
-    --bind-ro="$HERE:/flowd-tests" \
+    --bind-ro="$HERE/..:/flowd-e2e" \
     --register=no --keep-unit --private-network \
     --console=read-only --quiet -b >"$R/root/results/console" 2>&1
 rc=$?
