@@ -102,5 +102,5 @@ demo: build
 clean:
 	$(SWIFT) package clean
 	rm -rf Packages/FlowKit/.build
-	rm -rf stage demo-state build-deb
-	[ ! -f debian/rules ] || debian/rules clean
+	rm -rf stage demo-state build-deb .cache/package-test
+	if command -v dh >/dev/null; then debian/rules clean; fi
