@@ -75,6 +75,17 @@ start_session() { # [runuser prefix...] FLOW: prints the session object path
 }
 path_id() { basename "$1"; }
 
+# expect_activation FLOW: a stopped flowd is started by the bus (D-Bus activation) for a call
+# to ListFlows, whose reply lists FLOW.
+expect_activation() {
+    systemctl stop flowd
+    wait_for 30 "flowd inactive" is_state inactive || return 1
+    local out
+    out=$(mcall ListFlows) || { fail "ListFlows did not activate flowd: $out"; return 1; }
+    grep -q "\"$1\"" <<<"$out" || { fail "ListFlows after activation does not list $1: $out"; return 1; }
+    wait_for 30 "flowd active after activation" is_state active
+}
+
 # --- flowctl adapters: the only lines that know flowctl's command line and output -------------
 # FC_AS/FC_BUS: the per-user checks run flowctl as the test user on the session bus.
 FC_AS=()

@@ -117,14 +117,7 @@ check_maintainer_scripts() {
     [ "$(stat -c '%U %a' /var/lib/flowd)" = "flowd 700" ] || fail "/var/lib/flowd is '$(stat -c '%U %a' /var/lib/flowd)'"
 }
 
-check_activation() {
-    systemctl stop flowd
-    wait_for 30 "flowd inactive" is_state inactive || return 1
-    local out
-    out=$(mcall ListFlows) || { fail "busctl --system call ListFlows did not activate flowd: $out"; return 1; }
-    grep -q '"consultation"' <<<"$out" || { fail "ListFlows does not list consultation: $out"; return 1; }
-    wait_for 30 "flowd active after D-Bus activation" is_state active
-}
+check_activation() { expect_activation consultation; }
 
 check_versions() {
     local pkg upstream daemon cli property

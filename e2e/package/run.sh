@@ -46,6 +46,8 @@ done
 say() { echo "package-test: $*"; }
 die() { echo "package-test: error: $*" >&2; exit 1; }
 skip() { echo "package-test: SKIPPED: $*"; exit 0; }
+# shellcheck source=../container.sh
+. "$HERE/../container.sh"
 
 DEBS=$(cd "$DEBS" 2>/dev/null && pwd) || die "no folder $DEBS: run 'make deb' first"
 new_deb=$(ls "$DEBS"/flowd_*.deb 2>/dev/null | head -n 1)
@@ -133,7 +135,7 @@ cleanup() {
 }
 trap cleanup EXIT
 tar -C "$R" -xf "$tarball"
-mkdir -p "$R/flowd-e2e" "$R/root/debs/new" "$R/root/debs/prev" "$R/root/results"
+mkdir -p "$R/flowd-e2e" "$R/root/debs/new" "$R/root/debs/prev"
 chmod 0700 "$R/root"
 # What the person following the README has: the packages make deb built (not the debug symbols).
 for f in "$DEBS"/*.deb; do
@@ -144,49 +146,11 @@ for u in console-getty.service getty.target apt-daily.timer apt-daily-upgrade.ti
     dpkg-db-backup.timer e2scrub_all.timer fstrim.timer; do
     ln -sf /dev/null "$R/etc/systemd/system/$u"
 done
-cat >"$R/etc/systemd/system/flowd-package-test.service" <<EOF
-[Unit]
-Description=flowd package checks
-After=multi-user.target dbus.service systemd-logind.service
-Wants=dbus.service
-SuccessAction=poweroff-force
-FailureAction=poweroff-force
-
-[Service]
-Type=oneshot
-ExecStart=/flowd-e2e/package/checks.sh
-StandardOutput=append:/root/results/log
-StandardError=append:/root/results/log
-TimeoutStartSec=$((TIMEOUT - 20))
-EOF
-mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
-ln -s ../flowd-package-test.service "$R/etc/systemd/system/multi-user.target.wants/flowd-package-test.service"
+install_test_unit "$R" flowd-package-test "flowd package checks" /flowd-e2e/package/checks.sh "$TIMEOUT"
 
 # --- boot: the host's network (apt fetches the dependencies), nothing else of the host ------------
 say "booting a clean $SUITE container with $(basename "$new_deb") and the previous $(basename "$prev_deb")"
-start=$(date +%s.%N)
-set +e
-timeout --kill-after=10 "$TIMEOUT" systemd-nspawn -D "$R" \
-    --bind-ro="$SRC/e2e:/flowd-e2e" \
-    --register=no --keep-unit --resolv-conf=copy-host \
-    --console=read-only --quiet -b >"$R/root/results/console" 2>&1
-rc=$?
-set -e
-end=$(date +%s.%N)
-
-results=$R/root/results
-if [ -f "$results/log" ]; then
-    cat "$results/log"
-else
-    say "the checks never ran; container console:"
-    tail -n 50 "$results/console" || true
-fi
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    say "FAILED: the container did not finish within ${TIMEOUT}s"
-    tail -n 30 "$results/console" || true
-    exit 1
-fi
-status=$(cat "$results/status" 2>/dev/null || echo "no status written")
-say "$(awk -v a="$t0" -v b="$t1" -v c="$start" -v d="$end" \
-    'BEGIN { printf "root and previous version ready in %ds; container ran %.1fs", b - a, d - c }'); result: $status"
-[ "$status" = PASS ] || exit 1
+result=0
+boot_and_report "$R" "$TIMEOUT" --bind-ro="$SRC/e2e:/flowd-e2e" --resolv-conf=copy-host || result=1
+say "root and previous version ready in $((t1 - t0))s; container ran ${BOOT_SECONDS}s; result: $BOOT_STATUS"
+exit "$result"

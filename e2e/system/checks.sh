@@ -192,14 +192,7 @@ check_plugins_loaded() {
     fi
 }
 
-check_activation() {
-    systemctl stop flowd
-    wait_for 30 "flowd inactive" is_state inactive || return 1
-    local out
-    out=$(mcall ListFlows) || { fail "ListFlows did not activate flowd: $out"; return 1; }
-    grep -q '"e2e"' <<<"$out" || { fail "ListFlows after activation does not list e2e: $out"; return 1; }
-    wait_for 30 "flowd active after activation" is_state active
-}
+check_activation() { expect_activation e2e; }
 
 FLOW_ID=""
 check_flow_with_flowctl() {
