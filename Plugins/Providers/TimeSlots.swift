@@ -22,36 +22,25 @@ struct TimeSlotsProvider: OptionsProvider {
             throw PluginConfigurationError(Self.name, "no slot of \(length) minutes fits between start and end")
         }
         let formatter = ICULocale.formatter(for: context.locale, template: "jmm")
-        return slots.map { m in
-            let id = Self.format(m)
+        return slots.map { start in
+            let id = start.description
             guard let formatter else { return ChoiceOption(id: id, label: id) }
-            let label = formatter.string(from: Date(timeIntervalSince1970: Double(m * 60)))
+            let label = formatter.string(from: Date(timeIntervalSince1970: Double(start.minutesSinceMidnight * 60)))
             return ChoiceOption(id: id, label: label)
         }
     }
 
-    /// Slot starts in minutes after midnight: `start`, `start + length`, … while
-    /// the slot ends by `end`.
-    static func slots(start: Int, end: Int, length: Int) -> [Int] {
+    /// Slot starts: `start`, `start + length`, … (in minutes after midnight)
+    /// while the slot ends by `end`.
+    static func slots(start: Int, end: Int, length: Int) -> [CivilTime] {
         guard length > 0 else { return [] }
-        return Array(stride(from: start, through: end - length, by: length))
+        return stride(from: start, through: end - length, by: length).compactMap(CivilTime.init(minutesSinceMidnight:))
     }
 
-    /// `HH:MM`.
-    static func format(_ minutes: Int) -> String {
-        let h = minutes / 60
-        let m = minutes % 60
-        return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
-    }
-
-    /// Minutes after midnight for `HH:MM` (00:00 to 24:00).
+    /// Minutes after midnight for `HH:MM` (00:00 to 23:59), or `24:00` (the
+    /// end of the day, which an `end` may be).
     static func parse(_ text: String) -> Int? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
-            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 24 * 60
-        else { return nil }
-        return h * 60 + m
+        text == "24:00" ? 24 * 60 : CivilTime(iso: text)?.minutesSinceMidnight
     }
 
     private static func minutes(_ options: PluginOptions, _ key: String, default value: Int) throws -> Int {

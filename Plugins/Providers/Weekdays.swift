@@ -17,17 +17,18 @@ struct WeekdaysProvider: OptionsProvider {
         let options = try PluginOptions(context.options, capability: Self.name, allowed: ["count"])
         let count = try options.integer("count", in: 1...60) ?? 5
         let labeller = DateLabeller(locale: context.locale)
-        return Self.weekdays(after: CivilDate.today(), count: count).map {
+        return Self.weekdays(after: LocalCalendar.today(), count: count).map {
             ChoiceOption(id: $0.description, label: labeller.label(for: $0))
         }
     }
 
-    /// The first `count` weekdays strictly after `day`.
+    /// The first `count` weekdays strictly after `day` (fewer at the end of
+    /// the calendar, in the year 9999).
     static func weekdays(after day: CivilDate, count: Int) -> [CivilDate] {
         var result: [CivilDate] = []
         var d = day
-        while result.count < count {
-            d = d.adding(days: 1)
+        while result.count < count, let next = d.adding(days: 1) {
+            d = next
             if d.isoWeekday <= 5 { result.append(d) }
         }
         return result

@@ -11,7 +11,7 @@ struct DateWindowValidator: FieldValidator {
     static let name = "flowd.date-window"
 
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
-        let (first, last) = try Self.window(context.options, today: CivilDate.today())
+        let (first, last) = try Self.window(context.options, today: LocalCalendar.today())
         guard let text = value.textValue else {
             throw PluginConfigurationError(Self.name, "works on date fields only")
         }
@@ -31,7 +31,10 @@ struct DateWindowValidator: FieldValidator {
         guard minDays <= maxDays else {
             throw PluginConfigurationError(name, "\"minDays\" must not be greater than \"maxDays\"")
         }
-        return (today.adding(days: minDays), today.adding(days: maxDays))
+        guard let first = today.adding(days: minDays), let last = today.adding(days: maxDays) else {
+            throw PluginConfigurationError(name, "the window leaves the calendar (the years 1 to 9999)")
+        }
+        return (first, last)
     }
 }
 

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowKit
 import Glibc
 
 /// The engine's clock on the real system: wall time in microseconds, and

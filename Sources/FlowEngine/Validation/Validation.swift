@@ -1,22 +1,25 @@
 import FlowKit
 
-/// What the built-in rules need besides the value: the session's locale, the
-/// day, and the field's current options.
+/// What the built-in rules need besides the value: the day, and the field's
+/// current options. Rules say what is wrong as a ``SessionMessage``; the
+/// presentation puts it into words.
 struct ValidationContext {
-    let locale: String
     let today: CivilDate
-    let strings: Strings
     /// The options a choice field offers now (the flow's or the provider's).
     let options: (FieldDefinition) -> [ChoiceOption]?
 
-    func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:]) -> String {
-        if let custom = field.messages[rule] { return Strings.fill(custom.resolve(locale), args) }
-        return strings.text(key, locale: locale, args)
+    /// The field's custom message for `rule`, else the built-in `key`.
+    func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:])
+        -> SessionMessage
+    {
+        let arguments = args.mapValues(SessionMessage.verbatim)
+        if let custom = field.messages[rule] { return .flow(custom, arguments) }
+        return .builtin(key, arguments)
     }
 }
 
 enum FieldValidation {
-    /// The first built-in rule `value` breaks, as a localized message, or nil.
+    /// The first built-in rule `value` breaks, as a message, or nil.
     ///
     /// Order: required (and mustBeOn), format, length, pattern, email,
     /// number rules, date bounds, options, selection counts, Other's text.
@@ -24,14 +27,14 @@ enum FieldValidation {
     /// value longer than the field allows.
     static func error(
         _ field: FieldDefinition, value: AnswerValue?, otherText: String?, context c: ValidationContext
-    ) -> String? {
+    ) -> SessionMessage? {
         if field.type == .toggle {
             let on = value?.boolValue ?? false
             return field.mustBeOn && !on ? c.message(field, .mustBeOn, .mustBeOn) : nil
         }
         let options = field.type.isChoice ? c.options(field) : nil
         if field.type.isChoice, options?.isEmpty ?? true, !field.other, field.required {
-            return c.strings.text(.noOptions, locale: c.locale)
+            return .builtin(.noOptions)
         }
         guard let value, !isBlank(value) else {
             if field.type == .multichoice, let min = field.minSelected, min > 0 {
@@ -103,16 +106,17 @@ enum FieldValidation {
 
     /// The errors of a step's cross-field rules, keyed by the field they
     /// attach to. `answer` gives the effective value of any field (secure
-    /// values included); `label` a field's label in the session's locale.
+    /// values included).
     static func stepRuleErrors(
-        _ step: StepDefinition, answer: (String) -> AnswerValue?, label: (String) -> String, context c: ValidationContext
-    ) -> [String: String] {
-        var out: [String: String] = [:]
+        _ step: StepDefinition, answer: (String) -> AnswerValue?, flow: FlowDefinition
+    ) -> FieldIssues {
+        var out: FieldIssues = [:]
         for rule in step.rules {
             guard let target = rule.targetField, out[target] == nil else { continue }
-            let custom = rule.message?.resolve(c.locale)
+            let custom = rule.message.map { SessionMessage.flow($0) }
             func fail(_ key: BuiltinString, other: String) {
-                out[target] = custom ?? c.strings.text(key, locale: c.locale, ["field": label(other)])
+                let label = flow.field(other).map { SessionMessage.flow($0.label) } ?? .verbatim(other)
+                out[target] = custom ?? .builtin(key, ["field": label])
             }
             switch rule.kind {
             case .equals(let a, let b):
@@ -130,7 +134,7 @@ enum FieldValidation {
                 if !isBefore && order <= 0 { fail(isNumber ? .mustBeGreater : .mustBeAfter, other: b) }
             case .requiredIf(let f, let condition):
                 if condition.holds(answer), present(answer(f)) == nil {
-                    out[f] = custom ?? c.strings.text(.required, locale: c.locale)
+                    out[f] = custom ?? .builtin(.required)
                 }
             case .plugin:
                 continue

@@ -11,7 +11,10 @@ public enum FlowKitABI {
     /// reports the version of the FlowKit *headers* it was built with, not the
     /// version of the `libFlowKit.so` that happens to be loaded next to it.
     /// Bump it whenever a public type changes layout or a protocol requirement
-    /// changes.
+    /// changes. Additions (a new type, a new method or conformance) do not bump
+    /// it: code that only existing plugins use is unchanged, and a plugin that
+    /// uses an addition the loaded `libFlowKit.so` lacks fails `dlopen`
+    /// (`RTLD_NOW`) with the missing symbol, before any of its code runs.
     @_alwaysEmitIntoClient
     public static var version: UInt32 { 1 }
 

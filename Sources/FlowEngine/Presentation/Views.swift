@@ -132,3 +132,35 @@ public struct ReviewAnswer: Sendable, Hashable {
     /// value, or "Not given".
     public let display: String
 }
+
+/// The path-dependent values a session shows, computed together
+/// (``FlowSession/progressSnapshot``).
+public struct ProgressSnapshot: Sendable, Hashable {
+    /// ``FlowSession/stepIndex``.
+    public let stepIndex: Int
+    /// ``FlowSession/stepCount``.
+    public let stepCount: Int
+    /// ``FlowSession/canGoBack``.
+    public let canGoBack: Bool
+    /// ``FlowSession/canContinue``.
+    public let canContinue: Bool
+    /// ``FlowSession/continueLabel``.
+    public let continueLabel: String
+    /// ``FlowSession/path``.
+    public let path: [PathEntry]
+}
+
+/// One entry of the session's path, for a client that draws a dot per step.
+public struct PathEntry: Sendable, Hashable {
+    /// Where the person is relative to this entry.
+    public enum Status: String, Sendable, Hashable {
+        case done, current, upcoming
+    }
+
+    /// A step id, or `review`.
+    public let id: String
+    /// The step's title in the session's locale.
+    public let title: String
+    /// `done`, `current` or `upcoming`.
+    public let status: Status
+}

@@ -1,0 +1,272 @@
+import FlowKit
+
+// Fields: what every field has, then the rules of each type family (text,
+// number, date, choice), then custom messages. A new field type or rule adds
+// a family reader here and a row to `typedKeys`.
+extension FlowBuilder {
+    /// One field of a form step.
+    mutating func field(_ node: JSONNode, _ path: JSONPath) -> FieldDefinition? {
+        guard let o = reader.object(node, path, "a field") else { return nil }
+        reader.checkKeys(o, allowed: Self.fieldKeys, in: "a field")
+        var id: String?
+        if let n = o["id"] { id = reader.identifier(n, path / "id", "the field id") } else { missing(o, "id", "the field's id") }
+        let type = fieldType(o, path)
+        if let id, type == nil { references.untypedFields.insert(id) }
+        var label: LocalizedText?
+        if let n = o["label"] { label = reader.localized(n, path / "label", "the label") } else { missing(o, "label", "a string or translations") }
+        let help = o["help"].flatMap { reader.localized($0, path / "help", "the help text") }
+        let placeholder = o["placeholder"].flatMap { reader.localized($0, path / "placeholder", "the placeholder") }
+
+        if let type { checkApplicability(o, type: type) }
+        let required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
+        let mustBeOn = o["mustBeOn"].flatMap { reader.bool($0, path / "mustBeOn") } ?? false
+        let text = textRules(o, path)
+        let number = numberRules(o, path)
+        let dates = dateRules(o, path)
+        let choice = choiceRules(o, path, type: type)
+        if type == .toggle && o.has("required") {
+            problem(path / "required", "a toggle always has a value; use \"mustBeOn\": true to require it to be on")
+        }
+        let prefill = o["prefill"].flatMap { provider($0, path / "prefill", kind: .prefillProvider, what: "prefill provider") }
+        let validators = o["validators"].map { self.validators($0, path / "validators") } ?? []
+        /// Whether the field sets `rule`: a message for a rule it does not set is a mistake.
+        func isSet(_ rule: FieldRule) -> Bool {
+            switch rule {
+            case .required: return required
+            case .mustBeOn: return mustBeOn
+            case .integer: return number.integer
+            case .other: return choice.other
+            case .format, .email, .option: return true
+            case .minLength, .maxLength, .pattern, .minimum, .maximum, .after, .before, .minSelected, .maxSelected:
+                return o.has(rule.rawValue)
+            }
+        }
+        let messages = o["messages"].map { self.messages($0, path / "messages", type: type, isSet: isSet) } ?? [:]
+
+        guard let id, let label else { return nil }
+        return FieldDefinition(
+            id: id, type: type ?? .text, label: label, help: help, placeholder: placeholder, required: required,
+            mustBeOn: mustBeOn, minLength: text.minLength, maxLength: text.maxLength, pattern: text.pattern,
+            minimum: number.minimum, maximum: number.maximum, integer: number.integer, after: dates.after,
+            before: dates.before, minSelected: choice.minSelected, maxSelected: choice.maxSelected,
+            options: choice.options, optionsFrom: choice.optionsFrom, other: choice.other,
+            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages)
+    }
+
+    /// `type`, with a suggestion for a typo; nil when missing or unknown.
+    private mutating func fieldType(_ o: ObjectView, _ path: JSONPath) -> FieldType? {
+        let typeList = FieldType.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let n = o["type"] else {
+            missing(o, "type", "one of \(typeList)")
+            return nil
+        }
+        guard let s = reader.string(n, path / "type", "the field type") else { return nil }
+        if let type = FieldType(rawValue: s) { return type }
+        var message = "unknown type \(quoted(s)) ("
+        if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
+        problem(path / "type", message + "expected one of \(typeList))")
+        return nil
+    }
+
+    /// Keys that only some field types take.
+    private static let typedKeys: [(keys: [String], types: [FieldType], what: String)] = [
+        (["minLength", "maxLength", "pattern"], [.text, .multiline, .secure, .email], "text, multiline, secure and email"),
+        (["minimum", "maximum", "integer"], [.number], "number"),
+        (["after", "before"], [.date], "date"),
+        (["minSelected", "maxSelected"], [.multichoice], "multichoice"),
+        (["options", "optionsFrom", "other", "otherLabel"], [.choice, .multichoice], "choice and multichoice"),
+        (["mustBeOn"], [.toggle], "toggle"),
+    ]
+
+    private mutating func checkApplicability(_ o: ObjectView, type: FieldType) {
+        for entry in Self.typedKeys where !entry.types.contains(type) {
+            for key in entry.keys where o.has(key) {
+                problem(o.path / key, "\(quoted(key)) applies only to \(entry.what) fields, not to a \(type.rawValue) field")
+            }
+        }
+    }
+
+    // MARK: Type families
+
+    /// The rules of text, multiline, secure and email fields.
+    private struct TextRules {
+        var minLength: Int?
+        var maxLength: Int?
+        var pattern: PatternRegex?
+    }
+
+    private mutating func textRules(_ o: ObjectView, _ path: JSONPath) -> TextRules {
+        let lengthRange = 0...1_000_000
+        let minLength = o["minLength"].flatMap { reader.integer($0, path / "minLength", lengthRange) }
+        let maxLength = o["maxLength"].flatMap { reader.integer($0, path / "maxLength", lengthRange) }
+        if let a = minLength, let b = maxLength, a > b {
+            problem(path / "minLength", "minLength \(a) is more than maxLength \(b), so no value can pass")
+        }
+        var pattern: PatternRegex?
+        if let n = o["pattern"], let s = reader.string(n, path / "pattern", "the pattern") {
+            do {
+                pattern = try PatternRegex(s, limits: limits.pattern)
+            } catch {
+                problem(path / "pattern", "invalid pattern \(quoted(s)) \(error.description)")
+            }
+        }
+        if let pattern, let max = maxLength, max > pattern.maxInputLength {
+            problem(path / "maxLength", "maxLength \(max) is more than the \(pattern.maxInputLength) characters this pattern can check (it compiles to \(pattern.programSize) instructions); lower maxLength or simplify the pattern")
+        }
+        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern)
+    }
+
+    /// The rules of number fields.
+    private struct NumberRules {
+        var minimum: Double?
+        var maximum: Double?
+        var integer: Bool
+    }
+
+    private mutating func numberRules(_ o: ObjectView, _ path: JSONPath) -> NumberRules {
+        let minimum = o["minimum"].flatMap { reader.number($0, path / "minimum") }
+        let maximum = o["maximum"].flatMap { reader.number($0, path / "maximum") }
+        if let a = minimum, let b = maximum, a > b {
+            problem(path / "minimum", "minimum \(formatNumber(a)) is more than maximum \(formatNumber(b)), so no value can pass")
+        }
+        let integer = o["integer"].flatMap { reader.bool($0, path / "integer") } ?? false
+        return NumberRules(minimum: minimum, maximum: maximum, integer: integer)
+    }
+
+    /// The bounds of date fields.
+    private struct DateRules {
+        var after: DateBound?
+        var before: DateBound?
+    }
+
+    private mutating func dateRules(_ o: ObjectView, _ path: JSONPath) -> DateRules {
+        let after = o["after"].flatMap { dateBound($0, path / "after") }
+        let before = o["before"].flatMap { dateBound($0, path / "before") }
+        if case .date(let a)? = after, case .date(let b)? = before, a >= b {
+            problem(path / "after", "no date is after \(a) and before \(b)")
+        }
+        return DateRules(after: after, before: before)
+    }
+
+    /// `"today"` or a date as `YYYY-MM-DD`.
+    private mutating func dateBound(_ node: JSONNode, _ path: JSONPath) -> DateBound? {
+        guard let s = reader.string(node, path, "a date") else { return nil }
+        if s == "today" { return .today }
+        guard let d = CivilDate(iso: s) else {
+            problem(path, "\(quoted(s)) is not a date (expected \"today\" or a date as YYYY-MM-DD)")
+            return nil
+        }
+        return .date(d)
+    }
+
+    /// The options and selection rules of choice and multichoice fields.
+    private struct ChoiceRules {
+        var options: [OptionDefinition] = []
+        var optionsFrom: ProviderReference?
+        var other = false
+        var otherLabel: LocalizedText?
+        var minSelected: Int?
+        var maxSelected: Int?
+    }
+
+    private mutating func choiceRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?) -> ChoiceRules {
+        var c = ChoiceRules()
+        let selectionRange = 0...limits.maxOptionsPerField
+        c.minSelected = o["minSelected"].flatMap { reader.integer($0, path / "minSelected", selectionRange) }
+        c.maxSelected = o["maxSelected"].flatMap { reader.integer($0, path / "maxSelected", selectionRange) }
+        if let a = c.minSelected, let b = c.maxSelected, a > b {
+            problem(path / "minSelected", "minSelected \(a) is more than maxSelected \(b), so no selection can pass")
+        }
+        c.options = o["options"].map { options($0, path / "options") } ?? []
+        c.optionsFrom = o["optionsFrom"].flatMap {
+            provider($0, path / "optionsFrom", kind: .optionsProvider, what: "options provider")
+        }
+        if o.has("options") && o.has("optionsFrom") {
+            problem(path / "optionsFrom", "a field takes either \"options\" or \"optionsFrom\", not both")
+        }
+        if let type, type.isChoice, !o.has("options"), !o.has("optionsFrom") {
+            problem(path, "a \(type.rawValue) field needs \"options\" or \"optionsFrom\"")
+        }
+        c.other = o["other"].flatMap { reader.bool($0, path / "other") } ?? false
+        c.otherLabel = o["otherLabel"].flatMap { reader.localized($0, path / "otherLabel", "the Other label") }
+        if o.has("otherLabel") && !c.other {
+            problem(path / "otherLabel", "otherLabel needs \"other\": true")
+        }
+        let offered = c.options.count + (c.other ? 1 : 0)
+        if type == .multichoice, !o.has("optionsFrom"), let a = c.minSelected, a > offered, !c.options.isEmpty {
+            problem(path / "minSelected", "minSelected \(a) is more than the \(offered) options there are")
+        }
+        return c
+    }
+
+    /// `options`: a non-empty list with unique ids.
+    private mutating func options(_ node: JSONNode, _ path: JSONPath) -> [OptionDefinition] {
+        guard let items = reader.array(node, path, "the list of options", max: limits.maxOptionsPerField) else { return [] }
+        if items.isEmpty { problem(path, "the option list is empty (expected at least one option)") }
+        var options: [OptionDefinition] = []
+        var seen: [String: Int] = [:]
+        for (i, item) in items.enumerated() {
+            guard let opt = option(item, path / i) else { continue }
+            if let first = seen[opt.id] {
+                problem(path / i / "id", "duplicate option id \(quoted(opt.id)) (first used at options[\(first)])")
+                continue
+            }
+            seen[opt.id] = i
+            options.append(opt)
+        }
+        return options
+    }
+
+    private mutating func option(_ node: JSONNode, _ path: JSONPath) -> OptionDefinition? {
+        guard let o = reader.object(node, path, "an option") else { return nil }
+        reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
+        var id: String?
+        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id") {
+            if s == "other" {
+                problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
+            } else {
+                id = s
+            }
+        } else if o["id"] == nil {
+            missing(o, "id", "the option's id")
+        }
+        var label: LocalizedText?
+        if let n = o["label"] { label = reader.localized(n, path / "label", "the label") } else { missing(o, "label", "a string or translations") }
+        let icon = o["icon"].flatMap { reader.iconName($0, path / "icon") }
+        guard let id, let label else { return nil }
+        return OptionDefinition(id: id, label: label, icon: icon)
+    }
+
+    // MARK: Messages
+
+    /// `messages`: a replacement message per rule. `isSet` tells whether the
+    /// field sets a rule (a message for a rule it does not set is a mistake).
+    private mutating func messages(
+        _ node: JSONNode, _ path: JSONPath, type: FieldType?, isSet: (FieldRule) -> Bool
+    ) -> [FieldRule: LocalizedText] {
+        guard let m = reader.object(node, path, "the messages") else { return [:] }
+        var messages: [FieldRule: LocalizedText] = [:]
+        let ruleNames = FieldRule.allCases.map(\.rawValue)
+        for member in m.members {
+            let p = path / member.key
+            guard let rule = FieldRule(rawValue: member.key) else {
+                var message = "unknown rule \(quoted(member.key)) ("
+                if let near = reader.suggest(member.key, in: ruleNames) { message += "did you mean \(quoted(near))? " }
+                problem(p, message + "expected one of \(ruleNames.joined(separator: ", ")))")
+                continue
+            }
+            if let type {
+                if !rule.applies(to: type) {
+                    problem(p, "a \(type.rawValue) field has no \(quoted(rule.rawValue)) rule")
+                    continue
+                }
+                if !isSet(rule) {
+                    problem(p, "a message for \(quoted(rule.rawValue)), but the field does not set that rule")
+                    continue
+                }
+            }
+            if let text = reader.localized(member.value, p, "the message") { messages[rule] = text }
+        }
+        return messages
+    }
+}

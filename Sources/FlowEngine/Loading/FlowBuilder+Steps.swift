@@ -1,0 +1,117 @@
+import FlowKit
+
+// Steps, and where Continue goes from each (`next`).
+extension FlowBuilder {
+    /// One step; `index` is its position among the steps read so far.
+    mutating func step(_ node: JSONNode, _ path: JSONPath, index: Int) -> StepDefinition? {
+        guard let o = reader.object(node, path, "a step") else { return nil }
+        reader.checkKeys(o, allowed: Self.stepKeys, in: "a step")
+        var id: String?
+        if let n = o["id"], let s = reader.identifier(n, path / "id", "the step id") {
+            if s == "review" || s == "complete" {
+                problem(path / "id", "\(quoted(s)) is reserved and cannot be a step id")
+            } else {
+                id = s
+            }
+        } else if o["id"] == nil {
+            missing(o, "id", "the step's id")
+        }
+        var kind = StepKind.form
+        if let n = o["kind"], let s = reader.string(n, path / "kind", "the step kind") {
+            if let k = StepKind(rawValue: s) {
+                kind = k
+            } else {
+                problem(path / "kind", "unknown step kind \(quoted(s)) (expected form or content)")
+            }
+        }
+        var title: LocalizedText?
+        if let n = o["title"] { title = reader.localized(n, path / "title", "the title") } else { missing(o, "title", "a string or translations") }
+        let description = o["description"].flatMap { reader.localized($0, path / "description", "the description") }
+
+        var body: LocalizedText?
+        var icon: String?
+        var fields: [FieldDefinition] = []
+        var rules: [StepRule] = []
+        switch kind {
+        case .content:
+            body = o["body"].flatMap { reader.localized($0, path / "body", "the body") }
+            icon = o["icon"].flatMap { reader.iconName($0, path / "icon") }
+            for key in ["fields", "rules"] where o.has(key) {
+                problem(path / key, "a content step has no \(key) (use \"kind\": \"form\")")
+            }
+        case .form:
+            for key in ["body", "icon"] where o.has(key) {
+                problem(path / key, "\(quoted(key)) applies only to content steps (\"kind\": \"content\")")
+            }
+            fields = self.fields(o, path)
+            if let n = o["rules"], let items = reader.array(n, path / "rules", "the list of rules", max: limits.maxRulesPerStep) {
+                for (i, item) in items.enumerated() {
+                    if let r = stepRule(item, path / "rules" / i, step: index) { rules.append(r) }
+                }
+            }
+        }
+        let next = o["next"].map { self.next($0, path / "next", step: index) } ?? []
+        guard let id, let title else { return nil }
+        return StepDefinition(id: id, kind: kind, title: title, description: description, body: body, icon: icon,
+                              fields: fields, rules: rules, next: next)
+    }
+
+    /// A form step's `fields`.
+    private mutating func fields(_ o: ObjectView, _ path: JSONPath) -> [FieldDefinition] {
+        guard let n = o["fields"] else {
+            missing(o, "fields", "a list of fields, or \"kind\": \"content\"")
+            return []
+        }
+        guard let items = reader.array(n, path / "fields", "the list of fields", max: limits.maxFieldsPerStep) else {
+            return []
+        }
+        if items.isEmpty { problem(path / "fields", "a form step needs at least one field (or use \"kind\": \"content\")") }
+        fieldCount += items.count
+        return items.enumerated().compactMap { i, item in field(item, path / "fields" / i) }
+    }
+
+    /// `next`: a step id, or a list of `{"if": …, "goto": …}` ending in a default.
+    private mutating func next(_ node: JSONNode, _ path: JSONPath, step: Int) -> [NextRule] {
+        if case .string(let s) = node {
+            references.nextRefs.append(.init(step: step, path: path, target: s))
+            return [NextRule(condition: nil, target: target(s))]
+        }
+        guard let items = reader.array(node, path, "the next rules (or a step id)", max: limits.maxRulesPerStep) else { return [] }
+        if items.isEmpty {
+            problem(path, "the next list is empty (leave \"next\" out to go on to the following step)")
+            return []
+        }
+        var rules: [NextRule] = []
+        var defaultAt: Int?
+        for (i, item) in items.enumerated() {
+            let p = path / i
+            guard let o = reader.object(item, p, "a next rule") else { continue }
+            reader.checkKeys(o, allowed: Self.nextKeys, in: "a next rule")
+            var condition: Condition?
+            if let c = o["if"] { condition = self.condition(c, p / "if", step: step) }
+            if let d = defaultAt {
+                problem(p, "this rule comes after the default rule at [\(d)] and can never apply (the rule without \"if\" must be last)")
+            }
+            if o["if"] == nil { defaultAt = defaultAt ?? i }
+            guard let g = o["goto"] else {
+                missing(o, "goto", "a later step id, \"review\" or \"complete\"")
+                continue
+            }
+            guard let s = reader.string(g, p / "goto", "the target step") else { continue }
+            references.nextRefs.append(.init(step: step, path: p / "goto", target: s))
+            rules.append(NextRule(condition: condition, target: target(s)))
+        }
+        if defaultAt == nil {
+            problem(path, "the next list has no default: its last rule must have no \"if\" (add {\"goto\": …})")
+        }
+        return rules
+    }
+
+    private func target(_ s: String) -> StepTarget {
+        switch s {
+        case "review": return .review
+        case "complete": return .complete
+        default: return .step(s)
+        }
+    }
+}

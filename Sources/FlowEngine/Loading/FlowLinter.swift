@@ -1,0 +1,236 @@
+import FlowKit
+
+/// What pass 1 (``FlowBuilder``) records for pass 2: everything that names
+/// another part of the flow, with where it is written.
+struct FlowReferences {
+    /// A field test in a condition.
+    struct ConditionLeaf {
+        var step: Int
+        var path: JSONPath
+        var field: String
+        /// The compared values and where they are; empty for `notEmpty`.
+        var values: [(ConditionValue, JSONPath)]
+    }
+
+    /// A `next` target.
+    struct NextRef {
+        var step: Int
+        var path: JSONPath
+        var target: String
+    }
+
+    /// A step rule's fields.
+    struct RuleRef {
+        var step: Int
+        var path: JSONPath
+        var kind: String
+        /// The fields the rule names: the target field first when there is one.
+        var fields: [(String, JSONPath)]
+        /// The field the rule's message goes to, which must be on the rule's step.
+        var target: String
+    }
+
+    var conditionLeaves: [ConditionLeaf] = []
+    var nextRefs: [NextRef] = []
+    var ruleRefs: [RuleRef] = []
+    /// Fields whose type could not be read: later checks skip them.
+    var untypedFields: Set<String> = []
+    /// Where each decoded step is, in document order.
+    var stepPaths: [JSONPath] = []
+    var hasReview = false
+}
+
+/// Pass 2 of loading: the checks that need the whole flow. Unique step and
+/// field ids; `next` targets that exist and only go forward (so the step
+/// graph has no cycles), and steps that can be reached; conditions and step
+/// rules that read fields which exist, come no later than their step, and
+/// have comparable types and values.
+///
+/// Runs only when pass 1 found no problem, so it can trust the shapes.
+struct FlowLinter {
+    var reader: DocumentReader
+    let references: FlowReferences
+
+    private mutating func problem(_ path: JSONPath, _ message: String) {
+        reader.sink.add(path, message)
+    }
+
+    /// Where each field of the flow is: its step, its definition, its path.
+    typealias FieldTable = [String: (step: Int, field: FieldDefinition, path: JSONPath)]
+
+    /// Checks `steps` as a whole; problems go to the reader's sink.
+    mutating func check(_ steps: [StepDefinition]) {
+        let (stepIndex, fields) = uniqueIDs(steps)
+        guard reader.sink.isEmpty else { return }
+        if checkNextTargets(steps, stepIndex: stepIndex) { checkReachability(steps, stepIndex: stepIndex) }
+        checkConditions(steps, fields: fields)
+        checkStepRules(steps, fields: fields)
+    }
+
+    /// Step ids are unique, and field ids are unique across the whole flow.
+    private mutating func uniqueIDs(_ steps: [StepDefinition]) -> (stepIndex: [String: Int], fields: FieldTable) {
+        var stepIndex: [String: Int] = [:]
+        for (i, s) in steps.enumerated() {
+            if let first = stepIndex[s.id] {
+                problem(references.stepPaths[i] / "id", "duplicate step id \(quoted(s.id)) (first used at \(references.stepPaths[first] / "id"))")
+            } else {
+                stepIndex[s.id] = i
+            }
+        }
+        var fields: FieldTable = [:]
+        for (i, s) in steps.enumerated() {
+            for (j, f) in s.fields.enumerated() {
+                let p = references.stepPaths[i] / "fields" / j
+                if let first = fields[f.id] {
+                    problem(p / "id", "duplicate field id \(quoted(f.id)) (first used at \(first.path / "id")); field ids are unique in the whole flow")
+                } else {
+                    fields[f.id] = (i, f, p)
+                }
+            }
+        }
+        return (stepIndex, fields)
+    }
+
+    /// `next` targets exist and come later in the file (so there are no
+    /// cycles). Returns whether the graph is sound enough to walk.
+    private mutating func checkNextTargets(_ steps: [StepDefinition], stepIndex: [String: Int]) -> Bool {
+        var graphOK = true
+        for ref in references.nextRefs {
+            switch ref.target {
+            case "complete":
+                continue
+            case "review":
+                if !references.hasReview {
+                    problem(ref.path, "the flow has no review page, so \"review\" is not a target (use \"complete\", or add \"review\")")
+                    graphOK = false
+                }
+            default:
+                guard let t = stepIndex[ref.target] else {
+                    var message = "unknown step \(quoted(ref.target)) ("
+                    if let near = reader.suggest(ref.target, in: steps.map(\.id)) { message += "did you mean \(quoted(near))? " }
+                    problem(ref.path, message + "expected a later step id, \"review\" or \"complete\")")
+                    graphOK = false
+                    continue
+                }
+                if t == ref.step {
+                    problem(ref.path, "the step goes to itself, which is a cycle (a target must come later in the file)")
+                    graphOK = false
+                } else if t < ref.step {
+                    problem(ref.path, "\(quoted(ref.target)) comes earlier in the file, so this would go backwards (targets must come later: next rules cannot form cycles)")
+                    graphOK = false
+                }
+            }
+        }
+        return graphOK
+    }
+
+    /// Each field test of a condition reads a readable field and compares it
+    /// with a value of its type.
+    private mutating func checkConditions(_ steps: [StepDefinition], fields: FieldTable) {
+        for leaf in references.conditionLeaves {
+            checkConditionField(leaf.field, at: leaf.path / "field", fromStep: leaf.step, steps: steps, fields: fields)
+            guard let f = fields[leaf.field], !references.untypedFields.contains(leaf.field), f.field.type != .secure else { continue }
+            for (value, path) in leaf.values { checkConditionValue(value, at: path, field: f.field) }
+        }
+    }
+
+    /// Step rules name fields that exist, on their step or earlier, of types
+    /// the rule can compare.
+    private mutating func checkStepRules(_ steps: [StepDefinition], fields: FieldTable) {
+        for ref in references.ruleRefs {
+            var types: [FieldType] = []
+            for (name, path) in ref.fields {
+                guard let f = fields[name] else {
+                    var message = "the rule names the unknown field \(quoted(name))"
+                    if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
+                    problem(path, message)
+                    continue
+                }
+                if name == ref.target && f.step != ref.step {
+                    problem(path, "\(quoted(name)) is on step \(quoted(steps[f.step].id)); the rule's message goes to this field, so it must be on this step")
+                } else if f.step > ref.step {
+                    problem(path, "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); rules can use this step's fields and earlier ones")
+                }
+                if !references.untypedFields.contains(name) { types.append(f.field.type) }
+            }
+            guard types.count == ref.fields.count else { continue }
+            switch ref.kind {
+            case "equals", "notEquals":
+                if !(types[0] == types[1] || (types[0].isTextual && types[1].isTextual)) {
+                    problem(ref.path / ref.kind, "cannot compare a \(types[0].rawValue) field with a \(types[1].rawValue) field")
+                }
+            case "before", "after":
+                let comparable: Set<FieldType> = [.date, .time, .number]
+                if types[0] != types[1] || !comparable.contains(types[0]) {
+                    problem(ref.path / ref.kind, "\(quoted(ref.kind)) compares two date, two time or two number fields, not a \(types[0].rawValue) and a \(types[1].rawValue)")
+                }
+            case "requiredIf":
+                if types[0] == .toggle {
+                    problem(ref.path / ref.kind, "a toggle always has a value, so requiredIf cannot apply to it")
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func checkReachability(_ steps: [StepDefinition], stepIndex: [String: Int]) {
+        guard !steps.isEmpty else { return }
+        var reached = Array(repeating: false, count: steps.count)
+        reached[0] = true
+        // Targets only point forward, so one pass in document order suffices.
+        for (i, s) in steps.enumerated() where reached[i] {
+            if s.next.isEmpty {
+                if i + 1 < steps.count { reached[i + 1] = true }
+            } else {
+                for rule in s.next {
+                    if case .step(let t) = rule.target, let j = stepIndex[t] { reached[j] = true }
+                }
+            }
+        }
+        for (i, s) in steps.enumerated() where !reached[i] {
+            problem(references.stepPaths[i], "the step \(quoted(s.id)) can never be reached: no next rule leads to it and the step before it does not go on to it")
+        }
+    }
+
+    private mutating func checkConditionField(
+        _ name: String, at path: JSONPath, fromStep step: Int, steps: [StepDefinition],
+        fields: FieldTable
+    ) {
+        guard let f = fields[name] else {
+            var message = "the condition reads the unknown field \(quoted(name))"
+            if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
+            problem(path, message)
+            return
+        }
+        if f.step > step {
+            problem(path, "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); a condition can read this step's fields and earlier ones")
+        }
+        if f.field.type == .secure {
+            problem(path, "a condition cannot read the secure field \(quoted(name)) (secure values are not kept across restarts)")
+        }
+    }
+
+    private mutating func checkConditionValue(_ value: ConditionValue, at path: JSONPath, field: FieldDefinition) {
+        switch (field.type, value) {
+        case (.choice, .text(let s)), (.multichoice, .text(let s)):
+            guard field.optionsFrom == nil else { return }  // options are only known when a session starts
+            let ids = field.options.map(\.id) + (field.other ? ["other"] : [])
+            if !ids.contains(s) {
+                var message = "\(quoted(s)) is not an option of \(quoted(field.id)) ("
+                if let near = reader.suggest(s, in: ids) { message += "did you mean \(quoted(near))? " }
+                problem(path, message + "expected one of \(ids.joined(separator: ", ")))")
+            }
+        case (.toggle, .bool), (.number, .number):
+            return
+        case (.text, .text), (.multiline, .text), (.email, .text):
+            return
+        case (.date, .text(let s)):
+            if CivilDate(iso: s) == nil { problem(path, "\(quoted(s)) is not a date (expected YYYY-MM-DD)") }
+        case (.time, .text(let s)):
+            if CivilTime(iso: s) == nil { problem(path, "\(quoted(s)) is not a time (expected HH:MM)") }
+        default:
+            problem(path, "\(quoted(field.id)) is a \(field.type.rawValue) field, so compare it with \(field.type.valueDescription)")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import FlowKit
+
+/// Something a session says to the person, before it is put into words.
+///
+/// The state machine decides *what* to say (a rule is broken, a step
+/// arrived, a submit failed); ``SessionText`` says it in a locale. Arguments
+/// are messages too, so a placeholder can hold a number (`verbatim`), a
+/// field's label (`flow`) or the localized Review title (`builtin`).
+package indirect enum SessionMessage: Sendable, Hashable {
+    /// One of flowd's built-in strings, its `{name}` placeholders filled.
+    case builtin(BuiltinString, [String: SessionMessage] = [:])
+    /// A text of the flow file (a title, a label, a custom message), its
+    /// `{name}` placeholders filled.
+    case flow(LocalizedText, [String: SessionMessage] = [:])
+    /// Text that is already in the session's locale: a plugin's message, a
+    /// number, a date, an id.
+    case verbatim(String)
+}
+
+/// Field id → what is wrong with it (`""` for the step as a whole): the
+/// unworded form of ``FieldErrors``.
+package typealias FieldIssues = [String: SessionMessage]
+
+/// Puts ``SessionMessage``s into words: flowd's built-in strings and the
+/// flow's own texts, in one locale.
+package struct SessionText: Sendable {
+    /// The locale the words are in.
+    package let locale: String
+    /// flowd's catalog of built-in strings.
+    package let strings: Strings
+
+    /// Words in `locale` (normalized or not; the catalog falls back).
+    package init(locale: String, strings: Strings = .builtin) {
+        self.locale = locale
+        self.strings = strings
+    }
+
+    /// The message in words.
+    package func callAsFunction(_ message: SessionMessage) -> String {
+        switch message {
+        case .verbatim(let text):
+            return text
+        case .builtin(let key, let arguments):
+            return strings.text(key, locale: locale, arguments.mapValues(callAsFunction))
+        case .flow(let text, let arguments):
+            let template = text.resolve(locale)
+            return arguments.isEmpty ? template : Strings.fill(template, arguments.mapValues(callAsFunction))
+        }
+    }
+
+    /// Each issue in words.
+    package func callAsFunction(_ issues: FieldIssues) -> FieldErrors {
+        issues.mapValues(callAsFunction)
+    }
+}

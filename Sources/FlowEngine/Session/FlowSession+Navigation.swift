@@ -1,0 +1,132 @@
+import FlowKit
+
+// Continue, Back and GoTo: the person's moves along the path.
+extension FlowSession {
+    /// Continue: accept the current step and move along the path.
+    ///
+    /// On a form step every error of the step is shown from now on. When the
+    /// built-in rules pass but plugin results are missing, the outcome is
+    /// ``ContinueOutcome/checking(_:)``: the session has not moved. The last
+    /// step of a flow without Review, and Review itself, begin the submit.
+    /// Does nothing on a settled session or while submitting.
+    public mutating func continueStep(now: Int64) throws(SessionError) -> ContinueOutcome {
+        guard isMutable else { return .noChange }
+        if record.currentStep == Self.reviewID { return .submit(nil, try beginSubmit(now: now)) }
+        guard let si = flow.stepIndex[record.currentStep] else { return .noChange }
+        let step = flow.steps[si]
+        if step.kind == .form {
+            for f in step.fields { insertSorted(f.id, into: &record.shownErrors) }
+            record.updatedAt = now
+            let builtIn = issues(of: step, shownOnly: false, plugins: false)
+            let pending = SessionScratch.PendingContinue(step: step.id, revision: record.revision)
+            let resuming = scratch.pendingContinue == pending
+            scratch.pendingContinue = nil
+            guard builtIn.isEmpty else { return .stayed(words(issues(of: step, shownOnly: false, plugins: true))) }
+            let checks = step.fields.flatMap { fieldChecks($0, retryFailures: !resuming) }
+                + stepChecks(step, retryFailures: !resuming)
+            if !checks.isEmpty {
+                if !resuming {
+                    scratch.pendingContinue = pending
+                    return .checking(checks)
+                }
+                // Asked for and still missing: fail closed.
+                _ = applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .failed) })
+            }
+            recordStepMessages(step)
+            let all = issues(of: step, shownOnly: false, plugins: true)
+            guard all.isEmpty else { return .stayed(words(all)) }
+        }
+        insertSorted(step.id, into: &record.completed)
+        record.updatedAt = now
+        let completion = StepCompletion(step: step.id, answers: answers(of: step))
+        let p = route()
+        guard let pos = p.firstIndex(of: si) else {
+            moveTo(p.first(where: { !isFinished($0) }) ?? 0, now: now)
+            return .moved(completion)
+        }
+        if record.returningToReview && flow.hasReview {
+            if let unfinished = p[(pos + 1)...].first(where: { !isFinished($0) }) {
+                moveTo(unfinished, now: now)
+            } else {
+                moveToReview(now: now)
+            }
+            return .moved(completion)
+        }
+        if pos + 1 < p.count {
+            moveTo(p[pos + 1], now: now)
+            return .moved(completion)
+        }
+        if flow.hasReview {
+            moveToReview(now: now)
+            return .moved(completion)
+        }
+        return .submit(completion, try beginSubmit(now: now))
+    }
+
+    /// Back along the path actually taken (from Review: to the last step).
+    ///
+    /// - Throws: `invalidState` on the first step, while submitting and once submitted.
+    public mutating func back(now: Int64) throws(SessionError) {
+        try requireMutable()
+        let p = route()
+        if record.currentStep == Self.reviewID {
+            guard let last = p.last else { return }
+            record.returningToReview = false
+            moveTo(last, now: now)
+            return
+        }
+        guard let si = flow.stepIndex[record.currentStep], let pos = p.firstIndex(of: si) else {
+            throw SessionError(.invalidState, "the session is not on a step")
+        }
+        guard pos > 0 else {
+            throw SessionError(.invalidState, "\(quoted(flow.steps[si].id)) is the first step; there is no step before it")
+        }
+        moveTo(p[pos - 1], now: now)
+    }
+
+    /// Goes to a visited step on the current path (Edit), or to `review`.
+    ///
+    /// From Review this is Edit: Continue then returns to Review. Going
+    /// forward is allowed only over finished steps; Review opens only when
+    /// every step on the path is finished.
+    ///
+    /// - Throws: `notFound` for an unknown step (or `review` in a flow without
+    ///   one); `invalidState` for a step not visited, not on the path, or
+    ///   beyond an unfinished step, while submitting and once submitted.
+    public mutating func goTo(_ target: String, now: Int64) throws(SessionError) {
+        try requireMutable()
+        let p = route()
+        if target == Self.reviewID {
+            guard flow.hasReview else { throw SessionError(.notFound, "flow \(quoted(flow.id)) has no review") }
+            if record.currentStep == Self.reviewID { return }
+            if let unfinished = p.first(where: { !isFinished($0) }) {
+                throw SessionError(.invalidState, "step \(quoted(flow.steps[unfinished].id)) is not finished; Review opens once every step is done")
+            }
+            moveToReview(now: now)
+            return
+        }
+        guard let ti = flow.stepIndex[target] else {
+            throw SessionError(.notFound, "flow \(quoted(flow.id)) has no step \(quoted(target))")
+        }
+        guard let tpos = p.firstIndex(of: ti) else {
+            throw SessionError(.invalidState, "step \(quoted(target)) is not on the current path")
+        }
+        guard record.visited.contains(target) else {
+            throw SessionError(.invalidState, "step \(quoted(target)) has not been visited yet")
+        }
+        if record.currentStep == Self.reviewID {
+            record.returningToReview = true
+            moveTo(ti, now: now)
+            return
+        }
+        guard let ci = flow.stepIndex[record.currentStep], let cpos = p.firstIndex(of: ci) else {
+            moveTo(ti, now: now)
+            return
+        }
+        if tpos == cpos { return }
+        if tpos > cpos, let unfinished = p[cpos..<tpos].first(where: { !isFinished($0) }) {
+            throw SessionError(.invalidState, "step \(quoted(flow.steps[unfinished].id)) is not finished; Continue from it first")
+        }
+        moveTo(ti, now: now)
+    }
+}

@@ -1,0 +1,158 @@
+import FlowKit
+
+// The path the answers predict, where the session is on it, and the moves
+// between steps that every operation shares.
+extension FlowSession {
+    /// The step indices of the path the current answers predict.
+    func route() -> [Int] {
+        var out: [Int] = []
+        var onPath = Array(repeating: false, count: flow.steps.count)
+        var i = 0
+        while i < flow.steps.count {
+            out.append(i)
+            onPath[i] = true
+            let step = flow.steps[i]
+            let target: StepTarget
+            if step.next.isEmpty {
+                target = i + 1 < flow.steps.count ? .step(flow.steps[i + 1].id) : .complete
+            } else {
+                let answer: (String) -> AnswerValue? = { conditionAnswer($0, onPath: onPath) }
+                target = step.next.first { $0.condition?.holds(answer) ?? true }?.target ?? .complete
+            }
+            guard case .step(let id) = target, let next = flow.stepIndex[id], next > i else { break }
+            i = next
+        }
+        return out
+    }
+
+    /// An answer as conditions see it: nothing off the path; an unset toggle is false.
+    private func conditionAnswer(_ field: String, onPath: [Bool]) -> AnswerValue? {
+        guard let loc = flow.fieldLocation[field], onPath[loc.step] else { return nil }
+        let f = flow.steps[loc.step].fields[loc.field]
+        if f.type == .toggle { return record.answers[field] ?? .bool(false) }
+        return record.answers[field]
+    }
+
+    /// N and M of "Step N of M" on path `p`.
+    func progress(_ p: [Int]) -> (index: Int, count: Int) {
+        let count = p.count + (flow.hasReview ? 1 : 0)
+        guard let si = flow.stepIndex[record.currentStep] else { return (count, count) }
+        return ((p.firstIndex(of: si) ?? 0) + 1, count)
+    }
+
+    /// Continue accepted the step with its current answers, and they still pass.
+    func isFinished(_ i: Int) -> Bool {
+        let step = flow.steps[i]
+        guard record.completed.contains(step.id) else { return false }
+        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true).isEmpty
+    }
+
+    func canGoBack(route path: [Int]) -> Bool {
+        guard isMutable else { return false }
+        if record.currentStep == Self.reviewID { return true }
+        guard let i = flow.stepIndex[record.currentStep], let pos = path.firstIndex(of: i) else { return false }
+        return pos > 0
+    }
+
+    /// Where Continue leads from the current position (what its label says).
+    enum ContinueTarget {
+        /// On along the path (or on to Review).
+        case nextStep
+        /// Back to Review after an Edit, nothing unfinished on the way.
+        case backToReview
+        /// The last step of a flow without Review: Continue submits.
+        case finish
+        /// Review: Continue is Submit.
+        case submit
+    }
+
+    /// Where Continue leads from here; nil once complete.
+    func continueTarget(route path: [Int], isFinished: (Int) -> Bool) -> ContinueTarget? {
+        if record.currentStep == Self.reviewID { return .submit }
+        guard let i = flow.stepIndex[record.currentStep] else { return nil }
+        guard let pos = path.firstIndex(of: i) else { return .nextStep }
+        if record.returningToReview && flow.hasReview {
+            let rest = path[(pos + 1)...]
+            return rest.allSatisfy(isFinished) ? .backToReview : .nextStep
+        }
+        if pos == path.count - 1 && !flow.hasReview { return .finish }
+        return .nextStep
+    }
+
+    var isMutable: Bool { record.state != .submitting && record.state != .submitted }
+
+    func requireMutable() throws(SessionError) {
+        switch record.state {
+        case .submitting: throw SessionError(.invalidState, "a submit is running; wait for it or cancel it")
+        case .submitted: throw SessionError(.invalidState, "the session is submitted; its answers can no longer change")
+        case .editing, .review, .failed: return
+        }
+    }
+
+    // MARK: Moves
+
+    /// What a screen reader says when step `i` arrives: "Step 2 of 4, Day and time".
+    func arrival(atStep i: Int, path p: [Int]) -> SessionMessage {
+        let count = p.count + (flow.hasReview ? 1 : 0)
+        let index = (p.firstIndex(of: i) ?? 0) + 1
+        return .builtin(.stepAnnouncement, [
+            "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": .flow(flow.steps[i].title),
+        ])
+    }
+
+    /// The Review page's title.
+    var reviewTitle: SessionMessage {
+        flow.review?.title.map { .flow($0) } ?? .builtin(.review)
+    }
+
+    /// The receipt's `message`, else the flow's success message.
+    var successMessage: SessionMessage? {
+        if let m = record.receipt?["message"]?.stringValue, !m.isEmpty { return .verbatim(m) }
+        return flow.submit?.successMessage.map { .flow($0) }
+    }
+
+    mutating func moveTo(_ i: Int, now: Int64) {
+        let step = flow.steps[i]
+        record.currentStep = step.id
+        if !record.visited.contains(step.id) { record.visited.append(step.id) }
+        record.state = .editing
+        record.lastError = nil
+        record.announcement = words(arrival(atStep: i, path: route()))
+        record.updatedAt = now
+        scratch.pendingContinue = nil
+    }
+
+    mutating func moveToReview(now: Int64) {
+        record.currentStep = Self.reviewID
+        record.state = .review
+        record.lastError = nil
+        record.returningToReview = false
+        let (index, count) = progress(route())
+        record.announcement = words(.builtin(.stepAnnouncement, [
+            "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": reviewTitle,
+        ]))
+        record.updatedAt = now
+        scratch.pendingContinue = nil
+    }
+
+    mutating func settle(receipt: [String: JSONValue], now: Int64) {
+        record.state = .submitted
+        record.currentStep = Self.completeID
+        record.returningToReview = false
+        record.lastError = nil
+        record.receipt = receipt
+        record.submittedAt = record.submittedAt ?? now
+        record.announcement = words(successMessage ?? .builtin(.submitted))
+        record.updatedAt = now
+        // Settled answers never change again: the secrets are not needed any more.
+        scratch.secure = [:]
+        scratch.clearVerdicts()
+    }
+
+    /// Leaving `failed` by editing: the state follows the position again.
+    mutating func leaveFailedState() {
+        guard record.state == .failed else { return }
+        record.state = record.currentStep == Self.reviewID ? .review : .editing
+        record.lastError = nil
+    }
+}
