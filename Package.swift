@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd-bench", targets: ["FlowBench"]),
+        .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -57,6 +58,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // GTK 4.8 and libadwaita 1.2 for the desktop client, with the helpers Swift cannot call.
+        .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         // The C declarations Swift's Glibc module leaves out (epoll, eventfd,
         // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros).
         .systemLibrary(name: "CFlowdSystem"),
@@ -104,8 +107,22 @@ let package = Package(
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
 
+        // The desktop client's one seam over GTK and libadwaita: typed widgets,
+        // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
+        .target(name: "Adwaita", dependencies: ["CAdw", "FlowdSystem"], linkerSettings: [.linkedLibrary("dispatch")]),
+        // The desktop client: view models, pages, navigation, keyboard, its own strings.
+        .target(
+            name: "FlowDesktop",
+            dependencies: ["Adwaita", "FlowEngine", "FlowdSystem", flowKit],
+            // The app's own strings (window chrome, start page), one file per locale.
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            }
+        ),
+
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
+        .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
@@ -136,6 +153,12 @@ let package = Package(
         .executableTarget(
             name: "plugin-host-probe", dependencies: ["PluginHost", flowKit], path: "Tests/Fixtures/Plugins/Probe"),
 
+        // Runs a GLib main loop with the main-queue bridge and checks that main-actor
+        // work runs on it, in a process of its own (no display needed). Never installed.
+        .executableTarget(
+            name: "flowd-gtk-mainloop-probe", dependencies: ["Adwaita", "FlowdSystem"],
+            path: "Tests/Fixtures/Desktop/MainLoopProbe"),
+
         // Shared test helpers: temporary directories, a test child, a private
         // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
         .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
@@ -153,6 +176,7 @@ let package = Package(
             dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine", "Systemd", "Logging"]),
         .testTarget(
             name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
+        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
