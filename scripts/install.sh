@@ -192,6 +192,7 @@ install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
+install_optional docs/man/flowd-gtk.1 "$MANDIR/man1" flowd-gtk.1
 install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
 
 # --- checks --------------------------------------------------------------------------------------

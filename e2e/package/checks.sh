@@ -28,6 +28,11 @@ apt_get() {
     [ "$rc" -eq 0 ] || { fail "apt-get $* failed (exit $rc): $(tail -n 5 <<<"$out" | tr '\n' ' ')"; return 1; }
     sed -n '/^The following NEW packages will be installed:/,/^[^ ]/p' <<<"$out" | sed '1d;$d' | tr -s ' \n' ' '
 }
+# flowd_packages [STATUS-REGEX]: flowd's packages dpkg knows, in a matching state (default: any).
+flowd_packages() {
+    dpkg-query -W -f='${Package} ${db:Status-Status}\n' 'flowd*' 2>/dev/null |
+        awk -v re="${1:-.}" '$2 != "not-installed" && $2 ~ re { print $1 }' | tr '\n' ' '
+}
 installed_version() { dpkg-query -W -f='${db:Status-Status} ${Version}' "$1" 2>/dev/null; }
 # flowd_pids: the processes running the installed daemon (procps is not in minbase).
 flowd_pids() {
@@ -169,6 +174,21 @@ check_sample_configuration() {
     note "$(wc -l <<<"$keys") keys, as in admin.md; uncommented as a drop-in, flowd started and served"
 }
 
+# The desktop client's package, when this tree builds one: its libraries (GTK 4, libadwaita)
+# come from Debian, its Swift runtime from flowd.
+check_desktop_client() {
+    local debs added out
+    debs=$(ls "$NEW"/flowd-gtk_*.deb 2>/dev/null)
+    [ -n "$debs" ] || { note "no flowd-gtk package in this build (a tree without the desktop client)"; return 0; }
+    ensure_user || return 1
+    added=$(apt_get install "$NEW"/flowd-gtk_*.deb) || return 1
+    note "apt added $(wc -w <<<"$added") packages, among them: $(tr ' ' '\n' <<<"$added" | grep -E '^(libgtk-4-1|libadwaita-1-0)$' | tr '\n' ' ')"
+    out=$(ldd /usr/bin/flowd-gtk 2>&1) || { fail "ldd /usr/bin/flowd-gtk: $out"; return 1; }
+    ! grep -q 'not found' <<<"$out" || { fail "flowd-gtk: $(grep 'not found' <<<"$out" | tr '\n' ' ')"; return 1; }
+    out=$(runuser -u "$E2E_USER" -- flowd-gtk --help 2>&1) || { fail "flowd-gtk --help failed: $out"; return 1; }
+    grep -q '^Usage: flowd-gtk' <<<"$out" || fail "flowd-gtk --help printed no usage: $out"
+}
+
 check_plugin_sdk() {
     [ -f /usr/share/flowd/sdk/FlowKit/Package.swift ] || { fail "flowd-plugin-dev has no FlowKit package"; return 1; }
     [ "$(readlink -e /usr/share/flowd/sdk/lib/libFlowKit.so)" = /usr/lib/flowd/libFlowKit.so ] ||
@@ -177,7 +197,8 @@ check_plugin_sdk() {
 
 # --- remove and purge ----------------------------------------------------------------------------
 check_remove() {
-    apt_get remove flowd flowd-plugin-dev >/dev/null || return 1
+    # shellcheck disable=SC2046
+    apt_get remove $(flowd_packages '^installed$') >/dev/null || return 1
     wait_for 30 "no flowd process" is_flowd_process_gone || return 1
     [ "$(systemctl show -P LoadState flowd)" = not-found ] ||
         { fail "flowd.service is still known after remove: $(systemctl show -P LoadState,FragmentPath flowd | tr '\n' ' ')"; return 1; }
@@ -190,11 +211,11 @@ check_remove() {
 }
 
 check_purge() {
-    apt_get purge flowd flowd-plugin-dev >/dev/null || return 1
-    [ -z "$(installed_version flowd)" ] || [[ "$(installed_version flowd)" == not-installed* ]] ||
-        { fail "dpkg still knows flowd: $(installed_version flowd)"; return 1; }
+    # shellcheck disable=SC2046
+    apt_get purge $(flowd_packages) >/dev/null || return 1
+    [ -z "$(flowd_packages)" ] || { fail "dpkg still knows $(flowd_packages)"; return 1; }
     local left=()
-    for f in /etc/flowd /var/lib/flowd /usr/lib/flowd /usr/libexec/flowd /lib/systemd/system/flowd.service \
+    for f in /etc/flowd /var/lib/flowd /usr/lib/flowd /usr/libexec/flowd /usr/bin/flowd-gtk /lib/systemd/system/flowd.service \
         /usr/lib/systemd/system/flowd.service /etc/systemd/system/multi-user.target.wants/flowd.service \
         /usr/share/dbus-1/system.d/org.flowd.Flow1.conf /usr/share/dbus-1/system-services/org.flowd.Flow1.service; do
         [ ! -e "$f" ] && [ ! -L "$f" ] || left+=("$f")
@@ -289,6 +310,7 @@ check "flowctl --system as a plain user: consultation submitted through the spoo
 check "flowctl --system as root: consultation submitted through the spool" check_flow_as_root
 check "the sample flowd.conf: every key, uncommented, starts flowd" check_sample_configuration
 check "flowd-plugin-dev: the SDK and the link to flowd's libFlowKit.so" check_plugin_sdk
+check "flowd-gtk installs with GTK 4 and libadwaita from Debian; it runs" check_desktop_client
 check "apt remove: no process, no unit, no bus name or policy; conffile and state kept" check_remove
 check "apt purge: no configuration, state, unit or enablement left; user flowd kept" check_purge
 check "the previous version installs and runs" check_install_previous

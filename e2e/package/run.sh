@@ -24,12 +24,14 @@ TIMEOUT=600
 CACHE=${FLOWD_PACKAGE_TEST_CACHE:-$SRC/.cache/package-test}
 SUITE=bookworm
 INCLUDE=systemd,systemd-sysv,dbus,ca-certificates
-# The previous version: the last state of main before flowd had a Debian package, built with
-# this tree's packaging files (debian/, scripts/install.sh, scripts/build-deb.sh,
-# etc/flowd.conf) at a version below any of this tree's. Its flowd --version says 0.1.0.
+# The previous version: the last state of main before flowd had a Debian package, packaged
+# with the packaging files as they were first committed (the commit that added debian/rules:
+# debian/, scripts/install.sh, etc/flowd.conf) at a version below any of this tree's. Both are
+# fixed, as a released package is: the packages are built once and cached. Its flowd
+# --version says 0.1.0.
 PREV_COMMIT=fd8b85442c0fae2998f7c5341bb0733655bba6fe
 PREV_VERSION=0.1.0-0
-PACKAGING_FILES="debian scripts/install.sh scripts/build-deb.sh etc/flowd.conf"
+PACKAGING_FILES="debian scripts/install.sh etc/flowd.conf"
 
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 64; }
 while [ $# -gt 0 ]; do
@@ -94,9 +96,9 @@ if [ ! -f "$tarball" ]; then
 fi
 
 # --- the previous version's packages --------------------------------------------------------------
-overlay_hash=$(cd "$SRC" && git ls-files -co --exclude-standard $PACKAGING_FILES | sort |
-    xargs sha256sum | sha256sum | cut -c1-12)
-prev_out=$CACHE/prev-${PREV_COMMIT:0:12}-$overlay_hash
+packaging_commit=$(git -C "$SRC" log --diff-filter=A --format=%H -- debian/rules | tail -n 1)
+[ -n "$packaging_commit" ] || die "no commit adds debian/rules in this clone; fetch main's history"
+prev_out=$CACHE/prev-${PREV_COMMIT:0:12}-${packaging_commit:0:12}
 if ! ls "$prev_out"/flowd_"$PREV_VERSION"_*.deb >/dev/null 2>&1; then
     prev_src=$CACHE/prev-src
     git -C "$SRC" cat-file -e "$PREV_COMMIT^{commit}" 2>/dev/null ||
@@ -109,13 +111,14 @@ if ! ls "$prev_out"/flowd_"$PREV_VERSION"_*.deb >/dev/null 2>&1; then
         echo "$PREV_COMMIT" >"$prev_src/.flowd-commit"
     fi
     rm -rf "$prev_src/debian"
-    (cd "$SRC" && git ls-files -co --exclude-standard $PACKAGING_FILES | tar -c -T -) | tar -x -C "$prev_src"
+    # shellcheck disable=SC2086
+    git -C "$SRC" archive "$packaging_commit" $PACKAGING_FILES | tar -x -C "$prev_src"
     cat >"$prev_src/debian/changelog" <<EOT
 flowd ($PREV_VERSION) $SUITE; urgency=medium
 
   * The last state of main before flowd had a Debian package (commit
-    $PREV_COMMIT), packaged with this tree's packaging files for
-    the upgrade test.
+    $PREV_COMMIT), packaged with the packaging files of commit
+    $packaging_commit, for the upgrade test.
 
  -- flowd package test <root@localhost>  $(date -R)
 EOT
