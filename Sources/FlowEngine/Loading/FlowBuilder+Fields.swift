@@ -5,7 +5,13 @@ import FlowKit
 // a family reader here and a row to `typedKeys`.
 extension FlowBuilder {
     /// One field of a form step.
-    mutating func field(_ node: JSONNode, _ path: JSONPath) -> FieldDefinition? {
+    ///
+    /// - Parameters:
+    ///   - isOnlyField: the field is its step's only one, so it may leave out
+    ///     `label`, which is then `stepTitle`;
+    ///   - stepTitle: the step's title (nil when it could not be read, which
+    ///     is a problem of its own).
+    mutating func field(_ node: JSONNode, _ path: JSONPath, isOnlyField: Bool, stepTitle: LocalizedText?) -> FieldDefinition? {
         guard let o = reader.object(node, path, "a field") else { return nil }
         reader.checkKeys(o, allowed: Self.fieldKeys, in: "a field")
         var id: String?
@@ -13,7 +19,13 @@ extension FlowBuilder {
         let type = fieldType(o, path)
         if let id, type == nil { references.untypedFields.insert(id) }
         var label: LocalizedText?
-        if let n = o["label"] { label = reader.localized(n, path / "label", "the label") } else { missing(o, "label", "a string or translations") }
+        if let n = o["label"] {
+            label = reader.localized(n, path / "label", "the label")
+        } else if isOnlyField {
+            label = stepTitle
+        } else {
+            missing(o, "label", "a string or translations; only the single field of a step may leave it out, and then takes the step's title")
+        }
         let help = o["help"].flatMap { reader.localized($0, path / "help", "the help text") }
         let placeholder = o["placeholder"].flatMap { reader.localized($0, path / "placeholder", "the placeholder") }
 
@@ -221,7 +233,7 @@ extension FlowBuilder {
         guard let o = reader.object(node, path, "an option") else { return nil }
         reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
         var id: String?
-        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id") {
+        if let n = o["id"], let s = reader.optionIdentifier(n, path / "id") {
             if s == "other" {
                 problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
             } else {
