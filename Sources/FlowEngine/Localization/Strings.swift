@@ -16,7 +16,14 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case listSeparator
     /// Shown in Review in place of a secure value.
     case secureMask
+    /// "Sending…": the label while a submit runs, and its announcement.
     case submitting, submitted
+    /// "Not sent": a cancelled submit.
+    case notSent
+    /// The buttons of a failed or running submit: "Try again", "Cancel".
+    case tryAgain, cancel
+    /// "(optional)": after the label of a field that need not be answered.
+    case optional
     /// "Couldn't send this. Try again.": the default submit error.
     case submitFailed, submitTimeout, submitInterrupted
     /// "Couldn't check this value.": a plugin validator failed (fail closed).

@@ -36,29 +36,44 @@ package struct SessionPresenter {
         let (index, count) = session.progress(p)
         let canGoBack = session.canGoBack(route: p)
         let canContinue = session.canContinue
+        let progressLabel = words(.builtin(.stepCounter, ["n": .verbatim(String(index)), "m": .verbatim(String(count))]))
+        // The last submit's failure, while the session is `failed`.
+        let submitError = record.state == .failed ? record.lastError : nil
+        func page(
+            id: String, kind: StepView.Kind, title: String, description: String = "", body: String = "",
+            icon: String = "", fields: [FieldView] = [], error: String, announcement: String, continueLabel: String,
+            canGoBack: Bool, canContinue: Bool
+        ) -> StepView {
+            StepView(
+                id: id, kind: kind, title: title, description: description, body: body, icon: icon, fields: fields,
+                error: error, announcement: announcement, index: index, count: count, continueLabel: continueLabel,
+                backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue, progressLabel: progressLabel,
+                retryLabel: words(.builtin(.tryAgain)), cancelLabel: words(.builtin(.cancel)),
+                submittingLabel: words(.builtin(.submitting)), notSentLabel: words(.builtin(.notSent)),
+                optionalLabel: words(.builtin(.optional)))
+        }
         if record.currentStep == FlowSession.reviewID {
-            return StepView(
+            return page(
                 id: FlowSession.reviewID, kind: .review, title: words(session.reviewTitle),
-                description: flow.review?.note?.resolve(locale) ?? "", body: "", icon: "", fields: [], error: "",
-                announcement: record.announcement, index: index, count: count, continueLabel: submitLabel,
-                backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue)
+                description: flow.review?.note?.resolve(locale) ?? "", error: submitError ?? "",
+                announcement: record.announcement, continueLabel: submitLabel, canGoBack: canGoBack,
+                canContinue: canContinue)
         }
         guard let si = flow.stepIndex[record.currentStep] else {
-            return StepView(
-                id: FlowSession.completeID, kind: .complete, title: words(.builtin(.submitted)), description: "",
-                body: session.successMessage.map(words.callAsFunction) ?? "", icon: "", fields: [], error: "",
-                announcement: record.announcement, index: index, count: count, continueLabel: "", backLabel: backLabel,
-                canGoBack: false, canContinue: false)
+            return page(
+                id: FlowSession.completeID, kind: .complete, title: words(.builtin(.submitted)),
+                body: session.successMessage.map(words.callAsFunction) ?? "", error: "",
+                announcement: record.announcement, continueLabel: "", canGoBack: false, canContinue: false)
         }
         let step = flow.steps[si]
         let shown = words(session.issues(of: step, shownOnly: true, plugins: true))
-        return StepView(
+        return page(
             id: step.id, kind: step.kind == .content ? .content : .form, title: step.title.resolve(locale),
             description: step.description?.resolve(locale) ?? "", body: step.body?.resolve(locale) ?? "",
             icon: step.icon ?? "", fields: step.fields.map { fieldView($0, error: shown[$0.id] ?? "") },
-            error: shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)), index: index,
-            count: count, continueLabel: continueLabel(route: p, isFinished: session.isFinished), backLabel: backLabel,
-            canGoBack: canGoBack, canContinue: canContinue)
+            error: submitError ?? shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)),
+            continueLabel: continueLabel(route: p, isFinished: session.isFinished), canGoBack: canGoBack,
+            canContinue: canContinue)
     }
 
     /// The Review page: one group per form step on the path. Works in any
@@ -171,7 +186,8 @@ package struct SessionPresenter {
             minLength: f.minLength, maxLength: f.effectiveMaxLength, minimum: f.minimum, maximum: f.maximum, integer: f.integer,
             minSelected: f.minSelected, maxSelected: f.maxSelected,
             after: f.after.map { $0.resolve(today: today).description },
-            before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn)
+            before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn,
+            yesLabel: f.type == .toggle ? words(.builtin(.yes)) : "", noLabel: f.type == .toggle ? words(.builtin(.no)) : "")
     }
 
     private func otherLabel(_ f: FieldDefinition) -> String {

@@ -22,7 +22,9 @@ public struct StepView: Sendable, Hashable {
     public let icon: String
     /// Form steps: the fields in order.
     public let fields: [FieldView]
-    /// A step-level message (a plugin step validator's, not tied to a field), or empty.
+    /// A step-level message (a plugin step validator's, not tied to a
+    /// field), or the last submit's failure while the session is `failed`
+    /// (on Review, or on the last step of a flow without Review), or empty.
     public let error: String
     /// "Step 2 of 4, Day and time".
     public let announcement: String
@@ -38,6 +40,21 @@ public struct StepView: Sendable, Hashable {
     public let canGoBack: Bool
     /// As ``FlowSession/canContinue``.
     public let canContinue: Bool
+
+    // Since 1.1: labels a client would otherwise have to write itself.
+
+    /// "Step 2 of 4" on its own (``announcement`` adds the title).
+    package let progressLabel: String
+    /// "Try again": the button that submits again after a failure.
+    package let retryLabel: String
+    /// "Cancel": the button that stops a running submit.
+    package let cancelLabel: String
+    /// "Sending…": shown while a submit runs.
+    package let submittingLabel: String
+    /// "Not sent": shown after a cancelled submit.
+    package let notSentLabel: String
+    /// "(optional)": after the label of a field that is not required.
+    package let optionalLabel: String
 }
 
 /// One field of the current step.
@@ -90,6 +107,13 @@ public struct FieldView: Sendable, Hashable {
     public let before: String?
     /// The `mustBeOn` rule.
     public let mustBeOn: Bool
+
+    // Since 1.1.
+
+    /// A toggle's "Yes", empty for other types.
+    package let yesLabel: String
+    /// A toggle's "No", empty for other types.
+    package let noLabel: String
 }
 
 /// The Review page (the D-Bus `GetReview` reply).
