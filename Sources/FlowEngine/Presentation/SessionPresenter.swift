@@ -37,6 +37,7 @@ package struct SessionPresenter {
         let canGoBack = session.canGoBack(route: p)
         let canContinue = session.canContinue
         let progressLabel = words(.builtin(.stepCounter, ["n": .verbatim(String(index)), "m": .verbatim(String(count))]))
+        let summary = self.summary
         // The last submit's failure, while the session is `failed`.
         let submitError = record.state == .failed ? record.lastError : nil
         func page(
@@ -50,7 +51,8 @@ package struct SessionPresenter {
                 backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue, progressLabel: progressLabel,
                 retryLabel: words(.builtin(.tryAgain)), cancelLabel: words(.builtin(.cancel)),
                 submittingLabel: words(.builtin(.submitting)), notSentLabel: words(.builtin(.notSent)),
-                optionalLabel: words(.builtin(.optional)))
+                optionalLabel: words(.builtin(.optional)), flowTitle: summary.title,
+                flowDescription: summary.description, locale: locale, effectiveLocale: summary.locale)
         }
         if record.currentStep == FlowSession.reviewID {
             return page(
@@ -98,6 +100,10 @@ package struct SessionPresenter {
             title: words(session.reviewTitle), groups: groups, note: flow.review?.note?.resolve(locale) ?? "",
             submitLabel: submitLabel, canSubmit: p.allSatisfy(session.isFinished))
     }
+
+    /// The flow's title and description in the locale shown, and the flow
+    /// locale they resolved to.
+    package var summary: LocalizedFlowSummary { flow.summary(locale: locale) }
 
     // MARK: Progress
 
@@ -242,6 +248,10 @@ extension FlowSession {
 
     /// The localized Back label.
     public var backLabel: String { SessionPresenter(self).backLabel }
+
+    /// The flow's title and description in the session's locale, and the
+    /// flow locale they resolved to.
+    package var flowSummary: LocalizedFlowSummary { SessionPresenter(self).summary }
 
     /// The predicted path with each entry's status, Review last.
     public var path: [PathEntry] { SessionPresenter(self).path }

@@ -55,6 +55,18 @@ public struct StepView: Sendable, Hashable {
     package let notSentLabel: String
     /// "(optional)": after the label of a field that is not required.
     package let optionalLabel: String
+
+    // Since 1.1: the flow and the language.
+
+    /// The flow's title in the page's locale.
+    package let flowTitle: String
+    /// The flow's description in the page's locale, or empty.
+    package let flowDescription: String
+    /// The locale asked for, normalized (`de_DE` is `de-DE`).
+    package let locale: String
+    /// The flow locale the texts resolved to (`ar` on a flow without
+    /// Arabic: `en`); see ``FlowDefinition/effectiveLocale(for:)``.
+    package let effectiveLocale: String
 }
 
 /// One field of the current step.

@@ -64,8 +64,7 @@ public struct FlowSession: Sendable {
         flow: FlowDefinition, id: String, owner: UInt32, locale: String, clock: any EngineClock,
         prefill: [String: AnswerValue] = [:], dynamicOptions: [String: [ChoiceOption]] = [:]
     ) throws(SessionError) {
-        let normalized = LocaleFallback.normalize(locale)
-        guard LocaleFallback.isWellFormed(normalized) else {
+        guard let normalized = LocaleFallback.requested(locale) else {
             throw SessionError(.invalidArgs, "\(quoted(locale)) is not a locale tag (expected one like \"en\" or \"pt-BR\")")
         }
         guard !id.isEmpty, id.utf8.count <= 128 else { throw SessionError(.invalidArgs, "a session id must be 1 to 128 bytes") }
