@@ -16,17 +16,27 @@ package struct SessionPresenter {
     package let session: FlowSession
     /// The words, in the locale shown.
     package let words: SessionText
+    /// What plugin validators said of their rules, by where the flow names
+    /// them (empty unless given for this flow version and locale).
+    let descriptions: [ValidatorSite: String]
 
     /// Shows `session` in `locale` (its own when nil), with `strings` as
-    /// flowd's built-in strings.
-    package init(_ session: FlowSession, locale: String? = nil, strings: Strings = .builtin) {
+    /// flowd's built-in strings and `descriptions` as the plugin validators'
+    /// own (``RuleDescriptions``; ignored unless they were made for this
+    /// version of the flow in this locale).
+    package init(
+        _ session: FlowSession, locale: String? = nil, strings: Strings = .builtin, descriptions: RuleDescriptions = .none
+    ) {
         self.session = session
-        self.words = SessionText(locale: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
+        let words = SessionText(locale: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
+        self.words = words
+        let fits = descriptions.flowFingerprint == session.flow.fingerprint && descriptions.locale == words.locale
+        self.descriptions = fits ? descriptions.texts : [:]
     }
 
-    private var flow: FlowDefinition { session.flow }
+    var flow: FlowDefinition { session.flow }
     private var record: SessionRecord { session.record }
-    private var locale: String { words.locale }
+    var locale: String { words.locale }
 
     // MARK: Pages
 
@@ -43,7 +53,7 @@ package struct SessionPresenter {
         func page(
             id: String, kind: StepView.Kind, title: String, description: String = "", body: String = "",
             icon: String = "", fields: [FieldView] = [], error: String, announcement: String, continueLabel: String,
-            canGoBack: Bool, canContinue: Bool
+            canGoBack: Bool, canContinue: Bool, ruleHints: [RuleHint] = []
         ) -> StepView {
             StepView(
                 id: id, kind: kind, title: title, description: description, body: body, icon: icon, fields: fields,
@@ -52,7 +62,8 @@ package struct SessionPresenter {
                 retryLabel: words(.builtin(.tryAgain)), cancelLabel: words(.builtin(.cancel)),
                 submittingLabel: words(.builtin(.submitting)), notSentLabel: words(.builtin(.notSent)),
                 optionalLabel: words(.builtin(.optional)), flowTitle: summary.title,
-                flowDescription: summary.description, locale: locale, effectiveLocale: summary.locale)
+                flowDescription: summary.description, locale: locale, effectiveLocale: summary.locale,
+                ruleHints: ruleHints)
         }
         if record.currentStep == FlowSession.reviewID {
             return page(
@@ -72,10 +83,10 @@ package struct SessionPresenter {
         return page(
             id: step.id, kind: step.kind == .content ? .content : .form, title: step.title.resolve(locale),
             description: step.description?.resolve(locale) ?? "", body: step.body?.resolve(locale) ?? "",
-            icon: step.icon ?? "", fields: step.fields.map { fieldView($0, error: shown[$0.id] ?? "") },
+            icon: step.icon ?? "", fields: step.fields.map { fieldView($0, on: step, error: shown[$0.id] ?? "") },
             error: submitError ?? shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)),
             continueLabel: continueLabel(route: p, isFinished: session.isFinished), canGoBack: canGoBack,
-            canContinue: canContinue)
+            canContinue: canContinue, ruleHints: ruleHints(of: step))
     }
 
     /// The Review page: one group per form step on the path. Works in any
@@ -178,12 +189,12 @@ package struct SessionPresenter {
         return field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(locale), icon: $0.icon) }
     }
 
-    private func fieldView(_ f: FieldDefinition, error: String) -> FieldView {
+    private func fieldView(_ f: FieldDefinition, on step: StepDefinition, error: String) -> FieldView {
         let today = session.clock.today
         let value = f.type == .secure ? nil : record.answers[f.id]
         return FieldView(
             id: f.id, type: f.type, label: f.label.resolve(locale), help: f.help?.resolve(locale) ?? "",
-            placeholder: f.placeholder?.resolve(locale) ?? "", required: f.required,
+            placeholder: f.placeholder?.resolve(locale) ?? "", required: session.isRequiredNow(f, on: step),
             options: f.type.isChoice ? options(of: f) : [], other: f.other,
             otherLabel: f.other ? otherLabel(f) : "",
             value: value, otherText: f.other ? record.answers[f.otherKey]?.textValue : nil,
@@ -193,10 +204,16 @@ package struct SessionPresenter {
             minSelected: f.minSelected, maxSelected: f.maxSelected,
             after: f.after.map { $0.resolve(today: today).description },
             before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn,
-            yesLabel: f.type == .toggle ? words(.builtin(.yes)) : "", noLabel: f.type == .toggle ? words(.builtin(.no)) : "")
+            yesLabel: f.type == .toggle ? words(.builtin(.yes)) : "", noLabel: f.type == .toggle ? words(.builtin(.no)) : "",
+            patternHint: patternHint(f),
+            conditionallyRequired: !f.required && step.rules.contains { rule in
+                if case .requiredIf(let target, _) = rule.kind { return target == f.id }
+                return false
+            },
+            ruleHints: ruleHints(of: f, on: step))
     }
 
-    private func otherLabel(_ f: FieldDefinition) -> String {
+    func otherLabel(_ f: FieldDefinition) -> String {
         f.otherLabel?.resolve(locale) ?? words(.builtin(.other))
     }
 
@@ -237,6 +254,12 @@ package struct SessionPresenter {
 extension FlowSession {
     /// Everything `GetStep` returns for the current step.
     public func currentStep() -> StepView { SessionPresenter(self).step() }
+
+    /// The current step with the plugin validators' descriptions of their
+    /// rules (asked for once per flow and locale: ``RuleDescriptions``).
+    package func currentStep(descriptions: RuleDescriptions) -> StepView {
+        SessionPresenter(self, descriptions: descriptions).step()
+    }
 
     /// The Review page: one group per form step on the path. Works in any
     /// state (and for a flow without Review, for tools).
