@@ -172,6 +172,29 @@ import Testing
         #expect(try field(s.currentStep(descriptions: stale), "host").ruleHints.map(\.text) == ["Must answer a ping"])
     }
 
+    @Test("the example flows: a loan's return date, a phone number's format")
+    func examples() throws {
+        var s = try Fixture.session(Fixture.example("device-enrolment"), locale: "de")
+        let hostname = try #require(s.currentStep().fields.first)
+        #expect(hostname.ruleHints.isEmpty, "the plugin's description comes with the descriptions the host asked for")
+        let requests = s.flow.ruleDescriptionRequests(locale: "de", hostUID: 0)
+        #expect(requests.map(\.validator) == ["flowd.hostname", "flowd.date-window"])
+        _ = s.applyPluginResults(try s.setAnswers(["hostname": .text("ws-berlin-042"), "role": .text("laptop")], now: 1).checks
+            .map { PluginCheckResult(check: $0, outcome: .accepted) })
+        try s.next()
+        var returnDate = try field(s.currentStep(), "returnDate")
+        #expect(returnDate.conditionallyRequired && !returnDate.required)
+        #expect(returnDate.ruleHints.map(\.text) == ["Für Leihgeräte erforderlich", "Muss nach „Übergabedatum“ liegen"])
+        #expect(returnDate.ruleHints.map(\.kind) == [.requiredIf, .after])
+        try s.set(["loan": .bool(true)])
+        returnDate = try field(s.currentStep(), "returnDate")
+        #expect(returnDate.required)
+
+        let consultation = try Fixture.flow(String(decoding: Fixture.exampleBytes("consultation"), as: UTF8.self))
+        let phone = try #require(consultation.field("phone"))
+        #expect(phone.patternHint?.resolve("fr") == "Chiffres, espaces et éventuellement un + initial")
+    }
+
     @Test("a describer that fails, times out or says nothing gives no description, and the rest still come")
     func failingDescriptions() async throws {
         let flow = try Fixture.flow(Fixture.wrap(#"""
