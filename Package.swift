@@ -7,7 +7,7 @@ let flowKit: Target.Dependency = .product(name: "FlowKit", package: "FlowKit")
 
 /// A plugin that ships with flowd: a dynamic library built from `Plugins/<dir>`.
 func shippedPlugin(_ name: String, dir: String, extra: [Target.Dependency] = []) -> Target {
-    .target(name: name, dependencies: [flowKit, "FlowdPluginSupport"] + extra, path: "Plugins/\(dir)")
+    .target(name: name, dependencies: [flowKit, "FlowdPluginSupport", "FlowdSystem"] + extra, path: "Plugins/\(dir)")
 }
 
 /// A plugin the loader and call-path tests use (well-behaved or deliberately
@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd-bench", targets: ["FlowBench"]),
+        .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -57,8 +58,15 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Linux headers (epoll, eventfd, timerfd, signalfd) that Swift's Glibc module leaves out.
-        .systemLibrary(name: "CReactor"),
+        // GTK 4.8 and libadwaita 1.2 for the desktop client, with the helpers Swift cannot call.
+        .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
+        // The C declarations Swift's Glibc module leaves out (epoll, eventfd,
+        // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros).
+        .systemLibrary(name: "CFlowdSystem"),
+        // The shared system layer: errno, files, child processes, threads,
+        // locks, clocks, signals, the environment, sysexits, the version.
+        // The only module besides the `Lib*` seams that talks to C.
+        .target(name: "FlowdSystem", dependencies: ["CFlowdSystem"]),
 
         // The pure engine: flow model, lint, validation, session state machine, localization.
         .target(
@@ -73,36 +81,60 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m")]
         ),
         // SQLite persistence of sessions (opaque payloads plus indexed columns).
-        .target(name: "FlowStore", dependencies: ["CSQLite"]),
+        .target(name: "FlowStore", dependencies: ["CSQLite", "FlowdSystem"]),
         // The epoll event loop the daemon and the bus connection run on.
-        .target(name: "Reactor", dependencies: ["CReactor"]),
+        .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"]),
         // Swift over libdbus-1.
-        .target(name: "DBus", dependencies: ["CDBus", "Reactor"]),
-        // sd_notify and the journal.
-        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"]),
+        // The logging API (swift-log's shape): Logger, levels, the rule that
+        // keeps secrets out of log lines, a stderr backend and a test capture.
+        .target(name: "Logging", dependencies: ["FlowdSystem"]),
+        // sd_notify, the journal log backend, and a stand-in notify socket.
+        .target(name: "Systemd", dependencies: ["CSystemd", "FlowdSystem", "Logging"]),
         // The crash guard's fatal-signal handlers and thread markers: C, because
         // they must be async-signal-safe (a `_Thread_local` marker, a store to
         // mapped memory).
         .target(name: "CPluginGuard"),
         // The safe dlopen loader and the plugin call path (timeouts, crash guard).
-        .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard"]),
+        .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard", "FlowdSystem"]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
-            dependencies: ["FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", flowKit]
+            dependencies: [
+                "FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem", "Logging", flowKit,
+            ]
         ),
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
-        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", flowKit]),
+        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
 
-        .executableTarget(name: "flowd", dependencies: ["FlowDaemon"]),
+        // The desktop client's one seam over GTK and libadwaita: typed widgets,
+        // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
+        .target(name: "Adwaita", dependencies: ["CAdw", "FlowdSystem"], linkerSettings: [.linkedLibrary("dispatch")]),
+        // The desktop client: view models, pages, navigation, keyboard, its own strings.
+        .target(
+            name: "FlowDesktop",
+            dependencies: ["Adwaita", "FlowEngine", "FlowdSystem", flowKit],
+            // The app's own strings (window chrome, start page), one file per locale.
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            }
+        ),
+
+        .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
-        .executableTarget(name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", flowKit]),
+        .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
+        .executableTarget(
+            name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
-        .executableTarget(name: "flowstore-bench", dependencies: ["FlowStore"], path: "Sources/FlowStoreBench"),
+        .executableTarget(
+            name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
 
         // Code the shipped plugins share (the submission JSON, option parsing,
-        // message localization); linked into each of them.
-        .target(name: "FlowdPluginSupport", dependencies: [flowKit], path: "Plugins/Support"),
+        // message localization); linked into each of them, with FlowdSystem.
+        // Only FlowKit types cross between a plugin and the daemon: both link
+        // the one libFlowKit.so, and each plugin keeps its own static copy of
+        // FlowdSystem to itself.
+        .target(name: "FlowdPluginSupport", dependencies: [flowKit, "FlowdSystem"], path: "Plugins/Support"),
         shippedPlugin("SpoolPlugin", dir: "Spool"),
         shippedPlugin("CommandPlugin", dir: "Command"),
         shippedPlugin("WebhookPlugin", dir: "Webhook"),
@@ -121,20 +153,36 @@ let package = Package(
         .executableTarget(
             name: "plugin-host-probe", dependencies: ["PluginHost", flowKit], path: "Tests/Fixtures/Plugins/Probe"),
 
-        // Shared test helpers: temporary directories, child processes, a private dbus-daemon.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Runs a GLib main loop with the main-queue bridge and checks that main-actor
+        // work runs on it, in a process of its own (no display needed). Never installed.
+        .executableTarget(
+            name: "flowd-gtk-mainloop-probe", dependencies: ["Adwaita", "FlowdSystem"],
+            path: "Tests/Fixtures/Desktop/MainLoopProbe"),
+
+        // Shared test helpers: temporary directories, a test child, a private
+        // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
+        .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
 
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
-        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "TestSupport"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
-        .testTarget(name: "FlowDaemonTests", dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine"]),
-        .testTarget(name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", flowKit]),
-        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", flowKit]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging", "TestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Logging", "TestSupport"]),
+        .testTarget(name: "FlowdSystemTests", dependencies: ["FlowdSystem", "TestSupport"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
+        .testTarget(
+            name: "FlowDaemonTests",
+            dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine", "Systemd", "Logging"]),
+        .testTarget(
+            name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
+        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
+        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
+        // Holds the architecture to what docs/architecture.md says (which
+        // files may talk to C); reads the source tree, links nothing.
+        .testTarget(name: "ArchitectureTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,18 +46,17 @@ struct CommandAction: SubmitAction {
         let input = try SubmissionDocument(submission, includeSecure: try options.bool("includeSecure") ?? false)
             .encoded()
         let environment = [
-            "PATH=/usr/bin:/bin",
-            "LANG=\(Self.posixLocale(context.locale))",
-            "FLOWD_LOCALE=\(Self.sanitizedLocale(context.locale))",
-            "FLOWD_FLOW=\(context.flowID)",
-            "FLOWD_SESSION=\(context.sessionID)",
-            "FLOWD_SUBMISSION=\(submission.id)",
+            "PATH": "/usr/bin:/bin",
+            "LANG": Self.posixLocale(context.locale),
+            "FLOWD_LOCALE": Self.sanitizedLocale(context.locale),
+            "FLOWD_FLOW": context.flowID,
+            "FLOWD_SESSION": context.sessionID,
+            "FLOWD_SUBMISSION": submission.id,
         ]
 
         try Task.checkCancellation()
-        let run = try await ChildProcess.run(
-            path: path, arguments: [path] + arguments, environment: environment, input: Array(input),
-            timeout: timeout)
+        let run = try await CommandRun.run(
+            path: path, arguments: arguments, environment: environment, input: Array(input), timeout: timeout)
         switch run.ending {
         case .cancelled:
             throw CancellationError()

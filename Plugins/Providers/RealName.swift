@@ -1,6 +1,6 @@
 import FlowKit
+import FlowdSystem
 import Foundation
-import Glibc
 
 /// `flowd.real-name`: the caller's real name from the account database.
 ///
@@ -18,22 +18,11 @@ struct RealNameProvider: PrefillProvider {
 
     /// The first GECOS field of `uid`, or nil.
     static func realName(uid: UInt32) throws(AccountLookupError) -> String? {
-        var size = 16 * 1024
-        while true {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            let rc = getpwuid_r(uid_t(uid), &entry, buffer, size, &result)
-            if rc == ERANGE && size < 1 << 20 {
-                size *= 2
-                continue
-            }
-            if rc != 0 && ![ENOENT, ESRCH, EBADF, EPERM].contains(rc) {
-                throw AccountLookupError(code: rc)
-            }
-            guard result != nil, let gecos = entry.pw_gecos else { return nil }
-            return firstField(String(cString: gecos))
+        do {
+            guard let user = try UserDatabase.user(id: uid) else { return nil }
+            return firstField(user.gecos)
+        } catch {
+            throw AccountLookupError(description: "flowd.real-name: \(error)")
         }
     }
 
@@ -47,6 +36,5 @@ struct RealNameProvider: PrefillProvider {
 
 /// `getpwuid_r` failed (it did not just find nothing).
 struct AccountLookupError: Error, CustomStringConvertible {
-    var code: Int32
-    var description: String { "flowd.real-name: getpwuid_r failed with errno \(code)" }
+    var description: String
 }

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowdSystem
 import Foundation
 
 /// The one JSON shape every shipped submit action hands on: the spool file,
@@ -47,11 +48,6 @@ package struct SubmissionDocument: Encodable {
 package enum RFC3339 {
     /// `2024-06-01T09:30:00Z` for microseconds since the epoch (whole seconds).
     package static func format(microseconds: Int64) -> String {
-        var seconds = time_t(microseconds / 1_000_000)
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        CalendarTime.utc(microsecondsSinceEpoch: microseconds)?.rfc3339UTC ?? "1970-01-01T00:00:00Z"
     }
 }

@@ -1,6 +1,6 @@
 import FlowKit
 import FlowdPluginSupport
-import Glibc
+import FlowdSystem
 
 /// `flowd.username-available`: a user name that is valid for a new account
 /// and not taken on this system.
@@ -46,53 +46,29 @@ struct UsernameAvailableValidator: FieldValidator {
     }
 }
 
-/// A name-service lookup that failed (not: found nothing).
+/// A name-service lookup that failed (not: found nothing), as the
+/// plugin's own error.
 struct NameServiceError: Error, CustomStringConvertible {
-    var call: String
-    var code: Int32
-    var description: String { "\(call) failed with errno \(code)" }
+    var description: String
 }
 
-/// `getpwnam_r(3)`, `getgrnam_r(3)` and `getpwuid_r(3)` with a growing buffer.
+/// Users and groups, through FlowdSystem's `UserDatabase`.
 enum NameService {
     /// Whether a user called `name` exists.
     static func userExists(_ name: String) throws(NameServiceError) -> Bool {
-        try lookup("getpwnam_r") { (buffer: UnsafeMutablePointer<CChar>, size: Int) -> (Int32, Bool) in
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            let rc = getpwnam_r(name, &entry, buffer, size, &result)
-            return (rc, result != nil)
+        do {
+            return try UserDatabase.user(named: name) != nil
+        } catch {
+            throw NameServiceError(description: "\(error)")
         }
     }
 
     /// Whether a group called `name` exists.
     static func groupExists(_ name: String) throws(NameServiceError) -> Bool {
-        try lookup("getgrnam_r") { (buffer: UnsafeMutablePointer<CChar>, size: Int) -> (Int32, Bool) in
-            var entry = group()
-            var result: UnsafeMutablePointer<group>?
-            let rc = getgrnam_r(name, &entry, buffer, size, &result)
-            return (rc, result != nil)
-        }
-    }
-
-    /// Runs a `get*_r` call, doubling the buffer on ERANGE (up to 1 MiB).
-    /// "Not found" (0 with no result, or ENOENT/ESRCH/EBADF/EPERM as the man
-    /// page allows) is `false`; any other error throws.
-    private static func lookup(
-        _ call: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> (Int32, Bool)
-    ) throws(NameServiceError) -> Bool {
-        var size = 16 * 1024
-        while true {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
-            let (rc, found) = body(buffer, size)
-            if rc == 0 { return found }
-            if rc == ERANGE && size < 1 << 20 {
-                size *= 2
-                continue
-            }
-            if [ENOENT, ESRCH, EBADF, EPERM].contains(rc) { return false }
-            throw NameServiceError(call: call, code: rc)
+        do {
+            return try UserDatabase.groupExists(named: name)
+        } catch {
+            throw NameServiceError(description: "\(error)")
         }
     }
 }

@@ -1,6 +1,7 @@
 // flowd.webhook: POSTs the submission as JSON to a configured URL.
 import FlowKit
 import FlowdPluginSupport
+import FlowdSystem
 import Foundation
 import FoundationNetworking
 
@@ -19,8 +20,9 @@ import FoundationNetworking
 /// - `includeSecure` (bool, default false): put secure answers in the body.
 ///
 /// The request carries `Content-Type: application/json`, `Accept:
-/// application/json` and `Idempotency-Key: <submission id>`, which stays the
-/// same when the person retries, so a server can drop duplicates.
+/// application/json`, `Idempotency-Key: <submission id>`, which stays the
+/// same when the person retries, so a server can drop duplicates, and
+/// `User-Agent: flowd-webhook/<flowd version>` unless `headers` gives one.
 ///
 /// A 2xx answer is success; a JSON object in its body becomes the receipt
 /// (its `message`, if any, is shown to the person; keep secrets out).
@@ -30,6 +32,8 @@ struct WebhookAction: SubmitAction {
     static let name = "flowd.webhook"
     static let maximumReceiptBytes = 64 * 1024
     static let reservedHeaders: Set<String> = ["content-type", "content-length", "host", "idempotency-key"]
+    /// Who is calling, unless the administrator's `headers` say otherwise.
+    static let userAgent = "flowd-webhook/\(FlowdVersion.current)"
 
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
         let options = try PluginOptions(
@@ -50,6 +54,7 @@ struct WebhookAction: SubmitAction {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.httpBody = body
+        request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             request.setValue(value, forHTTPHeaderField: name)
         }
@@ -112,24 +117,26 @@ enum HTTPExchange {
     }
 
     /// The data task, so cancellation can reach it from another thread.
-    private final class TaskHolder: @unchecked Sendable {
-        // @unchecked: `task` and `cancelled` are only touched under `lock`.
-        private let lock = NSLock()
-        private var task: URLSessionDataTask?
-        private var cancelled = false
+    private final class TaskHolder: Sendable {
+        private struct State: @unchecked Sendable {
+            // @unchecked: a URLSessionDataTask may be cancelled from any thread.
+            var task: URLSessionDataTask?
+            var cancelled = false
+        }
+        private let state = LockedValue(State())
 
         func set(_ task: URLSessionDataTask) {
-            let cancelNow = lock.withLock {
-                self.task = task
-                return cancelled
+            let cancelNow = state.withLock { state in
+                state.task = task
+                return state.cancelled
             }
             if cancelNow { task.cancel() }
         }
 
         func cancel() {
-            let task = lock.withLock {
-                cancelled = true
-                return self.task
+            let task = state.withLock { state in
+                state.cancelled = true
+                return state.task
             }
             task?.cancel()
         }

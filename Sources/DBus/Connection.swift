@@ -1,4 +1,4 @@
-import CDBus
+import Logging
 import Reactor
 
 /// A private connection to a message bus (`DBusConnection*`).
@@ -39,7 +39,7 @@ public final class Connection: @unchecked Sendable {
     /// `register: false` skips the `Hello` for a peer-to-peer address; the
     /// system and session buses always register. The connection never calls
     /// `_exit` on disconnection: register ``onDisconnect(_:)`` to learn about it.
-    public init(_ bus: Bus, register: Bool = true, logger: DBusLogger = .standardError) throws(DBusError) {
+    package init(_ bus: Bus, register: Bool = true, logger: Logger = .standardError(identifier: "dbus")) throws(DBusError) {
         let opened: (OpaquePointer?, DBusError?)
         switch bus {
         case .system: opened = LibDBus.busGetPrivate(system: true)
@@ -75,7 +75,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// The logger for what cannot be returned to a caller.
-    public var logger: DBusLogger { core.logger }
+    package var logger: Logger { core.logger }
 
     /// True until the connection is closed or the bus goes away (`dbus_connection_get_is_connected`).
     public var isConnected: Bool {
@@ -110,14 +110,14 @@ public final class Connection: @unchecked Sendable {
     /// Drives the connection from `loop` through libdbus' watch, timeout,
     /// wake-up and dispatch-status functions. Call it on the loop thread or
     /// before the loop runs, once.
-    public func attach(to loop: any EventLoopProtocol) throws(DBusError) {
+    package func attach(to loop: any EventLoopProtocol) throws(DBusError) {
         guard core.loop == nil else { throw .failed("the connection is already attached to a loop") }
         guard !core.closed else { throw .disconnected("the connection is closed") }
         try core.attach(to: loop)
     }
 
     /// The loop the connection is attached to.
-    public var loop: (any EventLoopProtocol)? { core.loop }
+    package var loop: (any EventLoopProtocol)? { core.loop }
 
     /// Sends `reply` to `call` unless the caller asked for no reply.
     func replyIfWanted(to call: Message, with reply: Message) {
@@ -284,7 +284,7 @@ final class PendingCall: @unchecked Sendable {
     }
 }
 
-private let pendingNotifyFunction: DBusPendingCallNotifyFunction = { _, data in
+private let pendingNotifyFunction: LibDBus.PendingCallNotifyFunction = { _, data in
     guard let data else { return }
     Unmanaged<PendingCall>.fromOpaque(data).takeUnretainedValue().complete()
 }

@@ -1,4 +1,4 @@
-import CDBus
+import Logging
 import Reactor
 import Synchronization
 
@@ -24,7 +24,7 @@ protocol MethodCallHandler: AnyObject, Sendable {
 /// so a strong capture in a job or watch left behind would be a cycle.
 final class ConnectionCore: @unchecked Sendable {
     let raw: OpaquePointer
-    let logger: DBusLogger
+    let logger: Logger
     private let isClosed = Atomic<Bool>(false)
     private let dispatchScheduled = Atomic<Bool>(false)
     private(set) var loop: (any EventLoopProtocol)?
@@ -43,7 +43,7 @@ final class ConnectionCore: @unchecked Sendable {
     var signalQueue: [Message] = []
     static let signalQueueLimit = 4096
 
-    init(raw: OpaquePointer, logger: DBusLogger) {
+    init(raw: OpaquePointer, logger: Logger) {
         self.raw = raw
         self.logger = logger
     }
@@ -232,24 +232,24 @@ final class ConnectionCore: @unchecked Sendable {
         let box = WatchBox(watch)
         let flags = LibDBus.watchFlags(watch)
         var events: IOEvents = []
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 { events.insert(.read) }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events.insert(.write) }
+        if flags & LibDBus.watchReadable != 0 { events.insert(.read) }
+        if flags & LibDBus.watchWritable != 0 { events.insert(.write) }
         let pointer = box.watch
         do {
             let handle = try loop.watch(fd: LibDBus.watchFD(watch), events: events) { [weak self] seen in
                 guard let self else { return }
                 var flags: UInt32 = 0
-                if seen.contains(.read) { flags |= DBUS_WATCH_READABLE.rawValue }
-                if seen.contains(.write) { flags |= DBUS_WATCH_WRITABLE.rawValue }
-                if seen.contains(.hangUp) { flags |= DBUS_WATCH_HANGUP.rawValue }
-                if seen.contains(.error) { flags |= DBUS_WATCH_ERROR.rawValue }
+                if seen.contains(.read) { flags |= LibDBus.watchReadable }
+                if seen.contains(.write) { flags |= LibDBus.watchWritable }
+                if seen.contains(.hangUp) { flags |= LibDBus.watchHangUp }
+                if seen.contains(.error) { flags |= LibDBus.watchError }
                 LibDBus.watchHandle(pointer.raw, flags: flags)
                 scheduleDispatchIfNeeded()
             }
             if !LibDBus.watchEnabled(watch) { try handle.disable() }
             box.handle = handle
         } catch {
-            logger.log(.error, "cannot watch the D-Bus socket: \(error)")
+            logger.log(.error, "cannot watch the D-Bus socket: \(error.message)")
             box.handle?.cancel()
             return false
         }
@@ -272,7 +272,7 @@ final class ConnectionCore: @unchecked Sendable {
         do {
             if LibDBus.watchEnabled(watch) { try handle.enable() } else { try handle.disable() }
         } catch {
-            logger.log(.error, "cannot change the D-Bus socket watch: \(error)")
+            logger.log(.error, "cannot change the D-Bus socket watch: \(error.message)")
         }
     }
 
@@ -316,54 +316,54 @@ final class ConnectionCore: @unchecked Sendable {
 // MARK: - C callbacks
 
 /// Releases a +1 reference passed to libdbus as callback data.
-let releaseDataFunction: DBusFreeFunction = { data in
+let releaseDataFunction: LibDBus.FreeFunction = { data in
     guard let data else { return }
     Unmanaged<AnyObject>.fromOpaque(data).release()
 }
 
-let messageFilterFunction: DBusHandleMessageFunction = { _, message, data in
-    guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+let messageFilterFunction: LibDBus.HandleMessageFunction = { _, message, data in
+    guard let message, let data else { return LibDBus.handlerResult(handled: false) }
     let handled = ConnectionCore.from(data).route(Message(retaining: message))
-    return handled ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    return LibDBus.handlerResult(handled: handled)
 }
 
-private let addWatchFunction: DBusAddWatchFunction = { watch, data in
+private let addWatchFunction: LibDBus.AddWatchFunction = { watch, data in
     guard let watch, let data else { return 0 }
     return ConnectionCore.from(data).addWatch(watch) ? 1 : 0
 }
 
-private let removeWatchFunction: DBusRemoveWatchFunction = { watch, data in
+private let removeWatchFunction: LibDBus.RemoveWatchFunction = { watch, data in
     guard let watch, let data else { return }
     ConnectionCore.from(data).removeWatch(watch)
 }
 
-private let toggleWatchFunction: DBusWatchToggledFunction = { watch, data in
+private let toggleWatchFunction: LibDBus.WatchToggledFunction = { watch, data in
     guard let watch, let data else { return }
     ConnectionCore.from(data).toggleWatch(watch)
 }
 
-private let addTimeoutFunction: DBusAddTimeoutFunction = { timeout, data in
+private let addTimeoutFunction: LibDBus.AddTimeoutFunction = { timeout, data in
     guard let timeout, let data else { return 0 }
     return ConnectionCore.from(data).addTimeout(timeout) ? 1 : 0
 }
 
-private let removeTimeoutFunction: DBusRemoveTimeoutFunction = { timeout, data in
+private let removeTimeoutFunction: LibDBus.RemoveTimeoutFunction = { timeout, data in
     guard let timeout, let data else { return }
     ConnectionCore.from(data).removeTimeout(timeout)
 }
 
-private let toggleTimeoutFunction: DBusTimeoutToggledFunction = { timeout, data in
+private let toggleTimeoutFunction: LibDBus.TimeoutToggledFunction = { timeout, data in
     guard let timeout, let data else { return }
     ConnectionCore.from(data).toggleTimeout(timeout)
 }
 
 /// Called with libdbus' lock held: never dispatch here, only queue a round.
-private let dispatchStatusFunction: DBusDispatchStatusFunction = { _, status, data in
-    guard let data, status == DBUS_DISPATCH_DATA_REMAINS else { return }
+private let dispatchStatusFunction: LibDBus.DispatchStatusFunction = { _, status, data in
+    guard let data, LibDBus.dataRemains(status) else { return }
     ConnectionCore.from(data).scheduleDispatch()
 }
 
-private let wakeupMainFunction: DBusWakeupMainFunction = { data in
+private let wakeupMainFunction: LibDBus.WakeupMainFunction = { data in
     guard let data else { return }
     let core = ConnectionCore.from(data)
     core.loop?.execute { [weak core] in core?.scheduleDispatchIfNeeded() }

@@ -1,3 +1,4 @@
+import FlowdSystem
 /// A Swift type with a fixed D-Bus type, read from and written to messages
 /// directly (no intermediate ``DBusValue`` for the common types).
 ///
@@ -159,9 +160,8 @@ extension UnixFD: DBusBasicType {
     /// not a `.unixFD` or the duplicate cannot be made.
     public convenience init?(dbusValue: DBusValue) {
         guard case .unixFD(let v) = dbusValue else { return nil }
-        let copy = v.duplicate()
-        guard copy >= 0 else { return nil }
-        self.init(adopting: copy)
+        guard let copy = try? v.duplicate() else { return nil }
+        self.init(owning: copy)
     }
     public var dbusValue: DBusValue { .unixFD(self) }
 }

@@ -1,5 +1,4 @@
 import CDBus
-import Glibc
 
 /// The one seam through which every libdbus call of this module passes.
 ///
@@ -105,11 +104,6 @@ enum LibDBus {
         return allocated(raw, "dbus_message_new_error")
     }
 
-    /// `dbus_message_new` for a bare message of `type`.
-    static func newMessage(type: Int32) -> OpaquePointer {
-        allocated(dbus_message_new(type), "dbus_message_new")
-    }
-
     /// `dbus_message_ref`.
     static func ref(message: OpaquePointer) { _ = dbus_message_ref(message) }
     /// `dbus_message_unref`.
@@ -167,8 +161,6 @@ enum LibDBus {
     }
     /// `dbus_message_iter_get_arg_type`.
     static func iterArgType(_ iter: inout DBusMessageIter) -> Int32 { dbus_message_iter_get_arg_type(&iter) }
-    /// `dbus_message_iter_get_element_type`.
-    static func iterElementType(_ iter: inout DBusMessageIter) -> Int32 { dbus_message_iter_get_element_type(&iter) }
     /// `dbus_message_iter_next`.
     static func iterNext(_ iter: inout DBusMessageIter) { _ = dbus_message_iter_next(&iter) }
     /// `dbus_message_iter_recurse`.
@@ -360,18 +352,52 @@ enum LibDBus {
         return String(cString: raw)
     }
 
-    // MARK: the C library (file descriptors, stderr)
+    // MARK: C types and constants the other files use by these names
 
-    /// `fcntl(F_DUPFD_CLOEXEC)`.
-    static func duplicate(_ fd: Int32) -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
-    /// `close(2)`.
-    static func closeFD(_ fd: Int32) { _ = Glibc.close(fd) }
-    /// The calling thread's `errno`.
-    static var errnoValue: Int32 { errno }
-    /// Writes one line to stderr (`write(2)`), the default log sink.
-    static func printError(_ line: String) {
-        var text = line + "\n"
-        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    /// `DBusMessageIter`: a cursor into a message's arguments.
+    typealias MessageIterator = DBusMessageIter
+    /// `dbus_bool_t`: libdbus's 32-bit boolean.
+    typealias Bool32 = dbus_bool_t
+    /// `DBusFreeFunction`.
+    typealias FreeFunction = DBusFreeFunction
+    /// `DBusHandleMessageFunction`: a filter.
+    typealias HandleMessageFunction = DBusHandleMessageFunction
+    /// `DBusAddWatchFunction`.
+    typealias AddWatchFunction = DBusAddWatchFunction
+    /// `DBusRemoveWatchFunction`.
+    typealias RemoveWatchFunction = DBusRemoveWatchFunction
+    /// `DBusWatchToggledFunction`.
+    typealias WatchToggledFunction = DBusWatchToggledFunction
+    /// `DBusAddTimeoutFunction`.
+    typealias AddTimeoutFunction = DBusAddTimeoutFunction
+    /// `DBusRemoveTimeoutFunction`.
+    typealias RemoveTimeoutFunction = DBusRemoveTimeoutFunction
+    /// `DBusTimeoutToggledFunction`.
+    typealias TimeoutToggledFunction = DBusTimeoutToggledFunction
+    /// `DBusDispatchStatusFunction`.
+    typealias DispatchStatusFunction = DBusDispatchStatusFunction
+    /// `DBusWakeupMainFunction`.
+    typealias WakeupMainFunction = DBusWakeupMainFunction
+    /// `DBusPendingCallNotifyFunction`.
+    typealias PendingCallNotifyFunction = DBusPendingCallNotifyFunction
+
+    /// `DBUS_WATCH_READABLE`.
+    static let watchReadable = DBUS_WATCH_READABLE.rawValue
+    /// `DBUS_WATCH_WRITABLE`.
+    static let watchWritable = DBUS_WATCH_WRITABLE.rawValue
+    /// `DBUS_WATCH_HANGUP`.
+    static let watchHangUp = DBUS_WATCH_HANGUP.rawValue
+    /// `DBUS_WATCH_ERROR`.
+    static let watchError = DBUS_WATCH_ERROR.rawValue
+
+    /// `DBUS_HANDLER_RESULT_HANDLED` or `DBUS_HANDLER_RESULT_NOT_YET_HANDLED`.
+    static func handlerResult(handled: Bool) -> DBusHandlerResult {
+        handled ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
+    /// True for `DBUS_DISPATCH_DATA_REMAINS`.
+    static func dataRemains(_ status: DBusDispatchStatus) -> Bool {
+        status == DBUS_DISPATCH_DATA_REMAINS
     }
 
     // MARK: helpers

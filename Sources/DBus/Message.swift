@@ -1,4 +1,3 @@
-import CDBus
 
 /// The four kinds of D-Bus message.
 public enum MessageType: Int32, Sendable {

@@ -1,4 +1,3 @@
-import CDBus
 
 /// Reads a message's arguments in order (`dbus_message_iter_*`).
 ///
@@ -16,7 +15,7 @@ public struct MessageReader {
     public static let maximumDepth = 64
 
     private let message: Message
-    private var iter = DBusMessageIter()
+    private var iter = LibDBus.MessageIterator()
     private let depth: Int
     private var index = 0
 
@@ -29,7 +28,7 @@ public struct MessageReader {
         }
     }
 
-    private init(parent: Message, iter: DBusMessageIter, depth: Int) {
+    private init(parent: Message, iter: LibDBus.MessageIterator, depth: Int) {
         self.message = parent
         self.iter = iter
         self.depth = depth
@@ -47,13 +46,6 @@ public struct MessageReader {
     /// True when every argument (of this container) has been read.
     public var isAtEnd: Bool {
         currentType == TypeCode.invalid
-    }
-
-    /// The signature of the current argument, or nil at the end.
-    public func peekSignature() -> Signature? {
-        if isAtEnd { return nil }
-        var copy = iter
-        return Signature(trusted: LibDBus.iterSignature(&copy))
     }
 
     /// Reads the next argument as a `T`, after checking its type.
@@ -152,7 +144,7 @@ public struct MessageReader {
         guard depth < Self.maximumDepth else {
             throw .invalidArgs("values nested deeper than \(Self.maximumDepth) containers")
         }
-        var sub = DBusMessageIter()
+        var sub = LibDBus.MessageIterator()
         LibDBus.iterRecurse(&iter, &sub)
         advance()
         return MessageReader(parent: message, iter: sub, depth: depth + 1)
@@ -166,7 +158,7 @@ public struct MessageReader {
     }
 
     mutating func readBool() -> Bool {
-        var value: dbus_bool_t = 0
+        var value: LibDBus.Bool32 = 0
         LibDBus.iterGetBasic(&iter, &value)
         advance()
         return value != 0
@@ -225,7 +217,7 @@ public struct MessageReader {
 
     /// An `ay` read in one copy (`dbus_message_iter_get_fixed_array`).
     mutating func readByteArray() -> [UInt8] {
-        var sub = DBusMessageIter()
+        var sub = LibDBus.MessageIterator()
         LibDBus.iterRecurse(&iter, &sub)
         let bytes = Array(LibDBus.iterFixedArray(&sub))
         advance()

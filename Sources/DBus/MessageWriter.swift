@@ -1,5 +1,4 @@
-import CDBus
-import Synchronization
+import FlowdSystem
 
 /// Appends arguments to a message (`dbus_message_iter_append_*`).
 ///
@@ -14,7 +13,7 @@ import Synchronization
 /// must be basic, and nesting is bounded like reading.
 public struct MessageWriter {
     private let message: Message
-    private var iter = DBusMessageIter()
+    private var iter = LibDBus.MessageIterator()
     private let depth: Int
 
     init(message: Message) {
@@ -139,7 +138,7 @@ public struct MessageWriter {
     }
 
     mutating func appendBool(_ value: Bool) {
-        var raw: dbus_bool_t = value ? 1 : 0
+        var raw: LibDBus.Bool32 = value ? 1 : 0
         LibDBus.iterAppendBasic(&iter, TypeCode.boolean, &raw)
     }
 
@@ -190,7 +189,7 @@ public struct MessageWriter {
 /// writes: a program writes a handful of distinct types, and the check
 /// allocates inside libdbus. Bounded, since values can come from callers.
 enum ValidSignatures {
-    private static let known = Mutex<Set<String>>([])
+    private static let known = LockedValue<Set<String>>([])
     private static let capacity = 1024
 
     /// True when `signature` is exactly one valid complete type.

@@ -1,4 +1,3 @@
-import Glibc
 
 /// What the typed D-Bus names share: a validated string.
 ///
@@ -145,8 +144,7 @@ public struct ObjectPath: ValidatedName {
         return mine.withUTF8 { m in
             theirs.withUTF8 { t in
                 guard t.count > m.count, t[m.count] == UInt8(ascii: "/") else { return false }
-                guard let mBase = m.baseAddress, let tBase = t.baseAddress else { return m.isEmpty }
-                return memcmp(mBase, tBase, m.count) == 0
+                return t.prefix(m.count).elementsEqual(m)
             }
         }
     }

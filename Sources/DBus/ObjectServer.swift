@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// Decides, before any handler runs, whether a call may proceed: call
@@ -287,11 +288,11 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
     let authorize: Authorizer<Target>?
     let children: (@Sendable (ObjectPath) -> [String])?
     let resolve: @Sendable (ObjectPath) -> Target?
-    let logger: DBusLogger
+    let logger: Logger
 
     init(
         path: ObjectPath, isTree: Bool, tables: [InterfaceTable<Target>], authorize: Authorizer<Target>?,
-        children: (@Sendable (ObjectPath) -> [String])?, logger: DBusLogger,
+        children: (@Sendable (ObjectPath) -> [String])?, logger: Logger,
         resolve: @escaping @Sendable (ObjectPath) -> Target?
     ) throws(DBusError) {
         self.path = path
@@ -481,7 +482,7 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         } catch let error as any DBusErrorConvertible {
             throw error.dbusError
         } catch {
-            logger.log(.error, "reading property \(property.name) failed: \(error)")
+            logger.log(.error, "reading property \(property.name) failed: \(String(describing: error))")
             throw .failed("Reading property \(property.name) failed.")
         }
         guard value.hasType(property.signature) else {
@@ -525,7 +526,7 @@ final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable
         } catch let error as any DBusErrorConvertible {
             throw error.dbusError
         } catch {
-            logger.log(.error, "setting property \(property.name) on \(path) failed: \(error)")
+            logger.log(.error, "setting property \(property.name) on \(path) failed: \(String(describing: error))")
             throw .failed("Setting property \(property.name) failed.")
         }
         invocation.reply()

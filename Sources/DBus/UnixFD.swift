@@ -1,28 +1,35 @@
+import FlowdSystem
+
 /// A file descriptor carried in a message (`h`), owned by this object and
 /// closed when it is released.
-public final class UnixFD: @unchecked Sendable, Hashable {
-    /// The owned descriptor; valid while this object lives.
-    public let fileDescriptor: Int32
+public final class UnixFD: Sendable, Hashable {
+    private let owned: FileDescriptor
 
     /// Takes ownership of `fd` (libdbus hands out duplicates the reader owns).
     init(adopting fd: Int32) {
-        fileDescriptor = fd
+        owned = FileDescriptor(owning: fd)
+    }
+
+    /// Owns `fd` from now on.
+    init(owning fd: FileDescriptor) {
+        owned = fd
     }
 
     /// Duplicates `fd` (close-on-exec); the caller keeps its own descriptor.
-    public init(duplicating fd: Int32) throws(DBusError) {
-        let copy = LibDBus.duplicate(fd)
-        guard copy >= 0 else { throw .invalidArgs("cannot duplicate file descriptor \(fd): errno \(LibDBus.errnoValue)") }
-        fileDescriptor = copy
+    package init(duplicating fd: FileDescriptor) throws(DBusError) {
+        do {
+            owned = try fd.duplicate()
+        } catch {
+            throw .invalidArgs("cannot duplicate file descriptor \(fd.rawValue): \(error.errno)")
+        }
     }
 
-    deinit {
-        LibDBus.closeFD(fileDescriptor)
-    }
+    /// The owned descriptor's number; valid while this object lives.
+    public var fileDescriptor: Int32 { owned.rawValue }
 
     /// A new duplicate for the caller to own and close.
-    public func duplicate() -> Int32 {
-        LibDBus.duplicate(fileDescriptor)
+    package func duplicate() throws(SystemCallError) -> FileDescriptor {
+        try owned.duplicate()
     }
 
     public static func == (lhs: UnixFD, rhs: UnixFD) -> Bool { lhs === rhs }

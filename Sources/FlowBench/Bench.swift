@@ -1,4 +1,4 @@
-import Glibc
+import FlowdSystem
 
 /// What one size measured: latency on one connection, first-touch loading,
 /// memory and start-up.
@@ -38,7 +38,7 @@ struct Bench {
     }
 
     private func progress(_ text: String) {
-        Posix.printError("flowd-bench: \(text)")
+        FileDescriptor.printError("flowd-bench: \(text)")
     }
 
     /// Fills, starts, loads and measures one size. `keepRunning` is handed the
@@ -51,7 +51,7 @@ struct Bench {
         var generator = SeededGenerator(seed: options.seed)
         let flow = try harness.onboardingFlow()
         progress("filling the store with \(Format.grouped(sessions)) sessions (\(harness.root))")
-        let filler = StoreFiller(flow: flow, owner: getuid(), databasePath: harness.databasePath)
+        let filler = StoreFiller(flow: flow, owner: CurrentProcess.userID, databasePath: harness.databasePath)
         let stored = try filler.fill(to: sessions, generator: &generator)
         // The sessions in use; the others are only stored (ids are random, so any prefix is a random pick).
         let ids = options.live > 0 ? Array(stored.prefix(options.live)) : stored
@@ -70,9 +70,9 @@ struct Bench {
         guard let before = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
         var firstTouch = Samples()
         for id in ids {
-            let t0 = Posix.monotonicNanoseconds()
+            let t0 = MonotonicClock.now().nanoseconds
             try client.getStep(id)
-            firstTouch.add(Posix.monotonicNanoseconds() - t0)
+            firstTouch.add(MonotonicClock.now().nanoseconds - t0)
         }
         guard let after = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
         // Under callgrind, count the measured rounds only.
@@ -111,7 +111,7 @@ struct Bench {
             readyCount = max(options.readySessions, options.sessions)
             if readyCount > options.sessions {
                 progress("filling the store up to \(Format.grouped(readyCount)) sessions")
-                let filler = StoreFiller(flow: try harness.onboardingFlow(), owner: getuid(), databasePath: harness.databasePath)
+                let filler = StoreFiller(flow: try harness.onboardingFlow(), owner: CurrentProcess.userID, databasePath: harness.databasePath)
                 _ = try filler.fill(to: readyCount, generator: &generator)
             }
             progress("starting flowd \(options.readyStarts) times with \(Format.grouped(readyCount)) stored sessions")

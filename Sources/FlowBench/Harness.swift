@@ -1,6 +1,7 @@
 import FlowEngine
 import FlowStore
-import Glibc
+import FlowdSystem
+import Systemd
 
 /// The run's world: a directory of its own, a private `dbus-daemon`, the
 /// shipped plugins staged as an installation would lay them out, a
@@ -31,32 +32,46 @@ final class Harness {
 
     init(options: BenchOptions) throws(BenchError) {
         self.options = options
-        let executableDirectory = Posix.executablePath().map { path -> String in
+        let executableDirectory = CurrentProcess.executablePath().map { path -> String in
             guard let slash = path.lastIndex(of: "/") else { return "." }
             return String(path[..<slash])
         } ?? "."
-        let build = options.buildDirectory.map(Posix.absolute) ?? executableDirectory
+        let build = options.buildDirectory.map(ProcessStats.absolute) ?? executableDirectory
         flowdPath = build + "/flowd"
-        guard Posix.exists(flowdPath) else {
+        guard FileSystem.exists(flowdPath) else {
             throw .setup("no flowd at \(flowdPath): build it first (swift build -c release) or give --build-dir")
         }
         flowsDirectory = try Self.findFlows(options.flowsDirectory, near: build)
-        root = try Posix.makeTemporaryDirectory(in: options.directory, prefix: "flowd-bench")
+        do {
+            root = try FileSystem.makeTemporaryDirectory(in: options.directory, prefix: "flowd-bench")
+        } catch {
+            throw .setup("\(error)")
+        }
         pluginDirectory = root + "/plugins"
         stateDirectory = root + "/state"
         configPath = root + "/flowd.conf"
-        chmod(root, 0o755)
-        try Posix.makeDirectory(pluginDirectory, mode: 0o755)
-        try Posix.makeDirectory(stateDirectory)
+        try Self.setUp { () throws(SystemCallError) in
+            try FileSystem.changeMode(root, 0o755)
+            try FileSystem.makeDirectories(pluginDirectory, mode: 0o755)
+            try FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+        }
         // Every shipped plugin, under its installed name, owned by us and
         // not writable by others (the loader refuses anything else).
         for (product, name) in Self.shippedPlugins {
             let source = "\(build)/lib\(product)Plugin.so"
-            guard Posix.exists(source) else { throw .setup("no \(source): build the shipped plugins (swift build -c release)") }
-            try Posix.copyFile(source, to: "\(pluginDirectory)/\(name).so", mode: 0o755)
+            guard FileSystem.exists(source) else { throw .setup("no \(source): build the shipped plugins (swift build -c release)") }
+            let bytes: [UInt8]
+            do {
+                bytes = try FileSystem.readFile(source, limit: 1 << 30)
+            } catch {
+                throw .setup("\(error)")
+            }
+            try Self.setUp { () throws(SystemCallError) in
+                try FileSystem.writeFile("\(pluginDirectory)/\(name).so", bytes, mode: 0o755)
+            }
         }
         // The defaults (64 per uid, 50,000 in all) are below what the run stores.
-        try Posix.writeFile(configPath, text: """
+        try Self.writeText(configPath, """
             # flowd-bench: limits above the run's session counts.
             [Daemon]
             Durability=\(options.durability)
@@ -68,21 +83,54 @@ final class Harness {
             """)
     }
 
+    /// Runs a step of setting up the run's directory; its failure is a setup error.
+    private static func setUp(_ body: () throws(SystemCallError) -> Void) throws(BenchError) {
+        do {
+            try body()
+        } catch {
+            throw .setup("\(error)")
+        }
+    }
+
+    /// Writes `text` to a new file, mode 0600.
+    private static func writeText(_ path: String, _ text: String) throws(BenchError) {
+        try setUp { () throws(SystemCallError) in try FileSystem.writeFile(path, text.utf8) }
+    }
+
+    /// Starts `argv` (a name is looked up in `PATH`) with `environment` added
+    /// to this process's, standard input `/dev/null`, and its output appended
+    /// to files.
+    private static func spawn(
+        _ argv: [String], environment: [String: String] = [:], stdout: String, stderr: String
+    ) throws(BenchError) -> ChildProcess {
+        guard let executable = argv.first else { throw .setup("no command to run") }
+        var all = CurrentProcess.environment()
+        all.merge(environment) { _, new in new }
+        var options = ChildProcess.Options(executable, Array(argv.dropFirst()), environment: all)
+        options.standardOutput = .path(stdout, [.writeOnly, .create, .append])
+        options.standardError = .path(stderr, [.writeOnly, .create, .append])
+        do {
+            return try ChildProcess(options)
+        } catch {
+            throw .process("cannot start \(executable): \(error.errno)")
+        }
+    }
+
     /// The flows: `--flows-dir`, else `./flows`, else the checkout that holds the build directory.
     private static func findFlows(_ given: String?, near build: String) throws(BenchError) -> String {
         if let given {
-            let path = Posix.absolute(given)
-            guard Posix.exists(path + "/onboarding.json") else { throw .setup("\(path) has no onboarding.json") }
+            let path = ProcessStats.absolute(given)
+            guard FileSystem.exists(path + "/onboarding.json") else { throw .setup("\(path) has no onboarding.json") }
             return path
         }
-        var candidates = [Posix.currentDirectory() + "/flows"]
+        var candidates = [(CurrentProcess.currentDirectory() ?? "/") + "/flows"]
         var directory = build
         for _ in 0..<5 {
             guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { break }
             directory = String(directory[..<slash])
             candidates.append(directory + "/flows")
         }
-        guard let found = candidates.first(where: { Posix.exists($0 + "/onboarding.json") }) else {
+        guard let found = candidates.first(where: { FileSystem.exists($0 + "/onboarding.json") }) else {
             throw .setup("cannot find the example flows (flows/onboarding.json); give --flows-dir")
         }
         return found
@@ -91,7 +139,7 @@ final class Harness {
     /// Loads the `onboarding` flow from the flows directory, as flowd will.
     func onboardingFlow() throws(BenchError) -> FlowDefinition {
         let path = flowsDirectory + "/onboarding.json"
-        guard let bytes = Posix.readFile(path) else { throw .setup("cannot read \(path)") }
+        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 20) else { throw .setup("cannot read \(path)") }
         do {
             return try FlowLoader.load(bytes, fileName: "onboarding.json", capabilities: .any)
         } catch {
@@ -102,7 +150,7 @@ final class Harness {
     /// Starts the private `dbus-daemon` and reads its address.
     func startBus() throws(BenchError) {
         let config = root + "/bus.conf"
-        try Posix.writeFile(config, text: """
+        try Self.writeText(config, """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
@@ -110,7 +158,7 @@ final class Harness {
               <listen>unix:path=\(root)/bus</listen>
               <auth>EXTERNAL</auth>
               <policy context="default">
-                <allow user="\(getuid())"/>
+                <allow user="\(CurrentProcess.userID)"/>
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
                 <allow own="*"/>
@@ -119,18 +167,18 @@ final class Harness {
 
             """)
         let addressFile = root + "/bus.address"
-        let process = try ChildProcess(
+        let process = try Self.spawn(
             ["dbus-daemon", "--nofork", "--nopidfile", "--nosyslog", "--config-file=\(config)", "--print-address=1"],
             environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""],
             stdout: addressFile, stderr: root + "/bus.log")
         bus = process
         for _ in 0..<400 {
-            if let bytes = Posix.readFile(addressFile), bytes.contains(UInt8(ascii: "\n")) {
+            if let bytes = try? FileSystem.readFile(addressFile, limit: 4096), bytes.contains(UInt8(ascii: "\n")) {
                 busAddress = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
                 return
             }
-            guard process.isRunning else { break }
-            Posix.sleep(milliseconds: 10)
+            guard !process.hasExited else { break }
+            MonotonicClock.sleep(for: .milliseconds(10))
         }
         throw .process("dbus-daemon did not start (see \(root)/bus.log)")
     }
@@ -143,9 +191,13 @@ final class Harness {
         let socket: NotifySocket
         if let existing = notify {
             socket = existing
-            socket.drain()
+            socket.clear()
         } else {
-            socket = try NotifySocket(path: root + "/notify")
+            do {
+                socket = try NotifySocket(path: root + "/notify")
+            } catch {
+                throw .setup("the notification socket: \(error); use a shorter --dir")
+            }
             notify = socket
         }
         starts += 1
@@ -153,39 +205,43 @@ final class Harness {
             flowdPath, "--address", busAddress, "--flows-dir", flowsDirectory, "--plugin-dir", pluginDirectory,
             "--state-dir", stateDirectory, "--config", configPath,
         ]
-        let started = Posix.monotonicNanoseconds()
-        let process = try ChildProcess(
+        let started = MonotonicClock.now()
+        let process = try Self.spawn(
             argv, environment: ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress],
             stdout: root + "/flowd.out", stderr: root + "/flowd.log")
         flowd = process
-        let timeout = options.wrapper.isEmpty ? 60_000 : 600_000
-        guard let ready = socket.waitForReady(timeoutMilliseconds: timeout, stillWaiting: { process.isRunning }) else {
-            let how = process.isRunning ? "did not send READY=1 in time" : (process.exitDescription ?? "ended")
-            process.terminate(graceMilliseconds: 2000)
+        let deadline = started.advanced(by: .seconds(options.wrapper.isEmpty ? 60 : 600))
+        var ready: MonotonicClock.Instant?
+        while ready == nil && !process.hasExited && MonotonicClock.now() < deadline {
+            ready = socket.receiveTime(of: "READY", "1", timeout: .milliseconds(50))
+        }
+        guard let ready else {
+            let how = process.exitStatus?.description ?? "did not send READY=1 in time"
+            process.terminate(grace: .seconds(2))
             flowd = nil
             throw .process("flowd \(how) (see \(root)/flowd.log)")
         }
-        return ready - started
+        return ready.nanoseconds - started.nanoseconds
     }
 
     /// Stops flowd with SIGTERM and waits for it.
     func stopFlowd() {
-        flowd?.terminate(graceMilliseconds: options.wrapper.isEmpty ? 10_000 : 120_000)
+        flowd?.terminate(grace: .seconds(options.wrapper.isEmpty ? 10 : 120))
         flowd = nil
     }
 
     /// CPU time used so far by flowd, dbus-daemon and this process, in µs.
     func cpuTimes() -> CPUTimes {
-        let split = flowd.flatMap { Posix.cpuSplit(of: $0.pid) }
+        let split = flowd.flatMap { ProcessStats.cpuSplit(of: $0.pid) }
         return CPUTimes(
             flowd: (split?.user ?? 0) + (split?.system ?? 0), flowdSystem: split?.system ?? 0,
-            bus: bus.flatMap { Posix.cpuMicroseconds(of: $0.pid) } ?? 0,
-            client: Posix.ownCPUMicroseconds())
+            bus: bus.flatMap { ProcessStats.cpuMicroseconds(of: $0.pid) } ?? 0,
+            client: ProcessStats.ownCPUMicroseconds())
     }
 
     /// flowd's resident memory in bytes.
     func flowdResidentBytes() -> Int? {
-        flowd.flatMap { Posix.residentBytes(of: $0.pid) }
+        flowd.flatMap { ProcessStats.residentBytes(of: $0.pid) }
     }
 
     /// When flowd runs under `valgrind --tool=callgrind` (`--wrap`), zeroes its
@@ -197,10 +253,10 @@ final class Harness {
         guard let flowd, options.wrapper.first?.hasSuffix("valgrind") == true,
             options.wrapper.contains("--tool=callgrind")
         else { return }
-        let control = try ChildProcess(
+        let control = try Self.spawn(
             ["callgrind_control", "--zero", String(flowd.pid)], stdout: root + "/callgrind_control.log",
             stderr: root + "/callgrind_control.log")
-        for _ in 0..<600 where !control.waitFor(milliseconds: 100) {
+        for _ in 0..<600 where control.wait(timeout: .milliseconds(100)) == nil {
             try wake()
         }
     }
@@ -208,14 +264,14 @@ final class Harness {
     /// Stops everything and removes the directory unless `--keep`.
     func tearDown() {
         stopFlowd()
-        bus?.terminate(graceMilliseconds: 5000)
+        bus?.terminate(grace: .seconds(5))
         bus = nil
         notify?.close()
         notify = nil
         if options.keep {
-            Posix.printError("flowd-bench: kept \(root)")
+            FileDescriptor.printError("flowd-bench: kept \(root)")
         } else {
-            Posix.removeTree(root)
+            FileSystem.removeTree(root)
         }
     }
 }

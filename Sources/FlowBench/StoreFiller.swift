@@ -1,7 +1,7 @@
 import FlowEngine
 import FlowKit
 import FlowStore
-import Glibc
+import FlowdSystem
 
 /// Writes stored sessions straight into flowd's SQLite store, encoded the
 /// way the daemon encodes them (the JSON of the engine's `SessionRecord`,
@@ -25,9 +25,7 @@ struct StoreFiller {
         self.flow = flow
         self.owner = owner
         self.databasePath = databasePath
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let now = Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+        let now = WallClock.microsecondsSinceEpoch()
         self.clock = FixedClock(now: now, today: CivilDate(year: 2025, month: 1, day: 1) ?? Self.fallbackDate)
     }
 

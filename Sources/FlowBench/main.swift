@@ -1,6 +1,6 @@
 // flowd-bench: flowd against the D-Bus floor, at scale (docs/performance.md).
 // Never installed; run it with `make bench`.
-import Glibc
+import FlowdSystem
 
 do throws(BenchError) {
     let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
@@ -8,9 +8,9 @@ do throws(BenchError) {
 } catch .help {
     print(BenchOptions.usage)
 } catch .usage(let message) {
-    Posix.printError("flowd-bench: \(message)")
-    exit(64)
+    FileDescriptor.printError("flowd-bench: \(message)")
+    CurrentProcess.exit(SysExits.usage.rawValue)
 } catch {
-    Posix.printError("flowd-bench: \(error.description)")
-    exit(1)
+    FileDescriptor.printError("flowd-bench: \(error.description)")
+    CurrentProcess.exit(SysExits.failure.rawValue)
 }

@@ -1,30 +1,44 @@
-/// flowctl's exit statuses, based on `sysexits.h`. Documented in flowctl(1)
-/// and docs/flowctl.md; scripts rely on them, so they never change meaning.
-public enum ExitCode: Int32, Sendable, CaseIterable {
+import FlowdSystem
+
+/// flowctl's exit status: sysexits.h's codes (``SysExits``, shared with
+/// flowd), named for what they mean to flowctl, plus 130 for Ctrl-C.
+public struct ExitCode: RawRepresentable, Hashable, Sendable {
+    /// The process exit status.
+    public let rawValue: Int32
+
+    /// The exit status `rawValue`.
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    init(_ code: SysExits) {
+        rawValue = code.rawValue
+    }
+
     /// Done.
-    case success = 0
+    public static let success = ExitCode(SysExits.ok)
     /// The request was understood but did not succeed: field errors (`set`,
     /// `continue`), a failed, timed-out or cancelled submit, a step that is not
     /// finished, a call the session's state refuses, a limit, a bad flow file.
-    case failure = 1
+    public static let failure = ExitCode(SysExits.failure)
     /// `EX_USAGE`: a bad command line.
-    case usage = 64
+    public static let usage = ExitCode(SysExits.usage)
     /// `EX_DATAERR`: a value the field cannot take, refused before any call
     /// or by the daemon (`InvalidArgs`).
-    case dataError = 65
+    public static let dataError = ExitCode(SysExits.dataError)
     /// `EX_NOINPUT`: no such flow, session or step.
-    case notFound = 66
+    public static let notFound = ExitCode(SysExits.noInput)
     /// `EX_UNAVAILABLE`: flowd is not running or not reachable, or a plugin
     /// a session needs failed.
-    case unavailable = 69
+    public static let unavailable = ExitCode(SysExits.unavailable)
     /// `EX_SOFTWARE`: the daemon answered something this flowctl does not understand.
-    case software = 70
+    public static let software = ExitCode(SysExits.software)
     /// `EX_IOERR`: standard input or output failed.
-    case ioError = 74
+    public static let ioError = ExitCode(SysExits.ioError)
     /// `EX_NOPERM`: the session belongs to someone else, or the call is for root only.
-    case accessDenied = 77
+    public static let accessDenied = ExitCode(SysExits.noPermission)
     /// Interrupted with Ctrl-C (128 + SIGINT); the wizard's session is kept.
-    case interrupted = 130
+    public static let interrupted = ExitCode(rawValue: 128 + Signal.interrupt.rawValue)
 }
 
 /// A failure that ends a flowctl command: one line on standard error and an exit status.

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowdSystem
 
 /// What a flowctl run is connected to: its streams, environment and daemon.
 /// ``process()`` is the real process; tests build one with buffers and a fake
@@ -44,8 +45,8 @@ public struct FlowctlContext: Sendable {
     public static func process() -> FlowctlContext {
         FlowctlContext(
             stdout: FileDescriptorSink(fd: 1), stderr: FileDescriptorSink(fd: 2), stdin: FileDescriptorSource(fd: 0),
-            stdoutIsTerminal: Posix.isTerminal(1), stderrIsTerminal: Posix.isTerminal(2), stderrFD: 2,
-            environment: Posix.environment(), handlesInterrupts: true,
+            stdoutIsTerminal: Terminal.isTerminal(1), stderrIsTerminal: Terminal.isTerminal(2), stderrFD: 2,
+            environment: CurrentProcess.environment(), handlesInterrupts: true,
             makeService: { BusFlowService(bus: $0) })
     }
 }
@@ -56,7 +57,7 @@ public enum Flowctl {
     public static func main() -> Never {
         Interrupts.install()
         let status = run(Array(CommandLine.arguments.dropFirst()), context: .process())
-        Posix.exitNow(status)
+        CurrentProcess.exitImmediately(status)
     }
 
     /// Runs one command line and returns the exit status. Failures print one
@@ -65,7 +66,7 @@ public enum Flowctl {
         do throws(CLIError) {
             switch try FlowctlCommandLine.parse(arguments) {
             case .version:
-                context.stdout.write("flowctl \(FlowctlCommandLine.version)\n")
+                context.stdout.write("flowctl \(FlowdVersion.current)\n")
                 return ExitCode.success.rawValue
             case .help(let topic):
                 if let topic, let spec = FlowctlCommandLine.command(topic) {

@@ -2,9 +2,9 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowStore
-import Glibc
+import FlowdSystem
+import Logging
 import Reactor
-import Systemd
 
 /// `flowd`'s life from the command line to the exit status.
 ///
@@ -14,56 +14,45 @@ import Systemd
 /// or SIGINT (`STOPPING=1`, running submits cancelled, the store closed) or
 /// until the bus goes away. SIGHUP reloads. No `exit()` from deep code: every
 /// path returns here with an exit status.
+///
+/// Exit statuses are sysexits.h's (``SysExits``, documented in flowd(8)):
+/// `failure` when the bus went away while serving, `usage`, `unavailable`
+/// when the bus cannot be reached or another flowd owns the name,
+/// `software`, `cannotCreate` when the state directory or the database
+/// cannot be created or opened, and `configuration`.
 public enum DaemonMain {
-    /// The daemon's version, also the Manager's `Version` property.
-    public static let version = "0.1.0"
-
-    /// Exit statuses, from sysexits.h (documented in flowd(8)).
-    public enum ExitStatus: Int32, Sendable {
-        case ok = 0
-        /// The bus went away while serving.
-        case failure = 1
-        case usage = 64
-        /// The bus could not be reached or the name is owned by another flowd.
-        case unavailable = 69
-        case software = 70
-        /// The state directory or the database could not be created or opened.
-        case cannotCreate = 73
-        case configuration = 78
-    }
-
     /// Runs the daemon; returns the exit status.
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
         let command: DaemonCommand
         do {
             command = try DaemonCommandLine.parse(arguments)
         } catch {
-            printError(error.message)
-            return ExitStatus.usage.rawValue
+            FileDescriptor.printError(error.message)
+            return SysExits.usage.rawValue
         }
         switch command {
         case .help:
             print(DaemonCommandLine.help)
-            return ExitStatus.ok.rawValue
+            return SysExits.ok.rawValue
         case .version:
-            print("flowd \(version) (FlowKit ABI \(FlowKitABI.version))")
-            return ExitStatus.ok.rawValue
+            print("flowd \(FlowdVersion.current) (FlowKit ABI \(FlowKitABI.version))")
+            return SysExits.ok.rawValue
         case .run(let options):
             return serve(options, environment: environment).rawValue
         }
     }
 
-    private static func serve(_ options: DaemonOptions, environment: [String: String]) -> ExitStatus {
-        let layout = InstallLayout.derived(fromExecutable: executablePath())
+    private static func serve(_ options: DaemonOptions, environment: [String: String]) -> SysExits {
+        let layout = InstallLayout.derived(fromExecutable: CurrentProcess.executablePath() ?? "/usr/libexec/flowd")
         let loader = ConfigurationLoader(layout: layout, environment: environment)
         let configuration: DaemonConfiguration
         do {
             configuration = try loader.load(options)
         } catch {
-            printError("flowd: \(error.description)")
+            FileDescriptor.printError("flowd: \(error.description)")
             return .configuration
         }
-        let logger = Logger.automatic(identifier: "flowd", minimumLevel: configuration.verbose ? .debug : .info)
+        let logger = FlowdLog.makeLogger(verbose: configuration.verbose)
         guard let stateDirectory = configuration.stateDirectory else {
             logger.error("no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
             return .configuration
@@ -80,18 +69,16 @@ public enum DaemonMain {
         // arrive at the loop's signalfd.
         let lifecycle = Lifecycle(loop: loop, logger: logger)
         do {
-            _ = try loop.onSignals([SIGTERM, SIGINT]) { signal in lifecycle.stop(signal: signal) }
-            _ = try loop.onSignals([SIGHUP]) { _ in lifecycle.reload() }
-            signal(SIGPIPE, SIG_IGN)
+            _ = try loop.onSignals([.terminate, .interrupt]) { signal in lifecycle.stop(signal: signal) }
+            _ = try loop.onSignals([.hangUp]) { _ in lifecycle.reload() }
+            Signal.ignoreBrokenPipe()
         } catch {
             logger.error("cannot handle signals: \(error.description)")
             return .software
         }
 
-        if let problem = StateDirectory.prepare(stateDirectory) {
-            logger.error("cannot use the state directory \(stateDirectory): \(problem)")
-            return .cannotCreate
-        }
+        // The store creates the state directory (mode 0700) with its database:
+        // the one place it is made, before anything else is put in it.
         let store: SessionStore
         do {
             store = try SessionStore(
@@ -147,33 +134,6 @@ public enum DaemonMain {
             logger.warning("cannot read the flows directory \(directory.path): \(directory.reason)")
         }
     }
-
-    /// The running executable's path, from `/proc/self/exe`.
-    static func executablePath() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "/usr/libexec/flowd" }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// The process environment as a dictionary.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            pointer += 1
-        }
-        return result
-    }
-
-    static func printError(_ line: String) {
-        let text = line + "\n"
-        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-    }
 }
 
 extension BusChoice {
@@ -183,13 +143,6 @@ extension BusChoice {
         case .session: return .session
         case .address(let address): return .address(address)
         }
-    }
-}
-
-extension LogLevel {
-    /// The level of a syslog priority (libdbus messages use them).
-    init(syslogPriority: Int) {
-        self = LogLevel.allCases.first { $0.rawValue == syslogPriority } ?? .info
     }
 }
 
@@ -230,9 +183,7 @@ private final class Startup: @unchecked Sendable {
         let logger = self.logger
         let connection: Connection
         do {
-            connection = try Connection(
-                configuration.bus.connectionBus,
-                logger: DBusLogger { level, message in logger.log(LogLevel(syslogPriority: level.rawValue), "\(message)") })
+            connection = try Connection(configuration.bus.connectionBus, logger: logger)
             try connection.attach(to: lifecycle.loop)
         } catch {
             logger.error("cannot connect to the \(configuration.bus.description) bus: \(error.message)")
@@ -242,7 +193,7 @@ private final class Startup: @unchecked Sendable {
         let lifecycle = self.lifecycle
         let front = BusFrontEnd(
             connection: connection, loop: lifecycle.loop, service: service, logger: logger,
-            delivery: configuration.bus == .system ? .callers : .broadcast, version: DaemonMain.version,
+            delivery: configuration.bus == .system ? .callers : .broadcast, version: FlowdVersion.current,
             plugins: plugins, reloadConfiguration: { lifecycle.reloadNow() })
         self.front = front
         lifecycle.configure(front: front, loader: loader, options: options, plugins: plugins.count)
@@ -277,24 +228,5 @@ private final class Startup: @unchecked Sendable {
     func shutDown() {
         connection?.close()
         logger.info("stopped", id: .daemonStopping)
-    }
-}
-
-/// The state directory: created with mode 0700 when missing; an existing one
-/// must be a directory.
-enum StateDirectory {
-    /// Creates `path` (and missing parents) and returns nil, or the problem.
-    static func prepare(_ path: String) -> String? {
-        var current = ""
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                return "mkdir \(current): \(String(cString: strerror(errno)))"
-            }
-        }
-        var st = stat()
-        guard stat(path, &st) == 0 else { return String(cString: strerror(errno)) }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else { return "not a directory" }
-        return nil
     }
 }

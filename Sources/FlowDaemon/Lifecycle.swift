@@ -1,3 +1,5 @@
+import FlowdSystem
+import Logging
 import Reactor
 import Systemd
 
@@ -19,7 +21,7 @@ final class Lifecycle: @unchecked Sendable {
     /// Runs on the loop just before it stops.
     var beforeStop: (() -> Void)?
     /// What `DaemonMain` returns once the loop stops.
-    private(set) var exitStatus: DaemonMain.ExitStatus = .ok
+    private(set) var exitStatus: SysExits = .ok
 
     init(loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -56,15 +58,15 @@ final class Lifecycle: @unchecked Sendable {
     }
 
     /// Start-up failed: stop the loop and exit with `status`.
-    func fail(_ status: DaemonMain.ExitStatus) {
+    func fail(_ status: SysExits) {
         exitStatus = status
         loop.stop()
     }
 
     /// SIGTERM or SIGINT: a clean stop.
-    func stop(signal: Int32) {
+    func stop(signal: Signal) {
         notify(.stopping)
-        logger.notice("stopping on signal \(signal)")
+        logger.notice("stopping on \(signal.description)")
         for timer in timers { timer.cancel() }
         beforeStop?()
         loop.stop()

@@ -28,8 +28,9 @@ enum Schema {
     /// - `session_count`: one row holding the number of sessions, kept by
     ///   triggers, so the count is a single-row read at any size.
     ///   `AUTOINCREMENT` so a token is never reused, even after its row is deleted.
-    /// - `plugin_state`: plugins disabled by the crash guard, with the
-    ///   identity of the file that was disabled.
+    /// - `plugin_state`: plugins disabled by the crash guard, keyed by the
+    ///   plugin file's path (the column `plugin`), with the identity of the
+    ///   file that was disabled.
     ///
     /// Tables are `STRICT` (SQLite 3.37 or later), so a wrongly typed value
     /// is an error instead of being stored as something else.

@@ -1,4 +1,4 @@
-import Synchronization
+import FlowdSystem
 
 /// The daemon's persistent sessions: one SQLite database in WAL mode.
 ///
@@ -57,7 +57,7 @@ public final class SessionStore: Sendable {
             self.busyTimeout = busyTimeout
             self.autoCheckpointPages = autoCheckpointPages
             self.journalSizeLimit = journalSizeLimit
-            self.clock = clock ?? { Posix.realtimeMicroseconds() }
+            self.clock = clock ?? { WallClock.microsecondsSinceEpoch() }
         }
     }
 
@@ -71,10 +71,10 @@ public final class SessionStore: Sendable {
     public let path: String
     /// The settings the store was opened with.
     public let configuration: Configuration
-    private let connection: Mutex<SQLiteDatabase?>
+    private let connection: LockedValue<SQLiteDatabase?>
     /// A second connection used only by ``checkpoint()``, opened on first use,
     /// so a checkpoint never holds the lock that upserts wait on.
-    private let checkpointConnection: Mutex<CheckpointConnection>
+    private let checkpointConnection: LockedValue<CheckpointConnection>
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -105,8 +105,8 @@ public final class SessionStore: Sendable {
             try? db.close()
             throw error
         }
-        self.connection = Mutex(db)
-        self.checkpointConnection = Mutex(CheckpointConnection())
+        self.connection = LockedValue(db)
+        self.checkpointConnection = LockedValue(CheckpointConnection())
     }
 
     private static func configure(_ db: SQLiteDatabase, _ configuration: Configuration, path: String) throws(StoreError) {

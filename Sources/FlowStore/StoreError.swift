@@ -1,15 +1,14 @@
-import Glibc
-
 /// Why a ``SessionStore`` operation failed. Every case reads as a complete
 /// sentence through ``message``, naming the file where there is one.
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The state directory (or a parent) could not be created or inspected.
-    case directory(path: String, errno: Int32)
+    /// The state directory (or a parent) could not be created or inspected;
+    /// `reason` is the system's (`Permission denied (errno 13)`).
+    case directory(path: String, reason: String)
     /// A path on the way to the database exists but is not a directory.
     case notADirectory(path: String)
     /// The database file or its `-wal`/`-shm` companion could not be
-    /// created, opened or given mode 0600.
-    case file(path: String, errno: Int32)
+    /// created, opened or given mode 0600; `reason` is the system's.
+    case file(path: String, reason: String)
     /// The database path (or a companion) is a symbolic link, a device or
     /// anything else that is not a regular file.
     case notARegularFile(path: String)
@@ -46,12 +45,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A human sentence describing the failure.
     public var message: String {
         switch self {
-        case .directory(let path, let errno):
-            return "cannot create or open the state directory \(path): \(Self.describe(errno))"
+        case .directory(let path, let reason):
+            return "cannot create or open the state directory \(path): \(reason)"
         case .notADirectory(let path):
             return "\(path) is not a directory"
-        case .file(let path, let errno):
-            return "cannot prepare the database file \(path): \(Self.describe(errno))"
+        case .file(let path, let reason):
+            return "cannot prepare the database file \(path): \(reason)"
         case .notARegularFile(let path):
             return "\(path) is not a regular file (symbolic links are refused)"
         case .notADatabase(let path):
@@ -99,10 +98,5 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .ioError: return .io(error)
         default: return .sqlite(error)
         }
-    }
-
-    private static func describe(_ errno: Int32) -> String {
-        guard let text = strerror(errno) else { return "errno \(errno)" }
-        return "\(String(cString: text)) (errno \(errno))"
     }
 }

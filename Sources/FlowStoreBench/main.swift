@@ -4,7 +4,7 @@
 //   .build/release/flowstore-bench [--rows 10000,100000] [--payload 1024] [--ops 2000] [--dir DIR]
 import Dispatch
 import FlowStore
-import Glibc
+import FlowdSystem
 import Synchronization
 
 struct Options {
@@ -37,13 +37,12 @@ func parse() -> Options {
 }
 
 func printError(_ message: String) {
-    let line = "flowstore-bench: \(message)\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    FileDescriptor.printError("flowstore-bench: \(message)")
 }
 
 func usage(_ message: String) -> Never {
     printError(message)
-    exit(64)
+    CurrentProcess.exit(SysExits.usage.rawValue)
 }
 
 /// `x` with one decimal, right-aligned in `width` characters.
@@ -93,9 +92,9 @@ func run(_ options: Options) throws(StoreError) {
     ]
     for (name, durability, background) in modes where options.only.map({ name.contains($0) }) ?? true {
         for rows in options.rows {
-            let directory = "\(options.directory)/flowstore-bench-\(getpid())"
+            let directory = "\(options.directory)/flowstore-bench-\(CurrentProcess.id)"
             let path = "\(directory)/\(SessionStore.defaultFileName)"
-            defer { _ = system("rm -rf '\(directory)'") }
+            defer { FileSystem.removeTree(directory) }
             let configuration = SessionStore.Configuration(
                 durability: durability, autoCheckpointPages: background ? 20_000 : options.autoCheckpoint,
                 journalSizeLimit: options.journalLimit)
@@ -112,7 +111,7 @@ func run(_ options: Options) throws(StoreError) {
             _ = try store.checkpoint()
             let ops = durability == .powerLoss ? min(options.ops, 500) : options.ops
             let stop = Atomic<Bool>(false)
-            let checkpoints = Mutex<[Double]>([])
+            let checkpoints = LockedValue<[Double]>([])
             let finished = DispatchSemaphore(value: 0)
             if background {
                 let checkpointing = store
@@ -120,7 +119,7 @@ func run(_ options: Options) throws(StoreError) {
                     while !stop.load(ordering: .relaxed) {
                         let t = ContinuousClock().measure { _ = try? checkpointing.checkpoint() }
                         checkpoints.withLock { $0.append(micros(t)) }
-                        usleep(20_000)
+                        MonotonicClock.sleep(for: .milliseconds(20))
                     }
                     finished.signal()
                 }
@@ -187,5 +186,5 @@ do {
     try run(parse())
 } catch {
     printError(error.message)
-    exit(1)
+    CurrentProcess.exit(SysExits.failure.rawValue)
 }

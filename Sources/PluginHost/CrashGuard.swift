@@ -1,4 +1,4 @@
-import Glibc
+import FlowdSystem
 import Synchronization
 
 /// One plugin call in progress, as the crash guard records it.
@@ -42,8 +42,8 @@ public struct GuardedCall: Sendable, Hashable {
     /// The reason shown for a plugin whose code crashed the process during
     /// this call (with `signal`, 0 when unknown), found at start-up.
     func crashReason(signal: Int32) -> String {
-        let how = signal > 0 ? " (\(SignalNames.name(signal)))" : ""
-        return "crashed the daemon during \(what) at \(System.rfc3339(microseconds: startedAt))\(how); "
+        let how = signal > 0 ? " (\(Signal(rawValue: signal)))" : ""
+        return "crashed the daemon during \(what) at \(startTime)\(how); "
             + "disabled until its file changes"
     }
 
@@ -51,7 +51,12 @@ public struct GuardedCall: Sendable, Hashable {
     /// it without a fault in the plugin's code: the plugin is not blamed.
     public var interruptionNotice: String {
         "flowd stopped during \(what) (plugin \(pluginName), \(pluginPath), started "
-            + "\(System.rfc3339(microseconds: startedAt))); not blamed: nothing crashed in the plugin"
+            + "\(startTime)); not blamed: nothing crashed in the plugin"
+    }
+
+    /// When the call started, RFC 3339 in UTC.
+    private var startTime: String {
+        CalendarTime.utc(microsecondsSinceEpoch: startedAt)?.rfc3339UTC ?? "@\(startedAt / 1_000_000)"
     }
 
     /// "a call to flowd.spool", or "loading".
@@ -139,7 +144,7 @@ public final class MemoryCrashGuard: CrashGuard {
         var crashes: [UInt64: Int32] = [:]
         var begun: [GuardedCall] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// An empty guard.
     public init() {}
@@ -232,7 +237,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     // @unchecked: `base` points into a mapping this object owns until deinit
     // (every marker that points into it keeps this object alive); a slot's
     // record is written only by the call that holds it, its state word only
-    // atomically, and the free list is behind a Mutex.
+    // atomically, and the free list is behind a lock.
     /// Slots when the caller does not say: more than calls can be in progress
     /// at once in practice (a slot is 2 KiB of a sparse file).
     public static let defaultSlotCount = 512
@@ -244,14 +249,14 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     /// Version 2 of the layout: a state word with "crashed" in it.
     static let magic: [UInt8] = Array("FLOWDCG2".utf8)
 
-    private let fd: Int32
+    private let file: FileDescriptor
     private let base: UnsafeMutableRawPointer
     private let length: Int
     private let slotCount: Int
     private let path: String
     /// Free slots, and the slots an earlier process left used (its calls in
     /// progress when it went away).
-    private let slots: Mutex<(free: [Int], leftovers: [Int])>
+    private let slots: LockedValue<(free: [Int], leftovers: [Int])>
     /// The last call's generation: every call's "in call" word is unique, so
     /// a thread marker that outlived its call never matches a later one.
     private let generation = Atomic<UInt64>(0)
@@ -262,24 +267,24 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     public init(path: String, slots: Int = FileCrashGuard.defaultSlotCount) throws(CrashGuardError) {
         let slotCount = max(1, slots)
         let length = Self.headerSize + slotCount * Self.slotSize
-        let fd: Int32
+        let file: FileDescriptor
         do {
-            fd = try System.open(path, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+            file = try FileDescriptor.open(path, [.readWrite, .create, .noFollow], mode: 0o600)
         } catch {
-            throw CrashGuardError(description: "\(path): cannot open: \(error)")
+            throw CrashGuardError(description: "\(path): cannot open: \(error.errno)")
         }
         do {
-            let status = try System.fstat(fd)
-            guard status.isRegularFile, status.owner == System.effectiveUserID, !status.isWritableByGroupOrOthers
-            else {
+            let status = try file.status()
+            let owner = CurrentProcess.effectiveUserID
+            guard status.isRegularFile, status.owner == owner, !status.isWritableByGroupOrOthers else {
                 throw CrashGuardError(
                     description: "\(path): the crash guard file must be a regular file of uid "
-                        + "\(System.effectiveUserID), not writable by group or others")
+                        + "\(owner), not writable by group or others")
             }
-            try System.lockExclusively(fd)
+            try file.lockExclusively()
             let fresh = status.size != Int64(length)
-            if fresh { try System.truncate(fd, to: length) }
-            let base = try System.mapShared(fd, length: length)
+            if fresh { try file.truncate(to: length) }
+            let base = try file.mapShared(length: length)
             if fresh || !Self.hasHeader(base, slotCount: slotCount) {
                 // New, or written by another layout: start empty.
                 base.initializeMemory(as: UInt8.self, repeating: 0, count: length)
@@ -287,13 +292,13 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
             }
             self.base = base
         } catch let e as CrashGuardError {
-            System.close(fd)
             throw e
+        } catch let e as SystemCallError {
+            throw CrashGuardError(description: "\(path): \(e.call): \(e.errno)")
         } catch {
-            System.close(fd)
             throw CrashGuardError(description: "\(path): \(error)")
         }
-        self.fd = fd
+        self.file = file
         self.length = length
         self.slotCount = slotCount
         self.path = path
@@ -304,17 +309,16 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         for slot in stride(from: slotCount - 1, through: 0, by: -1) {
             if Self.state(base, slot) != SlotState.free { leftovers.append(slot) } else { available.append(slot) }
         }
-        self.slots = Mutex((available, leftovers.reversed()))
+        self.slots = LockedValue((available, leftovers.reversed()))
         do {
-            try System.installFaultHandlers()
+            try LibPluginHost.installFaultHandlers()
         } catch {
             complain("cannot install the fatal-signal handlers (\(error)); a crash will not be told from a kill")
         }
     }
 
     deinit {
-        System.unmap(base, length: length)
-        System.close(fd)
+        FileDescriptor.unmap(base, length: length)
     }
 
     private static func hasHeader(_ base: UnsafeMutableRawPointer, slotCount: Int) -> Bool {
@@ -339,7 +343,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     private static func state(_ base: UnsafeMutableRawPointer, _ slot: Int) -> UInt64 {
-        SlotState.state(System.loadStateWord(stateWord(base, slot)))
+        SlotState.state(LibPluginHost.loadStateWord(stateWord(base, slot)))
     }
 
     /// Writes `call` into a free slot and marks it "in call".
@@ -358,7 +362,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         (address + Self.recordOffset).copyMemory(from: bytes, byteCount: bytes.count)
         let word = Self.stateWord(base, slot)
         let inCall = SlotState.inCall(generation: generation.wrappingAdd(1, ordering: .relaxed).newValue)
-        System.storeStateWord(word, inCall)  // last, after the record (release)
+        LibPluginHost.storeStateWord(word, inCall)  // last, after the record (release)
         return CrashGuardToken(rawValue: UInt64(slot) + 1, faultMarker: FaultMarker(word: word, expected: inCall))
     }
 
@@ -366,7 +370,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     public func end(_ token: CrashGuardToken) {
         guard token.rawValue > 0, token.rawValue <= UInt64(slotCount) else { return }
         let slot = Int(token.rawValue - 1)
-        System.storeStateWord(Self.stateWord(base, slot), SlotState.free)
+        LibPluginHost.storeStateWord(Self.stateWord(base, slot), SlotState.free)
         slots.withLock { $0.free.append(slot) }
     }
 
@@ -375,7 +379,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
         let leftovers = slots.withLock { $0.leftovers }
         var calls: [LeftoverCall] = []
         for slot in leftovers {
-            let word = System.loadStateWord(Self.stateWord(base, slot))
+            let word = LibPluginHost.loadStateWord(Self.stateWord(base, slot))
             let ending: CallEnding
             switch SlotState.state(word) {
             case SlotState.inCall: ending = .interrupted
@@ -396,7 +400,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     public func clearPending() {
         slots.withLock { state in
             for slot in state.leftovers {
-                System.storeStateWord(Self.stateWord(base, slot), SlotState.free)
+                LibPluginHost.storeStateWord(Self.stateWord(base, slot), SlotState.free)
                 state.free.append(slot)
             }
             state.leftovers = []
@@ -404,23 +408,6 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     private func complain(_ text: String) {
-        try? System.writeAll(2, Array("flowd: crash guard \(path): \(text)\n".utf8))
-    }
-}
-
-/// Names of the signals the crash guard reports.
-enum SignalNames {
-    /// `SIGSEGV`, …, or `signal 42`.
-    static func name(_ signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: return "SIGSEGV"
-        case SIGBUS: return "SIGBUS"
-        case SIGILL: return "SIGILL"
-        case SIGFPE: return "SIGFPE"
-        case SIGABRT: return "SIGABRT"
-        case SIGTRAP: return "SIGTRAP"
-        case SIGSYS: return "SIGSYS"
-        default: return "signal \(signal)"
-        }
+        FileDescriptor.printError("flowd: crash guard \(path): \(text)")
     }
 }

@@ -1,3 +1,5 @@
+import FlowdSystem
+
 /// Runs actions at deadlines, on one thread of its own.
 ///
 /// The call path's timeouts live here rather than in a `Task.sleep` per call:
@@ -10,7 +12,7 @@ final class DeadlineTimer: @unchecked Sendable {
         var id: UInt64
     }
 
-    private let lock = ConditionLock()
+    private let lock = Lock()
     private var heap: [Entry] = []
     private var actions: [UInt64: @Sendable () -> Void] = [:]
     private var nextID: UInt64 = 1
@@ -21,9 +23,7 @@ final class DeadlineTimer: @unchecked Sendable {
 
     /// Runs `action` on the timer thread after `delay`, unless cancelled first.
     func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> UInt64 {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
-        let deadline = Self.now() &+ nanoseconds
+        let deadline = MonotonicClock.now().advanced(by: delay).nanoseconds
         var startThread = false
         let id: UInt64 = lock.withLock {
             let id = nextID
@@ -39,10 +39,11 @@ final class DeadlineTimer: @unchecked Sendable {
             return id
         }
         if startThread {
-            let ok = ThreadStarter.start(name: "flowd-timeouts") { [self] in self.run() }
-            if !ok {
+            do {
+                try SystemThread.detach(name: "flowd-timeouts") { [self] in self.run() }
+            } catch {
                 lock.withLock { started = false }
-                try? System.writeAll(2, Array("flowd: cannot start the plugin timeout thread\n".utf8))
+                FileDescriptor.printError("flowd: cannot start the plugin timeout thread (\(error))")
             }
         }
         return id
@@ -64,7 +65,7 @@ final class DeadlineTimer: @unchecked Sendable {
                 _ = lock.wait(timeout: .seconds(3600))
                 continue
             }
-            let now = Self.now()
+            let now = MonotonicClock.now().nanoseconds
             if top.deadline > now {
                 _ = lock.wait(timeout: .nanoseconds(Int64(min(top.deadline - now, 3_600_000_000_000))))
                 continue
@@ -76,8 +77,6 @@ final class DeadlineTimer: @unchecked Sendable {
             lock.lock()
         }
     }
-
-    private static func now() -> UInt64 { System.monotonicNanoseconds }
 
     // A binary min-heap on `deadline`.
 

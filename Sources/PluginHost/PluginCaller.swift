@@ -1,5 +1,5 @@
 import FlowKit
-import Synchronization
+import FlowdSystem
 
 /// How one plugin call ended.
 public enum PluginCallResult<Value: Sendable>: Sendable {
@@ -231,7 +231,7 @@ public final class PluginCaller: Sendable {
                 let token = crashGuard.begin(
                     GuardedCall(
                         pluginPath: plugin.path, pluginName: plugin.name, capability: name,
-                        startedAt: System.wallClockMicroseconds))
+                        startedAt: WallClock.microsecondsSinceEpoch()))
                 let callExecutor: any TaskExecutor =
                     token.faultMarker.map { GuardedCallExecutor(pool: executor, marker: $0, owner: crashGuard) }
                     ?? executor
@@ -304,7 +304,7 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         var work: Task<Void, Never>?
         var timer: UInt64?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Stores the caller's continuation. Returns false (having resumed it)
     /// when the call was already resolved, by cancellation.

@@ -1,4 +1,4 @@
-import Glibc
+import FlowdSystem
 
 /// The threads plugin code runs on: a `TaskExecutor` backed by a pool of
 /// threads of its own that grows on demand up to a bound.
@@ -17,7 +17,7 @@ import Glibc
 /// their thread marked as inside that call (see ``FileCrashGuard``).
 public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
-    private let lock = ConditionLock()
+    private let lock = Lock()
     private var queue = JobQueue()
     private var threadCount = 0
     private var idleCount = 0
@@ -76,14 +76,12 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func startThread() {
-        let started = ThreadStarter.start(name: threadName) { [self] in
-            self.work()
-        }
-        if !started {
+        do {
+            try SystemThread.detach(name: threadName) { [self] in self.work() }
+        } catch {
             // No thread: the job stays queued for a thread that frees up.
             lock.withLock { threadCount -= 1 }
-            let line = "flowd: plugin executor: cannot start a thread\n"
-            try? System.writeAll(2, Array(line.utf8))
+            FileDescriptor.printError("flowd: plugin executor: cannot start a thread (\(error))")
         }
     }
 
@@ -94,25 +92,27 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     /// pause threads while it reports a crash. Process-directed signals such as
     /// `SIGTERM` go to the daemon's own threads. Without this a pool thread
     /// would inherit whatever mask the thread that happened to start it had.
-    static let unblockedSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT, SIGPROF]
+    static let unblockedSignals: [Signal] = [
+        .segmentationFault, .busError, .illegalInstruction, .floatingPointError, .trap, .badSystemCall, .abort,
+        .profilingTimer,
+    ]
 
     private func work() {
         do {
-            try System.blockSignals(except: Self.unblockedSignals)
+            try Signal.blockAll(except: Self.unblockedSignals)
         } catch {
-            try? System.writeAll(2, Array("flowd: plugin executor: cannot set the signal mask (\(error))\n".utf8))
+            FileDescriptor.printError("flowd: plugin executor: cannot set the signal mask (\(error))")
         }
         // A stack for signal handlers: a plugin that overflows this thread's
         // stack must still be caught by the crash guard.
         var hasSignalStack = true
         do {
-            try System.acquireAlternateSignalStack()
+            try LibPluginHost.acquireAlternateSignalStack()
         } catch {
             hasSignalStack = false
-            let line = "flowd: plugin executor: no alternate signal stack (\(error))\n"
-            try? System.writeAll(2, Array(line.utf8))
+            FileDescriptor.printError("flowd: plugin executor: no alternate signal stack (\(error))")
         }
-        defer { if hasSignalStack { System.releaseAlternateSignalStack() } }
+        defer { if hasSignalStack { LibPluginHost.releaseAlternateSignalStack() } }
         let executor = asUnownedTaskExecutor()
         lock.lock()
         while true {
@@ -121,9 +121,9 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
                 if let call = item.call {
                     // The call's code runs on this thread now, whichever
                     // thread ran it before its last suspension.
-                    let previous = System.enterCall(call.marker)
+                    let previous = LibPluginHost.enterCall(call.marker)
                     item.job.runSynchronously(on: call.asUnownedTaskExecutor())
-                    System.leaveCall(previous)
+                    LibPluginHost.leaveCall(previous)
                 } else {
                     item.job.runSynchronously(on: executor)
                 }
@@ -202,98 +202,5 @@ private struct JobQueue {
             head = 0
         }
         return job
-    }
-}
-
-/// A `pthread_mutex_t` with a `pthread_cond_t` on `CLOCK_MONOTONIC`.
-final class ConditionLock: @unchecked Sendable {
-    // @unchecked: the pthread objects are what makes this safe to share.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    /// `pthread_mutex_lock(3)`.
-    func lock() { pthread_mutex_lock(mutex) }
-    /// `pthread_mutex_unlock(3)`.
-    func unlock() { pthread_mutex_unlock(mutex) }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
-    }
-
-    /// `pthread_cond_signal(3)`: wakes one waiter. Call with the lock held.
-    func signal() { pthread_cond_signal(condition) }
-
-    /// `pthread_cond_timedwait(3)` with the lock held. Returns false when the
-    /// time ran out (a spurious wake-up returns true: re-check the state).
-    func wait(timeout: Duration) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let (seconds, attoseconds) = timeout.components
-        var nanoseconds = Int64(deadline.tv_nsec) + attoseconds / 1_000_000_000
-        var wholeSeconds = Int64(deadline.tv_sec) + seconds
-        wholeSeconds += nanoseconds / 1_000_000_000
-        nanoseconds %= 1_000_000_000
-        deadline.tv_sec = time_t(wholeSeconds)
-        deadline.tv_nsec = Int(nanoseconds)
-        return pthread_cond_timedwait(condition, mutex, &deadline) != ETIMEDOUT
-    }
-}
-
-/// Starts detached threads that run a closure (`pthread_create(3)`).
-enum ThreadStarter {
-    private final class Box {
-        let body: () -> Void
-        let name: String
-        init(body: @escaping () -> Void, name: String) {
-            self.body = body
-            self.name = name
-        }
-    }
-
-    /// Starts a detached thread named `name` (`pthread_setname_np(3)`) running
-    /// `body`. Returns false when the thread could not be created.
-    static func start(name: String, _ body: @escaping () -> Void) -> Bool {
-        let box = Unmanaged.passRetained(Box(body: body, name: name))
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, &attributes,
-            { raw in
-                guard let raw else { return nil }
-                let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
-                System.setCurrentThreadName(box.name)
-                box.body()
-                return nil
-            }, box.toOpaque())
-        if rc != 0 {
-            box.release()
-            return false
-        }
-        return true
     }
 }

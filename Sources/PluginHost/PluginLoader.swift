@@ -1,6 +1,5 @@
 import FlowKit
-import Glibc
-import Synchronization
+import FlowdSystem
 
 /// A plugin directory the loader could not use, for the journal.
 public struct DirectoryProblem: Sendable, Hashable {
@@ -87,7 +86,7 @@ public struct PluginLoader: Sendable {
         }
 
         /// Root and this process's effective uid.
-        public static var defaultTrustedOwners: Set<UInt32> { [0, UInt32(geteuid())] }
+        public static var defaultTrustedOwners: Set<UInt32> { [0, CurrentProcess.effectiveUserID] }
     }
 
     /// Limits on what a registration may contain.
@@ -123,11 +122,11 @@ extension PluginLoader {
     /// a constructor is caught too).
     static func markingThread<T>(_ token: CrashGuardToken, _ body: () -> T) -> T {
         guard let marker = token.faultMarker else { return body() }
-        let hasSignalStack = (try? System.acquireAlternateSignalStack()) != nil
-        let previous = System.enterCall(marker)
+        let hasSignalStack = (try? LibPluginHost.acquireAlternateSignalStack()) != nil
+        let previous = LibPluginHost.enterCall(marker)
         defer {
-            System.leaveCall(previous)
-            if hasSignalStack { System.releaseAlternateSignalStack() }
+            LibPluginHost.leaveCall(previous)
+            if hasSignalStack { LibPluginHost.releaseAlternateSignalStack() }
         }
         return body()
     }
@@ -168,10 +167,10 @@ private struct LoadRun {
                 interrupted.append(call)
                 continue
             }
-            guard let status = try? System.lstat(call.pluginPath) else { continue }
+            guard let status = try? FileSystem.status(call.pluginPath, followingSymbolicLinks: false) else { continue }
             let q = PluginQuarantine(
                 path: call.pluginPath, name: call.pluginName, reason: call.crashReason(signal: signal),
-                file: FileIdentity(status))
+                file: status.identity)
             quarantines[q.path] = q
             newQuarantines.append(q)
         }
@@ -195,9 +194,9 @@ private struct LoadRun {
         }
         let dir: FileDescriptor
         do {
-            dir = try FileDescriptor(path: directory, flags: O_RDONLY | O_DIRECTORY)
+            dir = try FileDescriptor.open(directory, [.readOnly, .directory])
         } catch {
-            let reason = error == Errno.notFound ? "does not exist" : "cannot be opened: \(error)"
+            let reason = error.errno == .noSuchFileOrDirectory ? "does not exist" : "cannot be opened: \(error.errno)"
             directoryProblems.append(DirectoryProblem(path: directory, reason: reason))
             return
         }
@@ -221,9 +220,9 @@ private struct LoadRun {
                             + "so none of its plugins were loaded"))
                 return
             }
-            names = try System.directoryEntries(dir.rawValue)
+            names = try dir.directoryEntries()
         } catch {
-            directoryProblems.append(DirectoryProblem(path: directory, reason: "cannot be read: \(error)"))
+            directoryProblems.append(DirectoryProblem(path: directory, reason: "cannot be read: \(error.errno)"))
             return
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
@@ -270,9 +269,10 @@ private struct LoadRun {
         // Check the file through the descriptor we will load from.
         let file: FileDescriptor
         do {
-            file = try FileDescriptor(in: directory, name: name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            file = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
         } catch {
-            records.append(refuse(error == Errno.loop ? "is a symlink" : "cannot be opened: \(error)"))
+            records.append(
+                refuse(error.errno == .tooManySymbolicLinks ? "is a symlink" : "cannot be opened: \(error.errno)"))
             return
         }
         defer { file.close() }
@@ -280,10 +280,10 @@ private struct LoadRun {
         do {
             status = try file.status()
         } catch {
-            records.append(refuse("cannot be examined: \(error)"))
+            records.append(refuse("cannot be examined: \(error.errno)"))
             return
         }
-        let identity = FileIdentity(status)
+        let identity = status.identity
         guard status.isRegularFile else {
             records.append(refuse("is not a regular file", file: identity))
             return
@@ -313,7 +313,7 @@ private struct LoadRun {
         // From here on plugin code runs on this thread: guard it.
         let token = crashGuard.begin(
             GuardedCall(
-                pluginPath: path, pluginName: stem, capability: nil, startedAt: System.wallClockMicroseconds))
+                pluginPath: path, pluginName: stem, capability: nil, startedAt: WallClock.microsecondsSinceEpoch()))
         let outcome = PluginLoader.markingThread(token) { open(file: file) }
         crashGuard.end(token)
 
@@ -380,15 +380,17 @@ private struct LoadRun {
         // dlopen only, ever. (Asking glibc with RTLD_NOLOAD does not work: a
         // file already loaded under another name counts as loaded, and the
         // question itself adds the name.)
+        var file = file
         var attempts = 0
         while !DescriptorNames.claim(file.rawValue) {
             attempts += 1
-            guard attempts <= 4096, (try? file.moveToHigherNumber()) != nil else {
+            guard attempts <= 4096, let higher = try? file.duplicate(minimum: file.rawValue + 1) else {
                 return .failure(RefusalReason("cannot find a descriptor number to load it through"))
             }
+            file = higher  // the lower number is closed with its object
         }
         let handle: UnsafeMutableRawPointer
-        switch System.dlopen("/proc/self/fd/\(file.rawValue)", flags: RTLD_NOW | RTLD_LOCAL) {
+        switch LibPluginHost.dlopen("/proc/self/fd/\(file.rawValue)") {
         case .failure(let e):
             var reason = "cannot be loaded: \(e.message)"
             if e.message.contains("cannot open shared object file") {
@@ -406,7 +408,7 @@ private struct LoadRun {
         // would return it again for another file that reused number N.
         _ = file.release()
 
-        guard let abiSymbol = System.dlsym(handle, FlowKitABI.abiSymbol) else {
+        guard let abiSymbol = LibPluginHost.dlsym(handle, FlowKitABI.abiSymbol) else {
             return .failure(RefusalReason("missing entry symbol \(FlowKitABI.abiSymbol); is it a flowd plugin?"))
         }
         let abiFunction = unsafeBitCast(abiSymbol, to: (@convention(c) () -> UInt32).self)
@@ -414,7 +416,7 @@ private struct LoadRun {
         guard abi == hostABI else {
             return .failure(RefusalReason("built against FlowKit ABI \(abi), this flowd has ABI \(hostABI)"))
         }
-        guard let registerSymbol = System.dlsym(handle, FlowKitABI.registerSymbol) else {
+        guard let registerSymbol = LibPluginHost.dlsym(handle, FlowKitABI.registerSymbol) else {
             return .failure(RefusalReason("missing entry symbol \(FlowKitABI.registerSymbol)"))
         }
         let register = unsafeBitCast(registerSymbol, to: (@convention(c) () -> UnsafeMutableRawPointer?).self)
@@ -493,7 +495,7 @@ private struct LoadRun {
 /// The descriptor numbers this process has passed to `dlopen` as
 /// `/proc/self/fd/N`: glibc remembers each of those names for good.
 enum DescriptorNames {
-    private static let used = Mutex(Set<Int32>())
+    private static let used = LockedValue(Set<Int32>())
 
     /// Records `fd` as used; false when it had been used already.
     static func claim(_ fd: Int32) -> Bool {

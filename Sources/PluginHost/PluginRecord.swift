@@ -1,4 +1,5 @@
 import FlowKit
+import FlowdSystem
 
 /// Whether a plugin is in use. The raw values are what `ListPlugins` shows.
 public enum PluginStatus: String, Sendable, Hashable, Codable {
@@ -29,37 +30,6 @@ public struct CapabilityID: Sendable, Hashable, Codable, CustomStringConvertible
     public var description: String { "\(kind.rawValue) \(name)" }
 }
 
-/// Identifies one version of a file: if any of these change, it is a different
-/// file. The crash guard uses it to keep a crashed plugin disabled "until its
-/// file changes".
-public struct FileIdentity: Sendable, Hashable, Codable {
-    /// `st_dev`.
-    public var device: UInt64
-    /// `st_ino`.
-    public var inode: UInt64
-    /// `st_size` in bytes.
-    public var size: Int64
-    /// `st_mtim.tv_sec`.
-    public var modifiedSeconds: Int64
-    /// `st_mtim.tv_nsec`.
-    public var modifiedNanoseconds: Int64
-
-    /// An identity from its parts (for a store that kept them).
-    public init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.modifiedSeconds = modifiedSeconds
-        self.modifiedNanoseconds = modifiedNanoseconds
-    }
-
-    init(_ status: FileStatus) {
-        self.init(
-            device: status.device, inode: status.inode, size: status.size,
-            modifiedSeconds: status.modifiedSeconds, modifiedNanoseconds: status.modifiedNanoseconds)
-    }
-}
-
 /// One plugin file the loader looked at: what `ListPlugins` returns and what the
 /// daemon writes to the journal.
 public struct PluginRecord: Sendable, Hashable {
@@ -78,10 +48,10 @@ public struct PluginRecord: Sendable, Hashable {
     /// the registration could be read).
     public var capabilities: [CapabilityID]
     /// The file's identity when it could be read.
-    public var file: FileIdentity?
+    package var file: FileIdentity?
 
     /// A record from its parts.
-    public init(
+    package init(
         name: String, version: String, path: String, status: PluginStatus, error: String?,
         capabilities: [CapabilityID], file: FileIdentity?
     ) {
@@ -115,10 +85,10 @@ public struct PluginQuarantine: Sendable, Hashable, Codable {
     public var reason: String
     /// The file as it was when it crashed the daemon. A different file at the
     /// same path lifts the quarantine.
-    public var file: FileIdentity
+    package var file: FileIdentity
 
     /// A quarantine from its parts (for a store that kept them).
-    public init(path: String, name: String, reason: String, file: FileIdentity) {
+    package init(path: String, name: String, reason: String, file: FileIdentity) {
         self.path = path
         self.name = name
         self.reason = reason

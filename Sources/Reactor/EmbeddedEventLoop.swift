@@ -1,3 +1,4 @@
+import FlowdSystem
 /// A deterministic loop for unit tests, driven by hand (swift-nio's
 /// `EmbeddedEventLoop` is the model).
 ///
@@ -7,7 +8,7 @@
 /// The calling thread counts as the loop thread, so use one loop from one
 /// thread; ``execute(_:)`` alone is safe from other threads.
 public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
-    private let queued = MutexBox<[@Sendable () -> Void]>([])
+    private let queued = LockedValue<[@Sendable () -> Void]>([])
     private var nextID: UInt64 = 0
     private var watches = WatchTable()
     private var timers = TimerQueue()
@@ -44,7 +45,7 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
     /// running queued work after each one.
     public func advanceTime(by delta: Duration) {
         runPendingJobs()
-        let target = nanoseconds &+ delta.nanosecondsClamped
+        let target = nanoseconds &+ delta.nonNegativeNanoseconds
         while let next = timers.nextDeadline(), next <= target {
             nanoseconds = max(nanoseconds, next)
             if let handler = timers.popDue(now: nanoseconds) { handler() }
@@ -86,7 +87,7 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
     }
 
     /// Registers a watch that only ``fire(fd:events:)`` triggers.
-    public func watch(
+    package func watch(
         fd: Int32, events: IOEvents, _ handler: @escaping @Sendable (IOEvents) -> Void
     ) throws(ReactorError) -> WatchHandle {
         guard fd >= 0 else { throw .invalidArgument("cannot watch negative file descriptor \(fd)") }
@@ -101,8 +102,8 @@ public final class EmbeddedEventLoop: EventLoopProtocol, HandleOwner, @unchecked
     ) -> TimerHandle {
         nextID &+= 1
         timers.add(
-            nextID, deadline: nanoseconds &+ delay.nanosecondsClamped,
-            interval: interval.map { max($0.nanosecondsClamped, 1) }, handler: handler)
+            nextID, deadline: nanoseconds &+ delay.nonNegativeNanoseconds,
+            interval: interval.map { max($0.nonNegativeNanoseconds, 1) }, handler: handler)
         return TimerHandle(owner: self, id: nextID)
     }
 

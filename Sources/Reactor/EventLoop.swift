@@ -1,5 +1,4 @@
-import CReactor
-import Glibc
+import FlowdSystem
 import Synchronization
 
 /// An event loop on `epoll`: one thread runs ``run()`` until ``stop()``.
@@ -16,9 +15,10 @@ import Synchronization
 /// thread. Everything else (watches, timers, signals and their handles) must be
 /// used on the loop thread, or before ``run()`` starts.
 public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
-    private let epollFD: Int32
-    private let timerFD: Int32
-    private var signalFD: Int32 = -1
+    private let epoll: FileDescriptor
+    private let timer: FileDescriptor
+    private let wake: FileDescriptor
+    private var signalFD: FileDescriptor?
     private let core: LoopCore
     private let stopRequested = Atomic<Bool>(false)
 
@@ -28,35 +28,25 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     private var registered: [Int32: IOEvents] = [:]
     private var timers = TimerQueue()
     private var armedDeadline: UInt64?
-    private var signalHandlers: [UInt64: (signals: Set<Int32>, handler: @Sendable (Int32) -> Void)] = [:]
-    private var blockedSignals: Set<Int32> = []
+    private var signalHandlers: [UInt64: (signals: Set<Signal>, handler: @Sendable (Signal) -> Void)] = [:]
+    private var blockedSignals: Set<Signal> = []
 
     /// The executor that runs jobs on this loop; see ``LoopExecutor``.
     public let executor: LoopExecutor
 
     /// Creates the epoll set, the wake-up eventfd and the timerfd.
-    public init() throws(ReactorError) {
-        let epollFD = try Syscall.epollCreate()
-        var wakeFD: Int32 = -1
-        var timerFD: Int32 = -1
-        do {
-            wakeFD = try Syscall.eventFD()
-            timerFD = try Syscall.timerFD()
-            try Syscall.epollSet(epollFD, fd: wakeFD, mask: EPOLLIN.rawValue, add: true)
-            try Syscall.epollSet(epollFD, fd: timerFD, mask: EPOLLIN.rawValue, add: true)
-        } catch {
-            for fd in [timerFD, wakeFD, epollFD] where fd >= 0 { Syscall.close(fd) }
-            throw error
-        }
-        self.epollFD = epollFD
-        self.timerFD = timerFD
-        let core = LoopCore(wakeFD: wakeFD)
+    package init() throws(ReactorError) {
+        let epoll = try Syscall.epollCreate()
+        let wake = try Syscall.eventFD()
+        let timer = try Syscall.timerFD()
+        try Syscall.epollSet(epoll, fd: wake.rawValue, events: .read, add: true)
+        try Syscall.epollSet(epoll, fd: timer.rawValue, events: .read, add: true)
+        self.epoll = epoll
+        self.timer = timer
+        self.wake = wake
+        let core = LoopCore(wakeFD: wake.rawValue)
         self.core = core
         self.executor = LoopExecutor(core: core)
-    }
-
-    deinit {
-        for fd in [signalFD, timerFD, core.wakeFD, epollFD] where fd >= 0 { Syscall.close(fd) }
     }
 
     // MARK: running
@@ -74,16 +64,15 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     ///
     /// Blocks the registered signals in this thread first. Jobs still queued
     /// when it returns stay queued for the next `run()`.
-    public func run() throws(ReactorError) {
+    package func run() throws(ReactorError) {
         precondition(core.enter(), "EventLoop.run() called while the loop is already running")
         defer {
             core.leave()
             stopRequested.store(false, ordering: .relaxed)
         }
-        if !blockedSignals.isEmpty { try Syscall.blockSignals(Syscall.signalSet(blockedSignals)) }
+        if !blockedSignals.isEmpty { try Self.block(blockedSignals) }
 
-        let capacity = 64
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: capacity)
+        let events = Syscall.EventBuffer(capacity: 64)
         defer { events.deallocate() }
 
         while true {
@@ -91,19 +80,18 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
             core.runLocalJobs()
             if stopRequested.load(ordering: .relaxed) { return }
             let timeout: Int32 = core.hasLocalJobs ? 0 : -1
-            let count = try Syscall.epollWait(epollFD, into: events, timeout: timeout)
+            let count = try Syscall.epollWait(epoll, into: events, timeout: timeout)
             for index in 0..<count {
-                let fd = events[index].data.fd
-                let mask = events[index].events
-                if fd == core.wakeFD {
-                    _ = Syscall.readCounter(fd)
-                } else if fd == timerFD {
-                    _ = Syscall.readCounter(fd)
+                let (fd, reported) = events[index]
+                if fd == wake.rawValue {
+                    _ = Syscall.readCounter(wake)
+                } else if fd == timer.rawValue {
+                    _ = Syscall.readCounter(timer)
                     fireDueTimers()
-                } else if fd == signalFD {
-                    deliverSignals()
+                } else if let signalFD, fd == signalFD.rawValue {
+                    deliverSignals(signalFD)
                 } else {
-                    dispatch(fd: fd, reported: IOEvents(epoll: mask))
+                    dispatch(fd: fd, reported: reported)
                 }
             }
         }
@@ -136,7 +124,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     /// Calls `handler` on the loop thread whenever `fd` is ready for `events`
     /// (level-triggered). Throws when epoll refuses the descriptor (for
     /// example a regular file). Loop thread only.
-    public func watch(
+    package func watch(
         fd: Int32, events: IOEvents, _ handler: @escaping @Sendable (IOEvents) -> Void
     ) throws(ReactorError) -> WatchHandle {
         requireLoopState()
@@ -161,19 +149,19 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
             // reported for a descriptor nobody reads.
             if current != nil {
                 registered[fd] = nil
-                try Syscall.epollRemove(epollFD, fd: fd)
+                try Syscall.epollRemove(epoll, fd: fd)
             }
             return
         }
         if current == wanted { return }
         do {
-            try Syscall.epollSet(epollFD, fd: fd, mask: wanted.epollMask, add: current == nil)
+            try Syscall.epollSet(epoll, fd: fd, events: wanted, add: current == nil)
         } catch .systemCall(_, let errno) where current == nil && errno == .fileExists {
             // A descriptor number reused before its old watch was cancelled.
-            try Syscall.epollSet(epollFD, fd: fd, mask: wanted.epollMask, add: false)
-        } catch .systemCall(_, let errno) where current != nil && errno == .noSuchEntry {
+            try Syscall.epollSet(epoll, fd: fd, events: wanted, add: false)
+        } catch .systemCall(_, let errno) where current != nil && errno == .noSuchFileOrDirectory {
             // The descriptor was closed and re-opened under the watch.
-            try Syscall.epollSet(epollFD, fd: fd, mask: wanted.epollMask, add: true)
+            try Syscall.epollSet(epoll, fd: fd, events: wanted, add: true)
         }
         registered[fd] = wanted
     }
@@ -213,8 +201,8 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     ) -> TimerHandle {
         requireLoopState()
         let id = makeID()
-        let deadline = Syscall.monotonicNow() &+ delay.nanosecondsClamped
-        timers.add(id, deadline: deadline, interval: interval.map { max($0.nanosecondsClamped, 1) }, handler: handler)
+        let deadline = MonotonicClock.now().advanced(by: delay).nanoseconds
+        timers.add(id, deadline: deadline, interval: interval.map { max($0.nonNegativeNanoseconds, 1) }, handler: handler)
         rearmTimer()
         return TimerHandle(owner: self, id: id)
     }
@@ -232,7 +220,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
 
     private func fireDueTimers() {
         armedDeadline = nil
-        let now = Syscall.monotonicNow()
+        let now = MonotonicClock.now().nanoseconds
         while let handler = timers.popDue(now: now) { handler() }
         rearmTimer()
     }
@@ -241,7 +229,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         let next = timers.nextDeadline()
         guard next != armedDeadline else { return }
         do {
-            try Syscall.timerFDArm(timerFD, deadline: next)
+            try Syscall.timerFDArm(timer, deadline: next)
             armedDeadline = next
         } catch {
             // timerfd_settime fails only for invalid arguments, which we never
@@ -260,25 +248,20 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     /// that does not block a signal may receive it with its default action.
     /// Loop thread only.
     @discardableResult
-    public func onSignals(
-        _ signals: [Int32], _ handler: @escaping @Sendable (Int32) -> Void
+    package func onSignals(
+        _ signals: [Signal], _ handler: @escaping @Sendable (Signal) -> Void
     ) throws(ReactorError) -> SignalHandle {
         requireLoopState()
         guard !signals.isEmpty else { throw .invalidArgument("no signals given") }
-        for signal in signals where signal <= 0 || signal >= 65 || signal == SIGKILL || signal == SIGSTOP {
-            throw .invalidArgument("signal \(signal) cannot be handled")
+        for signal in signals where signal.rawValue <= 0 || signal.rawValue >= 65 || signal == .kill || signal == .stop {
+            throw .invalidArgument("\(signal) cannot be handled")
         }
         let newSet = blockedSignals.union(signals)
-        try Syscall.blockSignals(Syscall.signalSet(newSet))
-        if newSet != blockedSignals || signalFD < 0 {
-            let fd = try Syscall.signalFD(signalFD, mask: Syscall.signalSet(newSet))
-            if signalFD < 0 {
-                do {
-                    try Syscall.epollSet(epollFD, fd: fd, mask: EPOLLIN.rawValue, add: true)
-                } catch {
-                    Syscall.close(fd)
-                    throw error
-                }
+        try Self.block(newSet)
+        if newSet != blockedSignals || signalFD == nil {
+            let fd = try Syscall.signalFD(signalFD, mask: newSet)
+            if signalFD == nil {
+                try Syscall.epollSet(epoll, fd: fd.rawValue, events: .read, add: true)
                 signalFD = fd
             }
             blockedSignals = newSet
@@ -288,12 +271,21 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         return SignalHandle(owner: self, id: id)
     }
 
+    /// Blocks `signals` in the calling thread, so they reach only the signalfd.
+    private static func block(_ signals: Set<Signal>) throws(ReactorError) {
+        do {
+            try Signal.block(Array(signals))
+        } catch {
+            throw .systemCall(error.call, error.errno)
+        }
+    }
+
     func cancelSignalHandler(_ id: UInt64) {
         requireLoopState()
         signalHandlers[id] = nil
     }
 
-    private func deliverSignals() {
+    private func deliverSignals(_ signalFD: FileDescriptor) {
         while let signal = Syscall.readSignal(signalFD) {
             // Registration order, so the effect does not depend on hashing.
             for (_, entry) in signalHandlers.sorted(by: { $0.key < $1.key }) where entry.signals.contains(signal) {

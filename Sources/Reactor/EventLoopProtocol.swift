@@ -8,7 +8,7 @@
 /// ``watch(fd:events:_:)``, ``schedule(after:repeating:_:)`` and the methods of
 /// the handles they return must be called on the loop thread (or before the
 /// loop starts running); handlers always run on the loop thread.
-public protocol EventLoopProtocol: AnyObject, Sendable {
+package protocol EventLoopProtocol: AnyObject, Sendable {
     /// True when the calling thread is the one running the loop.
     var inEventLoop: Bool { get }
 
@@ -73,13 +73,13 @@ public final class WatchHandle: @unchecked Sendable {
     public var isEnabled: Bool { owner?.watchState(id)?.enabled ?? false }
 
     /// Starts calling the handler again.
-    public func enable() throws(ReactorError) { try owner?.updateWatch(id, events: nil, enabled: true) }
+    package func enable() throws(ReactorError) { try owner?.updateWatch(id, events: nil, enabled: true) }
 
     /// Stops calling the handler until ``enable()``; the registration stays.
-    public func disable() throws(ReactorError) { try owner?.updateWatch(id, events: nil, enabled: false) }
+    package func disable() throws(ReactorError) { try owner?.updateWatch(id, events: nil, enabled: false) }
 
     /// Changes the readiness the watch asks for.
-    public func setEvents(_ events: IOEvents) throws(ReactorError) {
+    package func setEvents(_ events: IOEvents) throws(ReactorError) {
         try owner?.updateWatch(id, events: events, enabled: nil)
     }
 
@@ -119,15 +119,4 @@ public final class SignalHandle: @unchecked Sendable {
     /// Removes the handler. The signals stay blocked (unblocking a pending
     /// signal could run its default action and end the process).
     public func cancel() { owner?.cancelSignalHandler(id) }
-}
-
-extension Duration {
-    /// Whole nanoseconds, clamped to zero for negative durations.
-    var nanosecondsClamped: UInt64 {
-        let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds < 0) { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return UInt64.max / 2 }
-        return whole &+ UInt64(attoseconds / 1_000_000_000)
-    }
 }

@@ -1,5 +1,4 @@
-import CReactor
-import Glibc
+import FlowdSystem
 import Synchronization
 
 /// An ``EventLoop`` running on a thread of its own, for tests, benchmarks and
@@ -11,29 +10,28 @@ import Synchronization
 public final class EventLoopThread: Sendable {
     /// The loop this thread runs.
     public let loop: EventLoop
-    private let thread: pthread_t
+    private let thread: SystemThread
     private let stopped = Atomic<Bool>(false)
-    private let failure: FailureBox
-
-    private final class FailureBox: Sendable {
-        let error = MutexBox<ReactorError?>(nil)
-    }
+    private let failure = LockedValue<ReactorError?>(nil)
 
     /// Creates a loop and starts a thread named `name` running it.
-    public init(name: String = "reactor") throws(ReactorError) {
+    package init(name: String = "reactor") throws(ReactorError) {
         let loop = try EventLoop()
         let started = Semaphore()
-        let failure = FailureBox()
+        let failure = self.failure
         self.loop = loop
-        self.failure = failure
-        thread = try Syscall.spawnThread(name: name) {
-            loop.execute { started.signal() }
-            do throws(ReactorError) {
-                try loop.run()
-            } catch {
-                failure.error.withLock { $0 = error }
-                started.signal()
+        do {
+            thread = try SystemThread.spawn(name: name) {
+                loop.execute { started.signal() }
+                do throws(ReactorError) {
+                    try loop.run()
+                } catch {
+                    failure.withLock { $0 = error }
+                    started.signal()
+                }
             }
+        } catch {
+            throw .systemCall(error.call, error.errno)
         }
         started.wait()
     }
@@ -43,14 +41,15 @@ public final class EventLoopThread: Sendable {
     }
 
     /// The error that ended the loop early, if any.
-    public var error: ReactorError? { failure.error.withLock { $0 } }
-
-    /// The thread's `pthread_t`, for sending it a signal in tests.
-    public var pthread: pthread_t { thread }
+    package var error: ReactorError? { failure.withLock { $0 } }
 
     /// Sends `signal` to the loop thread (`pthread_kill`).
-    public func send(signal: Int32) throws(ReactorError) {
-        try Syscall.signalThread(thread, signal)
+    package func send(signal: Signal) throws(ReactorError) {
+        do {
+            try thread.send(signal)
+        } catch {
+            throw .systemCall(error.call, error.errno)
+        }
     }
 
     /// Runs `body` on the loop thread and waits for its result. Runs it inline
@@ -60,20 +59,16 @@ public final class EventLoopThread: Sendable {
     public func sync<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         if loop.inEventLoop { return try body() }
         let done = Semaphore()
-        let result = ResultBox<T, E>()
+        let result = LockedValue<Result<T, E>?>(nil)
         loop.execute {
             let value = Result { () throws(E) -> T in try body() }
-            result.value.withLock { $0 = value }
+            result.withLock { $0 = value }
             done.signal()
         }
         done.wait()
         // The job always stores a result before signalling.
-        guard let value = result.value.withLock({ $0 }) else { preconditionFailure("loop job ended without a result") }
+        guard let value = result.withLock({ $0 }) else { preconditionFailure("loop job ended without a result") }
         return try value.get()
-    }
-
-    private final class ResultBox<T: Sendable, E: Error>: Sendable {
-        let value = MutexBox<Result<T, E>?>(nil)
     }
 
     /// Stops the loop and joins the thread. Safe to call more than once; must
@@ -82,6 +77,6 @@ public final class EventLoopThread: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         precondition(!loop.inEventLoop, "EventLoopThread.stop() called from its own loop thread")
         loop.stop()
-        Syscall.joinThread(thread)
+        thread.join()
     }
 }

@@ -1,6 +1,3 @@
-import CReactor
-import Glibc
-
 /// The readiness a watch asks for, and what the loop reports to its handler.
 ///
 /// Ask for ``read`` and/or ``write``. The loop always reports ``hangUp`` and
@@ -18,24 +15,6 @@ public struct IOEvents: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public static let hangUp = IOEvents(rawValue: 1 << 2)
     /// An error is pending on the descriptor (`EPOLLERR`). Reported, never requested.
     public static let error = IOEvents(rawValue: 1 << 3)
-
-    /// The `epoll` mask to register for these interests.
-    var epollMask: UInt32 {
-        var mask: UInt32 = 0
-        if contains(.read) { mask |= EPOLLIN.rawValue }
-        if contains(.write) { mask |= EPOLLOUT.rawValue }
-        return mask
-    }
-
-    /// The events `epoll_wait` reported.
-    init(epoll mask: UInt32) {
-        var events: IOEvents = []
-        if mask & (EPOLLIN.rawValue | EPOLLPRI.rawValue | EPOLLRDHUP.rawValue) != 0 { events.insert(.read) }
-        if mask & EPOLLOUT.rawValue != 0 { events.insert(.write) }
-        if mask & EPOLLHUP.rawValue != 0 { events.insert(.hangUp) }
-        if mask & EPOLLERR.rawValue != 0 { events.insert(.error) }
-        self = events
-    }
 
     public var description: String {
         var names: [String] = []

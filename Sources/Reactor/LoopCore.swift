@@ -1,3 +1,4 @@
+import FlowdSystem
 import Synchronization
 
 /// The job queue of an ``EventLoop`` and the identity of its thread.
@@ -27,7 +28,7 @@ final class LoopCore: @unchecked Sendable {
     let wakeFD: Int32
     /// `pthread_self()` of the thread inside `run()`, 0 when not running.
     private let thread = Atomic<UInt>(0)
-    private let remote = MutexBox(Remote())
+    private let remote = LockedValue(Remote())
     /// Jobs for the loop thread; touched only by that thread.
     private var local: [Job] = []
     /// How many eventfd wake-ups were written (for tests of the cheap path).
@@ -41,21 +42,21 @@ final class LoopCore: @unchecked Sendable {
     @inline(__always)
     var inLoop: Bool {
         let owner = thread.load(ordering: .relaxed)
-        return owner != 0 && owner == Syscall.currentThread()
+        return owner != 0 && owner == SystemThread.currentID
     }
 
     /// True on the loop thread, or anywhere while the loop is not running: the
     /// times when loop state may be touched directly.
     var mayTouchLoopState: Bool {
         let owner = thread.load(ordering: .relaxed)
-        return owner == 0 || owner == Syscall.currentThread()
+        return owner == 0 || owner == SystemThread.currentID
     }
 
     var isRunning: Bool { thread.load(ordering: .relaxed) != 0 }
 
     /// Claims the loop for the calling thread; false if another thread runs it.
     func enter() -> Bool {
-        thread.compareExchange(expected: 0, desired: Syscall.currentThread(), ordering: .acquiringAndReleasing).exchanged
+        thread.compareExchange(expected: 0, desired: SystemThread.currentID, ordering: .acquiringAndReleasing).exchanged
     }
 
     func leave() {

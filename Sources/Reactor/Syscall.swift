@@ -1,101 +1,118 @@
-import CReactor
+import CFlowdSystem
+import FlowdSystem
 import Glibc
 
-/// The one seam through which every C call of the Reactor passes.
+/// The one seam through which the Reactor calls C: epoll, eventfd, timerfd
+/// and signalfd, which are the Reactor's own. Everything else (descriptors,
+/// threads, locks, the clock, signal masks) comes from FlowdSystem.
 ///
-/// Each wrapper names the C function it calls, turns `-1`/`errno` into a typed
-/// ``ReactorError``, and retries `EINTR` where a retry is the right answer.
+/// Each wrapper names the C function it calls and turns `-1`/`errno` into a
+/// typed ``ReactorError`` through FlowdSystem's ``SystemCall``, which retries
+/// `EINTR` where a retry is the right answer.
 enum Syscall {
-    /// Returns `result`, or throws the current `errno` as a failure of `call`.
+    /// `body`'s result, or the failure of `call` with its `errno`.
     @inline(__always)
-    private static func check(_ call: @autoclosure () -> String, _ result: Int32) throws(ReactorError) -> Int32 {
-        if result == -1 { throw .systemCall(call(), .current) }
-        return result
-    }
-
-    /// The calling thread's `errno`.
-    static var errnoValue: Int32 { errno }
-
-    /// `strerror`: the C library's message for an error number.
-    static func errorMessage(_ code: Int32) -> String {
-        guard let message = strerror(code) else { return "errno \(code)" }
-        return String(cString: message)
+    private static func check(
+        _ call: @autoclosure () -> String, retryOnInterrupt: Bool = true, _ body: () -> Int32
+    ) throws(ReactorError) -> Int32 {
+        switch SystemCall.valueOrErrno(retryOnInterrupt: retryOnInterrupt, body) {
+        case .success(let value): return value
+        case .failure(let error): throw .systemCall(call(), error)
+        }
     }
 
     // MARK: epoll
 
     /// `epoll_create1(EPOLL_CLOEXEC)`.
-    static func epollCreate() throws(ReactorError) -> Int32 {
-        try check("epoll_create1", epoll_create1(Int32(EPOLL_CLOEXEC)))
+    static func epollCreate() throws(ReactorError) -> FileDescriptor {
+        FileDescriptor(owning: try check("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
     }
 
     /// `epoll_ctl(EPOLL_CTL_ADD/MOD)`: registers `fd` for `mask`, tagging events with `fd`.
-    static func epollSet(_ epollFD: Int32, fd: Int32, mask: UInt32, add: Bool) throws(ReactorError) {
+    static func epollSet(_ epoll: FileDescriptor, fd: Int32, events: IOEvents, add: Bool) throws(ReactorError) {
         var event = epoll_event()
-        event.events = mask
+        event.events = events.epollMask
         event.data.fd = fd
         let op = add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
-        _ = try check("epoll_ctl(\(add ? "ADD" : "MOD"), fd \(fd))", epoll_ctl(epollFD, op, fd, &event))
+        _ = try check("epoll_ctl(\(add ? "ADD" : "MOD"), fd \(fd))") { epoll_ctl(epoll.rawValue, op, fd, &event) }
     }
 
     /// `epoll_ctl(EPOLL_CTL_DEL)`. A descriptor that was already closed (and so
     /// left the epoll set by itself) is not an error.
-    static func epollRemove(_ epollFD: Int32, fd: Int32) throws(ReactorError) {
+    static func epollRemove(_ epoll: FileDescriptor, fd: Int32) throws(ReactorError) {
         var event = epoll_event()
-        if epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event) == -1 {
-            let error = Errno(rawValue: errno)
-            if error == .badFileDescriptor || error == .noSuchEntry { return }
+        if case .failure(let error) = SystemCall.valueOrErrno({ epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, fd, &event) }) {
+            if error == .badFileDescriptor || error == .noSuchFileOrDirectory { return }
             throw .systemCall("epoll_ctl(DEL, fd \(fd))", error)
         }
     }
 
-    /// `epoll_wait`: blocks until an event or `timeout` milliseconds (-1: forever).
-    /// An interrupted wait reports zero events.
-    static func epollWait(
-        _ epollFD: Int32, into buffer: UnsafeMutableBufferPointer<epoll_event>, timeout: Int32
-    ) throws(ReactorError) -> Int {
-        let count = epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeout)
-        if count == -1 {
-            if Errno(rawValue: errno) == .interrupted { return 0 }
-            throw .systemCall("epoll_wait", .current)
+    /// `epoll_wait`: blocks until an event or `timeout` milliseconds (-1:
+    /// forever). An interrupted wait reports zero events (no retry: the loop
+    /// looks at its queues before it waits again).
+    static func epollWait(_ epoll: FileDescriptor, into buffer: EventBuffer, timeout: Int32) throws(ReactorError) -> Int {
+        let events = buffer.events
+        switch SystemCall.valueOrErrno(retryOnInterrupt: false, { epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), timeout) }) {
+        case .success(let count): return Int(count)
+        case .failure(let error) where error == .interrupted: return 0
+        case .failure(let error): throw .systemCall("epoll_wait", error)
         }
-        return Int(count)
+    }
+
+    /// Room for the results of one `epoll_wait`.
+    struct EventBuffer {
+        fileprivate let events: UnsafeMutableBufferPointer<epoll_event>
+
+        /// Room for `capacity` results; ``deallocate()`` it when done.
+        init(capacity: Int) {
+            events = .allocate(capacity: capacity)
+        }
+
+        func deallocate() {
+            events.deallocate()
+        }
+
+        /// The descriptor and events of result `index`.
+        subscript(index: Int) -> (fd: Int32, events: IOEvents) {
+            (events[index].data.fd, IOEvents(epoll: events[index].events))
+        }
     }
 
     // MARK: eventfd
 
     /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
-    static func eventFD() throws(ReactorError) -> Int32 {
-        try check("eventfd", eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)))
+    static func eventFD() throws(ReactorError) -> FileDescriptor {
+        FileDescriptor(owning: try check("eventfd") { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) })
     }
 
     /// `write(2)` of 1 to an eventfd. A full counter (`EAGAIN`) already means
     /// "readable", so it is not an error.
     static func eventFDSignal(_ fd: Int32) {
         var one: UInt64 = 1
-        while write(fd, &one, MemoryLayout<UInt64>.size) == -1 && Errno(rawValue: errno) == .interrupted {}
+        _ = SystemCall.valueOrErrno { write(fd, &one, MemoryLayout<UInt64>.size) }
     }
 
     /// `read(2)` of an eventfd or timerfd counter, resetting it. Returns 0 when
     /// nothing was pending.
-    static func readCounter(_ fd: Int32) -> UInt64 {
+    static func readCounter(_ fd: FileDescriptor) -> UInt64 {
         var value: UInt64 = 0
-        while read(fd, &value, MemoryLayout<UInt64>.size) == -1 {
-            if Errno(rawValue: errno) != .interrupted { return 0 }
-        }
+        guard case .success = SystemCall.valueOrErrno({ read(fd.rawValue, &value, MemoryLayout<UInt64>.size) }) else { return 0 }
         return value
     }
 
     // MARK: timerfd
 
-    /// `timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)`.
-    static func timerFD() throws(ReactorError) -> Int32 {
-        try check("timerfd_create", timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)))
+    /// `timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)`: the same
+    /// clock as FlowdSystem's `MonotonicClock`.
+    static func timerFD() throws(ReactorError) -> FileDescriptor {
+        FileDescriptor(owning: try check("timerfd_create") {
+            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        })
     }
 
     /// `timerfd_settime(TFD_TIMER_ABSTIME)`: fire once at `deadline` nanoseconds
     /// on the monotonic clock; `nil` disarms.
-    static func timerFDArm(_ fd: Int32, deadline: UInt64?) throws(ReactorError) {
+    static func timerFDArm(_ timer: FileDescriptor, deadline: UInt64?) throws(ReactorError) {
         var spec = itimerspec()
         if let deadline {
             // A zero it_value would disarm; a deadline is never zero on a booted system.
@@ -103,146 +120,46 @@ enum Syscall {
             spec.it_value.tv_sec = Int(at / 1_000_000_000)
             spec.it_value.tv_nsec = Int(at % 1_000_000_000)
         }
-        _ = try check("timerfd_settime", timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil))
+        _ = try check("timerfd_settime") { timerfd_settime(timer.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil) }
     }
 
-    /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds.
-    static func monotonicNow() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-    }
+    // MARK: signalfd
 
-    // MARK: signals
-
-    /// `sigemptyset` + `sigaddset` for each of `signals`.
-    static func signalSet(_ signals: some Sequence<Int32>) -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in signals { sigaddset(&set, signal) }
-        return set
-    }
-
-    /// `pthread_sigmask(SIG_BLOCK)` in the calling thread.
-    static func blockSignals(_ set: sigset_t) throws(ReactorError) {
-        var set = set
-        let result = pthread_sigmask(SIG_BLOCK, &set, nil)
-        if result != 0 { throw .systemCall("pthread_sigmask", Errno(rawValue: result)) }
-    }
-
-    /// `signalfd`: creates a descriptor (`fd == -1`) or changes the mask of one.
-    static func signalFD(_ fd: Int32, mask: sigset_t) throws(ReactorError) -> Int32 {
-        var mask = mask
-        return try check("signalfd", signalfd(fd, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)))
+    /// `signalfd`: creates a descriptor (`current == nil`) or changes the mask of one.
+    static func signalFD(_ current: FileDescriptor?, mask signals: Set<Signal>) throws(ReactorError) -> FileDescriptor {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal.rawValue) }
+        let fd = try check("signalfd") { signalfd(current?.rawValue ?? -1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
+        return current ?? FileDescriptor(owning: fd)
     }
 
     /// `read(2)` of one `signalfd_siginfo`; nil when none is pending.
-    static func readSignal(_ fd: Int32) -> Int32? {
+    static func readSignal(_ fd: FileDescriptor) -> Signal? {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
-        while true {
-            let count = read(fd, &info, size)
-            if count == size { return Int32(bitPattern: info.ssi_signo) }
-            if count == -1 && Errno(rawValue: errno) == .interrupted { continue }
-            return nil
-        }
-    }
-
-    /// `pthread_kill`: sends `signal` to one thread of this process.
-    static func signalThread(_ thread: pthread_t, _ signal: Int32) throws(ReactorError) {
-        let result = pthread_kill(thread, signal)
-        if result != 0 { throw .systemCall("pthread_kill", Errno(rawValue: result)) }
-    }
-
-    // MARK: descriptors and threads
-
-    /// `close(2)`. Errors are ignored: the descriptor is gone either way on Linux.
-    static func close(_ fd: Int32) {
-        _ = CReactor.close(fd)
-    }
-
-    /// `pthread_self()` as a number, for cheap atomic comparisons.
-    @inline(__always)
-    static func currentThread() -> UInt {
-        UInt(pthread_self())
-    }
-
-    /// `pthread_create`: runs `body` on a new thread.
-    static func spawnThread(name: String, _ body: @escaping @Sendable () -> Void) throws(ReactorError) -> pthread_t {
-        final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-        let context = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, context)
-        if result != 0 {
-            Unmanaged<Box>.fromOpaque(context).release()
-            throw .systemCall("pthread_create", Errno(rawValue: result))
-        }
-        // Thread names are limited to 15 bytes; a longer one is simply not set.
-        _ = pthread_setname_np(thread, String(name.utf8.prefix(15)) ?? "reactor")
-        return thread
-    }
-
-    /// `pthread_join`.
-    static func joinThread(_ thread: pthread_t) {
-        _ = pthread_join(thread, nil)
+        guard case .success(let count) = SystemCall.valueOrErrno({ read(fd.rawValue, &info, size) }), count == size
+        else { return nil }
+        return Signal(rawValue: Int32(bitPattern: info.ssi_signo))
     }
 }
 
-/// A counting semaphore (`sem_t`), used to hand results between threads.
-final class Semaphore: @unchecked Sendable {
-    private let raw: UnsafeMutablePointer<sem_t>
-
-    /// `sem_init`.
-    init(value: UInt32 = 0) {
-        raw = .allocate(capacity: 1)
-        sem_init(raw, 0, value)
+extension IOEvents {
+    /// The `epoll` mask to register for these interests.
+    var epollMask: UInt32 {
+        var mask: UInt32 = 0
+        if contains(.read) { mask |= EPOLLIN.rawValue }
+        if contains(.write) { mask |= EPOLLOUT.rawValue }
+        return mask
     }
 
-    deinit {
-        sem_destroy(raw)
-        raw.deallocate()
-    }
-
-    /// `sem_post`.
-    func signal() {
-        sem_post(raw)
-    }
-
-    /// `sem_wait`, retried on `EINTR`.
-    func wait() {
-        while sem_wait(raw) == -1 && Errno(rawValue: errno) == .interrupted {}
-    }
-}
-
-/// A mutex (`pthread_mutex_t`) guarding a value.
-///
-/// Used instead of `Synchronization.Mutex` because ThreadSanitizer
-/// understands pthread locks, so the loop's cross-thread queue can be
-/// checked for races.
-final class MutexBox<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
-
-    /// `pthread_mutex_init`.
-    init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` with the value, under `pthread_mutex_lock`.
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+    /// The events `epoll_wait` reported.
+    init(epoll mask: UInt32) {
+        var events: IOEvents = []
+        if mask & (EPOLLIN.rawValue | EPOLLPRI.rawValue | EPOLLRDHUP.rawValue) != 0 { events.insert(.read) }
+        if mask & EPOLLOUT.rawValue != 0 { events.insert(.write) }
+        if mask & EPOLLHUP.rawValue != 0 { events.insert(.hangUp) }
+        if mask & EPOLLERR.rawValue != 0 { events.insert(.error) }
+        self = events
     }
 }

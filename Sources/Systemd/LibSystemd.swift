@@ -2,8 +2,8 @@ import CSystemd
 import Glibc
 
 /// The one seam through which the Systemd module calls C: libsystemd's
-/// `sd_*` functions and the few POSIX calls the log backends need. Nothing
-/// here throws; callers turn negative results into ``SystemdError`` values.
+/// `sd_*` functions (everything POSIX comes from FlowdSystem). Nothing here
+/// throws; callers turn negative results into ``SystemdError`` values.
 enum LibSystemd {
     /// Wraps `sd_notify(0, state)`: 0 when `$NOTIFY_SOCKET` is unset, a
     /// positive value when sent, `-errno` on failure. The environment is
@@ -37,54 +37,5 @@ enum LibSystemd {
             let vectors = ranges.map { iovec(iov_base: base + $0.lowerBound, iov_len: $0.count) }
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
-    }
-
-    /// Wraps `getenv(3)`.
-    static func environment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        return String(cString: value)
-    }
-
-    /// Wraps `fstat(2)`: the device and inode of `fd`, or nil.
-    static func deviceAndInode(of fd: Int32) -> (device: UInt64, inode: UInt64)? {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        return (UInt64(st.st_dev), UInt64(st.st_ino))
-    }
-
-    /// Wraps `getpid(2)`.
-    static func processID() -> Int32 {
-        getpid()
-    }
-
-    /// Wraps `clock_gettime(CLOCK_MONOTONIC)`, in microseconds: the clock
-    /// systemd expects in `MONOTONIC_USEC=`.
-    static func monotonicMicroseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
-    }
-
-    /// Wraps `write(2)`, retrying on `EINTR` and short writes. Returns 0 or the errno.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return write(fd, base + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
-    }
-
-    /// Wraps `strerror(3)`.
-    static func describe(_ errno: Int32) -> String {
-        guard let text = strerror(errno) else { return "errno \(errno)" }
-        return "\(String(cString: text)) (errno \(errno))"
     }
 }

@@ -1,3 +1,5 @@
+import FlowdSystem
+
 /// Messages to the service manager through `sd_notify(3)`.
 ///
 /// Every method returns `true` when the message was sent and `false` when
@@ -10,18 +12,18 @@
 /// - `watchdog()` at half of ``watchdogInterval()``;
 /// - `reloading()`, then `ready()` when a reload finished (`Type=notify-reload`);
 /// - `stopping()` on SIGTERM.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// A notifier; it holds no state, the socket comes from the environment at each call.
-    public init() {}
+    package init() {}
 
     /// True when `$NOTIFY_SOCKET` is set, that is, when messages go anywhere.
-    public var isConnected: Bool {
-        LibSystemd.environment("NOTIFY_SOCKET") != nil
+    package var isConnected: Bool {
+        CurrentProcess.environmentVariable("NOTIFY_SOCKET") != nil
     }
 
     /// `READY=1`: start-up (or a reload) has finished.
     @discardableResult
-    public func ready() throws(SystemdError) -> Bool {
+    package func ready() throws(SystemdError) -> Bool {
         try send([("READY", "1")])
     }
 
@@ -29,50 +31,36 @@ public struct SystemdNotifier: Sendable {
     /// other control characters become spaces, so the text can never add an
     /// assignment of its own.
     @discardableResult
-    public func status(_ text: String) throws(SystemdError) -> Bool {
+    package func status(_ text: String) throws(SystemdError) -> Bool {
         try send([("STATUS", Self.singleLine(text))])
     }
 
     /// `WATCHDOG=1`: the keep-alive ping.
     @discardableResult
-    public func watchdog() throws(SystemdError) -> Bool {
+    package func watchdog() throws(SystemdError) -> Bool {
         try send([("WATCHDOG", "1")])
     }
 
     /// `STOPPING=1`: shutdown has begun.
     @discardableResult
-    public func stopping() throws(SystemdError) -> Bool {
+    package func stopping() throws(SystemdError) -> Bool {
         try send([("STOPPING", "1")])
     }
 
     /// `RELOADING=1` with `MONOTONIC_USEC=` (required by
     /// `Type=notify-reload`): a reload has begun. Send ``ready()`` when it ends.
     @discardableResult
-    public func reloading() throws(SystemdError) -> Bool {
-        try send([("RELOADING", "1"), ("MONOTONIC_USEC", String(LibSystemd.monotonicMicroseconds()))])
-    }
-
-    /// `MAINPID=`: the main process is `pid` (for a daemon that forks).
-    @discardableResult
-    public func mainPID(_ pid: Int32) throws(SystemdError) -> Bool {
-        guard pid > 0 else { throw .invalidAssignment("MAINPID must be positive, not \(pid)") }
-        return try send([("MAINPID", String(pid))])
-    }
-
-    /// `EXTEND_TIMEOUT_USEC=`: start-up, reload or shutdown needs `duration`
-    /// more before systemd gives up on it.
-    @discardableResult
-    public func extendTimeout(_ duration: Duration) throws(SystemdError) -> Bool {
-        try send([("EXTEND_TIMEOUT_USEC", String(Self.microseconds(duration)))])
+    package func reloading() throws(SystemdError) -> Bool {
+        try send([("RELOADING", "1"), ("MONOTONIC_USEC", String(MonotonicClock.now().nanoseconds / 1000))])
     }
 
     /// The watchdog interval systemd expects (`WatchdogSec=`), from
     /// `sd_watchdog_enabled`; nil when the watchdog is off or meant for
     /// another process. Ping at half this interval.
-    public func watchdogInterval() throws(SystemdError) -> Duration? {
+    package func watchdogInterval() throws(SystemdError) -> Duration? {
         var usec: UInt64 = 0
         let rc = LibSystemd.watchdogEnabled(&usec)
-        if rc < 0 { throw .watchdogMisconfigured(errno: -rc) }
+        if rc < 0 { throw .watchdogMisconfigured(Errno(rawValue: -rc)) }
         guard rc > 0, usec > 0 else { return nil }
         return .microseconds(Int64(clamping: usec))
     }
@@ -80,10 +68,10 @@ public struct SystemdNotifier: Sendable {
     /// Sends several `NAME=value` assignments in one message. Names must be
     /// uppercase `A–Z`, `0–9` and `_`; values must not hold a newline or NUL.
     @discardableResult
-    public func send(_ assignments: [(name: String, value: String)]) throws(SystemdError) -> Bool {
+    package func send(_ assignments: [(name: String, value: String)]) throws(SystemdError) -> Bool {
         let state = try Self.encode(assignments)
         let rc = LibSystemd.notify(state)
-        if rc < 0 { throw .notifyFailed(errno: -rc, state: state) }
+        if rc < 0 { throw .notifyFailed(Errno(rawValue: -rc), state: state) }
         return rc > 0
     }
 
@@ -108,11 +96,5 @@ public struct SystemdNotifier: Sendable {
         String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
             scalar.properties.generalCategory == .control ? " " : scalar
         }))
-    }
-
-    static func microseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(0, seconds.multipliedReportingOverflow(by: 1_000_000).overflow
-            ? Int64.max : seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
     }
 }

@@ -1,5 +1,6 @@
 // flowd: the daemon. Everything lives in FlowDaemon; see DaemonMain.
 import FlowDaemon
-import Glibc
+import FlowdSystem
 
-exit(DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: DaemonMain.processEnvironment()))
+CurrentProcess.exit(
+    DaemonMain.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: CurrentProcess.environment()))

@@ -127,7 +127,7 @@ struct ConnectionTests {
         let perThread = 50
         let done = Latch(count: threads)
         for t in 0..<threads {
-            Thread.detach {
+            try? SystemThread.detach(name: "dbus-test-replier") {
                 for n in 0..<perThread {
                     let signal = Message.signal(path: "/burst", interface: "org.flowd.Burst", member: "N")
                     _ = try? signal.append(.uint32(UInt32(t * 1000 + n)))
@@ -211,7 +211,7 @@ struct ConnectionLoadTests {
         for index in 0..<clients {
             let connection = try Connection(.address(fixture.bus.address))
             let proxy = fixture.proxy(TestService.path, TestService.interface, connection: connection)
-            Thread.detach {
+            try? SystemThread.detach(name: "dbus-test-replier") {
                 for n in 0..<callsEach {
                     let sum = try? proxy.call("Add", .int32(Int32(index)), .int32(Int32(n)), returning: Int32.self)
                     if sum != Int32(index + n) { wrong.withLock { $0 += 1 } }

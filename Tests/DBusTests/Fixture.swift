@@ -1,5 +1,5 @@
 import DBus
-import Glibc
+import Logging
 import Reactor
 import TestSupport
 
@@ -11,15 +11,16 @@ final class BusFixture: @unchecked Sendable {
     let server: Connection
     let objects: ObjectServer
     let client: Connection
-    let logged = Locked<[String]>([])
+    /// What the server connection logged, as `level: message` lines.
+    var logged: Locked<[String]> { Locked(log.records.map { "\($0.level.name): \($0.message)" }) }
+    private let log = CapturingBackend()
 
     init(allowUsers: [UInt32] = []) throws {
         bus = try PrivateBus(allowUsers: allowUsers)
         thread = try EventLoopThread(name: "dbus-server")
         let address = bus.address
         let loop = thread.loop
-        let logged = self.logged
-        let logger = DBusLogger { level, message in logged.withLock { $0.append("\(level): \(message)") } }
+        let logger = Logger(identifier: "dbus-test", minimumLevel: .debug, backend: log)
         (server, objects) = try thread.sync { () throws(DBusError) -> (Connection, ObjectServer) in
             let connection = try Connection(.address(address), logger: logger)
             try connection.attach(to: loop)
@@ -115,7 +116,7 @@ final class TestService: @unchecked Sendable {
                     let text = try args.next(String.self)
                     // A deferred reply, from another thread after a loop timer.
                     service.loop?.schedule(after: .milliseconds(5)) {
-                        Thread.detach { call.reply(.string("later: " + text)) }
+                        try? SystemThread.detach(name: "dbus-test-replier") { call.reply(.string("later: " + text)) }
                     }
                 },
                 .init("WhoAmI", out: [Argument("uid", "u")]) { service, call in
@@ -148,21 +149,6 @@ final class TestService: @unchecked Sendable {
                 }),
             ],
             signals: [.init("Tick", [Argument("value", "u")])])
-    }
-}
-
-/// A tiny thread helper for deferred replies from "another thread".
-enum Thread {
-    static func detach(_ body: @escaping @Sendable () -> Void) {
-        final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        _ = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, box)
-        pthread_detach(thread)
     }
 }
 

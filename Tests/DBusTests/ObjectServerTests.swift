@@ -94,7 +94,7 @@ struct ObjectServerTests {
         let parked = Mailbox<Result<String, DBusError>>()
         let waiter = try Connection(.address(fixture.bus.address))
         let waiterProxy = fixture.proxy(TestService.path, TestService.interface, connection: waiter)
-        Thread.detach {
+        try? SystemThread.detach(name: "dbus-test-replier") {
             parked.put(Result { () throws(DBusError) -> String in try waiterProxy.call("Park", returning: String.self) })
         }
         #expect(parkedNow.wait())

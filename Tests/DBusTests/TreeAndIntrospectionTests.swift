@@ -156,7 +156,7 @@ struct TreeAndIntrospectionTests {
                     asked.withLock { $0.append("\(item.id) \(call.interface).\(call.member)") }
                     switch item.id {
                     case "locked": proceed(.accessDenied("item locked is not yours"))
-                    case "slow": loop.schedule(after: .milliseconds(2)) { Thread.detach { proceed(nil) } }
+                    case "slow": loop.schedule(after: .milliseconds(2)) { try? SystemThread.detach(name: "dbus-test-replier") { proceed(nil) } }
                     default: proceed(nil)
                     }
                 },

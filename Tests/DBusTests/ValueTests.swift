@@ -2,6 +2,7 @@ import CDBus
 @testable import DBus
 import Glibc
 import Testing
+import TestSupport
 
 /// Writes `values` into a real libdbus message and reads them back.
 func roundTrip(_ values: [DBusValue]) throws -> [DBusValue] {
@@ -133,10 +134,8 @@ struct ValueTests {
 
     @Test("unix fds are duplicated into and out of a message")
     func unixFD() throws {
-        var fds: [Int32] = [-1, -1]
-        try #require(pipe(&fds) == 0)
-        defer { fds.forEach { close($0) } }
-        let original = try UnixFD(duplicating: fds[1])
+        let (reader, writer) = try FileDescriptor.pipe()
+        let original = try UnixFD(duplicating: writer)
         let back = try roundTrip([.unixFD(original)])
         guard case .unixFD(let received)? = back.first else {
             Issue.record("expected a unix fd, got \(back)")
@@ -146,7 +145,7 @@ struct ValueTests {
         var byte: UInt8 = 42
         #expect(write(received.fileDescriptor, &byte, 1) == 1)
         var got: UInt8 = 0
-        #expect(read(fds[0], &got, 1) == 1)
+        #expect(read(reader.rawValue, &got, 1) == 1)
         #expect(got == 42)
     }
 

@@ -1,5 +1,6 @@
 import DBus
 import FlowCLI
+import FlowdSystem
 import Foundation
 import Testing
 
@@ -476,7 +477,7 @@ struct CommandTests {
     @Test("--version and help need no daemon")
     func offlineInfo() {
         let absent = AbsentService()
-        #expect(flowctl(["--version"], service: absent).stdout == "flowctl \(FlowctlCommandLine.version)\n")
+        #expect(flowctl(["--version"], service: absent).stdout == "flowctl \(FlowdVersion.current)\n")
         let help = flowctl(["help", "submit"], service: absent)
         #expect(help.status == 0 && help.stdout.contains("Usage: flowctl [OPTIONS] submit SESSION"))
     }

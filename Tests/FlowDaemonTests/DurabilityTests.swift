@@ -105,7 +105,7 @@ struct DurabilityTests {
             }
             #expect(progress.wait(timeout: .seconds(120)), "the clients did not get 1000 mutations acknowledged")
             fixture.daemon.kill()
-            #expect(fixture.daemon.child.exitStatus == .signaled(SIGKILL))
+            #expect(fixture.daemon.child.exitStatus == .signaled(.kill))
             #expect(finished.wait(timeout: .seconds(60)), "a client thread did not notice the daemon died")
             let results = logs.value
             #expect(results.count == workers)

@@ -91,7 +91,7 @@ struct FlowLoadingTests {
     func sighup() throws {
         try withDaemon { fixture in
             try fixture.writeFlow("later.json", TestFlows.minimal(id: "later"))
-            fixture.daemon.child.send(signal: SIGHUP)
+            fixture.daemon.child.send(.hangUp)
             let notify = fixture.daemon.notify
             #expect(notify.wait { $0.values(of: "READY").count == 2 }, "no READY=1 after the reload: \(notify.messages)")
             #expect(notify.values(of: "RELOADING") == ["1"])

@@ -80,7 +80,7 @@ struct LifecycleTests {
     @Test("SIGINT stops cleanly too")
     func sigint() throws {
         try withDaemon { fixture in
-            fixture.daemon.child.send(signal: SIGINT)
+            fixture.daemon.child.send(.interrupt)
             #expect(fixture.daemon.child.wait(timeout: .seconds(20)) == .exited(0))
             #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
         }

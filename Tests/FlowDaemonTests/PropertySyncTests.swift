@@ -122,7 +122,7 @@ struct PropertySyncTests {
             #expect(changed != TestFlows.quick)
             try fixture.writeFlow("quick.json", changed)
             if how == "SIGHUP" {
-                fixture.daemon.child.send(signal: SIGHUP)
+                fixture.daemon.child.send(.hangUp)
                 // READY=1 again: the reload is done.
                 #expect(fixture.daemon.notify.wait { $0.values(of: "READY").count == 2 })
             } else {

@@ -19,8 +19,8 @@ struct ConcurrencyTests {
                         let loaded = try store.load(id: id)
                         #expect(loaded?.payload == [UInt8(worker), UInt8(i)])
                         if i % 3 == 0 { try store.delete(id: id) }
-                        try store.disablePlugin("w\(worker)", reason: "test", file: nil)
-                        _ = try store.enablePlugin("w\(worker)")
+                        try store.disablePlugin(path: "/w\(worker)", reason: "test", file: nil)
+                        _ = try store.enablePlugin(path: "/w\(worker)")
                         _ = try store.count(owner: UInt32(worker))
                     }
                 }

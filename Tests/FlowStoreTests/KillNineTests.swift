@@ -40,27 +40,25 @@ struct KillNineTests {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }
         let path = dir.file("sessions.sqlite")
-        let child = try spawnTestChild(
+        let (child, output) = try spawnTestChild(
             filter: "FlowStoreTests.KillNineTests/writerChild", environment: [Self.databaseVariable: path])
-        defer { close(child.output) }
 
         // Let it run for a random number of acknowledged commits, then kill it.
         let target = Int.random(in: 50...1500)
         let deadline = ContinuousClock.now + .seconds(120)
-        var lines = readLines(from: child.output, until: deadline) { $0.count < target }
-        kill(child.pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+        var lines = readLines(from: output.rawValue, until: deadline) { $0.count < target }
+        child.send(.kill)
+        let status = child.wait(timeout: .seconds(30))
         // Anything acknowledged between the last read and the kill.
-        lines += readLines(from: child.output, until: .now + .seconds(30)) { _ in true }
+        lines += readLines(from: output.rawValue, until: .now + .seconds(30)) { _ in true }
 
-        try #require(lines.count >= target, "the child acknowledged only \(lines.count) commits (status \(status))")
-        #expect(status & 0x7f == SIGKILL, "the child must have died of SIGKILL mid-run, not exited (status \(status))")
+        try #require(lines.count >= target, "the child acknowledged only \(lines.count) commits (\(String(describing: status)))")
+        #expect(status == .signaled(.kill), "the child must have died of SIGKILL mid-run, not exited (\(String(describing: status)))")
         let acknowledged = lines.compactMap { Int($0) }
         let outOfOrder = zip(1..., acknowledged).first { $0.0 != $0.1 }
         #expect(acknowledged.count == lines.count && outOfOrder == nil, "acknowledgements arrive in order, whole")
 
-        print("kill -9 round \(round): \(acknowledged.count) acknowledged, status \(status)")
+        print("kill -9 round \(round): \(acknowledged.count) acknowledged, \(String(describing: status))")
         let store = try SessionStore(path: path)
         defer { try? store.close() }
         var missing: [Int] = []

@@ -26,8 +26,8 @@ struct FaultMarkerTests {
         var word: UInt64?
 
         static var here: Sighting {
-            let marker = System.currentFaultMarker
-            return Sighting(marker: marker, word: marker.map { System.loadStateWord($0.word) })
+            let marker = LibPluginHost.currentFaultMarker
+            return Sighting(marker: marker, word: marker.map { LibPluginHost.loadStateWord($0.word) })
         }
     }
 
@@ -35,7 +35,7 @@ struct FaultMarkerTests {
     func marksTheCallsThreads() async throws {
         let temp = try TemporaryDirectory()
         let crashGuard = try FileCrashGuard(path: temp.appending("plugin-calls"), slots: 4)
-        #expect(System.faultHandlersInstalled)
+        #expect(LibPluginHost.faultHandlersInstalled)
         let caller = PluginCaller(
             registry: PluginRegistry(), crashGuard: crashGuard, executor: PluginExecutor(maximumThreads: 4))
         let result = await caller.call(Self.capability, timeout: .seconds(60)) { () -> [Sighting] in
@@ -59,8 +59,8 @@ struct FaultMarkerTests {
         #expect(seen[2].marker == marker, "in a child task")
         #expect(seen[3].marker == nil, "in a detached task")
         // Afterwards: the slot is free, and the caller's thread was never marked.
-        #expect(System.loadStateWord(marker.word) == SlotState.free)
-        #expect(System.currentFaultMarker == nil)
+        #expect(LibPluginHost.loadStateWord(marker.word) == SlotState.free)
+        #expect(LibPluginHost.currentFaultMarker == nil)
         #expect(crashGuard.pending().isEmpty)
     }
 
@@ -103,7 +103,7 @@ struct FaultMarkerTests {
             let marker = try #require(crashed.faultMarker)
             // What the signal handler writes for a SIGBUS on a thread in this call.
             let word = (marker.expected & ~0xFFFF) | (UInt64(SIGBUS) << 8) | SlotState.crashed
-            System.storeStateWord(marker.word, word)
+            LibPluginHost.storeStateWord(marker.word, word)
         }
         let second = try FileCrashGuard(path: path, slots: 4)
         #expect(
@@ -122,12 +122,12 @@ struct FaultMarkerTests {
         let crashGuard = try FileCrashGuard(path: temp.appending("plugin-calls"), slots: 4)
         let token = crashGuard.begin(
             GuardedCall(pluginPath: "/p/x.so", pluginName: "x", capability: nil, startedAt: 1))
-        let inside = PluginLoader.markingThread(token) { System.currentFaultMarker }
+        let inside = PluginLoader.markingThread(token) { LibPluginHost.currentFaultMarker }
         #expect(inside == token.faultMarker)
         #expect(inside != nil)
-        #expect(System.currentFaultMarker == nil)
+        #expect(LibPluginHost.currentFaultMarker == nil)
         crashGuard.end(token)
         // An unmarked token (another guard) marks nothing.
-        #expect(PluginLoader.markingThread(CrashGuardToken(rawValue: 7)) { System.currentFaultMarker } == nil)
+        #expect(PluginLoader.markingThread(CrashGuardToken(rawValue: 7)) { LibPluginHost.currentFaultMarker } == nil)
     }
 }

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowdSystem
 import Foundation
 import PluginHost
 import PluginTestSupport
@@ -31,11 +32,17 @@ struct WebhookTests {
         #expect(request.headers["content-type"] == "application/json")
         #expect(request.headers["authorization"] == "Bearer abc")
         #expect(request.headers["idempotency-key"] == submission.id)
+        // The product's one version, not Foundation's "unknown version".
+        #expect(request.headers["user-agent"] == "flowd-webhook/\(FlowdVersion.current)")
         let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
         #expect(body["id"] as? String == submission.id)
         #expect((body["answers"] as? [String: Any])?["name"] as? String == "Ada")
         #expect((body["answers"] as? [String: Any])?["password"] == nil)
         #expect(!String(decoding: request.body, as: UTF8.self).contains("s3cret"))
+
+        // The administrator's own User-Agent replaces the plugin's.
+        _ = await submit(caller, ["url": .string(server.url("/hooks")), "headers": ["User-Agent": "acme-forms/2"]])
+        #expect(server.requests.last?.headers["user-agent"] == "acme-forms/2")
     }
 
     @Test("includeSecure sends secure answers; a 2xx without JSON gives an empty receipt")

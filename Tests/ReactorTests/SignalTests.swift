@@ -1,4 +1,3 @@
-import Glibc
 import Reactor
 import Testing
 import TestSupport
@@ -12,26 +11,26 @@ struct SignalTests {
     func signalArrives() throws {
         let thread = try EventLoopThread()
         let loop = thread.loop
-        let received = Mailbox<(Int32, Bool)>()
+        let received = Mailbox<(Signal, Bool)>()
         let handle = try thread.sync { () throws(ReactorError) -> SignalHandle in
-            try loop.onSignals([SIGUSR1, SIGUSR2]) { signal in received.put((signal, loop.inEventLoop)) }
+            try loop.onSignals([.user1, .user2]) { signal in received.put((signal, loop.inEventLoop)) }
         }
-        try thread.send(signal: SIGUSR1)
+        try thread.send(signal: .user1)
         let first = try #require(received.take())
-        #expect(first.0 == SIGUSR1)
+        #expect(first.0 == .user1)
         #expect(first.1, "the handler runs on the loop thread")
-        try thread.send(signal: SIGUSR2)
-        #expect(received.take()?.0 == SIGUSR2)
+        try thread.send(signal: .user2)
+        #expect(received.take()?.0 == .user2)
 
         // After cancel the signal stays blocked (still consumed), handler not called.
         thread.sync { handle.cancel() }
-        let fence = Mailbox<Int32>()
+        let fence = Mailbox<Signal>()
         try thread.sync { () throws(ReactorError) in
-            try loop.onSignals([SIGUSR2]) { fence.put($0) }
+            try loop.onSignals([.user2]) { fence.put($0) }
         }
-        try thread.send(signal: SIGUSR1)
-        try thread.send(signal: SIGUSR2)
-        #expect(fence.take() == SIGUSR2)
+        try thread.send(signal: .user1)
+        try thread.send(signal: .user2)
+        #expect(fence.take() == .user2)
         #expect(received.snapshot.isEmpty, "the cancelled handler saw nothing more")
     }
 
@@ -39,8 +38,8 @@ struct SignalTests {
     func badSignals() throws {
         let loop = try EventLoop()
         #expect(throws: ReactorError.self) { try loop.onSignals([]) { _ in } }
-        #expect(throws: ReactorError.self) { try loop.onSignals([SIGKILL]) { _ in } }
-        #expect(throws: ReactorError.self) { try loop.onSignals([0]) { _ in } }
-        #expect(throws: ReactorError.self) { try loop.onSignals([99]) { _ in } }
+        #expect(throws: ReactorError.self) { try loop.onSignals([.kill]) { _ in } }
+        #expect(throws: ReactorError.self) { try loop.onSignals([Signal(rawValue: 0)]) { _ in } }
+        #expect(throws: ReactorError.self) { try loop.onSignals([Signal(rawValue: 99)]) { _ in } }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Glibc
+import Logging
 import Testing
+import TestSupport
 
 @testable import Systemd
 
@@ -19,7 +20,7 @@ struct JournalTests {
     @Test func buildsTheStructuredFields() {
         let record = LogRecord(
             level: .error, message: "submit failed:\nconnection refused", messageID: .submitFailed,
-            metadata: [.session: "0f3a", .flow: "consultation", LogField(normalizing: "attempt"): 2],
+            metadata: [.session: "0f3a", .flow: "consultation", LogField(normalizing: "attempt", prefix: "FLOWD_"): 2],
             identifier: "flowd", file: "FlowDaemon/Session.swift", function: "submit()", line: 42)
         let fields = text(JournalBackend.fields(for: record))
         #expect(fields == [
@@ -39,13 +40,13 @@ struct JournalTests {
     @Test func everyFieldNameIsValidAndNoneIsReservedTwice() {
         let record = LogRecord(
             level: .debug, message: "m",
-            metadata: [LogField(normalizing: "message"): "spoof", LogField(normalizing: "priority"): "0", .errno: 2],
+            metadata: [LogField(normalizing: "message", prefix: "FLOWD_"): "spoof", LogField(normalizing: "priority", prefix: "FLOWD_"): "0", .errno: 2],
             identifier: "flowd", file: "f", function: "g", line: 1)
         let fields = text(JournalBackend.fields(for: record))
         #expect(!fields.contains { $0.hasPrefix("MESSAGE_ID=") })
         let names = fields.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) }
         #expect(names.count == fields.count)
-        for name in names { #expect(LogField.isValid(name), "\(name)") }
+        for name in names where !LogField.reservedNames.contains(name) { #expect(LogField(validating: name) != nil, "\(name)") }
         #expect(names.filter { $0 == "MESSAGE" }.count == 1)
         #expect(names.filter { $0 == "PRIORITY" }.count == 1)
         #expect(fields.contains("FLOWD_MESSAGE=spoof") && fields.contains("FLOWD_PRIORITY=0") && fields.contains("ERRNO=2"))
@@ -56,35 +57,35 @@ struct JournalTests {
         let error = #expect(throws: SystemdError.self) {
             try JournalBackend.send([Array("MESSAGE=x".utf8), Array("NO_EQUALS_SIGN".utf8)])
         }
-        #expect(error == .journalFailed(errno: EINVAL))
+        #expect(error == .journalFailed(.invalidArgument))
         #expect(error?.message.hasPrefix("cannot write to the journal") == true)
-        #expect(throws: SystemdError.journalFailed(errno: EINVAL)) { try JournalBackend.send([Array("=value".utf8)]) }
+        #expect(throws: SystemdError.journalFailed(.invalidArgument)) { try JournalBackend.send([Array("=value".utf8)]) }
     }
 
     @Test func aFailedSendFallsBackToStderr() throws {
-        let pipe = try Pipe()
-        let backend = JournalBackend(fallback: StderrBackend(fileDescriptor: pipe.writeEnd))
+        let pipe = try CapturePipe()
+        let backend = JournalBackend(fallback: StderrBackend(fileDescriptor: pipe.writeEnd.rawValue, hiddenFieldPrefix: "FLOWD_"))
         let record = LogRecord(
             level: .notice, message: "kept", metadata: [.plugin: "p"], identifier: "flowd", file: "f", function: "g",
             line: 1)
         var sent: [[UInt8]] = []
         backend.write(record) { fields throws(SystemdError) in
             sent = fields
-            throw .journalFailed(errno: EAGAIN)
+            throw .journalFailed(.wouldBlock)
         }
         #expect(sent == JournalBackend.fields(for: record))
-        #expect(pipe.readAvailable() == "flowd[\(getpid())]: notice: kept (plugin=p)\n")
+        #expect(pipe.readAvailable() == "flowd[\(CurrentProcess.id)]: notice: kept (plugin=p)\n")
         // A successful send does not touch the fallback.
         backend.write(record) { _ throws(SystemdError) in }
         #expect(pipe.readAvailable() == "")
         // Without a fallback a failed entry is dropped quietly.
-        JournalBackend(fallback: nil).write(record) { _ throws(SystemdError) in throw .journalFailed(errno: EAGAIN) }
+        JournalBackend(fallback: nil).write(record) { _ throws(SystemdError) in throw .journalFailed(.wouldBlock) }
     }
 
     @Test(.enabled(if: journaldIsRunning, "no journald on this machine"))
     func entryReadsBackFromJournalctl() async throws {
         let marker = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let logger = Logger(identifier: "flowd-test", backend: JournalBackend(fallback: nil)).with(LogField(normalizing: "FLOWD_TEST"), marker)
+        let logger = Logger(identifier: "flowd-test", backend: JournalBackend(fallback: nil)).with(LogField(constant: "FLOWD_TEST"), marker)
         logger.warning("journal round trip", id: .daemonStarted, metadata: [.session: "s-\(marker)"])
 
         var entry: [String: Any]?
@@ -113,5 +114,26 @@ struct JournalTests {
         #expect(found["FLOWD_SESSION"] as? String == "s-\(marker)")
         #expect((found["CODE_FILE"] as? String)?.hasSuffix("JournalTests.swift") == true)
         #expect(found["CODE_FUNC"] as? String == "entryReadsBackFromJournalctl()")
+    }
+
+    @Test func journalStreamMustMatchStderr() throws {
+        let stream = (device: UInt64(64769), inode: UInt64(123_456))
+        #expect(JournalStream.stderrIsJournal(environment: "64769:123456", stderr: stream))
+        #expect(!JournalStream.stderrIsJournal(environment: "64769:123457", stderr: stream))
+        #expect(!JournalStream.stderrIsJournal(environment: "1:123456", stderr: stream))
+        #expect(!JournalStream.stderrIsJournal(environment: nil, stderr: stream))
+        #expect(!JournalStream.stderrIsJournal(environment: "64769:123456", stderr: nil))
+        for malformed in ["", "64769", "64769:", ":123456", "a:b", "64769:123456:1", "-1:5"] {
+            #expect(!JournalStream.stderrIsJournal(environment: malformed, stderr: stream), "\(malformed)")
+        }
+        // The real descriptor: the automatic choice agrees with the check on this process.
+        let actual = (try? FileDescriptor.status(of: 2)).map { ($0.identity.device, $0.identity.inode) }
+        let expectJournal = JournalStream.stderrIsJournal(
+            environment: ProcessInfo.processInfo.environment["JOURNAL_STREAM"], stderr: actual)
+        #expect((JournalBackend.automatic() is JournalBackend) == expectJournal)
+        #expect((JournalBackend.automatic() is StderrBackend) == !expectJournal)
+        if let actual {
+            #expect(JournalStream.stderrIsJournal(environment: "\(actual.0):\(actual.1)", stderr: actual))
+        }
     }
 }

@@ -10,90 +10,66 @@ extension Duration {
 
 /// A count-down latch: threads ``countDown()``, a test ``wait(timeout:)``s for
 /// zero. The timeout is an upper bound for a broken test, not a measurement.
-public final class Latch: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var remaining: Int
+public final class Latch: Sendable {
+    private let remaining: LockedValue<Int>
 
     public init(count: Int = 1) {
-        remaining = count
+        remaining = LockedValue(count)
     }
 
     /// Decrements the count; at zero, wakes the waiters.
     public func countDown() {
-        condition.lock()
-        remaining -= 1
-        if remaining <= 0 { condition.broadcast() }
-        condition.unlock()
+        remaining.withLockNotifying { $0 -= 1 }
     }
 
     /// True when the count reached zero before `timeout` passed.
     public func wait(timeout: Duration = .seconds(20)) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.timeInterval)
-        condition.lock()
-        defer { condition.unlock() }
-        while remaining > 0 {
-            if !condition.wait(until: deadline) { return remaining <= 0 }
-        }
-        return true
+        remaining.wait(timeout: timeout) { $0 <= 0 }
     }
 }
 
 /// A thread-safe queue that a test reads with a timeout: loop callbacks
 /// ``put(_:)`` what they see, the test ``take(timeout:)``s it.
-public final class Mailbox<Item: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Item] = []
+public final class Mailbox<Item: Sendable>: Sendable {
+    private let items = LockedValue<[Item]>([])
 
     public init() {}
 
     /// Adds an item and wakes a waiting reader.
     public func put(_ item: Item) {
-        condition.lock()
-        items.append(item)
-        condition.broadcast()
-        condition.unlock()
+        items.withLockNotifying { $0.append(item) }
     }
 
     /// The oldest item, waiting up to `timeout` for one; nil on timeout.
     public func take(timeout: Duration = .seconds(20)) -> Item? {
-        let deadline = Date().addingTimeInterval(timeout.timeInterval)
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty {
-            if !condition.wait(until: deadline) && items.isEmpty { return nil }
+        let deadline = MonotonicClock.now().advanced(by: timeout)
+        while true {
+            if let item = items.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return item }
+            let left = deadline.duration(since: MonotonicClock.now())
+            guard left > .zero, items.wait(timeout: left, until: { !$0.isEmpty }) else {
+                return items.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            }
         }
-        return items.removeFirst()
     }
 
     /// Everything received so far, without waiting.
-    public var snapshot: [Item] {
-        condition.lock()
-        defer { condition.unlock() }
-        return items
-    }
+    public var snapshot: [Item] { items.withLock { $0 } }
 }
 
 /// A value shared between a test and loop callbacks, behind a lock.
-public final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
+public final class Locked<Value: Sendable>: Sendable {
+    private let stored: LockedValue<Value>
 
     public init(_ value: Value) {
-        stored = value
+        stored = LockedValue(value)
     }
 
     /// The current value.
-    public var value: Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
+    public var value: Value { stored.withLock { $0 } }
 
     /// Mutates the value under the lock and returns what `body` returns.
     @discardableResult
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&stored)
+        try stored.withLock { (value: inout Value) throws -> T in try body(&value) }
     }
 }

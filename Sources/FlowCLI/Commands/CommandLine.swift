@@ -98,9 +98,6 @@ public struct ParsedCommand: Sendable, Hashable {
 
 /// flowctl's commands and its command-line parser.
 public enum FlowctlCommandLine {
-    /// The version `flowctl --version` prints.
-    public static let version = "0.1.0"
-
     static let localeOption = OptionSpec(
         "locale", value: "L", help: "the session's language, a tag such as de or pt-BR (default: from LANG, else en)")
     static let quietOption = OptionSpec("quiet", short: "q", help: "print only the ids, one per line")

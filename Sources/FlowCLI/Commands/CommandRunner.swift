@@ -1,5 +1,6 @@
 import DBus
 import FlowEngine
+import FlowdSystem
 
 /// Runs one parsed command against the daemon (or offline, for `check`).
 final class CommandRunner {
@@ -396,7 +397,7 @@ final class CommandRunner {
         if json {
             out(JSONShapes.event(event, session: id).serialized() + "\n")
         } else {
-            out(Render.event(event, time: context.stdoutIsTerminal ? Posix.localTimeOfDay() : "", style: style))
+            out(Render.event(event, time: context.stdoutIsTerminal ? CalendarTime.localNow()?.timeOfDay ?? "" : "", style: style))
         }
     }
 
@@ -441,7 +442,7 @@ final class CommandRunner {
             var problems: [(path: String, message: String)] = []
             var flowID: String?
             do {
-                let bytes = try Posix.readFile(file, limit: Self.checkLimit)
+                let bytes = try FileSystem.readFile(file, limit: Self.checkLimit)
                 do {
                     let flow = try FlowLoader.load(bytes, fileName: file, capabilities: .any)
                     flowID = flow.id
@@ -449,7 +450,7 @@ final class CommandRunner {
                     problems = error.problems.map { ($0.path, $0.message) }
                 }
             } catch {
-                problems = [("", "cannot read: \(error)")]
+                problems = [("", "cannot read: \(error.reason)")]
             }
             if !problems.isEmpty { bad = true }
             if json {

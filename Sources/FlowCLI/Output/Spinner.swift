@@ -1,4 +1,4 @@
-import Synchronization
+import FlowdSystem
 
 /// A spinner on standard error while a blocking call runs (a submit). Only
 /// on a terminal: piped or redirected output gets no spinner and no escape
@@ -8,7 +8,7 @@ public final class Spinner: Sendable {
     private let sink: any TextSink
     private let message: String
     private let fd: Int32?
-    private let state = Mutex<State>(.waiting)
+    private let state = LockedValue<State>(.waiting)
 
     private enum State {
         case waiting, spinning, stopped
@@ -35,8 +35,9 @@ public final class Spinner: Sendable {
     }
 
     private func start() {
-        Posix.startThread { [self] in
-            Posix.sleep(milliseconds: 250)
+        // Without a thread there is no spinner; the call runs all the same.
+        try? SystemThread.detach(name: "flowctl-spinner") { [self] in
+            MonotonicClock.sleep(for: .milliseconds(250))
             var frame = 0
             while true {
                 let keepGoing = state.withLock { state -> Bool in
@@ -50,7 +51,7 @@ public final class Spinner: Sendable {
                 }
                 guard keepGoing else { break }
                 frame += 1
-                Posix.sleep(milliseconds: 100)
+                MonotonicClock.sleep(for: .milliseconds(100))
             }
         }
     }

@@ -1,3 +1,5 @@
+import FlowdSystem
+
 /// Where the flowd executable is, for the "Start it with" hint. flowd is not
 /// on `PATH`: it is installed to `<prefix>/libexec/flowd` (docs/admin.md).
 public enum FlowdLocation {
@@ -18,6 +20,6 @@ public enum FlowdLocation {
 
     /// The daemon for this flowctl process (`/proc/self/exe`).
     public static func current() -> String {
-        find(executable: Posix.executablePath(), isExecutable: Posix.isExecutableFile)
+        find(executable: CurrentProcess.executablePath(), isExecutable: FileSystem.isExecutableFile)
     }
 }

@@ -1,3 +1,4 @@
+import FlowdSystem
 import Synchronization
 
 /// Ctrl-C, SIGTERM and SIGHUP, handled on a thread of their own.
@@ -11,20 +12,22 @@ public enum Interrupts {
     /// the exit status; the default prints nothing and returns 128 + the signal.
     public typealias Handler = @Sendable (_ signal: Int32) -> Int32
 
-    private static let handler = Mutex<Handler?>(nil)
+    private static let handler = LockedValue<Handler?>(nil)
     private static let started = Atomic<Bool>(false)
 
     /// Blocks the signals and starts the signal thread. Call once, early in
     /// `main`, before any other thread exists.
     public static func install() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let signals = Posix.handledSignals
-        Posix.blockSignals(signals)
-        Posix.startThread {
-            let signal = Posix.waitForSignal(signals)
+        let signals: [Signal] = [.interrupt, .terminate, .hangUp]
+        // Blocking cannot fail for these signals; without the thread, they
+        // keep their default action, which also ends the process.
+        try? Signal.block(signals)
+        try? SystemThread.detach(name: "flowctl-signals") {
+            let signal = Signal.wait(for: signals).rawValue
             TerminalGuard.shared.restore()
             let status = handler.withLock { $0 }?(signal) ?? 128 + signal
-            Posix.exitNow(status)
+            CurrentProcess.exitImmediately(status)
         }
     }
 

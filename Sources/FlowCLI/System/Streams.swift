@@ -1,4 +1,4 @@
-import Synchronization
+import FlowdSystem
 
 /// Where flowctl writes text: standard output, standard error, or a buffer in tests.
 public protocol TextSink: AnyObject, Sendable {
@@ -34,13 +34,14 @@ public final class FileDescriptorSink: TextSink {
     public init(fd: Int32) { self.fd = fd }
 
     public func write(_ text: String) {
-        Posix.writeAll(fd, text.utf8)
+        // A closed pipe: there is nobody left to tell.
+        try? FileDescriptor.writeAll(fd, text.utf8)
     }
 }
 
 /// A text sink that keeps what it is given, for tests.
 public final class BufferSink: TextSink {
-    private let buffer = Mutex("")
+    private let buffer = LockedValue("")
 
     /// An empty buffer.
     public init() {}
@@ -64,20 +65,20 @@ public final class FileDescriptorSource: LineSource {
     /// A source for `fd` (0 for standard input).
     public init(fd: Int32) {
         self.fd = fd
-        isTerminal = Posix.isTerminal(fd)
+        isTerminal = Terminal.isTerminal(fd)
     }
 
     /// Reads up to a newline; with `echo: false` on a terminal, switches echo
     /// off (`tcsetattr`) for the read and back on afterwards, even on Ctrl-C.
     public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
-        if !echo, isTerminal, let saved = Posix.terminalSettings(fd) {
+        if !echo, isTerminal, let saved = Terminal.settings(of: fd) {
             TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
-            Posix.setTerminalSettings(fd, Posix.withoutEcho(saved))
+            Terminal.apply(saved.withoutEcho, to: fd)
             defer {
-                Posix.setTerminalSettings(fd, saved)
+                Terminal.apply(saved, to: fd)
                 TerminalGuard.shared.noteEchoRestored()
                 // The newline the person typed was not echoed either.
-                Posix.writeAll(fd, "\n".utf8)
+                try? FileDescriptor.writeAll(fd, "\n".utf8)
             }
             prompt()
             return try readRawLine()
@@ -88,14 +89,16 @@ public final class FileDescriptorSource: LineSource {
 
     private func readRawLine() throws(CLIError) -> String? {
         var bytes: [UInt8] = []
+        var one: [UInt8] = [0]
         while true {
-            let byte: UInt8?
+            let count: Int
             do {
-                byte = try Posix.readByte(fd)
+                count = try FileDescriptor.read(from: fd, into: &one)
             } catch {
-                throw CLIError(.ioError, "cannot read standard input: \(error)")
+                throw CLIError(.ioError, "cannot read standard input: \(error.errno)")
             }
-            guard let byte else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            guard count == 1 else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            let byte = one[0]
             if byte == UInt8(ascii: "\n") { break }
             bytes.append(byte)
             if bytes.count > 1 << 20 { throw CLIError(.dataError, "an input line is longer than 1 MiB") }
@@ -107,15 +110,15 @@ public final class FileDescriptorSource: LineSource {
 
 /// Scripted input lines, for tests: each `readLine` returns the next one.
 public final class ScriptedSource: LineSource {
-    private let lines: Mutex<[String]>
+    private let lines: LockedValue<[String]>
     /// Whether to behave as a terminal would (the wizard's prompts are written either way).
     public let isTerminal: Bool
     /// The `echo` argument of every read so far, to check secrets were asked for without echo.
-    private let echoes = Mutex<[Bool]>([])
+    private let echoes = LockedValue<[Bool]>([])
 
     /// A source that answers `lines` in order, then reports the end of input.
     public init(_ lines: [String], isTerminal: Bool = true) {
-        self.lines = Mutex(lines)
+        self.lines = LockedValue(lines)
         self.isTerminal = isTerminal
     }
 
@@ -138,13 +141,13 @@ final class TerminalGuard: Sendable {
     static let shared = TerminalGuard()
 
     private struct State {
-        var echoOff: (fd: Int32, saved: Posix.TerminalSettings)?
+        var echoOff: (fd: Int32, saved: TerminalSettings)?
         var spinnerFD: Int32?
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
-    func noteEchoOff(fd: Int32, saved: Posix.TerminalSettings) {
+    func noteEchoOff(fd: Int32, saved: TerminalSettings) {
         state.withLock { $0.echoOff = (fd, saved) }
     }
 
@@ -165,10 +168,10 @@ final class TerminalGuard: Sendable {
             }
             return (state.echoOff, state.spinnerFD)
         }
-        if let spinner { Posix.writeAll(spinner, "\r\u{1B}[K".utf8) }
+        if let spinner { try? FileDescriptor.writeAll(spinner, "\r\u{1B}[K".utf8) }
         if let echo {
-            Posix.setTerminalSettings(echo.fd, echo.saved)
-            Posix.writeAll(echo.fd, "\n".utf8)
+            Terminal.apply(echo.saved, to: echo.fd)
+            try? FileDescriptor.writeAll(echo.fd, "\n".utf8)
         }
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import FlowEngine
+import FlowdSystem
 
 /// The interactive wizard of `flowctl run` and `flowctl resume`: one step at a
 /// time with its progress line, a prompt per field by type, the daemon's
@@ -112,7 +113,7 @@ final class Wizard {
         say(style.yellow(WizardText.waiting.text(locale)) + "\n")
         try spinning(Strings.builtin.text(.submitting, locale: locale)) { () throws(CLIError) in
             while try call({ () throws(ServiceError) in try service.properties(session) }).state == "submitting" {
-                Posix.sleep(milliseconds: 300)
+                MonotonicClock.sleep(for: .milliseconds(300))
             }
         }
     }

@@ -2,7 +2,7 @@ import DBus
 import FlowEngine
 import FlowKit
 import Reactor
-import Systemd
+import Logging
 
 /// The D-Bus side of the daemon: the Manager object, the session object tree,
 /// caller identity, and turning the service's events into signals.

@@ -1,4 +1,4 @@
-import Glibc
+import FlowdSystem
 
 /// Reads the configuration file, its drop-ins and the command line into one
 /// ``DaemonConfiguration``.
@@ -84,35 +84,18 @@ public struct ConfigurationLoader: Sendable {
 
     private func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        let cwd = environment["PWD"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? currentDirectory()
+        let cwd = environment["PWD"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? CurrentProcess.currentDirectory() ?? "/"
         return cwd + "/" + path
-    }
-
-    private func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Reads a configuration file from disk (at most 1 MiB; a larger file is an error).
     @Sendable public static func readFileFromDisk(_ path: String) throws(ConfigurationError) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw ConfigurationError(file: path, message: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ConfigurationError(file: path, message: "cannot read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            if bytes.count > 1 << 20 { throw ConfigurationError(file: path, message: "larger than 1 MiB") }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.readFile(path, limit: 1 << 20)
+        } catch {
+            if error.errno == .noSuchFileOrDirectory { return nil }
+            throw ConfigurationError(file: path, message: "cannot read: \(error.reason)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(file: path, message: "not valid UTF-8")
@@ -120,17 +103,8 @@ public struct ConfigurationLoader: Sendable {
         return text
     }
 
-    /// Lists a directory on disk; nil when it cannot be opened.
+    /// Lists a directory on disk; nil when it cannot be read.
     @Sendable public static func listDirectoryOnDisk(_ path: String) -> [String]? {
-        guard let dir = opendir(path) else { return nil }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        try? FileSystem.directoryEntries(path)
     }
 }

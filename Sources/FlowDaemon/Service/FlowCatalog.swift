@@ -1,5 +1,5 @@
 import FlowEngine
-import Glibc
+import FlowdSystem
 
 /// The flows the daemon serves, read from the configured directories.
 ///
@@ -48,9 +48,12 @@ struct FlowCatalog: Sendable {
         var catalog = FlowCatalog()
         var seenDirectories = Set<String>()
         for directory in directories where seenDirectories.insert(directory).inserted {
-            guard let names = ConfigurationLoader.listDirectoryOnDisk(directory) else {
-                if errno != ENOENT {
-                    catalog.unreadableDirectories.append((directory, String(cString: strerror(errno))))
+            let names: [String]
+            do {
+                names = try FileSystem.directoryEntries(directory)
+            } catch {
+                if error.errno != .noSuchFileOrDirectory {
+                    catalog.unreadableDirectories.append((directory, error.errno.description))
                 }
                 continue
             }
@@ -59,9 +62,9 @@ struct FlowCatalog: Sendable {
                 let path = directory + "/" + name
                 let bytes: [UInt8]
                 do {
-                    bytes = try readBounded(path, limit: limits.maxFileBytes)
+                    bytes = try FileSystem.readFile(path, limit: limits.maxFileBytes)
                 } catch {
-                    catalog.refused.append(Refusal(file: path, problems: ["\(path): \(error.reason)"]))
+                    catalog.refused.append(Refusal(file: path, problems: ["\(path): cannot read: \(error.reason)"]))
                     continue
                 }
                 let definition: FlowDefinition
@@ -85,35 +88,5 @@ struct FlowCatalog: Sendable {
             }
         }
         return catalog
-    }
-
-    struct ReadError: Error {
-        var reason: String
-    }
-
-    /// Reads a regular file of at most `limit` bytes (one byte more is read to
-    /// tell "too large" apart without reading a huge file whole).
-    static func readBounded(_ path: String, limit: Int) throws(ReadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ReadError(reason: "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ReadError(reason: "cannot stat: \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw ReadError(reason: "not a regular file") }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count <= limit {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(reason: "cannot read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        guard bytes.count <= limit else {
-            throw ReadError(reason: "the file is over the limit of \(limit) bytes")
-        }
-        return bytes
     }
 }

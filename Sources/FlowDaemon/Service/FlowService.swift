@@ -3,7 +3,7 @@ import FlowKit
 import FlowStore
 import FoundationEssentials
 import Reactor
-import Systemd
+import Logging
 
 /// The daemon's state and every operation of the D-Bus API.
 ///

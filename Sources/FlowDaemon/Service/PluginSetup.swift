@@ -2,8 +2,8 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowStore
+import Logging
 import PluginHost
-import Systemd
 
 /// The plugins the daemon runs with: the gateway the service calls, the
 /// capabilities flows are linted against, and the `ListPlugins` entries.
@@ -90,12 +90,7 @@ private struct QuarantineRecords {
     func load() -> [PluginQuarantine] {
         do {
             return try store.disabledPlugins().compactMap { d in
-                guard let f = d.file else { return nil }
-                return PluginQuarantine(
-                    path: d.name, name: d.name, reason: d.reason,
-                    file: FileIdentity(
-                        device: f.device, inode: f.inode, size: f.size, modifiedSeconds: f.modificationTime / 1_000_000_000,
-                        modifiedNanoseconds: f.modificationTime % 1_000_000_000))
+                d.file.map { PluginQuarantine(path: d.path, name: d.path, reason: d.reason, file: $0) }
             }
         } catch {
             logger.error("cannot read quarantined plugins: \(error.description)")
@@ -105,14 +100,8 @@ private struct QuarantineRecords {
 
     func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
         do {
-            for q in new {
-                try store.disablePlugin(
-                    q.path, reason: q.reason,
-                    file: PluginFileIdentity(
-                        device: q.file.device, inode: q.file.inode, size: q.file.size,
-                        modificationTime: q.file.modifiedSeconds * 1_000_000_000 + q.file.modifiedNanoseconds))
-            }
-            for q in lifted { _ = try store.enablePlugin(q.path) }
+            for q in new { try store.disablePlugin(path: q.path, reason: q.reason, file: q.file) }
+            for q in lifted { try store.enablePlugin(path: q.path) }
         } catch {
             logger.error("cannot record quarantined plugins: \(error.description)")
         }

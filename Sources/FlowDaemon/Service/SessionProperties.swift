@@ -1,6 +1,6 @@
 import FlowEngine
 import FlowKit
-import Systemd
+import Logging
 
 /// The values of a session's mutable D-Bus properties at one moment. Taken
 /// before and after a change, the difference says which `PropertiesChanged`

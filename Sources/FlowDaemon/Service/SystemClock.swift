@@ -1,17 +1,15 @@
 import FlowEngine
 import FlowKit
-import Glibc
+import FlowdSystem
 
 /// The engine's clock on the real system: wall time in microseconds, and
 /// today's date in the daemon's local time zone (`TZ`, `/etc/localtime`).
 struct SystemClock: EngineClock {
-    var now: Int64 { Self.microsecondsNow() }
+    var now: Int64 { WallClock.microsecondsSinceEpoch() }
 
     var today: CivilDate {
-        var seconds = time_t(Self.microsecondsNow() / 1_000_000)
-        var parts = tm()
-        guard localtime_r(&seconds, &parts) != nil,
-            let date = CivilDate(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
+        guard let local = CalendarTime.localNow(),
+            let date = CivilDate(year: local.year, month: local.month, day: local.day)
         else {
             // localtime_r cannot fail for a time this close to now; a fixed
             // date keeps the type total.
@@ -24,20 +22,6 @@ struct SystemClock: EngineClock {
         guard let d = CivilDate(iso: "1970-01-01") else { preconditionFailure("the epoch is a valid date") }
         return d
     }()
-
-    /// `CLOCK_REALTIME` in microseconds since the epoch.
-    static func microsecondsNow() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-    }
-
-    /// `CLOCK_MONOTONIC` in microseconds.
-    static func monotonicMicroseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
-    }
 }
 
 /// Session ids: 128 bits from the system's secure random source (Swift's

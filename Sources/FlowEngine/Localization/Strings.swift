@@ -90,7 +90,10 @@ public struct Strings: Sendable {
     public let loadProblems: [String]
     private let localeOrder: [String]
 
-    init(resources: [(String, [UInt8])]) {
+    /// A catalog of `(locale, JSON bytes)` resources, each an object of
+    /// key → text, matched as ``catalogLocale(for:)`` says. The desktop
+    /// client builds its own strings this way.
+    package init(resources: [(String, [UInt8])]) {
         var tables: [String: [String: String]] = [:]
         var problems: [String] = []
         let limits = JSONParser.Limits(maxDepth: 4, maxStringBytes: 4096)
@@ -129,8 +132,13 @@ public struct Strings: Sendable {
     /// The text of `key` in `locale`, falling back to English for a key a
     /// translation lacks, with `{name}` placeholders replaced from `arguments`.
     public func text(_ key: BuiltinString, locale: String, _ arguments: [String: String] = [:]) -> String {
-        let template =
-            tables[catalogLocale(for: locale)]?[key.rawValue] ?? tables["en"]?[key.rawValue] ?? key.rawValue
+        text(forKey: key.rawValue, locale: locale, arguments)
+    }
+
+    /// The text of the key named `key`, as ``text(_:locale:_:)`` finds it: for
+    /// catalogs whose keys are not ``BuiltinString``s.
+    package func text(forKey key: String, locale: String, _ arguments: [String: String] = [:]) -> String {
+        let template = tables[catalogLocale(for: locale)]?[key] ?? tables["en"]?[key] ?? key
         return arguments.isEmpty ? template : Self.fill(template, arguments)
     }
 

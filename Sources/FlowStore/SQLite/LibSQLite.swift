@@ -218,3 +218,78 @@ enum LibSQLite {
         String(cString: sqlite3_libversion())
     }
 }
+
+// MARK: the C constants, under the names the rest of the module uses
+
+extension LibSQLite {
+    /// `SQLITE_OK`.
+    static let ok = SQLITE_OK
+    /// `SQLITE_ROW`: `sqlite3_step` has a row.
+    static let row = SQLITE_ROW
+    /// `SQLITE_DONE`: `sqlite3_step` has finished.
+    static let done = SQLITE_DONE
+    /// `SQLITE_OPEN_EXRESCODE`: extended result codes from `sqlite3_open_v2` on.
+    static let openExtendedResultCodes = SQLITE_OPEN_EXRESCODE
+    /// `SQLITE_PREPARE_PERSISTENT`.
+    static let preparePersistent = UInt32(SQLITE_PREPARE_PERSISTENT)
+    /// `SQLITE_NULL`, a column type.
+    static let typeNull = SQLITE_NULL
+    /// `SQLITE_INTEGER`, a column type.
+    static let typeInteger = SQLITE_INTEGER
+    /// `SQLITE_FLOAT`, a column type.
+    static let typeFloat = SQLITE_FLOAT
+    /// `SQLITE_TEXT`, a column type.
+    static let typeText = SQLITE_TEXT
+    /// `SQLITE_BLOB`, a column type.
+    static let typeBlob = SQLITE_BLOB
+}
+
+extension SQLiteResultCode {
+    /// `SQLITE_OK`.
+    public static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
+    /// `SQLITE_ERROR`.
+    public static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
+    /// `SQLITE_BUSY`.
+    public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    /// `SQLITE_LOCKED`.
+    public static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
+    /// `SQLITE_READONLY`.
+    public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    /// `SQLITE_IOERR`.
+    public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    /// `SQLITE_CORRUPT`.
+    public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    /// `SQLITE_FULL`.
+    public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    /// `SQLITE_CANTOPEN`.
+    public static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
+    /// `SQLITE_CONSTRAINT`.
+    public static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
+    /// `SQLITE_MISUSE`.
+    public static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
+    /// `SQLITE_RANGE`.
+    public static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
+    /// `SQLITE_NOTADB`.
+    public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
+    /// `SQLITE_ROW`.
+    public static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
+    /// `SQLITE_DONE`.
+    public static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
+}
+
+extension SQLiteDatabase.OpenFlags {
+    /// `SQLITE_OPEN_READONLY`.
+    public static let readOnly = Self(rawValue: SQLITE_OPEN_READONLY)
+    /// `SQLITE_OPEN_READWRITE`.
+    public static let readWrite = Self(rawValue: SQLITE_OPEN_READWRITE)
+    /// `SQLITE_OPEN_CREATE`: create the file if it does not exist.
+    public static let create = Self(rawValue: SQLITE_OPEN_CREATE)
+    /// `SQLITE_OPEN_NOFOLLOW`: refuse a path whose last component is a symbolic link.
+    public static let noFollow = Self(rawValue: SQLITE_OPEN_NOFOLLOW)
+    /// `SQLITE_OPEN_NOMUTEX`: multi-thread mode; the caller serializes use of the connection.
+    public static let noMutex = Self(rawValue: SQLITE_OPEN_NOMUTEX)
+    /// `SQLITE_OPEN_FULLMUTEX`: serialized mode, for connections shared without a lock.
+    public static let fullMutex = Self(rawValue: SQLITE_OPEN_FULLMUTEX)
+    /// `SQLITE_OPEN_URI`: interpret the path as a `file:` URI.
+    public static let uri = Self(rawValue: SQLITE_OPEN_URI)
+}

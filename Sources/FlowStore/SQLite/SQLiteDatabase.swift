@@ -1,4 +1,3 @@
-import CSQLite
 
 /// The C connection pointer, shared by a database and its statements so a
 /// statement can tell that its connection was closed. Nil once closed.
@@ -27,21 +26,6 @@ public final class SQLiteDatabase {
         public var rawValue: Int32
         /// Flags from their `SQLITE_OPEN_*` bits.
         public init(rawValue: Int32) { self.rawValue = rawValue }
-
-        /// `SQLITE_OPEN_READONLY`.
-        public static let readOnly = OpenFlags(rawValue: SQLITE_OPEN_READONLY)
-        /// `SQLITE_OPEN_READWRITE`.
-        public static let readWrite = OpenFlags(rawValue: SQLITE_OPEN_READWRITE)
-        /// `SQLITE_OPEN_CREATE`: create the file if it does not exist.
-        public static let create = OpenFlags(rawValue: SQLITE_OPEN_CREATE)
-        /// `SQLITE_OPEN_NOFOLLOW`: refuse a path whose last component is a symbolic link.
-        public static let noFollow = OpenFlags(rawValue: SQLITE_OPEN_NOFOLLOW)
-        /// `SQLITE_OPEN_NOMUTEX`: multi-thread mode; the caller serializes use of the connection.
-        public static let noMutex = OpenFlags(rawValue: SQLITE_OPEN_NOMUTEX)
-        /// `SQLITE_OPEN_FULLMUTEX`: serialized mode, for connections shared without a lock.
-        public static let fullMutex = OpenFlags(rawValue: SQLITE_OPEN_FULLMUTEX)
-        /// `SQLITE_OPEN_URI`: interpret the path as a `file:` URI.
-        public static let uri = OpenFlags(rawValue: SQLITE_OPEN_URI)
     }
 
     /// How ``transaction(_:_:)`` begins: `BEGIN DEFERRED`, `IMMEDIATE` or `EXCLUSIVE`.
@@ -63,8 +47,8 @@ public final class SQLiteDatabase {
     /// database is only detected by the first statement that reads it.
     public init(path: String, flags: OpenFlags = [.readWrite, .create]) throws(SQLiteError) {
         var pointer: OpaquePointer?
-        let rc = LibSQLite.open(path, &pointer, flags.rawValue | SQLITE_OPEN_EXRESCODE)
-        guard rc == SQLITE_OK, let pointer else {
+        let rc = LibSQLite.open(path, &pointer, flags.rawValue | LibSQLite.openExtendedResultCodes)
+        guard rc == LibSQLite.ok, let pointer else {
             let error = SQLiteError.from(rc, db: pointer, operation: "open \(path)")
             if let pointer { _ = LibSQLite.close(pointer) }
             throw error
@@ -90,7 +74,7 @@ public final class SQLiteDatabase {
         for statement in cache.values { statement.finalize() }
         cache.removeAll()
         let rc = LibSQLite.close(pointer)
-        guard rc == SQLITE_OK else {
+        guard rc == LibSQLite.ok else {
             throw SQLiteError.from(rc, db: pointer, operation: "close")
         }
         handle.pointer = nil
@@ -110,7 +94,7 @@ public final class SQLiteDatabase {
         let db = try pointer(for: "execute")
         var message: String?
         let rc = LibSQLite.exec(db, sql, &message)
-        guard rc == SQLITE_OK else {
+        guard rc == LibSQLite.ok else {
             var error = SQLiteError.from(rc, db: db, operation: "execute \(Self.abbreviated(sql))")
             if let message, !message.isEmpty { error.message = message }
             throw error
@@ -127,10 +111,10 @@ public final class SQLiteDatabase {
         let db = try pointer(for: "prepare")
         var statement: OpaquePointer?
         var remainder = ""
-        let flags: UInt32 = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let flags: UInt32 = persistent ? LibSQLite.preparePersistent : 0
         let rc = LibSQLite.prepare(db, sql, flags, &statement, &remainder)
         let operation = "prepare \(Self.abbreviated(sql))"
-        guard rc == SQLITE_OK else {
+        guard rc == LibSQLite.ok else {
             if let statement { LibSQLite.finalize(statement) }
             throw SQLiteError.from(rc, db: db, operation: operation)
         }
@@ -196,7 +180,7 @@ public final class SQLiteDatabase {
     public func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
         let db = try pointer(for: "busy_timeout")
         let rc = LibSQLite.busyTimeout(db, milliseconds)
-        guard rc == SQLITE_OK else { throw SQLiteError.from(rc, db: db, operation: "busy_timeout") }
+        guard rc == LibSQLite.ok else { throw SQLiteError.from(rc, db: db, operation: "busy_timeout") }
     }
 
     /// Runs `body` in a transaction: `COMMIT` when it returns, `ROLLBACK`
@@ -264,7 +248,7 @@ public final class SQLiteDatabase {
         var logFrames: Int32 = 0
         var done: Int32 = 0
         let rc = LibSQLite.walCheckpoint(db, mode.rawValue, &logFrames, &done)
-        guard rc == SQLITE_OK else { throw SQLiteError.from(rc, db: db, operation: "checkpoint") }
+        guard rc == LibSQLite.ok else { throw SQLiteError.from(rc, db: db, operation: "checkpoint") }
         return (Int(logFrames), Int(done))
     }
 

@@ -1,5 +1,3 @@
-import CSQLite
-
 /// A SQLite result code, primary or extended (`SQLITE_BUSY`,
 /// `SQLITE_IOERR_WRITE`, …).
 ///
@@ -23,37 +21,6 @@ public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStri
     public var description: String {
         "\(LibSQLite.errorString(rawValue)) (\(rawValue))"
     }
-
-    /// `SQLITE_OK`.
-    public static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
-    /// `SQLITE_ERROR`.
-    public static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
-    /// `SQLITE_BUSY`.
-    public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
-    /// `SQLITE_LOCKED`.
-    public static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
-    /// `SQLITE_READONLY`.
-    public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
-    /// `SQLITE_IOERR`.
-    public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
-    /// `SQLITE_CORRUPT`.
-    public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
-    /// `SQLITE_FULL`.
-    public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
-    /// `SQLITE_CANTOPEN`.
-    public static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
-    /// `SQLITE_CONSTRAINT`.
-    public static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
-    /// `SQLITE_MISUSE`.
-    public static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
-    /// `SQLITE_RANGE`.
-    public static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
-    /// `SQLITE_NOTADB`.
-    public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
-    /// `SQLITE_ROW`.
-    public static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
-    /// `SQLITE_DONE`.
-    public static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
 }
 
 /// A failed SQLite call: the result code, the extended code and SQLite's

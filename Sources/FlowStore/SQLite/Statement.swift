@@ -1,4 +1,3 @@
-import CSQLite
 
 /// A value SQLite stores: its five storage classes.
 public enum SQLiteValue: Hashable, Sendable {
@@ -52,7 +51,7 @@ public final class Statement {
     /// Throws unless `rc` is `SQLITE_OK`. The operation's text is built only
     /// for an error: binding is on every store write's path.
     private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(SQLiteError) {
-        guard rc == SQLITE_OK else {
+        guard rc == LibSQLite.ok else {
             throw SQLiteError.from(rc, db: connection.pointer, operation: "\(operation()) \(abbreviatedSQL)")
         }
     }
@@ -99,8 +98,8 @@ public final class Statement {
         let stmt = try live("step")
         let rc = LibSQLite.step(stmt)
         switch rc {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case LibSQLite.row: return true
+        case LibSQLite.done: return false
         default: throw SQLiteError.from(rc, db: connection.pointer, operation: "step \(abbreviatedSQL)")
         }
     }
@@ -140,7 +139,7 @@ public final class Statement {
     /// True when column `index` (from 0) of the current row is NULL.
     public func isNull(at index: Int32) -> Bool {
         guard let pointer else { return true }
-        return LibSQLite.columnType(pointer, index) == SQLITE_NULL
+        return LibSQLite.columnType(pointer, index) == LibSQLite.typeNull
     }
 
     /// Column `index` of the current row as an integer (`sqlite3_column_int64`); NULL reads as 0.
@@ -171,10 +170,10 @@ public final class Statement {
     public func value(at index: Int32) -> SQLiteValue {
         guard let pointer else { return .null }
         switch LibSQLite.columnType(pointer, index) {
-        case SQLITE_INTEGER: return .integer(LibSQLite.columnInt64(pointer, index))
-        case SQLITE_FLOAT: return .real(LibSQLite.columnDouble(pointer, index))
-        case SQLITE_TEXT: return .text(LibSQLite.columnText(pointer, index) ?? "")
-        case SQLITE_BLOB: return .blob(LibSQLite.columnBlob(pointer, index) ?? [])
+        case LibSQLite.typeInteger: return .integer(LibSQLite.columnInt64(pointer, index))
+        case LibSQLite.typeFloat: return .real(LibSQLite.columnDouble(pointer, index))
+        case LibSQLite.typeText: return .text(LibSQLite.columnText(pointer, index) ?? "")
+        case LibSQLite.typeBlob: return .blob(LibSQLite.columnBlob(pointer, index) ?? [])
         default: return .null
         }
     }

@@ -9,7 +9,6 @@ enum Repository {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var flowsDirectory: String { root.appendingPathComponent("flows").path }
-    static var buildDirectory: String { root.appendingPathComponent(".build/debug").path }
 }
 
 /// A stand-in for flowd that runs the real engine (FlowEngine's session

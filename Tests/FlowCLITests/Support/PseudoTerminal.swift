@@ -9,116 +9,72 @@ import TestSupport
 ///
 /// The test reads what the program draws (``waitFor(_:timeout:)``) and types
 /// answers (``type(_:)``) only after the prompt is there, as a person would.
-final class PseudoTerminal: @unchecked Sendable {
+final class PseudoTerminal: Sendable {
     let pid: pid_t
-    private let master: Int32
-    private let condition = NSCondition()
-    private var screen = Data()
-    private var closed = false
-    private var status: ExitStatus?
-    /// Where the next ``waitFor(_:timeout:)`` starts looking.
-    private var mark = 0
+    private let master: FileDescriptor
+    private let child: ChildProcess
+    private let screen = LockedValue(Screen())
 
-    /// Starts `executable` with `arguments` on a new terminal (`posix_openpt`,
-    /// `posix_spawn` with `POSIX_SPAWN_SETSID`).
+    private struct Screen {
+        var bytes = Data()
+        /// The reader saw the end (EIO once nothing holds the other side).
+        var closed = false
+        /// Where the next ``waitFor(_:timeout:)`` starts looking.
+        var mark = 0
+    }
+
+    /// Starts `executable` with `arguments` on a new terminal: the master
+    /// through `/dev/ptmx`, the program a session leader (FlowdSystem's
+    /// `ChildProcess` with `newSession`) that opens the terminal as its
+    /// standard input, which makes it its controlling terminal.
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         // posix_openpt, unlockpt and ptsname are not imported into Swift's
         // Glibc module: the same through /dev/ptmx and its ioctls.
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard master >= 0 else { throw TestSupportError("cannot open /dev/ptmx: \(String(cString: strerror(errno)))") }
+        master = try FileDescriptor.open("/dev/ptmx", [.readWrite, .noControllingTerminal])
         var unlock: Int32 = 0
         var number: UInt32 = 0
         let setLock: UInt = 0x4004_5431  // TIOCSPTLCK = _IOW('T', 0x31, int)
         let getNumber: UInt = 0x8004_5430  // TIOCGPTN = _IOR('T', 0x30, unsigned int)
-        guard ioctl(master, setLock, &unlock) == 0, ioctl(master, getNumber, &number) == 0 else {
-            close(master)
-            throw TestSupportError("cannot set up the pseudo-terminal: \(String(cString: strerror(errno)))")
+        guard ioctl(master.rawValue, setLock, &unlock) == 0, ioctl(master.rawValue, getNumber, &number) == 0 else {
+            throw TestSupportError("cannot set up the pseudo-terminal: \(Errno.current)")
         }
-        let slavePath = "/dev/pts/\(number)"
-
         var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        _ = ioctl(master.rawValue, UInt(TIOCSWINSZ), &size)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // After setsid, opening the terminal makes it the controlling terminal.
-        posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-
-        var attributes = posix_spawnattr_t()
-        let setsid: Int32 = 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
-        initSpawnAttributes(&attributes, extraFlags: setsid)
-        defer { posix_spawnattr_destroy(&attributes) }
-
-        var env = ProcessInfo.processInfo.environment
+        var env = CurrentProcess.environment()
         env.merge(environment) { _, new in new }
         env["TERM"] = env["TERM"].flatMap { $0.isEmpty || $0 == "dumb" ? nil : $0 } ?? "xterm"
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            close(master)
-            throw TestSupportError("cannot start \(executable): \(String(cString: strerror(result)))")
-        }
-        pid = child
-        startReader()
-        startReaper()
-    }
-
-    deinit {
-        if status == nil { kill(pid, SIGKILL) }
-        close(master)
-    }
-
-    private func startReader() {
-        let fd = master
-        Thread { [self] in
+        var options = ChildProcess.Options(executable, arguments, environment: env)
+        options.newSession = true
+        // After setsid, opening the terminal makes it the controlling terminal.
+        options.standardInput = .path("/dev/pts/\(number)", .readWrite)
+        options.standardOutput = .sameAs(0)
+        options.standardError = .sameAs(0)
+        child = try ChildProcess(options)
+        pid = child.pid
+        let master = self.master
+        let screen = self.screen
+        try SystemThread.detach(name: "pty-reader") {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = read(fd, &buffer, buffer.count)
-                if count < 0 && errno == EINTR { continue }
-                condition.lock()
-                if count > 0 { screen.append(contentsOf: buffer[0..<count]) } else { closed = true }
-                condition.broadcast()
-                condition.unlock()
+                let count = (try? master.read(into: &buffer)) ?? 0
+                screen.withLockNotifying { screen in
+                    if count > 0 { screen.bytes.append(contentsOf: buffer[0..<count]) } else { screen.closed = true }
+                }
                 // EIO once the last holder of the terminal's other side is gone.
                 if count <= 0 { break }
             }
-        }.start()
-    }
-
-    private func startReaper() {
-        let child = pid
-        Thread { [self] in
-            var raw: Int32 = 0
-            while waitpid(child, &raw, 0) == -1 && errno == EINTR {}
-            let ended: ExitStatus = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signaled(raw & 0x7f)
-            condition.lock()
-            status = ended
-            condition.broadcast()
-            condition.unlock()
-        }.start()
+        }
     }
 
     /// Everything drawn so far, escape codes removed and `\r\n` as `\n`.
     var text: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return Self.clean(screen)
+        screen.withLock { Self.clean($0.bytes) }
     }
 
     /// Everything written so far, escape codes included.
     var rawText: String {
-        condition.lock()
-        defer { condition.unlock() }
-        return String(decoding: screen, as: UTF8.self)
+        screen.withLock { String(decoding: $0.bytes, as: UTF8.self) }
     }
 
     private static func clean(_ data: Data) -> String {
@@ -129,18 +85,21 @@ final class PseudoTerminal: @unchecked Sendable {
     /// moves past it; false (with the screen in `text`) on timeout or exit.
     @discardableResult
     func waitFor(_ needle: String, timeout: TimeInterval = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            let cleaned = Self.clean(screen)
-            let from = cleaned.index(cleaned.startIndex, offsetBy: min(mark, cleaned.count))
-            if let range = cleaned.range(of: needle, range: from..<cleaned.endIndex) {
-                mark = cleaned.distance(from: cleaned.startIndex, to: range.upperBound)
-                return true
-            }
-            if closed && status != nil { return false }
-            if !condition.wait(until: deadline) { return false }
+        var found = false
+        screen.wait(timeout: .milliseconds(Int64(timeout * 1000))) { screen in
+            let cleaned = Self.clean(screen.bytes)
+            let from = cleaned.index(cleaned.startIndex, offsetBy: min(screen.mark, cleaned.count))
+            found = cleaned.range(of: needle, range: from..<cleaned.endIndex) != nil
+            return found || (screen.closed && child.hasExited)
+        }
+        guard found else { return false }
+        // Move the mark past the match (what was found is still there).
+        return screen.withLock { screen in
+            let cleaned = Self.clean(screen.bytes)
+            let from = cleaned.index(cleaned.startIndex, offsetBy: min(screen.mark, cleaned.count))
+            guard let range = cleaned.range(of: needle, range: from..<cleaned.endIndex) else { return false }
+            screen.mark = cleaned.distance(from: cleaned.startIndex, to: range.upperBound)
+            return true
         }
     }
 
@@ -151,8 +110,7 @@ final class PseudoTerminal: @unchecked Sendable {
 
     /// Writes raw bytes to the terminal, as keys.
     func send(_ keys: String) {
-        let bytes = Array(keys.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        try? master.writeAll(Array(keys.utf8))
     }
 
     /// Ctrl-C.
@@ -161,20 +119,15 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Waits for the program to end and for everything it drew to be read
     /// (the reader sees EIO once the program's side of the terminal is
     /// closed); nil if the program has not ended after `timeout`.
-    func wait(timeout: TimeInterval = 30) -> ExitStatus? {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        while status == nil || !closed {
-            if !condition.wait(until: deadline) { break }
-        }
+    func wait(timeout: TimeInterval = 30) -> Termination? {
+        let limit = Duration.milliseconds(Int64(timeout * 1000))
+        guard let status = child.wait(timeout: limit) else { return nil }
+        screen.wait(timeout: limit) { $0.closed }
         return status
     }
 
     /// Whether the terminal echoes typed characters now (`tcgetattr`, `ECHO`).
     var echoes: Bool {
-        var settings = termios()
-        guard tcgetattr(master, &settings) == 0 else { return true }
-        return settings.c_lflag & tcflag_t(ECHO) != 0
+        Terminal.settings(of: master.rawValue)?.echoes ?? true
     }
 }

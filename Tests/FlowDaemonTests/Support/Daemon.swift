@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Systemd
 import Testing
 import TestSupport
 
@@ -112,14 +113,14 @@ final class FlowdProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then waits up to `timeout` for the exit (nil when it did not end).
-    func terminate(timeout: Duration = .seconds(20)) -> TestSupport.ExitStatus? {
-        child.send(signal: SIGTERM)
+    func terminate(timeout: Duration = .seconds(20)) -> Termination? {
+        child.send(.terminate)
         return child.wait(timeout: timeout)
     }
 
     /// SIGKILL, and waits for the exit.
     func kill() {
-        child.send(signal: SIGKILL)
+        child.send(.kill)
         _ = child.wait(timeout: .seconds(20))
     }
 }
@@ -235,7 +236,7 @@ final class DaemonFixture: @unchecked Sendable {
 
     /// SIGTERM and wait; the exit status (nil if it did not end).
     @discardableResult
-    func stop() -> TestSupport.ExitStatus? {
+    func stop() -> Termination? {
         daemon.terminate()
     }
 

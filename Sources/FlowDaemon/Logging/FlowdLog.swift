@@ -1,0 +1,79 @@
+import Logging
+import Systemd
+
+/// flowd's own words in the journal: its `MESSAGE_ID`s and `FLOWD_*` fields,
+/// and the logger the daemon starts with.
+
+extension MessageID {
+    // Generated once from /proc/sys/kernel/random/uuid; fixed forever. A new
+    // kind of event gets a new id, never a reused one.
+
+    /// A session was started (`StartSession`).
+    package static let sessionStarted = MessageID(constant: "995f4e09ab32461ebef85cbb74068c45")
+    /// A step was completed (`Continue` moved on).
+    package static let stepCompleted = MessageID(constant: "5bf3bf7dec6f4958ae531c92e149be6c")
+    /// A session was submitted successfully.
+    package static let submitted = MessageID(constant: "783a16ba0f344c09bb5903b67606f38e")
+    /// A submit action failed (or was interrupted by a restart).
+    package static let submitFailed = MessageID(constant: "3550d87f29a447688ec07bdacf7f7164")
+    /// A flow definition was refused at load.
+    package static let flowRefused = MessageID(constant: "f346aa2184a54dc7a67c32c0c4e70457")
+    /// A plugin was refused at load (ABI, ownership, mode, dlopen error).
+    package static let pluginRefused = MessageID(constant: "2948f21f9e3f47b7a6cdad4ba6fd94fe")
+    /// The crash guard disabled a plugin that was running when the daemon died.
+    package static let pluginCrashed = MessageID(constant: "c126ad6741fd4a429855a3da02f6e5b8")
+    /// The daemon started and is ready.
+    package static let daemonStarted = MessageID(constant: "8f5ff471507e4dcda52d69e21fadea88")
+    /// The daemon is stopping.
+    package static let daemonStopping = MessageID(constant: "638b11f959d541dca7e58482982738a7")
+
+    /// Every id above, for catalogs and tests.
+    package static let flowd: [MessageID] = [
+        sessionStarted, stepCompleted, submitted, submitFailed, flowRefused, pluginRefused, pluginCrashed,
+        daemonStarted, daemonStopping,
+    ]
+}
+
+extension LogField {
+    /// `FLOWD_SESSION`: a session id.
+    package static let session = LogField(constant: "FLOWD_SESSION")
+    /// `FLOWD_FLOW`: a flow id.
+    package static let flow = LogField(constant: "FLOWD_FLOW")
+    /// `FLOWD_PLUGIN`: a plugin name.
+    package static let plugin = LogField(constant: "FLOWD_PLUGIN")
+    /// `FLOWD_STEP`: a step id (never an answer).
+    package static let step = LogField(constant: "FLOWD_STEP")
+    /// `FLOWD_FIELD`: a field id (never its value).
+    package static let field = LogField(constant: "FLOWD_FIELD")
+    /// `FLOWD_STATE`: a session state name.
+    package static let state = LogField(constant: "FLOWD_STATE")
+    /// `FLOWD_UID`: the uid of a caller or session owner.
+    package static let uid = LogField(constant: "FLOWD_UID")
+    /// `FLOWD_SENDER`: a D-Bus unique name.
+    package static let sender = LogField(constant: "FLOWD_SENDER")
+    /// `FLOWD_PATH`: a file path (a flow file, a plugin, the database).
+    package static let path = LogField(constant: "FLOWD_PATH")
+    /// `FLOWD_ERROR`: an error name such as `org.flowd.Flow1.Error.Timeout`.
+    package static let error = LogField(constant: "FLOWD_ERROR")
+    /// `FLOWD_DURATION_USEC`: how long something took, in microseconds.
+    package static let durationMicroseconds = LogField(constant: "FLOWD_DURATION_USEC")
+
+    /// Every field above, for tests.
+    package static let flowd: [LogField] = [
+        session, flow, plugin, step, field, state, uid, sender, path, error, durationMicroseconds,
+    ]
+}
+
+/// The daemon's logger.
+enum FlowdLog {
+    /// The prefix of flowd's own fields, left out of stderr lines (`session=`, not `flowd_session=`).
+    static let fieldPrefix = "FLOWD_"
+
+    /// `flowd`'s logger: the journal when stderr is connected to it, stderr
+    /// lines otherwise; debug entries only when `verbose`.
+    static func makeLogger(verbose: Bool) -> Logger {
+        Logger(
+            identifier: "flowd", minimumLevel: verbose ? .debug : .info,
+            backend: JournalBackend.automatic(hiddenFieldPrefix: fieldPrefix))
+    }
+}

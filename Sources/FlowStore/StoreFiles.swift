@@ -1,0 +1,58 @@
+import FlowdSystem
+
+/// Creating the database's directory and giving the database files their modes.
+enum StoreFiles {
+    /// Creates `directory` and any missing parents with mode 0700. Existing
+    /// directories keep their mode: the administrator (or systemd's
+    /// `StateDirectoryMode=`) owns that choice.
+    static func ensureDirectory(_ directory: String) throws(StoreError) {
+        guard !directory.isEmpty else { return }
+        do {
+            try FileSystem.makeDirectories(directory, mode: 0o700)
+        } catch {
+            if error.errno == .notADirectory { throw .notADirectory(path: error.path ?? directory) }
+            throw .directory(path: error.path ?? directory, reason: describe(error.errno))
+        }
+    }
+
+    /// Creates `path` with mode 0600 if missing, or tightens an existing
+    /// file to 0600, without following a symbolic link. SQLite gives the
+    /// `-wal` and `-shm` files it creates the mode of the database file, and
+    /// existing companions are tightened too.
+    static func ensurePrivateFiles(_ path: String) throws(StoreError) {
+        try ensurePrivateFile(path, create: true)
+        for suffix in ["-wal", "-shm", "-journal"] {
+            try ensurePrivateFile(path + suffix, create: false)
+        }
+    }
+
+    private static func ensurePrivateFile(_ path: String, create: Bool) throws(StoreError) {
+        // O_NONBLOCK: a FIFO planted at the path must not hang start-up.
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(
+                path, create ? [.readOnly, .nonBlocking, .noFollow, .create] : [.readOnly, .nonBlocking, .noFollow],
+                mode: 0o600)
+        } catch {
+            if !create && error.errno == .noSuchFileOrDirectory { return }
+            if error.errno == .tooManySymbolicLinks { throw .notARegularFile(path: path) }
+            throw .file(path: path, reason: describe(error.errno))
+        }
+        do {
+            let status = try file.status()
+            guard status.isRegularFile else { throw StoreError.notARegularFile(path: path) }
+            if status.isAccessibleByGroupOrOthers { try file.changeMode(0o600) }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SystemCallError {
+            throw .file(path: path, reason: describe(error.errno))
+        } catch {
+            throw .file(path: path, reason: "\(error)")
+        }
+    }
+
+    /// `Permission denied (errno 13)`.
+    private static func describe(_ errno: Errno) -> String {
+        "\(errno) (errno \(errno.rawValue))"
+    }
+}

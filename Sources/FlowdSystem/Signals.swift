@@ -1,0 +1,122 @@
+import Glibc
+
+/// A POSIX signal number, named by meaning like ``Errno``.
+package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The signal number.
+    package let rawValue: Int32
+
+    /// Wraps a signal number.
+    package init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// Hang up, also "reload the configuration". The C signal is `SIGHUP`.
+    package static let hangUp = Signal(rawValue: SIGHUP)
+    /// Ctrl-C. The C signal is `SIGINT`.
+    package static let interrupt = Signal(rawValue: SIGINT)
+    /// Illegal instruction. The C signal is `SIGILL`.
+    package static let illegalInstruction = Signal(rawValue: SIGILL)
+    /// Trace or breakpoint trap (Swift's `fatalError` on some paths). The C signal is `SIGTRAP`.
+    package static let trap = Signal(rawValue: SIGTRAP)
+    /// `abort(3)`. The C signal is `SIGABRT`.
+    package static let abort = Signal(rawValue: SIGABRT)
+    /// Bus error (a bad memory access). The C signal is `SIGBUS`.
+    package static let busError = Signal(rawValue: SIGBUS)
+    /// Arithmetic fault. The C signal is `SIGFPE`.
+    package static let floatingPointError = Signal(rawValue: SIGFPE)
+    /// Killed; cannot be caught, blocked or ignored. The C signal is `SIGKILL`.
+    package static let kill = Signal(rawValue: SIGKILL)
+    /// User-defined signal 1. The C signal is `SIGUSR1`.
+    package static let user1 = Signal(rawValue: SIGUSR1)
+    /// Invalid memory reference. The C signal is `SIGSEGV`.
+    package static let segmentationFault = Signal(rawValue: SIGSEGV)
+    /// User-defined signal 2. The C signal is `SIGUSR2`.
+    package static let user2 = Signal(rawValue: SIGUSR2)
+    /// A write to a pipe nobody reads. The C signal is `SIGPIPE`.
+    package static let brokenPipe = Signal(rawValue: SIGPIPE)
+    /// Please stop. The C signal is `SIGTERM`.
+    package static let terminate = Signal(rawValue: SIGTERM)
+    /// Stop; cannot be caught, blocked or ignored. The C signal is `SIGSTOP`.
+    package static let stop = Signal(rawValue: SIGSTOP)
+    /// Profiling timer (the Swift runtime's backtracer uses it to pause
+    /// threads). The C signal is `SIGPROF`.
+    package static let profilingTimer = Signal(rawValue: SIGPROF)
+    /// Bad system call (a seccomp filter's verdict). The C signal is `SIGSYS`.
+    package static let badSystemCall = Signal(rawValue: SIGSYS)
+
+    private static let names: [Signal: String] = [
+        .hangUp: "SIGHUP", .interrupt: "SIGINT", .illegalInstruction: "SIGILL", .trap: "SIGTRAP",
+        .abort: "SIGABRT", .busError: "SIGBUS", .floatingPointError: "SIGFPE", .kill: "SIGKILL",
+        .user1: "SIGUSR1", .segmentationFault: "SIGSEGV", .user2: "SIGUSR2", .brokenPipe: "SIGPIPE",
+        .terminate: "SIGTERM", .stop: "SIGSTOP", .profilingTimer: "SIGPROF",
+        .badSystemCall: "SIGSYS",
+    ]
+
+    /// `SIGTERM`, …, or `signal 42` for one without a name here.
+    package var description: String { Self.names[self] ?? "signal \(rawValue)" }
+
+    // MARK: this process's signal handling
+
+    /// `pthread_sigmask(SIG_BLOCK)`: blocks `signals` in the calling thread
+    /// and in every thread it starts afterwards.
+    package static func block(_ signals: [Signal]) throws(SystemCallError) {
+        var set = makeSet(signals)
+        try SystemCall.checkReturned("pthread_sigmask") { pthread_sigmask(SIG_BLOCK, &set, nil) }
+    }
+
+    /// `pthread_sigmask(SIG_SETMASK)`: blocks every signal in the calling
+    /// thread except `unblocked`.
+    package static func blockAll(except unblocked: [Signal]) throws(SystemCallError) {
+        var mask = sigset_t()
+        sigfillset(&mask)
+        for signal in unblocked { sigdelset(&mask, signal.rawValue) }
+        try SystemCall.checkReturned("pthread_sigmask") { pthread_sigmask(SIG_SETMASK, &mask, nil) }
+    }
+
+    /// `sigwait(3)`: waits for one of `signals`, which must be blocked in
+    /// every thread, and returns it.
+    package static func wait(for signals: [Signal]) -> Signal {
+        var set = makeSet(signals)
+        var received: Int32 = 0
+        // sigwait returns an error number only for an invalid set.
+        while sigwait(&set, &received) != 0 {}
+        return Signal(rawValue: received)
+    }
+
+    /// `signal(SIGPIPE, SIG_IGN)` for a process that writes to sockets and
+    /// pipes: a reader that went away is an `EPIPE`, not the end of the process.
+    package static func ignoreBrokenPipe() {
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Runs `body` with `SIGPIPE` blocked in the calling thread, so a write
+    /// to a pipe whose reader went away fails with ``Errno/brokenPipe``
+    /// instead of ending the process (a broken pipe's `SIGPIPE` goes to the
+    /// writing thread). A `SIGPIPE` left pending is consumed
+    /// (`sigtimedwait` with a zero timeout) before the mask is restored.
+    package static func withBrokenPipeBlocked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        var pipeOnly = makeSet([.brokenPipe])
+        var old = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeOnly, &old)
+        let wasBlocked = sigismember(&old, SIGPIPE) == 1
+        defer {
+            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+            while sigtimedwait(&pipeOnly, nil, &noWait) == SIGPIPE {}
+            if !wasBlocked { pthread_sigmask(SIG_UNBLOCK, &pipeOnly, nil) }
+        }
+        return try body()
+    }
+
+    /// `kill(2)`: sends this signal to process `pid`, or with `group` to every
+    /// process in the process group `pid`. A process that is gone is not an error.
+    package func send(to pid: Int32, group: Bool = false) {
+        _ = Glibc.kill(group ? -pid : pid, rawValue)
+    }
+
+    static func makeSet(_ signals: [Signal]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal.rawValue) }
+        return set
+    }
+}

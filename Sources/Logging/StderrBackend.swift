@@ -1,0 +1,95 @@
+import FlowdSystem
+
+/// Writes one plain line per entry to stderr (or another descriptor):
+///
+///     flowd[4242]: warning: plugin call timed out (session=0f3a… plugin=example.vat)
+///
+/// Field names are shown in lowercase, without the application's prefix
+/// (``hiddenFieldPrefix``, `FLOWD_` for flowd's `FLOWD_SESSION`). Newlines
+/// and other control characters in the message and values are escaped
+/// (`\n`, `\t`, `\x1b`), so every entry is exactly one line; values with
+/// spaces, quotes or `=` are quoted. Each line is one `write(2)`, so lines
+/// from different threads do not interleave.
+package struct StderrBackend: LogBackend {
+    /// The descriptor written to; 2 by default.
+    package var fileDescriptor: Int32
+    /// The prefix left out of field names in lines (empty: none).
+    package var hiddenFieldPrefix: String
+
+    /// A backend writing to `fileDescriptor` (stderr by default).
+    package init(fileDescriptor: Int32 = 2, hiddenFieldPrefix: String = "") {
+        self.fileDescriptor = fileDescriptor
+        self.hiddenFieldPrefix = hiddenFieldPrefix
+    }
+
+    package func write(_ record: LogRecord) {
+        let line = format(record, pid: CurrentProcess.id) + "\n"
+        // A line that cannot be written has nowhere else to go.
+        try? FileDescriptor.writeAll(fileDescriptor, line.utf8)
+    }
+
+    /// The line for `record`, without the newline.
+    package func format(_ record: LogRecord, pid: Int32) -> String {
+        var line = "\(record.identifier)[\(pid)]: \(record.level.name): \(Self.escape(record.message))"
+        if !record.metadata.isEmpty {
+            let pairs = record.metadata.map { field, text in "\(displayName(field))=\(Self.quote(text))" }
+            line += " (" + pairs.joined(separator: " ") + ")"
+        }
+        return line
+    }
+
+    func displayName(_ field: LogField) -> String {
+        var name = Substring(field.name)
+        if !hiddenFieldPrefix.isEmpty && name.hasPrefix(hiddenFieldPrefix) && name.count > hiddenFieldPrefix.count {
+            name = name.dropFirst(hiddenFieldPrefix.count)
+        }
+        return name.lowercased()
+    }
+
+    static func quote(_ text: String) -> String {
+        let escaped = escape(text)
+        // Bytes, not Characters: the five are ASCII, and UTF-8 never uses an
+        // ASCII byte inside a multi-byte sequence.
+        let needsQuotes = text.isEmpty
+            || text.utf8.contains { $0 == 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x28 || $0 == 0x29 }
+        guard needsQuotes else { return escaped }
+        return "\"" + escaped.replacingQuotes() + "\""
+    }
+
+    static func escape(_ text: String) -> String {
+        // Most lines are printable ASCII without a backslash: nothing to
+        // escape, and no per-scalar Unicode property look-up (which made
+        // the log line the most expensive part of a `Continue`).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\\": result += "\\\\"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    let hex = String(scalar.value, radix: 16)
+                    result += scalar.value < 0x100
+                        ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                        : "\\u{\(hex)}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func replacingQuotes() -> String {
+        var result = ""
+        for character in self {
+            if character == "\"" { result += "\\\"" } else { result.append(character) }
+        }
+        return result
+    }
+}

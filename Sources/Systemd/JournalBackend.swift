@@ -1,0 +1,100 @@
+import FlowdSystem
+import Logging
+
+/// Writes structured entries to the journal with `sd_journal_sendv`.
+///
+/// Each entry carries `MESSAGE=`, `PRIORITY=`, `SYSLOG_IDENTIFIER=`,
+/// `CODE_FILE=`, `CODE_LINE=`, `CODE_FUNC=`, `MESSAGE_ID=` for key events,
+/// and every metadata field under its ``LogField`` name. Values are sent
+/// as they are: the journal protocol carries newlines and any byte.
+///
+/// When `sd_journal_sendv` reports an error (a full socket buffer, say), the
+/// entry goes to the fallback backend instead of being lost. Note that
+/// libsystemd itself drops entries silently when no journald listens at
+/// all (`ENOENT`); ``JournalBackend/automatic(hiddenFieldPrefix:)`` therefore
+/// picks this backend only when stderr is connected to the journal.
+package struct JournalBackend: LogBackend {
+    /// Where entries go when `sd_journal_sendv` fails; nil drops them.
+    package var fallback: StderrBackend?
+
+    /// A journal backend falling back to `fallback` (stderr by default).
+    package init(fallback: StderrBackend? = StderrBackend()) {
+        self.fallback = fallback
+    }
+
+    package func write(_ record: LogRecord) {
+        write(record, sender: Self.send)
+    }
+
+    /// ``write(_:)`` with the sending step passed in, so tests can make it fail.
+    func write(_ record: LogRecord, sender: ([[UInt8]]) throws(SystemdError) -> Void) {
+        do {
+            try sender(Self.fields(for: record))
+        } catch {
+            fallback?.write(record)
+        }
+    }
+
+    /// The journal fields of `record`, each `NAME=value` as bytes: exactly
+    /// what ``write(_:)`` hands to `sd_journal_sendv`.
+    package static func fields(for record: LogRecord) -> [[UInt8]] {
+        var fields: [[UInt8]] = []
+        fields.reserveCapacity(7 + record.metadata.count)
+        func add(_ name: String, _ value: String) {
+            fields.append(Array("\(name)=".utf8) + Array(value.utf8))
+        }
+        add("MESSAGE", record.message)
+        add("PRIORITY", String(record.level.syslogPriority))
+        add("SYSLOG_IDENTIFIER", record.identifier)
+        if let messageID = record.messageID { add("MESSAGE_ID", messageID.rawValue) }
+        add("CODE_FILE", record.file)
+        add("CODE_LINE", String(record.line))
+        add("CODE_FUNC", record.function)
+        for (field, text) in record.metadata {
+            add(field.name, text)
+        }
+        return fields
+    }
+
+    /// Sends one entry made of `fields` (`NAME=value` each) with
+    /// `sd_journal_sendv`. A field without `=` or with an empty name is
+    /// refused (`EINVAL`).
+    package static func send(_ fields: [[UInt8]]) throws(SystemdError) {
+        let rc = LibSystemd.journalSend(fields)
+        if rc < 0 { throw .journalFailed(Errno(rawValue: -rc)) }
+    }
+}
+
+extension JournalBackend {
+    /// The journal when stderr is connected to it, plain stderr lines
+    /// (without `hiddenFieldPrefix` in field names) otherwise.
+    ///
+    /// systemd sets `$JOURNAL_STREAM` to `device:inode` of the stream it
+    /// connects stdout and stderr to; stderr is the journal only when its
+    /// own `fstat` matches (the variable is inherited by children whose
+    /// stderr may have been redirected since). That is the check
+    /// `sd_journal_stream_fd(3)` documents.
+    package static func automatic(hiddenFieldPrefix: String = "") -> any LogBackend {
+        let stderr = StderrBackend(hiddenFieldPrefix: hiddenFieldPrefix)
+        let status = try? FileDescriptor.status(of: 2)
+        if JournalStream.stderrIsJournal(
+            environment: CurrentProcess.environmentVariable("JOURNAL_STREAM"),
+            stderr: status.map { ($0.identity.device, $0.identity.inode) })
+        {
+            return JournalBackend(fallback: stderr)
+        }
+        return stderr
+    }
+}
+
+/// The `$JOURNAL_STREAM` check.
+package enum JournalStream {
+    /// True when `environment` (the value of `$JOURNAL_STREAM`, `device:inode`
+    /// in decimal) names the same device and inode as `stderr`.
+    package static func stderrIsJournal(environment: String?, stderr: (device: UInt64, inode: UInt64)?) -> Bool {
+        guard let environment, let stderr else { return false }
+        let parts = environment.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        return device == stderr.device && inode == stderr.inode
+    }
+}

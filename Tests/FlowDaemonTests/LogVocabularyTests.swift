@@ -1,0 +1,29 @@
+import FlowDaemon
+import Logging
+import Testing
+
+/// flowd's own words in the journal (FlowDaemon/Logging/FlowdLog.swift):
+/// fixed forever, so administrators' `journalctl MESSAGE_ID=…` filters keep
+/// working.
+@Suite("flowd's message ids and journal fields")
+struct LogVocabularyTests {
+    @Test func messageIDsAreValidDistinctAndUnchanged() {
+        #expect(MessageID.flowd.count == 9)
+        #expect(Set(MessageID.flowd).count == MessageID.flowd.count)
+        for id in MessageID.flowd {
+            #expect(MessageID(id.rawValue) == id)
+        }
+        // The ids docs/admin.md lists; changing one breaks filters in the field.
+        #expect(MessageID.sessionStarted.rawValue == "995f4e09ab32461ebef85cbb74068c45")
+        #expect(MessageID.daemonStopping.rawValue == "638b11f959d541dca7e58482982738a7")
+    }
+
+    @Test func fieldsAreValidJournalNamesInFlowdsNamespace() {
+        #expect(LogField.flowd.count == 11)
+        #expect(Set(LogField.flowd).count == LogField.flowd.count)
+        for field in LogField.flowd {
+            #expect(LogField(validating: field.name) == field, "\(field) must itself be valid")
+            #expect(field.name.hasPrefix("FLOWD_"))
+        }
+    }
+}
