@@ -59,9 +59,7 @@ import Testing
 
     @Test("nothing about the session changes: not the record, the revision, the time, the state or the finished steps")
     func untouched() throws {
-        var s = try branchyAtReview()
-        _ = try s.beginSubmit(now: 1)
-        try s.failSubmit(.other, now: 2)
+        var s = try branchyFailedOnReview()
         let before = s.record
         #expect(throws: SessionError(.invalidArgs, "\"email\" is not a field of the current step (review)")) {
             _ = try s.checkAnswers(["email": .text("")], now: 3)

@@ -60,9 +60,7 @@ import Testing
 
     @Test("SetLocale: the page, the kept texts and the record follow; no new announcement")
     func setLocale() throws {
-        var s = try branchyAtReview()
-        _ = try s.beginSubmit(now: 1)
-        try s.failSubmit(.other, now: 2)
+        var s = try branchyFailedOnReview()
         let sequence = s.announcementSequence
         let change = try s.setLocale("de_DE", now: 3)
         #expect(change.checks.isEmpty && change.providers.isEmpty)

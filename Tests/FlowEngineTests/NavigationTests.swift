@@ -26,9 +26,9 @@ func branchy() throws -> FlowSession {
     try Fixture.session(Fixture.flow(branchyJSON))
 }
 
-/// Walks branchy to Review along the company branch.
-func branchyAtReview() throws -> FlowSession {
-    var s = try branchy()
+/// Walks branchy to Review along the company branch, in `locale`.
+func branchyAtReview(locale: String = "en") throws -> FlowSession {
+    var s = try Fixture.session(Fixture.flow(branchyJSON), locale: locale)
     try s.set(["kind": .text("company")])
     try s.next()
     try s.set(["companyName": .text("ACME")])
@@ -36,6 +36,15 @@ func branchyAtReview() throws -> FlowSession {
     try s.set(["email": .text("a@acme.example")])
     try s.next()
     #expect(s.currentStepID == "review")
+    return s
+}
+
+/// Branchy on Review after a submit that failed with `failure`.
+func branchyFailedOnReview(_ failure: SubmitFailure = .other) throws -> FlowSession {
+    var s = try branchyAtReview()
+    _ = try s.beginSubmit(now: 1)
+    try s.failSubmit(failure, now: 2)
+    #expect(s.state == .failed)
     return s
 }
 
