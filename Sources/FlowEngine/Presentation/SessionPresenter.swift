@@ -3,9 +3,9 @@ import FlowKit
 /// What a session looks like to the person: the step page, the Review page,
 /// the progress line, with every label and value in words.
 ///
-/// A pure function of (session, built-in strings, locale): it reads the
-/// session and never changes it, so the same session can be shown in any
-/// locale. The texts the session kept as they were said (the announcement
+/// A pure function of (session, built-in strings, locale, the plugins' rule
+/// descriptions): it reads the session and never changes it, so the same
+/// session can be shown in any locale. The texts the session kept as they were said (the announcement
 /// after a move to Review or a submit, plugin step messages, the last
 /// submit error) stay in the session's own locale.
 ///
