@@ -121,6 +121,35 @@ public final class PluginCaller: Sendable {
         }
     }
 
+    /// Asks field validator `name` to describe its rule
+    /// (`FieldValidator.describeRule`), under the validators' timeout. A
+    /// blank description is none; a long one is cut as messages are.
+    package func describeFieldRule(
+        _ name: String, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<String?> {
+        guard let c = registry.capability(.fieldValidator, named: name),
+            case .fieldValidator(_, let validator) = c.capability
+        else { return .unavailable }
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+            try await validator.describeRule(field: field, context: context)
+        }
+        return result.flatMap { .success($0.flatMap(Self.cleanMessage)) }
+    }
+
+    /// Asks step validator `name` to describe its rule
+    /// (`StepValidator.describeRule`), as ``describeFieldRule(_:field:context:timeout:)``.
+    package func describeStepRule(
+        _ name: String, step: StepInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<String?> {
+        guard let c = registry.capability(.stepValidator, named: name),
+            case .stepValidator(_, let validator) = c.capability
+        else { return .unavailable }
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+            try await validator.describeRule(step: step, context: context)
+        }
+        return result.flatMap { .success($0.flatMap(Self.cleanMessage)) }
+    }
+
     /// Runs submit action `name` under `timeout` (the flow's `timeoutSeconds`).
     public func submit(
         _ name: String, submission: Submission, context: PluginContext, timeout: Duration

@@ -71,6 +71,7 @@ struct RecordJSONTests {
                 "b": SessionRecord.StepMessages(revision: 0, messages: [:]),
             ],
             lastError: "Couldn't send this. \(awkward)", announcement: "Step 2 of 4, Day and time",
+            announcementSequence: UInt64.max - 1,
             receipt: [
                 "id": .number(12), "ratio": .number(0.25), "ok": .bool(true), "none": .null,
                 "list": .array([.string(awkward), .number(-3), .array([]), .object([:])]),

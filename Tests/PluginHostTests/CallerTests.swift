@@ -91,6 +91,24 @@ struct CallerTests {
             == .some("The directory service is down."))
     }
 
+    @Test("describeRule: nil from a plugin written before it existed, a failure from one that throws, unavailable for a wrong kind")
+    func ruleDescriptions() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try PluginFiles.load(["FixtureTestPlugin", "FixtureThrowingPlugin"], in: temp)
+        let context = Samples.context(locale: "de")
+        let step = StepInfo(id: "s", title: "S", fields: [Samples.field("a"), Samples.field("b")])
+        // FixtureTestPlugin's validators are written as before FlowKit had
+        // describeRule: they compile unchanged and describe nothing.
+        #expect(await caller.describeFieldRule("test.even", field: Samples.field(), context: context) == .success(nil))
+        #expect(await caller.describeStepRule("test.same-answers", step: step, context: context) == .success(nil))
+        let plain = await caller.describeFieldRule("throw.validator", field: Samples.field(), context: context)
+        #expect(plain.failureMessage == .some(nil))
+        #expect(await caller.describeStepRule("throw.step", step: step, context: context).failureMessage
+            == .some("The step cannot be described now."))
+        #expect(await caller.describeFieldRule("test.same-answers", field: Samples.field(), context: context) == .unavailable)
+        #expect(await caller.describeStepRule("nobody.here", step: step, context: context) == .unavailable)
+    }
+
     @Test("an empty LocalizedFailure message falls back to the default; a long one is cut")
     func messageCleaning() async throws {
         let temp = try TemporaryDirectory()

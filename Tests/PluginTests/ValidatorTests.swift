@@ -180,3 +180,88 @@ struct DateWindowTests {
         }
     }
 }
+
+/// What the shipped validators say of their rules before the person types
+/// (`describeRule`), through the real loaded plugin, in every language the
+/// engine has strings for.
+@Suite("describeRule of the shipped validators")
+struct RuleDescriptionTests {
+    static let locales = ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"]
+
+    func describe(_ caller: PluginCaller, _ name: String, _ options: [String: JSONValue] = [:], locale: String = "en")
+        async -> PluginCallResult<String?>
+    {
+        await caller.describeFieldRule(name, field: Samples.field(), context: Samples.context(locale: locale, options: options))
+    }
+
+    @Test("the date window in words, relative to today")
+    func dateWindow() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        let cases: [([String: JSONValue], String?)] = [
+            ([:], "Within the next 30 days"), (["maxDays": 7], "Within the next 7 days"),
+            (["maxDays": 0], "Today"), (["minDays": 1, "maxDays": 1], "Tomorrow"), (["maxDays": 1], "Today or tomorrow"),
+            (["minDays": 1, "maxDays": 14], "Between 1 and 14 days from today"),
+            (["minDays": 5, "maxDays": 5], "Exactly 5 days from today"),
+            (["minDays": -1, "maxDays": -1], "Yesterday"), (["minDays": -1, "maxDays": 0], "Yesterday or today"),
+            (["minDays": -30, "maxDays": 0], "Within the past 30 days"), (["minDays": -3, "maxDays": -3], "Exactly 3 days ago"),
+            (["minDays": -14, "maxDays": -7], "Between 7 and 14 days ago"),
+            (["minDays": -3, "maxDays": 3], nil),
+        ]
+        for (options, expected) in cases {
+            #expect(await describe(caller, "flowd.date-window", options) == .success(expected), "\(options)")
+        }
+        #expect(await describe(caller, "flowd.date-window", locale: "de") == .success("Innerhalb der nächsten 30 Tage"))
+        #expect(await describe(caller, "flowd.date-window", ["minDays": 1, "maxDays": 14], locale: "ja")
+            == .success("今日から 1〜14 日後"))
+        // Options it cannot use fail, as they do for a check.
+        #expect(await describe(caller, "flowd.date-window", ["minDays": 5, "maxDays": 1]).failureMessage == .some(nil))
+        #expect(await describe(caller, "flowd.date-window", ["maxDyas": 5]).failureDetail?.contains("unknown option") == true)
+    }
+
+    @Test("host names and user names")
+    func hostAndUser() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        #expect(await describe(caller, "flowd.hostname") == .success("A host name, such as printer-2.example.org"))
+        #expect(await describe(caller, "flowd.hostname", ["requireDomain": true], locale: "fr")
+            == .success("Un nom d’hôte complet avec son domaine, par exemple imprimante-2.example.org"))
+        #expect(await describe(caller, "flowd.hostname", ["requireDomian": true]).failureDetail?.contains("unknown option") == true)
+        #expect(await describe(caller, "flowd.username-available", locale: "de")
+            == .success("Bis zu 32 Kleinbuchstaben, Ziffern, „-“ und „_“, noch nicht vergeben"))
+        #expect(await describe(caller, "flowd.username-available", ["checkGroups": "no"]).failureMessage == .some(nil))
+    }
+
+    @Test("every description in each of the ten languages, each its own", arguments: locales)
+    func everyLanguage(locale: String) async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        var texts: [String] = []
+        for (name, options) in [("flowd.date-window", [:]), ("flowd.date-window", ["minDays": 2, "maxDays": 9]),
+                                ("flowd.hostname", [:]), ("flowd.hostname", ["requireDomain": true]),
+                                ("flowd.username-available", [:])] as [(String, [String: JSONValue])] {
+            let text = try #require(await describe(caller, name, options, locale: locale).value ?? nil, "\(name) \(locale)")
+            #expect(!text.contains("{") && !text.isEmpty, "\(name) \(locale): \(text)")
+            texts.append(text)
+        }
+        if locale != "en" {
+            let english = try #require(await describe(caller, "flowd.hostname").value ?? nil)
+            #expect(texts[2] != english, "\(locale) falls back to English")
+        }
+        // The messages come in the language too: a malformed host name.
+        let message = await caller.validateField("flowd.hostname", value: .text("-x"), field: Samples.field(),
+            context: Samples.context(locale: locale))
+        #expect(locale == "en" || (message.value ?? nil)?.hasPrefix("Use letters") == false, "\(locale)")
+    }
+
+    @Test("regions and scripts find their language: zh-TW is Traditional, pt-PT Brazilian, sv English")
+    func fallbacks() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        #expect(await describe(caller, "flowd.date-window", locale: "zh-TW") == .success("今天起 30 天內"))
+        #expect(await describe(caller, "flowd.date-window", locale: "zh") == .success("今天起 30 天内"))
+        #expect(await describe(caller, "flowd.date-window", locale: "pt-PT") == .success("Nos próximos 30 dias"))
+        #expect(await describe(caller, "flowd.date-window", locale: "de_AT.UTF-8") == .success("Innerhalb der nächsten 30 Tage"))
+        #expect(await describe(caller, "flowd.date-window", locale: "sv") == .success("Within the next 30 days"))
+    }
+}

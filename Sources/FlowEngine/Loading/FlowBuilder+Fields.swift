@@ -5,7 +5,13 @@ import FlowKit
 // a family reader here and a row to `typedKeys`.
 extension FlowBuilder {
     /// One field of a form step.
-    mutating func field(_ node: JSONNode, _ path: JSONPath) -> FieldDefinition? {
+    ///
+    /// - Parameters:
+    ///   - isOnlyField: the field is its step's only one, so it may leave out
+    ///     `label`, which is then `stepTitle`;
+    ///   - stepTitle: the step's title (nil when it could not be read, which
+    ///     is a problem of its own).
+    mutating func field(_ node: JSONNode, _ path: JSONPath, isOnlyField: Bool, stepTitle: LocalizedText?) -> FieldDefinition? {
         guard let o = reader.object(node, path, "a field") else { return nil }
         reader.checkKeys(o, allowed: Self.fieldKeys, in: "a field")
         var id: String?
@@ -13,14 +19,20 @@ extension FlowBuilder {
         let type = fieldType(o, path)
         if let id, type == nil { references.untypedFields.insert(id) }
         var label: LocalizedText?
-        if let n = o["label"] { label = reader.localized(n, path / "label", "the label") } else { missing(o, "label", "a string or translations") }
+        if let n = o["label"] {
+            label = reader.localized(n, path / "label", "the label")
+        } else if isOnlyField {
+            label = stepTitle
+        } else {
+            missing(o, "label", "a string or translations; only the single field of a step may leave it out, and then takes the step's title")
+        }
         let help = o["help"].flatMap { reader.localized($0, path / "help", "the help text") }
         let placeholder = o["placeholder"].flatMap { reader.localized($0, path / "placeholder", "the placeholder") }
 
         if let type { checkApplicability(o, type: type) }
         let required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
         let mustBeOn = o["mustBeOn"].flatMap { reader.bool($0, path / "mustBeOn") } ?? false
-        let text = textRules(o, path)
+        let text = textRules(o, path, type: type)
         let number = numberRules(o, path)
         let dates = dateRules(o, path)
         let choice = choiceRules(o, path, type: type)
@@ -47,6 +59,7 @@ extension FlowBuilder {
         return FieldDefinition(
             id: id, type: type ?? .text, label: label, help: help, placeholder: placeholder, required: required,
             mustBeOn: mustBeOn, minLength: text.minLength, maxLength: text.maxLength, pattern: text.pattern,
+            patternHint: text.patternHint,
             minimum: number.minimum, maximum: number.maximum, integer: number.integer, after: dates.after,
             before: dates.before, minSelected: choice.minSelected, maxSelected: choice.maxSelected,
             options: choice.options, optionsFrom: choice.optionsFrom, other: choice.other,
@@ -70,7 +83,8 @@ extension FlowBuilder {
 
     /// Keys that only some field types take.
     private static let typedKeys: [(keys: [String], types: [FieldType], what: String)] = [
-        (["minLength", "maxLength", "pattern"], [.text, .multiline, .secure, .email], "text, multiline, secure and email"),
+        (["minLength", "maxLength", "pattern", "patternHint"], [.text, .multiline, .secure, .email],
+         "text, multiline, secure and email"),
         (["minimum", "maximum", "integer"], [.number], "number"),
         (["after", "before"], [.date], "date"),
         (["minSelected", "maxSelected"], [.multichoice], "multichoice"),
@@ -93,9 +107,10 @@ extension FlowBuilder {
         var minLength: Int?
         var maxLength: Int?
         var pattern: PatternRegex?
+        var patternHint: LocalizedText?
     }
 
-    private mutating func textRules(_ o: ObjectView, _ path: JSONPath) -> TextRules {
+    private mutating func textRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?) -> TextRules {
         let lengthRange = 0...1_000_000
         let minLength = o["minLength"].flatMap { reader.integer($0, path / "minLength", lengthRange) }
         let maxLength = o["maxLength"].flatMap { reader.integer($0, path / "maxLength", lengthRange) }
@@ -113,7 +128,11 @@ extension FlowBuilder {
         if let pattern, let max = maxLength, max > pattern.maxInputLength {
             problem(path / "maxLength", "maxLength \(max) is more than the \(pattern.maxInputLength) characters this pattern can check (it compiles to \(pattern.programSize) instructions); lower maxLength or simplify the pattern")
         }
-        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern)
+        let patternHint = o["patternHint"].flatMap { reader.localized($0, path / "patternHint", "the pattern hint") }
+        if o.has("patternHint") && !o.has("pattern") && type?.isTextual != false {
+            problem(path / "patternHint", "patternHint describes a \"pattern\", and the field has none")
+        }
+        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern, patternHint: patternHint)
     }
 
     /// The rules of number fields.
@@ -221,7 +240,7 @@ extension FlowBuilder {
         guard let o = reader.object(node, path, "an option") else { return nil }
         reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
         var id: String?
-        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id") {
+        if let n = o["id"], let s = reader.optionIdentifier(n, path / "id") {
             if s == "other" {
                 problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
             } else {

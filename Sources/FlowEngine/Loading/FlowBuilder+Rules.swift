@@ -19,6 +19,7 @@ extension FlowBuilder {
         if o.has("if") && kindName != "requiredIf" { problem(path / "if", "\"if\" belongs to requiredIf rules") }
         if o.has("options") && kindName != "plugin" { problem(path / "options", "\"options\" belongs to plugin rules") }
         let message = o["message"].flatMap { reader.localized($0, path / "message", "the message") }
+        let hint = o["hint"].flatMap { reader.localized($0, path / "hint", "the hint") }
         let p = path / kindName
         guard let value = o[kindName] else { return nil }
         let kind: StepRule.Kind
@@ -27,7 +28,7 @@ extension FlowBuilder {
             guard let name = reader.capabilityName(value, p) else { return nil }
             requireCapability(.stepValidator, name, p, "step validator")
             let options = o["options"].flatMap { reader.pluginOptions($0, path / "options") } ?? [:]
-            kind = .plugin(PluginRule(name: name, options: options, message: message))
+            kind = .plugin(PluginRule(name: name, options: options, message: message, hint: hint))
         case "requiredIf":
             guard let field = reader.string(value, p, "the field id") else { return nil }
             guard let c = o["if"] else {
@@ -58,7 +59,7 @@ extension FlowBuilder {
             default: kind = .after(a, b)
             }
         }
-        return StepRule(kind: kind, message: message)
+        return StepRule(kind: kind, message: message, hint: hint)
     }
 
     /// A condition (`if`, `requiredIf`): a field test, or `all`, `any`, `not`.

@@ -43,7 +43,7 @@ extension FlowBuilder {
             for key in ["body", "icon"] where o.has(key) {
                 problem(path / key, "\(quoted(key)) applies only to content steps (\"kind\": \"content\")")
             }
-            fields = self.fields(o, path)
+            fields = self.fields(o, path, title: title)
             if let n = o["rules"], let items = reader.array(n, path / "rules", "the list of rules", max: limits.maxRulesPerStep) {
                 for (i, item) in items.enumerated() {
                     if let r = stepRule(item, path / "rules" / i, step: index) { rules.append(r) }
@@ -56,8 +56,10 @@ extension FlowBuilder {
                               fields: fields, rules: rules, next: next)
     }
 
-    /// A form step's `fields`.
-    private mutating func fields(_ o: ObjectView, _ path: JSONPath) -> [FieldDefinition] {
+    /// A form step's `fields`. The only field of a step may leave out its
+    /// label: it is the step's `title` (a one-question step whose title is
+    /// the question).
+    private mutating func fields(_ o: ObjectView, _ path: JSONPath, title: LocalizedText?) -> [FieldDefinition] {
         guard let n = o["fields"] else {
             missing(o, "fields", "a list of fields, or \"kind\": \"content\"")
             return []
@@ -67,7 +69,10 @@ extension FlowBuilder {
         }
         if items.isEmpty { problem(path / "fields", "a form step needs at least one field (or use \"kind\": \"content\")") }
         fieldCount += items.count
-        return items.enumerated().compactMap { i, item in field(item, path / "fields" / i) }
+        let onlyField = items.count == 1
+        return items.enumerated().compactMap { i, item in
+            field(item, path / "fields" / i, isOnlyField: onlyField, stepTitle: title)
+        }
     }
 
     /// `next`: a step id, or a list of `{"if": …, "goto": …}` ending in a default.

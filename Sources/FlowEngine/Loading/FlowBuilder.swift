@@ -26,13 +26,13 @@ struct FlowBuilder {
     static let fieldKeys = ["id", "type", "label", "help", "placeholder", "required", "mustBeOn", "minLength",
                             "maxLength", "pattern", "minimum", "maximum", "integer", "after", "before",
                             "minSelected", "maxSelected", "options", "optionsFrom", "other", "otherLabel",
-                            "prefill", "validators", "messages"]
+                            "prefill", "validators", "messages", "patternHint"]
     static let optionKeys = ["id", "label", "icon"]
     static let nextKeys = ["if", "goto"]
     static let ruleKeys = ["equals", "notEquals", "before", "after", "requiredIf", "if", "plugin", "options",
-                           "message"]
+                           "message", "hint"]
     static let conditionKeys = ["field", "equals", "in", "notEmpty", "all", "any", "not"]
-    static let validatorKeys = ["plugin", "options", "message"]
+    static let validatorKeys = ["plugin", "options", "message", "hint"]
     static let providerKeys = ["provider", "options"]
     static let reviewKeys = ["title", "note", "submitTitle"]
     static let submitKeys = ["action", "options", "timeoutSeconds", "successMessage"]
@@ -183,6 +183,7 @@ struct FlowBuilder {
                 add(f.help)
                 add(f.placeholder)
                 add(f.otherLabel)
+                add(f.patternHint)
                 for o in f.options { add(o.label) }
             }
         }

@@ -40,7 +40,7 @@ public enum FlowLoader {
         do {
             parsed = try JSONParser.parse(bytes, limits: parserLimits)
         } catch {
-            sink.add(error.path, "syntax error at line \(error.line), column \(error.column): \(error.message)")
+            sink.addUnplaced("syntax error at line \(error.line), column \(error.column): \(error.message)")
             throw FlowLoadError(problems: sink.report)
         }
         for path in parsed.duplicateKeys {

@@ -16,7 +16,14 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case listSeparator
     /// Shown in Review in place of a secure value.
     case secureMask
+    /// "Sending…": the label while a submit runs, and its announcement.
     case submitting, submitted
+    /// "Not sent": a cancelled submit.
+    case notSent
+    /// The buttons of a failed or running submit: "Try again", "Cancel".
+    case tryAgain, cancel
+    /// "(optional)": after the label of a field that need not be answered.
+    case optional
     /// "Couldn't send this. Try again.": the default submit error.
     case submitFailed, submitTimeout, submitInterrupted
     /// "Couldn't check this value.": a plugin validator failed (fail closed).
@@ -44,6 +51,19 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case invalidOption
     /// "{field}": the label of the other field of a step rule.
     case mustEqual, mustDiffer, mustBeBefore, mustBeAfter, mustBeLess, mustBeGreater
+    // Hints: rules said before the person breaks them.
+    /// "Must be in the required format": a pattern without the flow's `patternHint`.
+    case patternHint
+    /// "{field}": "Must match Password" and the other comparisons.
+    case hintMustEqual, hintMustDiffer, hintMustBeBefore, hintMustBeAfter, hintMustBeLess, hintMustBeGreater
+    /// "{field}", "{value}": "Required if Purpose is Loan".
+    case hintRequiredIfEquals
+    /// "{field}": "Required if Company is filled in" (or left empty).
+    case hintRequiredIfAnswered, hintRequiredIfNotAnswered
+    /// "{field}": a condition that reads one field in another way.
+    case hintRequiredDependsOn
+    /// A condition that reads several fields.
+    case hintRequiredDepends
 }
 
 /// flowd's built-in string catalog with its translations.

@@ -78,6 +78,9 @@ public struct PluginRule: Sendable, Hashable {
     public let options: [String: JSONValue]
     /// Replaces the plugin's own message when the plugin reports a problem.
     public let message: LocalizedText?
+    /// Says what the validator wants before the person fails it; replaces
+    /// the plugin's own description (`describeRule`).
+    package let hint: LocalizedText?
 }
 
 /// A bound of a date rule: a fixed date or the day the check runs.
@@ -116,6 +119,9 @@ public struct FieldDefinition: Sendable, Hashable {
     public let maxLength: Int?
     /// The whole value must match (see ``PatternRegex``).
     public let pattern: PatternRegex?
+    /// What `pattern` wants, in words ("Digits, spaces and + only"); the
+    /// localized "Must be in the required format" when nil.
+    package let patternHint: LocalizedText?
     /// An inclusive lower bound for numbers.
     public let minimum: Double?
     /// An inclusive upper bound for numbers.

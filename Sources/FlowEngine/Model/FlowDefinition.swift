@@ -146,6 +146,43 @@ public struct FlowDefinition: Sendable {
     }
 }
 
+/// What lists show of a flow, in one locale (`ListFlows`).
+package struct LocalizedFlowSummary: Sendable, Hashable {
+    /// The flow's id.
+    package let id: String
+    /// The title in ``locale``.
+    package let title: String
+    /// The description in ``locale``, or empty.
+    package let description: String
+    /// The flow locale the texts resolved to: one of the flow's `locales`.
+    package let locale: String
+}
+
+extension FlowDefinition {
+    /// The flow locale a request resolves to: the best of ``locales`` along
+    /// the fallback chain (``LocaleFallback``), so `ar` on a flow written in
+    /// `en` and `de` is `en`, and `pt-PT` on one with `pt-BR` is `pt-BR`.
+    ///
+    /// This is the language the flow's own texts are shown in. flowd's
+    /// built-in strings follow the same chain over their ten locales
+    /// (``Strings/catalogLocale(for:)``), so the two agree unless the flow is
+    /// written in a language flowd has no strings for (a flow in `sv` shows
+    /// English buttons).
+    package func effectiveLocale(for requested: String) -> String {
+        guard let i = LocaleFallback.bestMatch(for: LocaleFallback.normalize(requested), in: locales) else { return "en" }
+        return locales[i]
+    }
+
+    /// The title and description in `requested` (nil: the flow's first
+    /// locale), along the fallback chain.
+    package func summary(locale requested: String?) -> LocalizedFlowSummary {
+        let locale = requested.map(effectiveLocale(for:)) ?? locales.first ?? "en"
+        return LocalizedFlowSummary(
+            id: id, title: title.resolve(requested ?? locale), description: description?.resolve(requested ?? locale) ?? "",
+            locale: locale)
+    }
+}
+
 /// A plugin call a session needs when it starts (see
 /// ``FlowDefinition/providerRequests(locale:)``).
 public struct ProviderRequest: Sendable {

@@ -123,6 +123,9 @@ public struct StepRule: Sendable, Hashable {
     public let kind: Kind
     /// Replaces the default message.
     public let message: LocalizedText?
+    /// Says what the rule wants before the person breaks it ("Required for
+    /// loans"); replaces the built-in description (and a plugin's own).
+    package let hint: LocalizedText?
 
     /// The field an error of this rule is attached to (`nil` for a plugin).
     public var targetField: String? {

@@ -3,9 +3,9 @@ import FlowKit
 /// What a session looks like to the person: the step page, the Review page,
 /// the progress line, with every label and value in words.
 ///
-/// A pure function of (session, built-in strings, locale): it reads the
-/// session and never changes it, so the same session can be shown in any
-/// locale. The texts the session kept as they were said (the announcement
+/// A pure function of (session, built-in strings, locale, the plugins' rule
+/// descriptions): it reads the session and never changes it, so the same
+/// session can be shown in any locale. The texts the session kept as they were said (the announcement
 /// after a move to Review or a submit, plugin step messages, the last
 /// submit error) stay in the session's own locale.
 ///
@@ -16,17 +16,27 @@ package struct SessionPresenter {
     package let session: FlowSession
     /// The words, in the locale shown.
     package let words: SessionText
+    /// What plugin validators said of their rules, by where the flow names
+    /// them (empty unless given for this flow version and locale).
+    let descriptions: [ValidatorSite: String]
 
     /// Shows `session` in `locale` (its own when nil), with `strings` as
-    /// flowd's built-in strings.
-    package init(_ session: FlowSession, locale: String? = nil, strings: Strings = .builtin) {
+    /// flowd's built-in strings and `descriptions` as the plugin validators'
+    /// own (``RuleDescriptions``; ignored unless they were made for this
+    /// version of the flow in this locale).
+    package init(
+        _ session: FlowSession, locale: String? = nil, strings: Strings = .builtin, descriptions: RuleDescriptions = .none
+    ) {
         self.session = session
-        self.words = SessionText(locale: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
+        let words = SessionText(locale: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
+        self.words = words
+        let fits = descriptions.flowFingerprint == session.flow.fingerprint && descriptions.locale == words.locale
+        self.descriptions = fits ? descriptions.texts : [:]
     }
 
-    private var flow: FlowDefinition { session.flow }
+    var flow: FlowDefinition { session.flow }
     private var record: SessionRecord { session.record }
-    private var locale: String { words.locale }
+    var locale: String { words.locale }
 
     // MARK: Pages
 
@@ -36,29 +46,47 @@ package struct SessionPresenter {
         let (index, count) = session.progress(p)
         let canGoBack = session.canGoBack(route: p)
         let canContinue = session.canContinue
+        let progressLabel = words(.builtin(.stepCounter, ["n": .verbatim(String(index)), "m": .verbatim(String(count))]))
+        let summary = self.summary
+        // The last submit's failure, while the session is `failed`.
+        let submitError = record.state == .failed ? record.lastError : nil
+        func page(
+            id: String, kind: StepView.Kind, title: String, description: String = "", body: String = "",
+            icon: String = "", fields: [FieldView] = [], error: String, announcement: String, continueLabel: String,
+            canGoBack: Bool, canContinue: Bool, ruleHints: [RuleHint] = []
+        ) -> StepView {
+            StepView(
+                id: id, kind: kind, title: title, description: description, body: body, icon: icon, fields: fields,
+                error: error, announcement: announcement, index: index, count: count, continueLabel: continueLabel,
+                backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue, progressLabel: progressLabel,
+                retryLabel: words(.builtin(.tryAgain)), cancelLabel: words(.builtin(.cancel)),
+                submittingLabel: words(.builtin(.submitting)), notSentLabel: words(.builtin(.notSent)),
+                optionalLabel: words(.builtin(.optional)), flowTitle: summary.title,
+                flowDescription: summary.description, locale: locale, effectiveLocale: summary.locale,
+                ruleHints: ruleHints)
+        }
         if record.currentStep == FlowSession.reviewID {
-            return StepView(
+            return page(
                 id: FlowSession.reviewID, kind: .review, title: words(session.reviewTitle),
-                description: flow.review?.note?.resolve(locale) ?? "", body: "", icon: "", fields: [], error: "",
-                announcement: record.announcement, index: index, count: count, continueLabel: submitLabel,
-                backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue)
+                description: flow.review?.note?.resolve(locale) ?? "", error: submitError ?? "",
+                announcement: record.announcement, continueLabel: submitLabel, canGoBack: canGoBack,
+                canContinue: canContinue)
         }
         guard let si = flow.stepIndex[record.currentStep] else {
-            return StepView(
-                id: FlowSession.completeID, kind: .complete, title: words(.builtin(.submitted)), description: "",
-                body: session.successMessage.map(words.callAsFunction) ?? "", icon: "", fields: [], error: "",
-                announcement: record.announcement, index: index, count: count, continueLabel: "", backLabel: backLabel,
-                canGoBack: false, canContinue: false)
+            return page(
+                id: FlowSession.completeID, kind: .complete, title: words(.builtin(.submitted)),
+                body: session.successMessage.map(words.callAsFunction) ?? "", error: "",
+                announcement: record.announcement, continueLabel: "", canGoBack: false, canContinue: false)
         }
         let step = flow.steps[si]
         let shown = words(session.issues(of: step, shownOnly: true, plugins: true))
-        return StepView(
+        return page(
             id: step.id, kind: step.kind == .content ? .content : .form, title: step.title.resolve(locale),
             description: step.description?.resolve(locale) ?? "", body: step.body?.resolve(locale) ?? "",
-            icon: step.icon ?? "", fields: step.fields.map { fieldView($0, error: shown[$0.id] ?? "") },
-            error: shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)), index: index,
-            count: count, continueLabel: continueLabel(route: p, isFinished: session.isFinished), backLabel: backLabel,
-            canGoBack: canGoBack, canContinue: canContinue)
+            icon: step.icon ?? "", fields: step.fields.map { fieldView($0, on: step, error: shown[$0.id] ?? "") },
+            error: submitError ?? shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)),
+            continueLabel: continueLabel(route: p, isFinished: session.isFinished), canGoBack: canGoBack,
+            canContinue: canContinue, ruleHints: ruleHints(of: step))
     }
 
     /// The Review page: one group per form step on the path. Works in any
@@ -83,6 +111,10 @@ package struct SessionPresenter {
             title: words(session.reviewTitle), groups: groups, note: flow.review?.note?.resolve(locale) ?? "",
             submitLabel: submitLabel, canSubmit: p.allSatisfy(session.isFinished))
     }
+
+    /// The flow's title and description in the locale shown, and the flow
+    /// locale they resolved to.
+    package var summary: LocalizedFlowSummary { flow.summary(locale: locale) }
 
     // MARK: Progress
 
@@ -157,12 +189,12 @@ package struct SessionPresenter {
         return field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(locale), icon: $0.icon) }
     }
 
-    private func fieldView(_ f: FieldDefinition, error: String) -> FieldView {
+    private func fieldView(_ f: FieldDefinition, on step: StepDefinition, error: String) -> FieldView {
         let today = session.clock.today
         let value = f.type == .secure ? nil : record.answers[f.id]
         return FieldView(
             id: f.id, type: f.type, label: f.label.resolve(locale), help: f.help?.resolve(locale) ?? "",
-            placeholder: f.placeholder?.resolve(locale) ?? "", required: f.required,
+            placeholder: f.placeholder?.resolve(locale) ?? "", required: session.isRequiredNow(f, on: step),
             options: f.type.isChoice ? options(of: f) : [], other: f.other,
             otherLabel: f.other ? otherLabel(f) : "",
             value: value, otherText: f.other ? record.answers[f.otherKey]?.textValue : nil,
@@ -171,10 +203,17 @@ package struct SessionPresenter {
             minLength: f.minLength, maxLength: f.effectiveMaxLength, minimum: f.minimum, maximum: f.maximum, integer: f.integer,
             minSelected: f.minSelected, maxSelected: f.maxSelected,
             after: f.after.map { $0.resolve(today: today).description },
-            before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn)
+            before: f.before.map { $0.resolve(today: today).description }, mustBeOn: f.mustBeOn,
+            yesLabel: f.type == .toggle ? words(.builtin(.yes)) : "", noLabel: f.type == .toggle ? words(.builtin(.no)) : "",
+            patternHint: patternHint(f),
+            conditionallyRequired: !f.required && step.rules.contains { rule in
+                if case .requiredIf(let target, _) = rule.kind { return target == f.id }
+                return false
+            },
+            ruleHints: ruleHints(of: f, on: step))
     }
 
-    private func otherLabel(_ f: FieldDefinition) -> String {
+    func otherLabel(_ f: FieldDefinition) -> String {
         f.otherLabel?.resolve(locale) ?? words(.builtin(.other))
     }
 
@@ -216,6 +255,12 @@ extension FlowSession {
     /// Everything `GetStep` returns for the current step.
     public func currentStep() -> StepView { SessionPresenter(self).step() }
 
+    /// The current step with the plugin validators' descriptions of their
+    /// rules (asked for once per flow and locale: ``RuleDescriptions``).
+    package func currentStep(descriptions: RuleDescriptions) -> StepView {
+        SessionPresenter(self, descriptions: descriptions).step()
+    }
+
     /// The Review page: one group per form step on the path. Works in any
     /// state (and for a flow without Review, for tools).
     public func review() -> ReviewView { SessionPresenter(self).review() }
@@ -226,6 +271,10 @@ extension FlowSession {
 
     /// The localized Back label.
     public var backLabel: String { SessionPresenter(self).backLabel }
+
+    /// The flow's title and description in the session's locale, and the
+    /// flow locale they resolved to.
+    package var flowSummary: LocalizedFlowSummary { SessionPresenter(self).summary }
 
     /// The predicted path with each entry's status, Review last.
     public var path: [PathEntry] { SessionPresenter(self).path }

@@ -87,6 +87,18 @@ extension FlowSession {
         return SetAnswersResult(errors: words(issues(of: step, shownOnly: true, plugins: true)), checks: checks)
     }
 
+    /// Checks answers for the current step exactly as ``setAnswers(_:now:)``
+    /// would (the same refusals, field errors and plugin checks) without
+    /// changing the session: nothing to store, nothing to announce. For a
+    /// client that validates as the person types.
+    ///
+    /// - Throws: as `setAnswers` does.
+    package func checkAnswers(_ answers: [String: AnswerValue], now: Int64) throws(SessionError) -> AnswerCheck {
+        var trial = self
+        let result = try trial.setAnswers(answers, now: now)
+        return AnswerCheck(errors: result.errors, checks: result.checks, trial: trial)
+    }
+
     /// Sets the options an `optionsFrom` provider returned for a field.
     ///
     /// - Throws: `invalidArgs` for a field without `optionsFrom`, an empty,

@@ -65,24 +65,40 @@ extension FlowSession {
             }
         }
         if !step.rules.isEmpty {
-            let p = route()
-            var onPath = Array(repeating: false, count: flow.steps.count)
-            for i in p { onPath[i] = true }
-            if let si = flow.stepIndex[step.id] { onPath[si] = true }
-            let ruleIssues = FieldValidation.stepRuleErrors(
-                step,
-                answer: { id in
-                    guard let loc = flow.fieldLocation[id], onPath[loc.step] else { return nil }
-                    if flow.steps[loc.step].fields[loc.field].type == .toggle { return storedValue(id) ?? .bool(false) }
-                    return storedValue(id)
-                },
-                flow: flow)
+            let ruleIssues = FieldValidation.stepRuleErrors(step, answer: ruleAnswer(for: step), flow: flow)
             for (f, e) in ruleIssues where out[f] == nil && visible(f) { out[f] = e }
         }
         if plugins, let m = record.stepMessages[step.id], m.revision == record.revision {
             for (f, e) in m.messages where out[f] == nil && (f.isEmpty || visible(f)) { out[f] = .verbatim(e) }
         }
         return out
+    }
+
+    /// Answers as `step`'s rules see them: secure values included, nothing
+    /// on a step off the path (the step itself counts as on it), an unset
+    /// toggle `false`.
+    func ruleAnswer(for step: StepDefinition) -> (String) -> AnswerValue? {
+        var onPath = Array(repeating: false, count: flow.steps.count)
+        for i in route() { onPath[i] = true }
+        if let si = flow.stepIndex[step.id] { onPath[si] = true }
+        return { [self] id in
+            guard let loc = flow.fieldLocation[id], onPath[loc.step] else { return nil }
+            if flow.steps[loc.step].fields[loc.field].type == .toggle { return storedValue(id) ?? .bool(false) }
+            return storedValue(id)
+        }
+    }
+
+    /// Whether `field` of `step` must be answered now: it is `required`, or
+    /// a `requiredIf` rule of the step names it and its condition holds.
+    func isRequiredNow(_ field: FieldDefinition, on step: StepDefinition) -> Bool {
+        if field.required { return true }
+        let conditions = step.rules.compactMap { rule -> Condition? in
+            guard case .requiredIf(let target, let condition) = rule.kind, target == field.id else { return nil }
+            return condition
+        }
+        guard !conditions.isEmpty else { return false }
+        let answer = ruleAnswer(for: step)
+        return conditions.contains { $0.holds(answer) }
     }
 
     /// The cached plugin verdict on a field's current value.

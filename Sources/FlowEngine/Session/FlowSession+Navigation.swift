@@ -87,20 +87,24 @@ extension FlowSession {
     /// Goes to a visited step on the current path (Edit), or to `review`.
     ///
     /// From Review this is Edit: Continue then returns to Review. Going
-    /// forward is allowed only over finished steps; Review opens only when
-    /// every step on the path is finished.
+    /// forward is allowed only over finished steps. Review opens once every
+    /// step on the path has been visited, finished or not: it marks an
+    /// unfinished step "Not finished", and Submit then leads there. So a
+    /// person can go back to Review after an Edit that cleared an answer,
+    /// but cannot skip steps they have never seen.
     ///
     /// - Throws: `notFound` for an unknown step (or `review` in a flow without
     ///   one); `invalidState` for a step not visited, not on the path, or
-    ///   beyond an unfinished step, while submitting and once submitted.
+    ///   beyond an unfinished step, for Review while a step on the path was
+    ///   never visited, while submitting and once submitted.
     public mutating func goTo(_ target: String, now: Int64) throws(SessionError) {
         try requireMutable()
         let p = route()
         if target == Self.reviewID {
             guard flow.hasReview else { throw SessionError(.notFound, "flow \(quoted(flow.id)) has no review") }
             if record.currentStep == Self.reviewID { return }
-            if let unfinished = p.first(where: { !isFinished($0) }) {
-                throw SessionError(.invalidState, "step \(quoted(flow.steps[unfinished].id)) is not finished; Review opens once every step is done")
+            if let unseen = p.first(where: { !record.visited.contains(flow.steps[$0].id) }) {
+                throw SessionError(.invalidState, "step \(quoted(flow.steps[unseen].id)) has not been visited yet; Review opens once every step on the path has been")
             }
             moveToReview(now: now)
             return

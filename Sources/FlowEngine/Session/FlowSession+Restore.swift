@@ -50,7 +50,7 @@ extension FlowSession {
             let step = flow.steps[target]
             record.currentStep = step.id
             if !record.visited.contains(step.id) { record.visited.append(step.id) }
-            record.announcement = words(arrival(atStep: target, path: p))
+            announce(arrival(atStep: target, path: p))
         }
         switch record.state {
         case .editing, .review:

@@ -117,7 +117,7 @@ extension FlowSession {
         if !record.visited.contains(step.id) { record.visited.append(step.id) }
         record.state = .editing
         record.lastError = nil
-        record.announcement = words(arrival(atStep: i, path: route()))
+        announce(arrival(atStep: i, path: route()))
         record.updatedAt = now
         scratch.pendingContinue = nil
     }
@@ -128,7 +128,7 @@ extension FlowSession {
         record.lastError = nil
         record.returningToReview = false
         let (index, count) = progress(route())
-        record.announcement = words(.builtin(.stepAnnouncement, [
+        announce(.builtin(.stepAnnouncement, [
             "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": reviewTitle,
         ]))
         record.updatedAt = now
@@ -142,11 +142,17 @@ extension FlowSession {
         record.lastError = nil
         record.receipt = receipt
         record.submittedAt = record.submittedAt ?? now
-        record.announcement = words(successMessage ?? .builtin(.submitted))
+        announce(successMessage ?? .builtin(.submitted))
         record.updatedAt = now
         // Settled answers never change again: the secrets are not needed any more.
         scratch.secure = [:]
         scratch.clearVerdicts()
+    }
+
+    /// Says `message` to the person: the new announcement, one event more.
+    mutating func announce(_ message: SessionMessage) {
+        record.announcement = words(message)
+        record.announcementSequence &+= 1
     }
 
     /// Leaving `failed` by editing: the state follows the position again.

@@ -64,8 +64,7 @@ public struct FlowSession: Sendable {
         flow: FlowDefinition, id: String, owner: UInt32, locale: String, clock: any EngineClock,
         prefill: [String: AnswerValue] = [:], dynamicOptions: [String: [ChoiceOption]] = [:]
     ) throws(SessionError) {
-        let normalized = LocaleFallback.normalize(locale)
-        guard LocaleFallback.isWellFormed(normalized) else {
+        guard let normalized = LocaleFallback.requested(locale) else {
             throw SessionError(.invalidArgs, "\(quoted(locale)) is not a locale tag (expected one like \"en\" or \"pt-BR\")")
         }
         guard !id.isEmpty, id.utf8.count <= 128 else { throw SessionError(.invalidArgs, "a session id must be 1 to 128 bytes") }
@@ -90,7 +89,7 @@ public struct FlowSession: Sendable {
             checked.append((key, target.field, try checkValue(value, key: key, field: target.field, isOther: target.isOther)))
         }
         for item in checked { store(item.value, key: item.key, field: item.field) }
-        record.announcement = words(arrival(atStep: 0, path: route()))
+        announce(arrival(atStep: 0, path: route()))
     }
 
     /// Restores a session from its record, with the flow as loaded now.
@@ -175,8 +174,13 @@ public struct FlowSession: Sendable {
     /// The last submit failure's localized message.
     public var lastError: String? { record.lastError }
 
-    /// The last announcement: "Step 2 of 4, Day and time", or a submit's outcome.
+    /// The last announcement: "Step 2 of 4, Day and time", "Sending…", a
+    /// submit's outcome, or "Not sent".
     public var announcement: String { record.announcement }
+
+    /// Counts the announcements made (``SessionRecord/announcementSequence``):
+    /// a host signals `Announcement` when this changes, once per event.
+    package var announcementSequence: UInt64 { record.announcementSequence }
 }
 
 extension FlowSession: CustomStringConvertible, CustomReflectable {

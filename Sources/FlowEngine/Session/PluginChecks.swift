@@ -152,6 +152,16 @@ extension FlowSession {
         return applyPluginResults(results)
     }
 
+    /// `checkAnswers`, then runs the plugin field validators it asks for:
+    /// the final field errors, with the session unchanged.
+    package nonisolated(nonsending) func checkAnswers(
+        _ answers: [String: AnswerValue], now: Int64, validating validator: some PluginValidating
+    ) async throws(SessionError) -> FieldErrors {
+        let check = try checkAnswers(answers, now: now)
+        guard !check.checks.isEmpty else { return check.errors }
+        return check.errors(applying: await check.checks.run(using: validator))
+    }
+
     /// `continueStep`, running whatever plugin checks it asks for: the final
     /// outcome in one call (never ``ContinueOutcome/checking(_:)``).
     public nonisolated(nonsending) mutating func continueStep(

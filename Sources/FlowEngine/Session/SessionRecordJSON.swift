@@ -68,6 +68,7 @@ extension SessionRecord {
         }
         if let lastError { w.key("lastError"); w.string(lastError) }
         w.key("announcement"); w.string(announcement)
+        w.key("announcementSequence"); w.unsigned(announcementSequence)
         if let receipt {
             w.key("receipt")
             try w.object(receipt) { (w, value) throws(RecordEncodingError) in try w.json(value, at: "receipt") }

@@ -73,6 +73,28 @@ public struct SetAnswersResult: Sendable {
     public let checks: [PluginCheck]
 }
 
+/// What `checkAnswers` found: what `setAnswers` would have replied, with
+/// nothing stored.
+package struct AnswerCheck: Sendable {
+    /// The current step's field errors, as `setAnswers` would return them.
+    package let errors: FieldErrors
+    /// The plugin field validators `setAnswers` would ask for. When empty,
+    /// `errors` is final; otherwise run them and pass the results to
+    /// ``errors(applying:)``.
+    package let checks: [PluginCheck]
+    /// The session as `setAnswers` would have left it: only here, never
+    /// stored, so the results of `checks` can be applied to the same values.
+    let trial: FlowSession
+
+    /// The final errors once `checks` ran: what
+    /// ``FlowSession/applyPluginResults(_:)`` would return after the same
+    /// `setAnswers`.
+    package func errors(applying results: [PluginCheckResult]) -> FieldErrors {
+        var session = trial
+        return session.applyPluginResults(results)
+    }
+}
+
 /// What a `continueStep` call did.
 public enum ContinueOutcome: Sendable {
     /// The step was accepted and the session moved on (to a step or to Review).

@@ -6,6 +6,23 @@ public protocol FieldValidator: Sendable {
     /// could not be done; the daemon then refuses the value with a generic
     /// message (it fails closed).
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String?
+
+    /// Describes the rule in a short sentence in `context.locale`, which a
+    /// client shows next to the field before the person types: "Within the
+    /// next 30 days". Nil, the default, shows nothing.
+    ///
+    /// Asked once per flow and language, not per session or value, so the
+    /// answer may depend only on `context.options`, `context.locale` and
+    /// `field`: the context has no session id and no answers, its
+    /// `callerUID` is the daemon's own, and it must not depend on the day
+    /// (say "within the next 30 days", not the dates). Throwing, or taking
+    /// too long, shows no description; the value is still checked.
+    func describeRule(field: FieldInfo, context: PluginContext) async throws -> String?
+}
+
+extension FieldValidator {
+    /// No description: the rule is only seen when a value breaks it.
+    public func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? { nil }
 }
 
 /// Checks a step's fields together, on Continue.
@@ -13,6 +30,18 @@ public protocol StepValidator: Sendable {
     /// Returns the problems found; an empty array means the step is valid.
     /// `context.answers` holds the answers, this step's included.
     func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
+
+    /// Describes the rule in a short sentence in `context.locale`, which a
+    /// client shows on the step before the person continues: "The delivery
+    /// and billing countries must be the same". Nil, the default, shows
+    /// nothing. Asked once per flow and language, as
+    /// ``FieldValidator/describeRule(field:context:)`` is.
+    func describeRule(step: StepInfo, context: PluginContext) async throws -> String?
+}
+
+extension StepValidator {
+    /// No description: the rule is only seen when the step breaks it.
+    public func describeRule(step: StepInfo, context: PluginContext) async throws -> String? { nil }
 }
 
 /// Does something with a finished flow: writes it, sends it, runs it.

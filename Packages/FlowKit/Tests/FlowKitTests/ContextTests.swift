@@ -71,6 +71,39 @@ import Testing
         #expect(all.map(\.kind) == CapabilityKind.allCases)
     }
 
+    /// A validator written for FlowKit 1.1: it describes its rule.
+    struct Window: FieldValidator, StepValidator {
+        func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? { nil }
+        func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] { [] }
+        func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
+            let days = context.options["days"]?.intValue ?? 30
+            return context.locale.hasPrefix("de") ? "In den nächsten \(days) Tagen" : "Within the next \(days) days"
+        }
+        func describeRule(step: StepInfo, context: PluginContext) async throws -> String? {
+            "\(step.title): all or nothing"
+        }
+    }
+
+    @Test("describeRule: none by default (Noop is written as before 1.1), a validator's own through the protocol")
+    func ruleDescriptions() async throws {
+        let field = FieldInfo(id: "day", type: "date", label: "Day")
+        let step = StepInfo(id: "s", title: "Step", fields: [field])
+        let context = PluginContext(
+            flowID: "f", sessionID: "", locale: "de", callerUID: 0, answers: [:], options: ["days": 14], stateDirectory: "")
+        let noop: any FieldValidator = Noop()
+        let noopStep: any StepValidator = Noop()
+        #expect(try await noop.describeRule(field: field, context: context) == nil)
+        #expect(try await noopStep.describeRule(step: step, context: context) == nil)
+        // Called through the existential, as the daemon calls it: the plugin's
+        // own implementation, not the default.
+        let window: any FieldValidator = Window()
+        let windowStep: any StepValidator = Window()
+        #expect(try await window.describeRule(field: field, context: context) == "In den nächsten 14 Tagen")
+        #expect(try await windowStep.describeRule(step: step, context: context) == "Step: all or nothing")
+        guard case .fieldValidator(_, let registered) = Capability.fieldValidator("t.window", Window()) else { return }
+        #expect(try await registered.describeRule(field: field, context: context) == "In den nächsten 14 Tagen")
+    }
+
     @Test("the kinds' names are the ones flowctl and the docs print")
     func kindNames() {
         #expect(CapabilityKind.allCases.map(\.rawValue)
