@@ -92,6 +92,10 @@ package actor FlowClient {
     private var link: Link?
     /// flowd's unique name: the only sender whose signals are believed.
     private var owner: BusName?
+    /// Counts `NameOwnerChanged`s: an answer to `GetNameOwner` older than the
+    /// last one must not overwrite what it said (both can arrive in one
+    /// dispatch, and the answer resumes its task after the signal ran).
+    private var ownerGeneration: UInt64 = 0
     private var subscribers: [UInt64: Subscriber] = [:]
     private var nextSubscriber: UInt64 = 0
     /// Sessions called again after a reconnection, so flowd sends their signals here.
@@ -279,15 +283,19 @@ package actor FlowClient {
     private func resolveOwner(of link: Link) async {
         let message = Message.methodCall(
             destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetNameOwner")
+        let generation = ownerGeneration
+        var answer: BusName?
         do {
             try message.append(.string(FlowBus.name.rawValue))
             let reply = try await exchange(message, on: link.connection, member: "GetNameOwner", timeout: configuration.callTimeout)
             var reader = reply.arguments()
-            owner = BusName(rawValue: try reader.next(String.self))
+            answer = BusName(rawValue: try reader.next(String.self))
         } catch {
             // NameHasNoOwner: flowd is not running; NameOwnerChanged tells when it is.
-            if link === self.link { owner = nil }
+            answer = nil
         }
+        guard link === self.link, generation == ownerGeneration else { return }
+        owner = answer
     }
 
     /// After a new connection: learn flowd's name, call the watched
@@ -328,6 +336,7 @@ package actor FlowClient {
         guard let arguments = try? message.readArguments(), arguments.count == 3,
               case .string(let name) = arguments[0], name == FlowBus.name.rawValue,
               case .string(let newOwner) = arguments[2] else { return }
+        ownerGeneration &+= 1
         guard let link, !newOwner.isEmpty, let unique = BusName(rawValue: newOwner) else {
             owner = nil
             announceLoss()

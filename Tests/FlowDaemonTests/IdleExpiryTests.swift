@@ -13,6 +13,41 @@ struct IdleExpiryTests {
         { $0 == .sessionRemoved(id: id) }
     }
 
+    /// Touches `session` (a new answer) every 200 ms on a thread of its own
+    /// until `keepGoing` is false: on a loaded machine the touches keep
+    /// their rhythm whatever the test's tasks wait for.
+    /// Returns the failures, the last value the session acknowledged, and
+    /// whether the thread has stopped.
+    static func keepTouching(
+        _ client: FlowClient, _ session: String, while keepGoing: Locked<Bool>
+    ) -> (failures: Locked<[String]>, last: Locked<Int64>, stopped: Locked<Bool>) {
+        let failures = Locked<[String]>([])
+        let last = Locked<Int64>(0)
+        let stopped = Locked(false)
+        Foundation.Thread {
+            var stars: Int64 = 1
+            while keepGoing.value {
+                stars = stars == 1 ? 2 : 1
+                let value = stars
+                do throws(FlowClientError) {
+                    let errors = try Blocking.run { () async throws(FlowClientError) -> [String: String] in
+                        try await client.setAnswers(session, ["stars": .int64(value)])
+                    }
+                    if errors.isEmpty {
+                        last.withLock { $0 = value }
+                    } else {
+                        failures.withLock { $0.append("\(errors)") }
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                Foundation.Thread.sleep(forTimeInterval: 0.2)
+            }
+            stopped.withLock { $0 = true }
+        }.start()
+        return (failures, last, stopped)
+    }
+
     @Test("IdleTimeout=2s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
     func expiry() async throws {
         try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
@@ -20,38 +55,28 @@ struct IdleExpiryTests {
             let client = fixture.client
             let untouched = try await client.start("quick")
             let touched = try await client.start("quick")
-            var stars: Int64 = 1
-            func touch() async throws {
-                stars = stars == 1 ? 2 : 1
-                #expect(try await client.setAnswers(touched, ["stars": .int64(stars)]) == [:])
-            }
 
             // Touch one session while waiting (up to 30 s) for the other to go.
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: .seconds(30))
-            var removed: ManagerSignal?
-            while removed == nil && clock.now < deadline {
-                try await touch()
-                removed = await watcher.nextManagerSignal(timeout: .milliseconds(200), where: Self.removal(of: untouched))
-            }
+            let touching = Locked(true)
+            let (failures, last, stopped) = Self.keepTouching(client, touched, while: touching)
+            let removed = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: untouched))
             #expect(removed != nil, "the untouched session did not expire")
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.getSession(untouched) }
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.step(untouched) }
 
             // Keep touching for longer than the idle time: the session stays.
-            let keepUntil = clock.now.advanced(by: .seconds(4))
-            while clock.now < keepUntil {
-                try await touch()
-                let gone = await watcher.nextManagerSignal(timeout: .milliseconds(200), where: Self.removal(of: touched))
-                #expect(gone == nil, "a session in use expired")
-                if gone != nil { break }
-            }
+            try await Task.sleep(for: .seconds(4))
+            touching.withLock { $0 = false }
+            #expect(await waitUntil { stopped.value }, "the touching thread did not stop")
+            #expect(failures.value.isEmpty, "a touch failed: \(failures.value)")
+            let meanwhile = try await watcher.drain()
+            #expect(!meanwhile.contains(.manager(.sessionRemoved(id: touched))), "a session in use expired")
             #expect(try await client.getSession(touched) == sessionPath(touched))
-            #expect(try await client.answers(touched)["stars"] == .int64(stars))
+            #expect(try await client.answers(touched)["stars"] == .int64(last.value))
 
             // Left alone, it goes too.
-            let last = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: touched))
-            #expect(last != nil, "the session did not expire once left alone")
+            let gone = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: touched))
+            #expect(gone != nil, "the session did not expire once left alone")
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.getSession(touched) }
             #expect(try await client.sessionCount() == 0)
             #expect(try await client.listSessions().isEmpty)
