@@ -119,8 +119,8 @@ struct IntegrationTests {
         let submit = try flowd.flowctl(["submit", id])
         #expect(submit.status == .exited(1))
         #expect(submit.standardError == """
-            ✗ step "only" is not finished; the session moved there (see 'flowctl show \(id)')
-            Flow "quick" has no Review page: 'flowctl continue \(id)' on its last step, "only", submits it.
+            ✗ “Only” is not finished yet; it is shown now. (see 'flowctl show \(id)')
+            Flow “quick” has no Review page: 'flowctl continue \(id)' on its last step, “Only”, submits it.
 
             """)
         #expect(try flowd.flowctl(["set", id, "ok=y"]).status == .exited(0))

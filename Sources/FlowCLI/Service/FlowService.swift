@@ -49,71 +49,86 @@ extension FlowClient: FlowService {}
 
 /// flowctl's calls to flowd on `bus`: flowctl is synchronous, so each call
 /// blocks until flowd answers, and a failure becomes flowctl's error.
+///
+/// Every reply and error a person is shown passes through here, and here its
+/// texts are cleaned for the terminal (``TerminalText``); `--json` output
+/// gets them whole.
 struct FlowdCalls: Sendable {
     let service: any FlowService
     let bus: BusChoice
+    /// The replies are shown to a person: clean their texts.
+    let cleansText: Bool
+    /// The person's language, for flowctl's sentences about failed calls.
+    var locale = "en"
+
+    /// The same calls, their failures said in `locale`.
+    func speaking(_ locale: String) -> FlowdCalls {
+        var calls = self
+        calls.locale = locale
+        return calls
+    }
 
     /// Runs `body` against the service and waits for it.
-    func request<T: Sendable>(
+    func request<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(FlowClientError) -> T {
         let service = self.service
-        return try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
+        do {
+            let value = try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
+            return cleansText ? value.terminalSafe() : value
+        } catch {
+            throw cleansText ? error.terminalSafe() : error
+        }
+    }
+
+    /// Runs `body`, which returns nothing, against the service and waits for it.
+    func request(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
+    ) throws(FlowClientError) {
+        let service = self.service
+        do {
+            try Blocking.run { () async throws(FlowClientError) in try await body(service) }
+        } catch {
+            throw cleansText ? error.terminalSafe() : error
+        }
     }
 
     /// Runs `body` against the service and waits for it; a failure is flowctl's error.
-    func call<T: Sendable>(
+    func call<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(CLIError) -> T {
         do {
             return try request(body)
         } catch {
-            throw CLIError(error, bus: bus)
+            throw CLIError(error, bus: bus, locale: locale)
         }
     }
-}
 
-extension CLIError {
-    /// flowctl's exit status and message for a failed call to flowd on
-    /// `bus`; `flowd` is the daemon's path for the "Start it with" hint.
-    package init(_ error: FlowClientError, bus: BusChoice, flowd: @autoclosure () -> String = FlowdLocation.current()) {
-        let detail = error.underlying?.message ?? error.message
-        switch error.kind {
-        case .flowd(let name):
-            switch name {
-            case .notFound: self.init(.notFound, error.message)
-            case .invalidArgs: self.init(.dataError, error.message)
-            case .accessDenied: self.init(.accessDenied, error.message)
-            case .pluginFailed: self.init(.unavailable, error.message)
-            case .invalidState, .validationFailed, .limitExceeded, .submitFailed, .timeout, .cancelled, .failed:
-                self.init(.failure, error.message)
-            }
-        case .notRunning:
-            var message = "flowd is not running on \(bus.displayName). Start it with: \(bus.startCommand(flowd: flowd()))"
-            if let name = error.name, name != .serviceUnknown, name != .nameHasNoOwner {
-                message += " (activation failed: \(detail))"
-            }
-            self.init(.unavailable, message)
-        case .cannotConnect:
-            var message = "cannot connect to \(bus.displayName): \(detail)"
-            if case .user = bus { message += " (is this a desktop or user session? For the system service use --system)" }
-            self.init(.unavailable, message)
-        case .disconnected:
-            self.init(.unavailable, "lost the connection to \(bus.displayName): \(detail)")
-        case .noReply:
-            self.init(.unavailable, error.message)
-        case .cancelled:
-            self.init(.failure, error.message)
-        case .protocolMismatch:
-            self.init(.software, error.message)
-        case .dbus:
-            switch error.name {
-            case .accessDenied?: self.init(.accessDenied, error.message)
-            case .invalidArgs?: self.init(.dataError, error.message)
-            case .unknownObject?: self.init(.notFound, "the session no longer exists (\(error.message))")
-            default: self.init(.failure, error.message)
-            }
+    /// Runs `body`, which returns nothing, and waits for it; a failure is flowctl's error.
+    func call(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
+    ) throws(CLIError) {
+        do {
+            try request(body)
+        } catch {
+            throw CLIError(error, bus: bus, locale: locale)
         }
+    }
+
+    /// The session's events from now on (`watch`).
+    func events(for session: String) throws(CLIError) -> FlowEvents {
+        let service = self.service
+        do {
+            return try Blocking.run { () async throws(FlowClientError) -> FlowEvents in try await service.events(for: session) }
+        } catch {
+            throw CLIError(cleansText ? error.terminalSafe() : error, bus: bus, locale: locale)
+        }
+    }
+
+    /// The next of `events`; nil once they end.
+    func next(of events: FlowEvents) -> FlowEvent? {
+        let event = Blocking.run { await events.next() }
+        return cleansText ? event.map { $0.terminalSafe() } : event
     }
 }
 
@@ -135,12 +150,15 @@ public enum BusChoice: Sendable, Hashable {
         }
     }
 
-    /// "the session bus", "the system bus", "the bus at ADDR".
-    public var displayName: String {
+    /// "the session bus", "the system bus", "the bus at ADDR", in English.
+    public var displayName: String { displayName(in: "en") }
+
+    /// "the session bus", "the system bus", "the bus at ADDR", in `locale`.
+    package func displayName(in locale: String) -> String {
         switch self {
-        case .system: return "the system bus"
-        case .user: return "the session bus"
-        case .address(let address): return "the bus at \(address)"
+        case .system: return FlowctlText.busSystem.text(locale)
+        case .user: return FlowctlText.busSession.text(locale)
+        case .address(let address): return FlowctlText.busAddress.text(locale, ["address": address])
         }
     }
 
