@@ -157,6 +157,7 @@ struct ProgressSnapshotTests {
         case .time: return .text(pick % 3 == 0 ? "" : "10:3\(pick % 10)")
         case .email: return .text(pick % 3 == 0 ? "nope" : "a@example.org")
         case .text, .multiline, .secure: return .text(pick % 4 == 0 ? "" : String(repeating: "x", count: Int(pick % 16)))
+        case .computed: return .integer(Int64(pick % 20))  // refused: nothing sets a computed field
         }
     }
 

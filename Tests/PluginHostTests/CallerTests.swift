@@ -17,9 +17,9 @@ struct CallerTests {
         let context = Samples.context(locale: "de")
 
         #expect(await caller.validateField("test.even", value: .integer(4), field: Samples.field(), context: context)
-            == .success(nil))
+            == .success(.accepted))
         #expect(await caller.validateField("test.even", value: .integer(3), field: Samples.field(label: "Anzahl"),
-            context: context) == .success("Anzahl must be even."))
+            context: context) == .success(.rejected("Anzahl must be even.")))
 
         let step = StepInfo(id: "s", title: "S", fields: [Samples.field("a"), Samples.field("b")])
         let same = Samples.context(answers: ["a": .text("x"), "b": .text("x")])
@@ -198,7 +198,7 @@ struct CallerTests {
             ["FixtureTestPlugin", "FixtureHangPlugin"], in: temp, crashGuard: crashGuard, executor: executor,
             configuration: .init(validatorTimeout: .seconds(600)))
         let blockedCount = 6
-        var blocked: [Task<PluginCallResult<String?>, Never>] = []
+        var blocked: [Task<PluginCallResult<FieldAssessment>, Never>] = []
         for _ in 0..<blockedCount {
             blocked.append(Task {
                 await caller.validateField("hang.blocking", value: .text("x"), field: Samples.field(),
@@ -211,7 +211,7 @@ struct CallerTests {
         // Every blocked call holds a thread of its own...
         #expect(executor.threadCounts.current >= blockedCount)
         // ...and other calls still complete, many at once.
-        try await withThrowingTaskGroup(of: PluginCallResult<String?>.self) { group in
+        try await withThrowingTaskGroup(of: PluginCallResult<FieldAssessment>.self) { group in
             for i in 0..<20 {
                 group.addTask {
                     await caller.validateField("test.even", value: .integer(Int64(i)), field: Samples.field(),

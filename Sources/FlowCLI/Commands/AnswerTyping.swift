@@ -83,6 +83,8 @@ public enum AnswerTyping {
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)
+        case .computed?:
+            throw CLIError(.dataError, "field \(quote(field.id)) is computed from other answers and cannot be set")
         case .text?, .multiline?, .secure?, .email?, .date?, .time?, nil:
             return .string(text)
         }
