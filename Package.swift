@@ -97,15 +97,25 @@ let package = Package(
         .target(name: "CPluginGuard"),
         // The safe dlopen loader and the plugin call path (timeouts, crash guard).
         .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard", "FlowdSystem"]),
+        // The D-Bus contract (docs/dbus-api.md) written once: names, error
+        // names, properties, signals and the wire structs, each with one
+        // encoder (the daemon) and one decoder (the clients).
+        .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
+        // The typed client of the whole API, on a Reactor loop of its own:
+        // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
+        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem", "Logging", flowKit,
+                "FlowEngine", "FlowProtocol", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem",
+                "Logging", flowKit,
             ]
         ),
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
-        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
+        .target(
+            name: "FlowCLI",
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
 
         // The desktop client's one seam over GTK and libadwaita: typed widgets,
         // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
@@ -124,7 +134,8 @@ let package = Package(
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
-            name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
+            name: "FlowBench",
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
             name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
@@ -171,11 +182,16 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Logging", "TestSupport"]),
         .testTarget(name: "FlowdSystemTests", dependencies: ["FlowdSystem", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
+        .testTarget(name: "FlowProtocolTests", dependencies: ["FlowProtocol", "DBus", "FlowEngine", flowKit]),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine", "Systemd", "Logging"]),
+            dependencies: [
+                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "Systemd",
+                "Logging", flowKit,
+            ]),
         .testTarget(
-            name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
+            name: "FlowCLITests",
+            dependencies: ["TestSupport", "FlowCLI", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
         .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.

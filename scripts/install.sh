@@ -1,6 +1,6 @@
 #!/bin/bash
 # Installs a release build of flowd into $DESTDIR$PREFIX: the layout of
-# DESIGN.md's install table (also in docs/admin.md). Called by `make install`;
+# the install table in docs/admin.md. Called by `make install`;
 # run it directly only with the same variables.
 #
 #   BUILD_DIR   the SwiftPM release bin directory (swift build -c release --show-bin-path)
@@ -40,6 +40,9 @@ SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
 DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
 BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
+# Where flowd looks for flowd.conf: /etc for PREFIX=/usr, $PREFIX/etc otherwise (InstallLayout).
+case "$PREFIX" in /usr | /) DEFAULT_SYSCONFDIR=/etc ;; *) DEFAULT_SYSCONFDIR=$PREFIX/etc ;; esac
+SYSCONFDIR=${SYSCONFDIR:-$DEFAULT_SYSCONFDIR}
 
 FLOWD_LIB=$LIBDIR/flowd              # as seen at run time
 D_FLOWD_LIB=$DESTDIR$FLOWD_LIB       # as written now
@@ -161,6 +164,19 @@ install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
 for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
     install_text "$f" "$DOCDIR/examples/flowd.service.d"
 done
+# The fully commented sample configuration (every key with its default). An
+# administrator's own file is never replaced: a package marks it a conffile,
+# and an install into / keeps one that is already there.
+conf=$DESTDIR$SYSCONFDIR/flowd/flowd.conf
+if [ -z "$DESTDIR" ] && [ -e "$conf" ]; then
+    warn "$conf exists: kept (the sample is $SRCDIR/etc/flowd.conf)"
+else
+    install -d -m 0755 "$DESTDIR$SYSCONFDIR/flowd"
+    sed -e "s|/etc/flowd|$SYSCONFDIR/flowd|g" -e "s|/usr/share/flowd|$DATADIR/flowd|g" "$SRCDIR/etc/flowd.conf" |
+        substitute /dev/stdin >"$conf.tmp"
+    chmod 0644 "$conf.tmp"
+    mv -f "$conf.tmp" "$conf"
+fi
 # The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
 # .swiftmodule, so a plugin outside this tree depends on this package by path.
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
@@ -176,6 +192,7 @@ install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
+install_optional docs/man/flowd-gtk.1 "$MANDIR/man1" flowd-gtk.1
 install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
 
 # --- checks --------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs every Debian package flowd needs to build, test, benchmark and run its
-# demo, and the desktop client's build and headless test (GTK 4, libadwaita, Xvfb,
-# AT-SPI). Safe to run again: apt-get skips what is already there.
+# demo, the desktop client's build and headless test (GTK 4, libadwaita, Xvfb,
+# AT-SPI), and to build flowd's Debian packages and test them in a clean Debian
+# 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
+# again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
@@ -37,6 +39,11 @@ PACKAGES="
   librsvg2-common
   desktop-file-utils
   appstream
+  dpkg-dev
+  debhelper
+  fakeroot
+  lintian
+  mmdebstrap
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -73,3 +73,16 @@ public final class Locked<Value: Sendable>: Sendable {
         try stored.withLock { (value: inout Value) throws -> T in try body(&value) }
     }
 }
+
+/// Waits, without holding a thread, until `condition` holds; false when
+/// `timeout` passed first (an upper bound for a broken test, not a
+/// measurement). For async tests whose other tasks make the condition true.
+public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while !condition() {
+        guard clock.now < deadline else { return condition() }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}

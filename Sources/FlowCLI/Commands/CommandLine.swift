@@ -1,3 +1,5 @@
+import FlowProtocol
+
 /// One option a command accepts.
 public struct OptionSpec: Sendable, Hashable {
     /// The long name without dashes (`locale` for `--locale`).
@@ -369,7 +371,7 @@ public enum FlowctlCommandLine {
     public static func overview() -> String {
         var text = """
             Usage: flowctl [OPTIONS] COMMAND [ARGUMENTS]
-            Drive flowd's multi-step form flows from the command line (D-Bus service org.flowd.Flow1).
+            Drive flowd's multi-step form flows from the command line (D-Bus service \(FlowBus.name)).
 
             """
         // One column width for every group, so the summaries line up.

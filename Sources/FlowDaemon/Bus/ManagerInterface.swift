@@ -1,24 +1,25 @@
 import DBus
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowStore
 
-/// The object at `/org/flowd/Flow1`.
+/// The Manager object (``FlowBus/managerPath``).
 struct ManagerObject: Sendable {
     let front: BusFrontEnd
 }
 
-/// The member table of `org.flowd.Flow1.Manager` (docs/dbus-api.md).
+/// The member table of the Manager interface (docs/dbus-api.md).
 enum ManagerInterface {
     static let table = InterfaceTable<ManagerObject>(
-        BusFrontEnd.managerInterface,
+        FlowBus.managerInterface,
         methods: [
-            .init("ListFlows", out: [Argument("flows", "aa{sv}")]) { manager, call in
+            .init(FlowMember.Manager.listFlows, out: [Argument("flows", "aa{sv}")]) { manager, call in
                 let flows = try manager.front.withService { $0.catalog.sortedFlows }
-                call.reply(.vardicts(flows.map { flowSummary($0.definition) }))
+                call.reply(.array(elementType: "a{sv}", flows.map { FlowSummary($0.definition).dbusValue }))
             },
             .init(
-                "StartSession", in: [Argument("flow", "s"), Argument("options", "a{sv}")],
+                FlowMember.Manager.startSession, in: [Argument("flow", "s"), Argument("options", "a{sv}")],
                 out: [Argument("session", "o")]
             ) { manager, call in
                 var args = call.arguments()
@@ -42,7 +43,11 @@ enum ManagerInterface {
                         switch result {
                         case .success(let id):
                             if let sender { front.noteCreator(sender, of: id) }
-                            call.reply(.objectPath(SessionObject.path(of: id)))
+                            guard let path = FlowBus.sessionPath(of: id) else {
+                                call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
+                                break
+                            }
+                            call.reply(.objectPath(path))
                         case .failure(let error):
                             call.fail(error)
                         }
@@ -50,61 +55,45 @@ enum ManagerInterface {
                     }
                 }
             },
-            .init("ListSessions", out: [Argument("sessions", "a(ssos)")]) { manager, call in
+            .init(FlowMember.Manager.listSessions, out: [Argument("sessions", "a(ssos)")]) { manager, call in
                 let uid = try manager.front.uid(of: call)
                 let sessions = try manager.front.withService { service throws(FlowdError) in try service.listSessions(uid: uid) }
-                call.reply(
-                    .array(
-                        elementType: "(ssos)",
-                        sessions.map {
-                            .structure([
-                                .string($0.id), .string($0.flowID), .objectPath(SessionObject.path(of: $0.id)),
-                                .string($0.state),
-                            ])
-                        }))
+                // The store's ids and states are the daemon's own: a row
+                // that is not (a damaged database) is left out, not sent.
+                let listings = sessions.compactMap { row in
+                    SessionState(rawValue: row.state).flatMap { SessionListing(id: row.id, flowID: row.flowID, state: $0) }
+                }
+                call.reply(.array(elementType: SessionListing.signature, listings.map(\.dbusValue)))
             },
-            .init("GetSession", in: [Argument("id", "s")], out: [Argument("session", "o")]) { manager, call in
+            .init(FlowMember.Manager.getSession, in: [Argument("id", "s")], out: [Argument("session", "o")]) { manager, call in
                 var args = call.arguments()
                 let id = try args.next(String.self)
-                guard SessionID.isValid(id) else {
+                guard let path = FlowBus.sessionPath(of: id) else {
                     throw FlowdError.invalidArgs("\"\(id.prefix(64))\" is not a session id (32 lowercase hex characters)")
                 }
                 let uid = try manager.front.uid(of: call)
                 try manager.front.withService { service throws(FlowdError) in try service.authorize(id, uid: uid) }
-                call.reply(.objectPath(SessionObject.path(of: id)))
+                call.reply(.objectPath(path))
             },
-            .init("ListPlugins", out: [Argument("plugins", "aa{sv}")]) { manager, call in
-                call.reply(.vardicts(manager.front.pluginList()))
+            .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
+                call.reply(.array(elementType: "a{sv}", manager.front.pluginList().map(\.dbusValue)))
             },
-            .init("Reload") { manager, call in
+            .init(FlowMember.Manager.reload) { manager, call in
                 let uid = try manager.front.uid(of: call)
                 guard uid == 0 else { throw FlowdError.accessDenied("only root may reload flowd") }
                 manager.front.finish(call, manager.front.reloadConfiguration())
             },
         ],
         properties: [
-            .read("Version", String.self, emitsChange: .const) { $0.front.version },
-            .read("SessionCount", UInt32.self) { manager in
+            .read(ManagerProperty.version.name, String.self, emitsChange: .const) { $0.front.version },
+            .read(ManagerProperty.sessionCount.name, UInt32.self) { manager in
                 UInt32(clamping: manager.front.service.assumeIsolated { $0.sessionCount })
             },
         ],
         signals: [
-            .init("SessionNew", [Argument("id", "s"), Argument("session", "o")]),
-            .init("SessionRemoved", [Argument("id", "s"), Argument("session", "o")]),
+            .init(ManagerSignal.sessionNewMember, [Argument("id", "s"), Argument("session", "o")]),
+            .init(ManagerSignal.sessionRemovedMember, [Argument("id", "s"), Argument("session", "o")]),
         ])
-
-    /// One entry of `ListFlows`.
-    static func flowSummary(_ flow: FlowDefinition) -> [String: DBusValue] {
-        var titles: [String: String] = [:]
-        for t in flow.title.translations { titles[t.locale] = t.text }
-        if let plain = flow.title.plain { titles["en"] = titles["en"] ?? plain }
-        return [
-            "id": .string(flow.id), "title": .string(flow.title.resolve(flow.locales.first ?? "en")),
-            "titles": .stringDictionary(titles), "description": .string(flow.description?.resolve(flow.locales.first ?? "en") ?? ""),
-            "locales": .strings(flow.locales), "steps": .uint32(UInt32(clamping: flow.steps.count)),
-            "review": .bool(flow.hasReview),
-        ]
-    }
 
     /// The `StartSession` options: `locale` (s) and `prefill` (a{sv}).
     static func startOptions(

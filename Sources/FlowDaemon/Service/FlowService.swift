@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowStore
 import FoundationEssentials
 import Reactor

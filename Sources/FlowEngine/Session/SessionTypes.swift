@@ -18,9 +18,9 @@ public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
     case failed
 }
 
-/// Why a session call was refused. The daemon maps ``Kind`` to a D-Bus error
-/// name (`org.flowd.Flow1.Error.<Kind>`); the message is English, for
-/// programs and logs.
+/// Why a session call was refused. The daemon maps ``Kind`` to one of the
+/// contract's error names (FlowProtocol's `FlowErrorName`); the message is
+/// English, for programs and logs.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error's class; its raw value is the D-Bus error name's last part.
     public enum Kind: String, Sendable, Hashable {
