@@ -46,6 +46,8 @@ import Testing
         #expect(try Self.eval("length(name)", ["name": .text("Zoë 🇩🇪")]) == .number(6), "Unicode scalars, as minLength counts")
         #expect(try Self.eval("a-b", ["a-b": .number(5)]) == .number(5), "a-b is a field id; a - b subtracts")
         #expect(try Self.eval("a - b", ["a": .number(5), "b": .number(2)]) == .number(3))
+        #expect(try Self.eval("count * 3 + count(count2)", ["count": .number(4), "count2": .list(["x"])]) == .number(13),
+                "a function's name is a field's when no '(' follows")
     }
 
     @Test("dates: today from the engine's clock, differences in days, days added")

@@ -16,7 +16,8 @@
 /// ```
 ///
 /// A field is named by its id (letters, digits, `_` and `-`): `a-b` is the
-/// field `a-b`, and `a - b` a subtraction. Every bound is checked while
+/// field `a-b`, and `a - b` a subtraction. A function's name is one only
+/// before `(`: `count` alone is a field called `count`. Every bound is checked while
 /// parsing, before the parser recurses further: nesting (parentheses, calls,
 /// `not`, unary minus) by ``ExpressionLimits/maxDepth``, so the parser's
 /// stack is bounded whatever the input; a chain `a + b + c …` does not nest,
@@ -36,8 +37,10 @@ struct ExpressionParser {
     private var nodes = 0
     private var references: [(id: String, position: Int)] = []
 
-    /// Reserved words; a field with such an id cannot be read in an expression.
-    static let keywords: Set<String> = ["and", "or", "not", "true", "false", "today", "if", "count", "length"]
+    /// Reserved words; a field with such an id cannot be read in an
+    /// expression. A function's name (`if`, `count`, `length`) is one only
+    /// before `(`, so a field may be called `count`.
+    static let keywords: Set<String> = ["and", "or", "not", "true", "false", "today"]
 
     private init(limits: ExpressionLimits) {
         self.limits = limits
@@ -282,7 +285,7 @@ struct ExpressionParser {
             default:
                 break
             }
-            if let function = ExprFunction(rawValue: name) {
+            if let function = ExprFunction(rawValue: name), isSymbol("(") {
                 return try call(function, at: at, depth: depth)
             }
             if isSymbol("(") {

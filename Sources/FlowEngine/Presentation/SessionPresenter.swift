@@ -275,6 +275,17 @@ extension FlowSession {
     /// The predicted path with each entry's status, Review last.
     public var path: [PathEntry] { SessionPresenter(self).path }
 
+    /// The ids of the current step's fields that are shown (format 2
+    /// `visibleIf`), in order; empty off a form step. What the
+    /// `VisibleFields` property says, so a window hears when one appears.
+    package var visibleFieldIDs: [String] {
+        guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return [] }
+        let step = flow.steps[i]
+        guard flow.hasFieldLogic else { return step.fields.map(\.id) }
+        let r = resolve(including: i)
+        return step.fields.filter(r.shows).map(\.id)
+    }
+
     /// ``stepIndex``, ``stepCount``, ``canGoBack``, ``canContinue``,
     /// ``continueLabel`` and ``path`` at once: the same values, with the path
     /// predicted once and each step's "finished" worked out once. A host
