@@ -80,6 +80,11 @@ import Testing
         let long = String(repeating: "x", count: 3000)
         #expect(try Self.eval("t + t", ["t": .text(long)]) == .nothing, "over 4096 bytes: no value")
         #expect(try Self.eval("t + \"y\"", ["t": .text(long)]) == .text(long + "y"))
+        #expect(ExprValue(.text(String(repeating: "x", count: 5000)), as: .text) == .nothing, "an answer over 4096 bytes")
+        // Texts compare by code points, without normalization.
+        #expect(try Self.eval("a == b", ["a": .text("é"), "b": .text("e\u{301}")]) == .bool(false))
+        #expect(try Self.eval("a < b", ["a": .text("09:30"), "b": .text("12:00")]) == .bool(true))
+        #expect(try Self.eval("a < b", ["a": .text("Z"), "b": .text("a")]) == .bool(true))
     }
 
     @Test("syntax errors name the position")

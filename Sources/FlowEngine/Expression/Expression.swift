@@ -22,8 +22,8 @@ package struct ExpressionLimits: Sendable, Hashable {
     package var maxLiteralDigits = 15
     /// Numbers from 10^15 on (either sign) have no value: overflow is defined.
     package var maxMagnitude = 1e15
-    /// The longest text a concatenation makes, in UTF-8 bytes; a longer
-    /// one has no value.
+    /// The longest text an expression reads or makes, in UTF-8 bytes; a
+    /// longer answer or concatenation has no value.
     package var maxTextBytes = 4096
 
     /// The documented defaults.
@@ -85,7 +85,10 @@ package enum ExprValue: Sendable, Hashable {
         case (.number, _): self = answer.doubleValue.map(ExprValue.number) ?? .nothing
         case (.bool, .bool(let b)): self = .bool(b)
         case (.date, .text(let s)): self = CivilDate(iso: s).map(ExprValue.date) ?? .nothing
-        case (.text, .text(let s)): self = .text(s)
+        case (.text, .text(let s)):
+            // Bounded work: a longer answer (only when the daemon's string
+            // limit is raised) is no value to an expression.
+            self = s.utf8.count <= ExpressionLimits.default.maxTextBytes ? .text(s) : .nothing
         case (.list, .list(let l)): self = .list(l)
         default: self = type == .bool ? .bool(false) : .nothing
         }

@@ -9,8 +9,9 @@ import FlowKit
 ///   two nothings; `<`, `<=`, `>`, `>=` with nothing are false.
 /// - Division by zero, a number of 10^15 or more (either sign), a date
 ///   outside the years 1 to 9999, a fractional number of days added to a
-///   date, and a concatenation longer than ``ExpressionLimits/maxTextBytes``
-///   have no value (nothing).
+///   date, and a text longer than ``ExpressionLimits/maxTextBytes`` (an
+///   answer, or a concatenation) have no value (nothing).
+/// - Texts compare by code points, byte by byte, in linear time.
 /// - Each node is evaluated at most once (`and`, `or` and `if` evaluate
 ///   less), and nothing loops: ``work`` counts one per node plus the bytes
 ///   of every text an operation reads or makes, so one evaluation's work is
@@ -122,9 +123,12 @@ struct ExpressionEvaluator {
         return .text(a + b)
     }
 
+    /// Texts are equal when their characters are, code point by code point
+    /// (no normalization: a linear comparison of their UTF-8 bytes).
     private mutating func equal(_ x: ExprValue, _ y: ExprValue) -> Bool {
-        if case .text(let a) = x, case .text(let b) = y { work += min(a.utf8.count, b.utf8.count) }
-        return x == y
+        guard case .text(let a) = x, case .text(let b) = y else { return x == y }
+        work += min(a.utf8.count, b.utf8.count)
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// -1, 0 or 1 for two numbers, dates or texts; nil otherwise.
@@ -133,8 +137,10 @@ struct ExpressionEvaluator {
         case (.number(let a), .number(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.date(let a), .date(let b)): return a < b ? -1 : (a > b ? 1 : 0)
         case (.text(let a), .text(let b)):
+            // By code points ("09:30" < "12:00"), not by a language's
+            // collation: UTF-8 bytes sort as their code points do.
             work += min(a.utf8.count, b.utf8.count)
-            return a < b ? -1 : (a > b ? 1 : 0)
+            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : (a.utf8.elementsEqual(b.utf8) ? 0 : 1)
         default: return nil
         }
     }
