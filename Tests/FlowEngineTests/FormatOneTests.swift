@@ -106,21 +106,7 @@ import Testing
         var session = try Fixture.session(flow, options: dynamic)
         var random = SplitMix(seed: UInt64(file.utf8.count) &* 104_729)
         for move in 0..<300 {
-            let r = random.next()
-            let now = Int64(move + 10)
-            switch r % 6 {
-            case 0, 1, 2:
-                if let step = flow.step(session.currentStepID), !step.fields.isEmpty {
-                    let field = step.fields[Int(r >> 8) % step.fields.count]
-                    _ = try? session.setAnswers([field.id: ProgressSnapshotTests.value(for: field, in: session, pick: r >> 16)], now: now)
-                }
-            case 3, 4:
-                if case .checking(let checks)? = try? session.continueStep(now: now) {
-                    _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .accepted) })
-                }
-            default:
-                try? session.back(now: now)
-            }
+            ProgressSnapshotTests.move(&session, random.next(), now: Int64(move + 10))
             #expect(session.route() == Self.legacyRoute(session), "\(file) after move \(move)")
             #expect(session.answersOnPath(includeSecure: false) == Self.legacyAnswers(session), "\(file) after move \(move)")
             if let step = flow.step(session.currentStepID) {

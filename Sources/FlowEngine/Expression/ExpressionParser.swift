@@ -182,31 +182,29 @@ struct ExpressionParser {
         }
     }
 
-    private mutating func binary(
-        _ op: BinaryOperator, _ lhs: ExprNode, _ rhs: ExprNode, at position: Int
+    /// One level of left-associative operators: `operand (op operand)*`.
+    /// A chain does not nest, so it loops instead of recursing.
+    private mutating func chain(
+        _ match: (Token) -> BinaryOperator?, depth: Int,
+        _ operand: (inout ExpressionParser, Int) throws(ExpressionError) -> ExprNode
     ) throws(ExpressionError) -> ExprNode {
-        try node(.binary(op, lhs, rhs), at: position)
+        var lhs = try operand(&self, depth)
+        while let op = match(current) {
+            let at = position
+            advance()
+            let rhs = try operand(&self, depth)
+            lhs = try node(.binary(op, lhs, rhs), at: at)
+        }
+        return lhs
     }
 
     private mutating func expression(depth: Int) throws(ExpressionError) -> ExprNode {
         try enter(depth)
-        var lhs = try conjunction(depth: depth)
-        while isName("or") {
-            let at = position
-            advance()
-            lhs = try binary(.or, lhs, try conjunction(depth: depth), at: at)
+        return try chain({ $0 == .name("or") ? .or : nil }, depth: depth) { (p, d) throws(ExpressionError) in
+            try p.chain({ $0 == .name("and") ? .and : nil }, depth: d) { (p, d) throws(ExpressionError) in
+                try p.negation(depth: d)
+            }
         }
-        return lhs
-    }
-
-    private mutating func conjunction(depth: Int) throws(ExpressionError) -> ExprNode {
-        var lhs = try negation(depth: depth)
-        while isName("and") {
-            let at = position
-            advance()
-            lhs = try binary(.and, lhs, try negation(depth: depth), at: at)
-        }
-        return lhs
     }
 
     private mutating func negation(depth: Int) throws(ExpressionError) -> ExprNode {
@@ -223,33 +221,21 @@ struct ExpressionParser {
         guard case .symbol(let s) = current, let op = operators.first(where: { $0.rawValue == s }) else { return lhs }
         let at = position
         advance()
-        let node = try binary(op, lhs, try sum(depth: depth), at: at)
+        let rhs = try sum(depth: depth)
+        let compared = try node(.binary(op, lhs, rhs), at: at)
         if case .symbol(let next) = current, operators.contains(where: { $0.rawValue == next }) {
             throw ExpressionError(position: position, message: "comparisons do not chain: write \"a < b and b < c\"")
         }
-        return node
+        return compared
     }
 
     private mutating func sum(depth: Int) throws(ExpressionError) -> ExprNode {
-        var lhs = try product(depth: depth)
-        while isSymbol("+") || isSymbol("-") {
-            let op: BinaryOperator = isSymbol("+") ? .add : .subtract
-            let at = position
-            advance()
-            lhs = try binary(op, lhs, try product(depth: depth), at: at)
+        try chain({ $0 == .symbol("+") ? .add : ($0 == .symbol("-") ? .subtract : nil) }, depth: depth) {
+            (p, d) throws(ExpressionError) in
+            try p.chain({ $0 == .symbol("*") ? .multiply : ($0 == .symbol("/") ? .divide : nil) }, depth: d) {
+                (p, d) throws(ExpressionError) in try p.unary(depth: d)
+            }
         }
-        return lhs
-    }
-
-    private mutating func product(depth: Int) throws(ExpressionError) -> ExprNode {
-        var lhs = try unary(depth: depth)
-        while isSymbol("*") || isSymbol("/") {
-            let op: BinaryOperator = isSymbol("*") ? .multiply : .divide
-            let at = position
-            advance()
-            lhs = try binary(op, lhs, try unary(depth: depth), at: at)
-        }
-        return lhs
     }
 
     private mutating func unary(depth: Int) throws(ExpressionError) -> ExprNode {
