@@ -131,8 +131,9 @@ final class Wizard: Sendable {
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
         // not asked again; "e" asks them all. Computed fields are never asked.
-        var toAsk = step.fields.filter { $0.type != .computed && (!$0.isSet || !$0.error.isEmpty) }
-        if toAsk.count < step.fields.count { say("\n") }
+        let askable = step.fields.filter { $0.type != .computed }
+        var toAsk = askable.filter { !$0.isSet || !$0.error.isEmpty }
+        if toAsk.count < askable.count { say("\n") }
         for field in step.fields where !toAsk.contains(field) && field.type != .computed {
             let shown = currentAnswer(field, choices: choiceList(field),
                                       yes: Strings.builtin.text(.yes, locale: locale), no: Strings.builtin.text(.no, locale: locale))
