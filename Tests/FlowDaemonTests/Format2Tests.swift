@@ -115,6 +115,35 @@ struct Format2Tests {
         }
     }
 
+    @Test("a real plugin warns: a field validator's warning and a step validator's, none of them gating")
+    func pluginWarnings() async throws {
+        let flow = """
+            {"format": 2, "id": "visit", "title": "Visit", "steps": [
+              {"id": "when", "title": "When", "fields": [
+                {"id": "day", "type": "date", "label": "Day", "required": true, "validators": [{"plugin": "test.sunday"}]}],
+               "rules": [{"plugin": "test.busy-step"}]},
+              {"id": "done", "title": "Done", "kind": "content", "body": "Bye."}]}
+            """
+        try await withDaemon(DaemonSettings(flows: ["visit.json": flow], plugins: ["FixtureTestPlugin"])) { fixture in
+            let client = fixture.client
+            let session = try await client.startSession(flow: "visit", locale: "de", prefill: [:])
+            let watcher = try await EventWatcher(try fixture.connect(), session: session)
+            #expect(try await client.setAnswers(session, ["day": "2000-01-01"]) == ["day": "That is in the past."])
+            #expect(try await client.setAnswers(session, ["day": "2030-06-02"]) == [:], "a warning is not an error")
+            let warned = "Das ist ein Sonntag; da haben wir geschlossen."
+            #expect(try await client.step(session).field("day")?.warning == warned)
+            let said = await watcher.nextSignal(of: session) { $0 == .announcement(text: warned) }
+            #expect(said != nil, "the warning is announced")
+            #expect(try await client.continueStep(session) == [:], "neither warning stops Continue")
+            #expect(try await client.property(.currentStep, of: session) == "done")
+            try await client.back(session)
+            let page = try await client.step(session)
+            #expect(page.warning == "We are busy that week.")
+            #expect(page.error == "")
+            #expect(page.field("day")?.warning == warned, "the field's own warning comes first")
+        }
+    }
+
     @Test("StartSession's answers: they choose the branch, stop at the first invalid step, and are refused with the field's name")
     func answerFiles() async throws {
         try await withDaemon(Self.settings) { fixture in

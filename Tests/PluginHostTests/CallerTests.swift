@@ -44,6 +44,26 @@ struct CallerTests {
         ])))
     }
 
+    @Test("warnings through the real plugin: a field validator's assess, a step validator's issues of level warning")
+    func warnings() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try PluginFiles.load(["FixtureTestPlugin"], in: temp)
+        let field = Samples.field(type: "date")
+        #expect(await caller.validateField("test.sunday", value: .text("2030-06-02"), field: field,
+            context: Samples.context(locale: "de")) == .success(.warning("Das ist ein Sonntag; da haben wir geschlossen.")))
+        #expect(await caller.validateField("test.sunday", value: .text("2000-01-01"), field: field,
+            context: Samples.context()) == .success(.rejected("That is in the past.")))
+        #expect(await caller.validateField("test.sunday", value: .text("2030-06-03"), field: field,
+            context: Samples.context()) == .success(.accepted))
+        // A validator written before warnings (validate only) still answers through assess.
+        #expect(await caller.validateField("test.even", value: .integer(3), field: Samples.field(label: "N"),
+            context: Samples.context()) == .success(.rejected("N must be even.")))
+        let step = StepInfo(id: "s", title: "S", fields: [Samples.field("a")])
+        let issues = await caller.validateStep("test.busy-step", step: step, context: Samples.context())
+        #expect(issues == .success([ValidationIssue(field: nil, message: "We are busy that week.", level: .warning),
+                                    ValidationIssue(field: "a", message: "Check this one.", level: .warning)]))
+    }
+
     @Test("a name that is not loaded, or loaded under another kind, is unavailable")
     func unavailable() async throws {
         let temp = try TemporaryDirectory()
