@@ -61,7 +61,7 @@ struct WizardTrustTests {
         #expect(t.waitFor("Enter: Continue"))
         #expect(t.waitFor("> "))
         t.type("")
-        #expect(t.waitFor("About how many pages? *"))
+        #expect(t.waitFor("A website: about how many pages? *"))
         #expect(t.waitFor("> "))
         t.type("2.5")
         #expect(t.waitFor("✗ "))

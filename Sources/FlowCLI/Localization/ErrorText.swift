@@ -40,7 +40,16 @@ extension CLIError {
         let busName = bus.displayName(in: locale)
         switch error.kind {
         case .flowd(let name):
-            let message = ErrorText.sentence(for: error, locale: locale)
+            var message = ErrorText.sentence(for: error, locale: locale)
+            switch name {
+            case .notFound, .invalidArgs, .accessDenied, .limitExceeded, .pluginFailed, .failed:
+                // What was refused, in flowd's words: the field, the limit, the plugin.
+                if !error.message.isEmpty {
+                    message = FlowctlText.errorDetail.text(locale, ["sentence": message, "detail": error.message])
+                }
+            case .invalidState, .validationFailed, .submitFailed, .timeout, .cancelled:
+                break
+            }
             switch name {
             case .notFound: self.init(.notFound, message)
             case .invalidArgs: self.init(.dataError, message)

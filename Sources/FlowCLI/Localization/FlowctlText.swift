@@ -89,7 +89,7 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     // MARK: `show` and the tables
 
     /// The captions of one field in `show`.
-    case captionField, captionValue, captionOptions, captionHint, captionHelp, captionRules, captionError
+    case captionField, captionValue, captionOptions, captionHint, captionHelp, captionRules, captionError, captionWarning
     /// A field without an answer, and a secure field that holds one.
     case notSet, secureSet
     /// The column headings of `flows` and `sessions`.
@@ -112,6 +112,9 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case errorNoSession
     case errorNotFound, errorNotFinished, errorInvalidArgs, errorAccessDenied, errorInvalidState, errorLimitExceeded
     case errorPluginFailed, errorTimeout, errorCancelled, errorFailed
+    /// "{sentence}" and "{detail}": flowctl's sentence with flowd's own
+    /// (English) detail, where it names what was refused.
+    case errorDetail
     /// "{bus}" and "{command}".
     case errorNotRunning
     /// "{bus}" and "{detail}".

@@ -212,6 +212,7 @@ public enum Render {
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
         if !step.icon.isEmpty && step.kind == .content { text += style.dim("icon: " + step.icon) + "\n" }
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
+        if !step.warning.isEmpty { text += "\n" + style.yellow("! " + step.warning) + "\n" }
         for field in step.fields {
             text += "\n" + Render.field(field, locale: locale, style: style)
         }
@@ -227,7 +228,11 @@ public enum Render {
         func caption(_ key: FlowctlText) -> String { key.text(locale) }
         var lines: [(String, String, @Sendable (String) -> String)] = []
         lines.append((caption(.captionField), field.id + " (" + field.type.rawValue + ")", { style.cyan($0) }))
-        if let value = fieldValue(field, locale: locale) {
+        if field.type == .computed {
+            // Worked out by flowd, in its words: "1,440 €".
+            let shown = field.display.isEmpty ? Strings.builtin.text(.notGiven, locale: locale) : field.display
+            lines.append((caption(.captionValue), shown, { $0 }))
+        } else if let value = fieldValue(field, locale: locale) {
             lines.append((caption(.captionValue), value, { $0 }))
         } else {
             lines.append((caption(.captionValue), caption(.notSet), { style.dim($0) }))
@@ -244,6 +249,7 @@ public enum Render {
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty { lines.append((caption(.captionRules), rules, { style.dim($0) })) }
         if !field.error.isEmpty { lines.append((caption(.captionError), field.error, { style.red($0) })) }
+        if !field.warning.isEmpty { lines.append((caption(.captionWarning), field.warning, { style.yellow($0) })) }
         let width = lines.map { displayWidth($0.0) }.max() ?? 0
         for (key, value, decorate) in lines {
             text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"

@@ -172,6 +172,8 @@ extension StepField: TerminalSafe {
         field.value = value.terminalSafe()
         field.otherValue = otherValue.terminalSafe()
         field.error = error.terminalSafe()
+        field.warning = warning.terminalSafe()
+        field.display = display.terminalSafe()
         field.hint = hint.terminalSafe()
         field.after = after.terminalSafe()
         field.before = before.terminalSafe()
@@ -189,6 +191,7 @@ extension StepPage: TerminalSafe {
         page.icon = icon.terminalSafe()
         page.fields = fields.terminalSafe()
         page.error = error.terminalSafe()
+        page.warning = warning.terminalSafe()
         page.announcement = announcement.terminalSafe()
         page.continueLabel = continueLabel.terminalSafe()
         page.backLabel = backLabel.terminalSafe()
@@ -254,6 +257,7 @@ extension SessionProperties: TerminalSafe {
         }
         properties.announcement = announcement.terminalSafe()
         properties.receipt = receipt.terminalSafe()
+        properties.visibleFields = visibleFields.terminalSafe()
         return properties
     }
 }

@@ -16,34 +16,38 @@ extension Wizard {
         if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
         if !first.body.isEmpty { say("\n" + first.body + "\n") }
         if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
+        if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
 
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
-        // not asked again; "e" asks them all.
-        var toAsk = step.fields.filter { !$0.isSet || !$0.error.isEmpty }
-        if toAsk.count < step.fields.count { say("\n") }
-        for field in step.fields where !toAsk.contains(field) {
+        // not asked again; "e" asks them all. Computed fields are never asked.
+        let askable = step.fields.filter { $0.type != .computed }
+        var toAsk = askable.filter { !$0.isSet || !$0.error.isEmpty }
+        if toAsk.count < askable.count { say("\n") }
+        for field in askable where !toAsk.contains(field) {
             say(style.bold(field.label.isEmpty ? field.id : field.label) + ": " + (currentAnswer(field) ?? "") + "\n")
         }
         // The last step of a flow without Review submits on Continue.
         let submits = try properties().path.last.map { $0.step == step.id && $0.step != "review" } ?? false
         var failedSubmit = false
         while true {
-            for field in toAsk {
-                switch try ask(field) {
-                case .answered: continue
-                case .back:
-                    if step.canGoBack {
-                        try call { [session] s async throws(FlowClientError) in try await s.back(session) }
-                        return .next
-                    }
-                    say(style.yellow(text(.firstStep)) + "\n")
+            switch try askFields(toAsk, step: &step) {
+            case .answered: break
+            case .back:
+                if step.canGoBack {
+                    try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                     return .next
-                case .quit: return .quit
-                case .ended: return .ended
                 }
+                say(style.yellow(text(.firstStep)) + "\n")
+                return .next
+            case .quit: return .quit
+            case .ended: return .ended
             }
             step = try currentStep()
+            // What flowd worked out from the answers: "Estimated price: 1,440 €".
+            for field in step.fields where field.type == .computed && !field.display.isEmpty {
+                say(style.bold(field.label) + ": " + field.display + "\n")
+            }
 
             // The actions: Continue (Enter), Back, change the answers, Quit.
             let continueLabel = failedSubmit ? builtin(.tryAgain) : step.continueLabel
@@ -71,7 +75,7 @@ extension Wizard {
                 try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "e":
-                toAsk = step.fields
+                toAsk = step.fields.filter { $0.type != .computed }
                 continue
             case "q", ":quit":
                 return .quit
@@ -114,8 +118,30 @@ extension Wizard {
             step = try currentStep()
             if let stepError = errors[""] { say("\n" + style.red("✗ " + stepError) + "\n") }
             let named = step.fields.filter { errors[$0.id] != nil || errors[$0.id + ".other"] != nil }
-            toAsk = named.isEmpty ? step.fields : named
+            toAsk = (named.isEmpty ? step.fields : named).filter { $0.type != .computed }
         }
+    }
+
+    /// Asks `fields` in order. After each answer the step is read again, as
+    /// a window would: a field the answer shows (`visibleIf`) is asked next,
+    /// one it hides is not asked any more, and a warning is said under the
+    /// field (it never stops the person).
+    private func askFields(_ fields: [StepField], step: inout StepPage) throws(CLIError) -> FieldOutcome {
+        var queue = fields.map(\.id)
+        var asked: Set<String> = []
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard let field = step.field(id) else { continue }  // hidden by an earlier answer
+            asked.insert(id)
+            let outcome = try ask(field)
+            guard case .answered = outcome else { return outcome }
+            let before = Set(step.fields.map(\.id))
+            step = try currentStep()
+            if let warning = step.field(id)?.warning, !warning.isEmpty { say(style.yellow("  ! " + warning) + "\n") }
+            let appeared = step.fields.filter { $0.type != .computed && !before.contains($0.id) && !asked.contains($0.id) }
+            queue = appeared.map(\.id) + queue
+        }
+        return .answered
     }
 
     // MARK: one field
