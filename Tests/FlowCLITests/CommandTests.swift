@@ -104,6 +104,33 @@ struct CommandTests {
         #expect(ambiguous.stderr.contains("2 sessions"))
     }
 
+    @Test("sessions tells them apart: the flow's title, when it last changed, the step; on a terminal short ids")
+    func sessionsListing() throws {
+        let first = try start("survey")
+        let second = try start("consultation", ["--locale", "de"])
+        #expect(run(["set", second, "service=website"]).status == 0)
+        #expect(run(["continue", second]).status == 0)
+
+        let table = run(["sessions"]).stdout
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(table)")
+        #expect(lines[0].split(separator: " ", omittingEmptySubsequences: true) == ["ID", "FLOW", "STATE", "CHANGED", "STEP"])
+        let survey = try #require(lines.first { $0.hasPrefix(first) })
+        #expect(survey.contains("Customer survey") && survey.contains("editing"), "\(survey)")
+        #expect(survey.contains("Step 2 of 4 · "), "the survey's first step is answered by start: \(survey)")
+        // The session's own language; the test's clock is in 2025, so "days ago".
+        let consultation = try #require(lines.first { $0.hasPrefix(second) })
+        #expect(consultation.contains("Schritt 2 von 5 · "), "\(consultation)")
+        #expect(survey.contains(" days ago"), "\(survey)")
+
+        // On a terminal: ids cut to 8 characters while that tells them apart; every command takes them.
+        let short = run(["sessions"], terminal: true, environment: ["NO_COLOR": "1"]).stdout
+        #expect(!short.contains(first) && short.contains(String(first.prefix(8)) + "  "), "\(short)")
+        #expect(run(["show", String(first.prefix(8))]).status == 0)
+        // Scripts get whole ids.
+        #expect(run(["sessions", "-q"], terminal: true).stdout.contains(first))
+    }
+
     @Test("unknown and malformed session ids")
     func unknownIDs() {
         let unknown = run(["show", String(repeating: "a", count: 32)])

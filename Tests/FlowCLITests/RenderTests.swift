@@ -27,6 +27,14 @@ struct RenderTests {
         #expect(Style(color: true).bold("") == "")
     }
 
+    @Test("ids are abbreviated to the shortest beginning that tells them apart, at least the minimum")
+    func abbreviatedIDs() {
+        #expect(Render.abbreviated(["0123456789ab", "fedcba987654"], minimum: 8) == ["01234567", "fedcba98"])
+        #expect(Render.abbreviated(["0123456789ab", "0123456789cd"], minimum: 8) == ["0123456789a", "0123456789c"])
+        #expect(Render.abbreviated(["abc"], minimum: 8) == ["abc"])
+        #expect(Render.abbreviated([], minimum: 8) == [])
+    }
+
     @Test("tables line up by display width, also with wide characters and colour")
     func tableAlignment() {
         var table = TextTable(headers: ["ID", "TITLE", "STATE"])

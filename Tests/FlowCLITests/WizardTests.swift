@@ -74,6 +74,36 @@ struct WizardTests {
         #expect(service.calls.filter { $0 == "Submit" }.count == 1)
     }
 
+    @Test("an optional field says how to skip it, and once answered that Enter keeps it and :clear removes it; an example is not an answer")
+    func optionalClearAndExample() async throws {
+        let (run, source) = wizard(["run", "consultation"], [
+            "1", "",                    // A website, Continue
+            "12", "",                   // pages, Continue
+            "1", "2", "",               // day, time, Continue
+            "Ada", "ada@example.com", "+49 30 1234",
+            "e",                        // change the answers…
+            "", "",                     // …name and email kept
+            ":clear",                   // …the phone removed
+            "",                         // Continue to Review
+            "q",
+        ])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(source.remaining.isEmpty)
+        let out = run.stdout
+        // Unanswered: the example is its own line, the prompt bare; Enter skips.
+        #expect(out.contains("at most 254 characters\ne.g. name@example.com\n> "), "\(out)")
+        #expect(out.contains("Phone (optional)\nat most 32 characters\nOptional: Enter leaves it empty.\n> "))
+        // Answered: the answer in brackets on the prompt, no example; Enter keeps it, :clear removes it.
+        #expect(out.contains("Email *\nWe send the calendar invite here.\nat most 254 characters\n[ada@example.com] > "))
+        #expect(out.contains(
+            "Phone (optional)\nat most 32 characters\nOptional: Enter keeps this answer; :clear removes it.\n[+49 30 1234] > "),
+            "\(out)")
+        let id = try #require(onlySession)
+        let answers = try await service.answers(id)
+        #expect(answers["email"] == .string("ada@example.com"))
+        #expect(answers["phone"] == nil || answers["phone"] == .string(""), "\(answers)")
+    }
+
     @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
     func registration() throws {
         let (run, source) = wizard(["run", "registration"], [

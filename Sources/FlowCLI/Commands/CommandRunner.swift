@@ -197,7 +197,7 @@ final class CommandRunner {
                     flow: flows.first { $0.id == listing.flowID })
             }
             let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
-            out(Render.sessions(rows, now: now, locale: personLocale, style: style))
+            out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
         }
         return .success
     }

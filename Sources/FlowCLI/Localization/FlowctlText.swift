@@ -42,8 +42,10 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case inputEnded
     /// "{value}": the answer flowd holds for a field and has just refused.
     case refusedAnswer
-    /// Under an optional field: how to skip it and how to clear it.
+    /// Under an optional field with no answer: Enter skips it.
     case optionalHint
+    /// Under an optional field with an answer: Enter keeps it, `:clear` removes it.
+    case optionalKeepHint
     /// "{text}": a field's placeholder, an example of an answer.
     case example
     /// Ctrl-C while a submit runs.

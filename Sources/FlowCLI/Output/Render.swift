@@ -94,28 +94,45 @@ public enum Render {
         }
     }
 
-    /// `flowctl sessions`: id, the flow's title, state, where the session is
-    /// ("Step 3 of 4 · Contact details") and when it last changed ("5
-    /// minutes ago", against `now`, microseconds since the epoch), each in
-    /// the session's language, the headings in the person's `locale`.
-    package static func sessions(_ rows: [SessionRow], now: UInt64, locale: String, style: Style) -> String {
+    /// `flowctl sessions`: id, the flow's title, state, when it last changed
+    /// ("5 minutes ago", against `now`, microseconds since the epoch) and
+    /// where the session is ("Step 3 of 4 · Contact details"), each in the
+    /// session's language, the headings in the person's `locale`. With
+    /// `shortIDs` (on a terminal) each id is cut to the shortest beginning
+    /// that names it among `rows`, at least 8 characters, as git abbreviates
+    /// commits: every command takes that beginning. The step goes last, as
+    /// the longest and most variable column.
+    package static func sessions(
+        _ rows: [SessionRow], now: UInt64, locale: String, style: Style, shortIDs: Bool = false
+    ) -> String {
         func text(_ key: FlowctlText) -> String { key.text(locale) }
+        let ids = rows.map(\.listing.id)
+        let shown = shortIDs ? abbreviated(ids, minimum: 8) : ids
         var table = TextTable(headers: [
-            text(.columnID), text(.columnFlow), text(.columnState), text(.columnStep), text(.columnChanged),
+            text(.columnID), text(.columnFlow), text(.columnState), text(.columnChanged), text(.columnStep),
         ])
-        for row in rows {
+        for (row, id) in zip(rows, shown) {
             let session = row.properties?.locale ?? locale
             let title = row.flow?.title(in: session) ?? row.listing.flowID
             table.add(cells: [
-                TextTable.Cell(row.listing.id) { style.cyan($0) }, TextTable.Cell(title),
+                TextTable.Cell(id) { style.cyan($0) }, TextTable.Cell(title),
                 TextTable.Cell(stateName(row.listing.state, locale: session)) { [state = row.listing.state] in
                     style.state($0, state.rawValue)
                 },
-                TextTable.Cell(row.properties.map { whereIs($0) } ?? ""),
                 TextTable.Cell(row.properties.map { changed(updatedAt: $0.updatedAt, now: now, locale: session) } ?? ""),
+                TextTable.Cell(row.properties.map { whereIs($0) } ?? ""),
             ])
         }
         return table.render(style: style)
+    }
+
+    /// Each of `ids` cut to one length: the shortest, at least `minimum`,
+    /// at which no two of them begin alike.
+    package static func abbreviated(_ ids: [String], minimum: Int) -> [String] {
+        let longest = ids.map(\.count).max() ?? 0
+        var length = min(minimum, longest)
+        while length < longest, Set(ids.map { $0.prefix(length) }).count < Set(ids).count { length += 1 }
+        return ids.map { String($0.prefix(length)) }
     }
 
     /// A session state as `sessions` shows it, in `locale`.

@@ -266,7 +266,10 @@ extension Wizard {
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty && field.type != .toggle { say(style.dim(rules) + "\n") }
         if !field.placeholder.isEmpty && !field.isSet { say(style.dim(text(.example, ["text": field.placeholder])) + "\n") }
-        if !field.required { say(style.dim(text(.optionalHint)) + "\n") }
+        if !field.required {
+            let keeps = field.isSet && field.error.isEmpty
+            say(style.dim(text(keeps ? .optionalKeepHint : .optionalHint)) + "\n")
+        }
     }
 
     /// "Email *", or "Phone (optional)".
