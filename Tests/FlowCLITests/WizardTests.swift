@@ -104,6 +104,26 @@ struct WizardTests {
         #expect(answers["phone"] == nil || answers["phone"] == .string(""), "\(answers)")
     }
 
+    @Test("the flow's description before the first step; resuming a submitted session gives its result and reference, no instructions")
+    func descriptionAndSubmittedResume() throws {
+        let (run, _) = wizard(["run", "consultation"], [
+            "1", "", "12", "", "1", "2", "", "Ada", "ada@example.com", "", "", "",
+        ])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(run.stdout.hasPrefix(
+            "Book a consultation\nTell us what you need and pick a time that suits you.\nAnswer each question"),
+            "\(run.stdout.prefix(200))")
+        let id = try #require(onlySession)
+        #expect(service.sessions[id]?.state.rawValue == "submitted")
+
+        let (again, _) = wizard(["resume", id], [])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "Book a consultation\n\n✓ Submitted\nBooked. Watch your inbox for the invite.\nReference: R-1\n",
+            "\(again.stdout)")
+        #expect(!again.stdout.contains("Answer each question"), "\(again.stdout)")
+        #expect(!again.stdout.contains("Step 1 of"))
+    }
+
     @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
     func registration() throws {
         let (run, source) = wizard(["run", "registration"], [
