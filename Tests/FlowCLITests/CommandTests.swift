@@ -122,6 +122,13 @@ struct CommandTests {
         let consultation = try #require(lines.first { $0.hasPrefix(second) })
         #expect(consultation.contains("Schritt 2 von 5 · "), "\(consultation)")
         #expect(survey.contains(" days ago"), "\(survey)")
+        // flowctl's own words in the person's language, the flow's in the session's.
+        let german = run(["sessions"], environment: ["LANG": "de_DE.UTF-8"]).stdout
+        let row = try #require(german.split(separator: "\n").first { $0.hasPrefix(second) })
+        #expect(row.contains("in Bearbeitung"), "\(row)")
+        #expect(row.contains("Tagen") && row.contains("Schritt 2 von 5 · "), "\(row)")
+        let english = try #require(run(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix(second) })
+        #expect(english.contains("editing") && english.contains("days ago") && english.contains("Schritt 2 von 5"), "\(english)")
 
         // On a terminal: ids cut to 8 characters while that tells them apart; every command takes them.
         let short = run(["sessions"], terminal: true, environment: ["NO_COLOR": "1"]).stdout

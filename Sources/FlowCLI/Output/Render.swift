@@ -96,8 +96,9 @@ public enum Render {
 
     /// `flowctl sessions`: id, the flow's title, state, when it last changed
     /// ("5 minutes ago", against `now`, microseconds since the epoch) and
-    /// where the session is ("Step 3 of 4 · Contact details"), each in the
-    /// session's language, the headings in the person's `locale`. With
+    /// where the session is ("Step 3 of 4 · Contact details"). flowctl's own
+    /// words (headings, state, age) are in the person's `locale`; the flow's
+    /// (title, step) in the session's language, as the session shows them. With
     /// `shortIDs` (on a terminal) each id is cut to the shortest beginning
     /// that names it among `rows`, at least 8 characters, as git abbreviates
     /// commits: every command takes that beginning. The step goes last, as
@@ -116,10 +117,10 @@ public enum Render {
             let title = row.flow?.title(in: session) ?? row.listing.flowID
             table.add(cells: [
                 TextTable.Cell(id) { style.cyan($0) }, TextTable.Cell(title),
-                TextTable.Cell(stateName(row.listing.state, locale: session)) { [state = row.listing.state] in
+                TextTable.Cell(stateName(row.listing.state, locale: locale)) { [state = row.listing.state] in
                     style.state($0, state.rawValue)
                 },
-                TextTable.Cell(row.properties.map { changed(updatedAt: $0.updatedAt, now: now, locale: session) } ?? ""),
+                TextTable.Cell(row.properties.map { changed(updatedAt: $0.updatedAt, now: now, locale: locale) } ?? ""),
                 TextTable.Cell(row.properties.map { whereIs($0) } ?? ""),
             ])
         }
