@@ -124,6 +124,21 @@ struct WizardTests {
         #expect(!again.stdout.contains("Step 1 of"))
     }
 
+    @Test("a flow without the session's language says so once, in that language; one with it says nothing")
+    func languageMissing() throws {
+        let (japanese, _) = wizard(["run", "registration", "--locale", "ja"], [":quit"])
+        #expect(japanese.status == 0, "\(japanese.stderr)")
+        let notice = "このフローは日本語に対応していません。英語で表示します。"
+        #expect(japanese.stdout.hasPrefix("Create an account\n" + notice + "\n"), "\(japanese.stdout.prefix(300))")
+        #expect(japanese.stdout.components(separatedBy: notice).count == 2, "once")
+
+        let (french, _) = wizard(["run", "consultation", "--locale", "fr-CA"], [":quit"])
+        #expect(!french.stdout.contains("n'existe pas en"), "\(french.stdout.prefix(300))")
+        let (onboarding, _) = wizard(["run", "onboarding", "--locale", "fr"], [":quit"])
+        #expect(onboarding.stdout.contains("Ce formulaire n'existe pas en français ; il est affiché en anglais."),
+            "\(onboarding.stdout.prefix(300))")
+    }
+
     @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
     func registration() throws {
         let (run, source) = wizard(["run", "registration"], [

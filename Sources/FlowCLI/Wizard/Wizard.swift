@@ -105,6 +105,23 @@ final class Wizard: Sendable {
         actions.map { "\($0.key): \($0.label)" }.joined(separator: " · ")
     }
 
+    /// "Japanese is not available for this flow; showing English." when
+    /// the flow has no text in the session's language, said once at the
+    /// start (flowctl's own words and flowd's built-in ones still follow
+    /// the session's language); nil when it has.
+    func languageMissing() -> String? {
+        guard let flow, let index = LocaleFallback.bestMatch(for: locale, in: flow.locales) else { return nil }
+        func language(_ tag: String) -> String {
+            LocaleFallback.normalize(tag).split(separator: "-").first.map { $0.lowercased() } ?? tag
+        }
+        let shown = flow.locales[index]
+        guard language(shown) != language(locale) else { return nil }
+        return text(.languageMissing, [
+            "requested": FlowctlText.languageName(locale, in: locale),
+            "shown": FlowctlText.languageName(shown, in: locale),
+        ])
+    }
+
     /// Runs the wizard to the end: 0 once submitted, 0 after `:quit` (the
     /// session is kept), 1 when the input ends first.
     func run() throws(CLIError) -> ExitCode {
@@ -116,6 +133,7 @@ final class Wizard: Sendable {
             return try completed(try currentStep(), properties)
         }
         say(style.bold(title) + "\n")
+        if let missing = languageMissing() { say(style.yellow(missing) + "\n") }
         if let description = flow?.description, !description.isEmpty { say(style.dim(description) + "\n") }
         say(style.dim(text(.intro)) + "\n")
         while true {
