@@ -27,6 +27,16 @@ struct RenderTests {
         #expect(Style(color: true).bold("") == "")
     }
 
+    @Test("a content step shows its text, not its icon's name (a name for windows)")
+    func contentStep() {
+        var page = StepPage(id: "welcome", kind: .content, title: "Welcome")
+        page.body = "Your answers help us."
+        page.icon = "dialog-information"
+        let shown = Render.step(page, locale: "fr", style: .plain)
+        #expect(shown.contains("Your answers help us.\n"))
+        #expect(!shown.contains("dialog-information") && !shown.contains("icon"), "\(shown)")
+    }
+
     @Test("ids are abbreviated to the shortest beginning that tells them apart, at least the minimum")
     func abbreviatedIDs() {
         #expect(Render.abbreviated(["0123456789ab", "fedcba987654"], minimum: 8) == ["01234567", "fedcba98"])

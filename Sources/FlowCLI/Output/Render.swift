@@ -228,7 +228,8 @@ public enum Render {
         // On Review the description is the note, which the review shows last.
         if !step.description.isEmpty && step.kind != .review { text += style.dim(step.description) + "\n" }
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
-        if !step.icon.isEmpty && step.kind == .content { text += style.dim("icon: " + step.icon) + "\n" }
+        // A content step's icon is a name for windows (dialog-information): nothing a
+        // person reads; --json keeps it.
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
         if !step.warning.isEmpty { text += "\n" + style.yellow("! " + step.warning) + "\n" }
         for field in step.fields {
