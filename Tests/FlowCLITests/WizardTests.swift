@@ -139,6 +139,19 @@ struct WizardTests {
             "\(onboarding.stdout.prefix(300))")
     }
 
+    @Test("past 9 options the numbers are right-aligned, so the labels line up")
+    func manyOptions() throws {
+        let options = (1...12).map { #"{"id": "o\#($0)", "label": "Slot \#($0)"}"# }.joined(separator: ", ")
+        try service.add("""
+            {"format": 1, "id": "many", "title": "Many", "steps": [
+              {"id": "one", "title": "One", "fields": [
+                {"id": "slot", "type": "choice", "label": "Slot", "required": true, "options": [\(options)]}]}]}
+            """)
+        let (run, _) = wizard(["run", "many"], [":quit"])
+        #expect(run.stdout.contains("Slot *\n   1) Slot 1\n   2) Slot 2\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("\n   9) Slot 9\n  10) Slot 10\n  11) Slot 11\n  12) Slot 12\n"), "\(run.stdout)")
+    }
+
     @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
     func registration() throws {
         let (run, source) = wizard(["run", "registration"], [

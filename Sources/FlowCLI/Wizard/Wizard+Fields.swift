@@ -260,8 +260,11 @@ extension Wizard {
         say("\n" + labelLine(field) + "\n")
         if !field.help.isEmpty { say(style.dim(field.help) + "\n") }
         if !field.hint.isEmpty { say(style.dim(field.hint) + "\n") }
+        // Numbers right-aligned, so that labels line up past 9 options.
+        let digits = String(choices.count).count
         for (number, option) in choices.enumerated() {
-            say("  " + style.cyan("\(number + 1))") + " " + option.label + "\n")
+            let shown = String(repeating: " ", count: digits - String(number + 1).count) + "\(number + 1))"
+            say("  " + style.cyan(shown) + " " + option.label + "\n")
         }
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty && field.type != .toggle { say(style.dim(rules) + "\n") }
