@@ -58,8 +58,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The C declarations Swift's Glibc module leaves out (epoll, eventfd,
-        // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros).
-        .systemLibrary(name: "CFlowdSystem"),
+        // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros), and
+        // the child's side of a spawn, which must be C (spawn.c).
+        .target(name: "CFlowdSystem"),
         // The shared system layer: errno, files, child processes, threads,
         // locks, clocks, signals, the environment, sysexits, the version.
         // The only module besides the `Lib*` seams that talks to C.

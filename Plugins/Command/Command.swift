@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Options:
 /// - `path` (absolute path, required): the program. It is run directly
-///   (`posix_spawn`), never through a shell.
+///   (`execve`), never through a shell.
 /// - `args` (array of strings): its arguments after `argv[0]` (which is `path`).
 /// - `timeoutSeconds` (0.1–3600, default 30): then SIGTERM to its process
 ///   group, and SIGKILL two seconds later. The flow's own `timeoutSeconds`

@@ -209,7 +209,7 @@ struct CommandTests {
             (["path": "/bin/true", "args": "-x"], "array of strings"),
             (["path": "/bin/true", "timeoutSeconds": 0], "timeoutSeconds"),
             (["path": "/bin/true", "shell": true], "unknown option \"shell\""),
-            (["path": .string(temp.appending("missing"))], "posix_spawn"),
+            (["path": .string(temp.appending("missing"))], "execve"),
         ]
         for (options, detail) in cases {
             let result = await caller.submit(

@@ -474,7 +474,7 @@ check_command_without_dropin() {
     id=$SID
     REFUSED_ID=$id
     # The shipped unit executes nothing outside flowd's own directories (NoExecPaths=/).
-    expect_submit_refused "$id" "$(prop MainPID)" "posix_spawn $E2E_SRV/hooks/e2e-hook: Permission denied" || return 1
+    expect_submit_refused "$id" "$(prop MainPID)" "execve $E2E_SRV/hooks/e2e-hook: Permission denied" || return 1
     [ ! -e "$E2E_SRV/out/$id" ] || fail "the hook ran although the shipped unit forbids it: $E2E_SRV/out/$id exists"
 }
 
