@@ -27,6 +27,7 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureHangPlugin", "Hang"),
     ("FixtureCrashPlugin", "Crash"),
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
+    ("FixtureCrashInABIPlugin", "CrashInABI"),
     ("FixturePatientPlugin", "Patient"),
 ]
 
