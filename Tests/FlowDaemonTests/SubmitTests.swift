@@ -83,7 +83,8 @@ struct SubmitTests {
             let signal = try #require(try watcher.nextSignal("Submitted", path: session.path))
             var reader = signal.arguments()
             let receipt = try reader.next([String: DBusValue].self)
-            #expect(receipt["reference"] == .string(session.id), "the submission id is the session id")
+            // The submission id is the idempotency key: the session and the revision of its answers (one SetAnswers).
+            #expect(receipt["reference"] == .string(session.id + "-1"))
             #expect(receipt["flow"] == .string("echo"))
             #expect(receipt["answers"] == .double(1), "the secure PIN is not part of the submission")
             #expect(try session.property("Receipt").vardict == receipt)
@@ -125,7 +126,7 @@ struct SubmitTests {
             let succeeding = try Self.onReview(fixture.client, "echo")
             #expect(try succeeding.next() == [:])
             #expect(try succeeding.state() == "submitted")
-            #expect(try succeeding.property("Receipt").vardict?["reference"] == .string(succeeding.id))
+            #expect(try succeeding.property("Receipt").vardict?["reference"] == .string(succeeding.id + "-1"))
 
             let failing = try Self.onReview(fixture.client, "fail")
             let error = expectDBusError("org.flowd.Flow1.Error.SubmitFailed") { try failing.next() }

@@ -123,7 +123,7 @@ struct FlowdSystemTests {
         let text = String(decoding: try FileSystem.readFile(dir.file("pid"), limit: 32), as: UTF8.self)
         let leftover = try #require(Int32(text.filter(\.isNumber)))
         // The leftover was killed before the leader was reaped; it is gone once its parent (init) reaps it.
-        #expect(Self.waitUntilGone(leftover))
+        #expect(waitUntilGone(leftover))
     }
 
     @Test("extra descriptors reach the child under the number asked for")
@@ -235,16 +235,4 @@ struct FlowdSystemTests {
         #expect(CalendarTime.localNow() != nil)
     }
 
-    /// Looks at `/proc/PID/stat` until the process is gone or a zombie
-    /// (dead, waiting for whoever reaps orphans here); false after 20 s.
-    static func waitUntilGone(_ pid: Int32) -> Bool {
-        let deadline = MonotonicClock.now().advanced(by: .seconds(20))
-        while MonotonicClock.now() < deadline {
-            guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096) else { return true }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let close = text.lastIndex(of: ")"), text[text.index(after: close)...].hasPrefix(" Z") { return true }
-            MonotonicClock.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
 }

@@ -73,3 +73,17 @@ public final class Locked<Value: Sendable>: Sendable {
         try stored.withLock { (value: inout Value) throws -> T in try body(&value) }
     }
 }
+
+/// Waits up to `timeout` (looking at `/proc/PID/stat`) until process `pid` is
+/// gone or a zombie (dead, waiting for whoever reaps orphans here); false
+/// when it still runs then.
+public func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Bool {
+    let deadline = MonotonicClock.now().advanced(by: timeout)
+    while MonotonicClock.now() < deadline {
+        guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096) else { return true }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let close = text.lastIndex(of: ")"), text[text.index(after: close)...].hasPrefix(" Z") { return true }
+        MonotonicClock.sleep(for: .milliseconds(20))
+    }
+    return false
+}

@@ -1,0 +1,67 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// `kill -9` of flowd during a `flowd.command` submit (the seventh defect of
+/// the hostile-client campaign): the program dies with flowd, and the retry
+/// after the restart carries the same idempotency key, so a receiver that
+/// saw the first attempt can drop the second.
+@Suite("A submit interrupted by kill -9")
+struct InterruptedSubmitTests {
+    @Test("the command dies with flowd, and the retry carries the same idempotency key")
+    func commandDiesAndRetryKeepsItsKey() throws {
+        let hook = try TemporaryDirectory(prefix: "flowd-hook")
+        // The first run announces itself and stays (exec: the same process);
+        // a later run answers at once. Each notes the key it was given.
+        let script = try hook.write(
+            "hook.sh",
+            """
+            #!/bin/sh
+            cat >/dev/null
+            printf '%s\\n' "$FLOWD_IDEMPOTENCY_KEY" >>'\(hook.path)/keys'
+            if [ ! -e '\(hook.path)/started' ]; then
+                : >'\(hook.path)/started'
+                echo $$ >'\(hook.path)/pid.tmp' && mv '\(hook.path)/pid.tmp' '\(hook.path)/pid'
+                exec sleep 600
+            fi
+            echo '{"message": "Received."}'
+            """)
+        chmod(script, 0o755)
+        var flows = TestFlows.standard
+        flows["hook.json"] = PluginFlows.submitting(
+            id: "hook", action: "flowd.command", options: #"{"path": "\#(script)"}"#, timeoutSeconds: "900")
+        let settings = DaemonSettings(flows: flows, plugins: ["CommandPlugin"])
+
+        try withDaemon(settings) { fixture in
+            let session = try fixture.client.start("hook")
+            #expect(try session.set(["name": "Ada"]) == [:])
+            #expect(try session.next() == [:])
+            let pending = SubmitTests.PendingSubmit(address: fixture.bus.address, path: session.path)
+            let announced = ContinuousClock.now.advanced(by: .seconds(30))
+            var pidText = ""
+            while ContinuousClock.now < announced {
+                pidText = (try? String(contentsOfFile: hook.file("pid"), encoding: .utf8)) ?? ""
+                if !pidText.isEmpty { break }
+                _ = Latch().wait(timeout: .milliseconds(20))
+            }
+            let pid = try #require(Int32(pidText.filter(\.isNumber)), "the hook never started")
+            #expect(try session.state() == "submitting")
+
+            fixture.daemon.kill()
+            // The program goes with flowd, not minutes later.
+            #expect(waitUntilGone(pid), "the command \(pid) outlived flowd")
+            if case .success = pending.outcome(timeout: .seconds(30)) {
+                Issue.record("the interrupted Submit succeeded")
+            }
+
+            try fixture.startAgain()
+            #expect(try session.state() == "failed")
+            try session.submit()
+            #expect(try session.state() == "submitted")
+            #expect(try session.property("Receipt").vardict?["message"] == .string("Received."))
+            let keys = try String(contentsOfFile: hook.file("keys"), encoding: .utf8).split(separator: "\n")
+            #expect(keys == [Substring(session.id + "-1"), Substring(session.id + "-1")], "\(keys)")
+        }
+    }
+}
