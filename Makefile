@@ -1,11 +1,13 @@
 # flowd — build, test, demo, install.
 #
 #   make                 release build of the daemon, flowctl and the shipped plugins
-#   make test            every test: unit, integration (private dbus-daemon), system (real systemd)
+#   make test            every test: unit, integration (private dbus-daemon), the fuzzers briefly, system (real systemd)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
 #   make bench           the benchmark (docs/performance.md)
+#   make fuzz            every fuzz target, then the D-Bus fuzzer, FUZZ_SECONDS each (default 600)
+#   make soak            many clients against flowd for SOAK_SECONDS (default 600)
 
 SWIFT    ?= swift
 PREFIX   ?= /usr/local
@@ -18,7 +20,12 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-system demo install stage bench clean setup
+.PHONY: all build debug test test-unit test-fuzz test-system demo install stage bench fuzz soak clean setup
+
+# Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
+PYTHON3 ?= /usr/bin/python3
+FUZZ_SECONDS ?= 600
+SOAK_SECONDS ?= 600
 
 all: build
 
@@ -37,6 +44,15 @@ test-unit:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
 	$(SWIFT) test --package-path Packages/FlowKit $(SWIFTFLAGS)
+	Fuzz/run.sh --replay
+
+# The fuzzers briefly (docs/fuzzing.md): each libFuzzer target 10 s from its
+# corpus (so a regression input kept there fails here), the D-Bus fuzzer and
+# the soak test 20 s each.
+test-fuzz:
+	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds 10
+	$(PYTHON3) Fuzz/bus/fuzz.py --seconds 20
+	$(PYTHON3) Fuzz/bus/soak.py --seconds 20 --clients 8
 
 # End-to-end under a real systemd in a container (e2e/system/README.md): the
 # staged install, the hardening score and unit verification (nothing booted),
@@ -49,7 +65,7 @@ test-system:
 # One after the other, even under -j: both build in .build. The system suite
 # boots a container, which needs root: as another user it is skipped with a
 # line saying so (CI runs as root); `make test-system` on its own insists.
-test: test-unit
+test: test-unit test-fuzz
 	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) test-system; else \
 		echo "make test: NOT RUN: the system suite (real systemd in a container) needs root; run: sudo make test-system"; \
 	fi
@@ -78,6 +94,15 @@ bench: build
 # shipped plugins, and the consultation flow driven to submitted by flowctl.
 demo: build
 	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh "$(BIN_RELEASE)"
+
+# Each libFuzzer target, then the D-Bus fuzzer, for FUZZ_SECONDS each.
+fuzz:
+	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds $(FUZZ_SECONDS)
+	$(PYTHON3) Fuzz/bus/fuzz.py --seconds $(FUZZ_SECONDS)
+
+# Many clients for SOAK_SECONDS: latency percentiles, bounded memory and descriptors.
+soak: debug
+	$(PYTHON3) Fuzz/bus/soak.py --seconds $(SOAK_SECONDS)
 
 clean:
 	$(SWIFT) package clean

@@ -31,6 +31,16 @@ let fixturePlugins: [(String, String)] = [
     ("FixturePatientPlugin", "Patient"),
 ]
 
+/// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
+let fuzzTargets: [(String, [Target.Dependency])] = [
+    ("json", ["FlowEngine"]),
+    ("flow", ["FlowEngine", flowKit]),
+    ("pattern", ["FlowEngine", flowKit]),
+    ("session", ["FlowEngine", flowKit]),
+    ("config", ["FlowDaemon"]),
+    ("dbus-args", ["FlowDaemon", "DBus"]),
+]
+
 let package = Package(
     name: "flowd",
     products: [
@@ -158,6 +168,14 @@ let package = Package(
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
+        // The fuzz targets (Fuzz/, docs/fuzzing.md): built as usual they
+        // replay the inputs named on their command line; Fuzz/run.sh builds
+        // them with libFuzzer and AddressSanitizer and fuzzes.
+        .target(name: "FuzzSupport", dependencies: ["FlowdSystem"], path: "Fuzz/Support"),
+    ] + fuzzTargets.map { name, dependencies in
+        .executableTarget(
+            name: "fuzz-\(name)", dependencies: ["FuzzSupport"] + dependencies, path: "Fuzz/Targets/\(name)")
+    } + [
         // Holds the architecture to what docs/architecture.md says (which
         // files may talk to C); reads the source tree, links nothing.
         .testTarget(name: "ArchitectureTests"),

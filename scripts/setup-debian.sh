@@ -21,6 +21,7 @@ PACKAGES="
   libcurl4
   valgrind
   sqlite3
+  python3-dbus
 "
 
 if [ "$(id -u)" -ne 0 ]; then
