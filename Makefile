@@ -1,13 +1,17 @@
 # flowd — build, test, demo, install.
 #
 #   make                 release build of the daemon, flowctl and the shipped plugins
-#   make test            every test: unit, integration (private dbus-daemon), the fuzzers briefly, system (real systemd)
+#   make test            every test: unit, integration (private dbus-daemon), the fuzzers briefly,
+#                        desktop (Xvfb), system (real systemd), package (the .deb in a clean Debian 12)
+#   make test-desktop    the desktop client in a headless X server, driven through AT-SPI (e2e/desktop)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
+#   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
 #   make fuzz            every fuzz target, then the D-Bus fuzzer, FUZZ_SECONDS each (default 600)
 #   make soak            many clients against flowd for SOAK_SECONDS (default 600)
+#   make demo-gtk        the desktop client's example screens in a window (needs a display)
 
 SWIFT    ?= swift
 PREFIX   ?= /usr/local
@@ -20,7 +24,8 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-fuzz test-system demo install stage bench fuzz soak clean setup
+.PHONY: all build debug test test-unit test-fuzz test-desktop test-system test-package demo demo-gtk install stage deb bench
+.PHONY: fuzz soak clean setup
 
 # Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
 PYTHON3 ?= /usr/bin/python3
@@ -54,6 +59,16 @@ test-fuzz:
 	$(PYTHON3) Fuzz/bus/fuzz.py --seconds 20
 	$(PYTHON3) Fuzz/bus/soak.py --seconds 20 --clients 8
 
+# The desktop client end to end (e2e/desktop/README.md): flowd-gtk in Xvfb
+# with a private session bus and its accessibility bus, driven through AT-SPI;
+# screenshots in DESKTOP_SHOTS. Where no X server can be started it says why
+# in one line and passes (status 77 from run.sh).
+DESKTOP_SHOTS ?= $(CURDIR)/.build/desktop-shots
+test-desktop:
+	$(SWIFT) build --product flowd-gtk $(SWIFTFLAGS)
+	@e2e/desktop/run.sh "$(BIN_DEBUG)" "$(DESKTOP_SHOTS)"; status=$$?; \
+		if [ $$status -eq 77 ]; then exit 0; else exit $$status; fi
+
 # End-to-end under a real systemd in a container (e2e/system/README.md): the
 # staged install, the hardening score and unit verification (nothing booted),
 # then the staged tree in a booted container. As root.
@@ -62,12 +77,25 @@ test-system:
 	e2e/system/security-score.sh --stage stage
 	e2e/system/run.sh --stage stage
 
-# One after the other, even under -j: both build in .build. The system suite
-# boots a container, which needs root: as another user it is skipped with a
-# line saying so (CI runs as root); `make test-system` on its own insists.
-test: test-unit test-fuzz
-	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) test-system; else \
+# The Debian packages (make deb) in a clean Debian 12 root made by mmdebstrap,
+# booted with systemd-nspawn, no Swift toolchain inside (e2e/package/README.md):
+# install, D-Bus activation, flows as a user and as root, an upgrade from the
+# previous version with sessions kept, remove and purge. As root, with the
+# package mirror reachable; otherwise the container part is skipped with a
+# line saying why.
+test-package: deb
+	e2e/package/run.sh --debs "$(DEB_DIR)"
+
+# One after the other, even under -j: all build in .build. The system and
+# package suites boot containers, which needs root: as another user they are
+# skipped with a line saying so (CI runs as root); `make test-system` on its
+# own insists.
+test: test-unit
+	$(MAKE) test-fuzz
+	$(MAKE) test-desktop
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) test-system && $(MAKE) test-package; else \
 		echo "make test: NOT RUN: the system suite (real systemd in a container) needs root; run: sudo make test-system"; \
+		echo "make test: NOT RUN: the package suite (the .deb in a clean Debian 12 container) needs root; run: sudo make test-package"; \
 	fi
 
 # The install layout of docs/admin.md, from the release build. Checks that the
@@ -80,6 +108,13 @@ install: build
 stage:
 	rm -rf stage
 	$(MAKE) install DESTDIR="$(CURDIR)/stage" PREFIX=/usr
+
+# The Debian packages flowd, flowd-plugin-dev (and flowd-gtk once the desktop
+# client is in the tree), built by debian/rules from `make` and `make install`
+# with dpkg-buildpackage, into $(DEB_DIR); lintian must find no error or warning.
+DEB_DIR ?= $(CURDIR)/build-deb
+deb:
+	scripts/build-deb.sh . "$(DEB_DIR)"
 
 # The benchmark (docs/performance.md): the release build, then flowd-bench with
 # its defaults: a private bus and flowd, 10,000 stored sessions, latency
@@ -95,6 +130,11 @@ bench: build
 demo: build
 	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh "$(BIN_RELEASE)"
 
+# The desktop client's example screens (docs/desktop.md): start page, three
+# steps, Review, submit and success, driven by the window's own buttons.
+demo-gtk: build
+	"$(BIN_RELEASE)/flowd-gtk" --fixture tour
+
 # Each libFuzzer target, then the D-Bus fuzzer, for FUZZ_SECONDS each.
 fuzz:
 	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds $(FUZZ_SECONDS)
@@ -107,4 +147,5 @@ soak: debug
 clean:
 	$(SWIFT) package clean
 	rm -rf Packages/FlowKit/.build
-	rm -rf stage demo-state
+	rm -rf stage demo-state build-deb .cache/package-test
+	if command -v dh >/dev/null; then debian/rules clean; fi

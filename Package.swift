@@ -47,6 +47,7 @@ let package = Package(
         .executable(name: "flowd", targets: ["flowd"]),
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd-bench", targets: ["FlowBench"]),
+        .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -68,6 +69,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // GTK 4.8 and libadwaita 1.2 for the desktop client, with the helpers Swift cannot call.
+        .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         // The C declarations Swift's Glibc module leaves out (epoll, eventfd,
         // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros), and
         // the child's side of a spawn, which must be C (spawn.c).
@@ -106,20 +109,45 @@ let package = Package(
         .target(name: "CPluginGuard"),
         // The safe dlopen loader and the plugin call path (timeouts, crash guard).
         .target(name: "PluginHost", dependencies: [flowKit, "CPluginGuard", "FlowdSystem"]),
+        // The D-Bus contract (docs/dbus-api.md) written once: names, error
+        // names, properties, signals and the wire structs, each with one
+        // encoder (the daemon) and one decoder (the clients).
+        .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
+        // The typed client of the whole API, on a Reactor loop of its own:
+        // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
+        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
             dependencies: [
-                "FlowEngine", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem", "Logging", flowKit,
+                "FlowEngine", "FlowProtocol", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem",
+                "Logging", flowKit,
             ]
         ),
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
-        .target(name: "FlowCLI", dependencies: ["DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
+        .target(
+            name: "FlowCLI",
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
+
+        // The desktop client's one seam over GTK and libadwaita: typed widgets,
+        // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
+        .target(name: "Adwaita", dependencies: ["CAdw", "FlowdSystem"], linkerSettings: [.linkedLibrary("dispatch")]),
+        // The desktop client: view models, pages, navigation, keyboard, its own strings.
+        .target(
+            name: "FlowDesktop",
+            dependencies: ["Adwaita", "FlowEngine", "FlowdSystem", flowKit],
+            // The app's own strings (window chrome, start page), one file per locale.
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            }
+        ),
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
+        .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
-            name: "FlowBench", dependencies: ["DBus", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
+            name: "FlowBench",
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
             name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
@@ -148,6 +176,12 @@ let package = Package(
         .executableTarget(
             name: "plugin-host-probe", dependencies: ["PluginHost", flowKit], path: "Tests/Fixtures/Plugins/Probe"),
 
+        // Runs a GLib main loop with the main-queue bridge and checks that main-actor
+        // work runs on it, in a process of its own (no display needed). Never installed.
+        .executableTarget(
+            name: "flowd-gtk-mainloop-probe", dependencies: ["Adwaita", "FlowdSystem"],
+            path: "Tests/Fixtures/Desktop/MainLoopProbe"),
+
         // Shared test helpers: temporary directories, a test child, a private
         // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
         .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
@@ -160,11 +194,17 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Logging", "TestSupport"]),
         .testTarget(name: "FlowdSystemTests", dependencies: ["FlowdSystem", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
+        .testTarget(name: "FlowProtocolTests", dependencies: ["FlowProtocol", "DBus", "FlowEngine", flowKit]),
         .testTarget(
             name: "FlowDaemonTests",
-            dependencies: ["TestSupport", "FlowDaemon", "DBus", "FlowEngine", "Systemd", "Logging"]),
+            dependencies: [
+                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "Systemd",
+                "Logging", flowKit,
+            ]),
         .testTarget(
-            name: "FlowCLITests", dependencies: ["TestSupport", "FlowCLI", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
+            name: "FlowCLITests",
+            dependencies: ["TestSupport", "FlowCLI", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
+        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Installs a release build of flowd into $DESTDIR$PREFIX: the layout of
-# DESIGN.md's install table (also in docs/admin.md). Called by `make install`;
+# the install table in docs/admin.md. Called by `make install`;
 # run it directly only with the same variables.
 #
 #   BUILD_DIR   the SwiftPM release bin directory (swift build -c release --show-bin-path)
@@ -40,6 +40,9 @@ SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
 DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
 BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
+# Where flowd looks for flowd.conf: /etc for PREFIX=/usr, $PREFIX/etc otherwise (InstallLayout).
+case "$PREFIX" in /usr | /) DEFAULT_SYSCONFDIR=/etc ;; *) DEFAULT_SYSCONFDIR=$PREFIX/etc ;; esac
+SYSCONFDIR=${SYSCONFDIR:-$DEFAULT_SYSCONFDIR}
 
 FLOWD_LIB=$LIBDIR/flowd              # as seen at run time
 D_FLOWD_LIB=$DESTDIR$FLOWD_LIB       # as written now
@@ -50,7 +53,7 @@ PLUGINS="SpoolPlugin:spool CommandPlugin:command WebhookPlugin:webhook Validator
 case "$PREFIX" in /*) ;; *) die "PREFIX must be absolute (got '$PREFIX')" ;; esac
 [ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
-for f in flowd flowctl libFlowKit.so; do
+for f in flowd flowctl flowd-gtk libFlowKit.so; do
     [ -f "$BUILD_DIR/$f" ] || die "$BUILD_DIR/$f is missing: run 'make' first"
 done
 for p in $PLUGINS; do
@@ -93,6 +96,7 @@ install_optional() { # SRC DEST-DIR NAME: skipped with a warning while SRC does 
 install -d -m 0755 "$DESTDIR$BINDIR" "$DESTDIR$LIBEXECDIR" "$D_FLOWD_LIB" "$D_FLOWD_LIB/plugins"
 install -m 0755 "$BUILD_DIR/flowd" "$DESTDIR$LIBEXECDIR/flowd"
 install -m 0755 "$BUILD_DIR/flowctl" "$DESTDIR$BINDIR/flowctl"
+install -m 0755 "$BUILD_DIR/flowd-gtk" "$DESTDIR$BINDIR/flowd-gtk"
 install -m 0755 "$BUILD_DIR/libFlowKit.so" "$D_FLOWD_LIB/libFlowKit.so"
 shipped=""
 for p in $PLUGINS; do
@@ -102,7 +106,7 @@ done
 
 # --- the Swift runtime, transitively -----------------------------------------------------------
 needed_of() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$D_FLOWD_LIB/libFlowKit.so")
+queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
 for p in $shipped; do queue+=("$D_FLOWD_LIB/plugins/$p"); done
 runtime_libs=""
 system_libs=""
@@ -126,9 +130,15 @@ done
 # --- RUNPATHs ------------------------------------------------------------------------------------
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
+patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-gtk"
 patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
 for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
 for p in $shipped; do patchelf --set-rpath "\$ORIGIN/..:$FLOWD_LIB" "$D_FLOWD_LIB/plugins/$p"; done
+
+# --- the desktop client's menu entry, AppStream metadata and icon ---------------------------------
+install -D -m 0644 "$SRCDIR/data/org.flowd.Flows.desktop" "$DESTDIR$DATADIR/applications/org.flowd.Flows.desktop"
+install -D -m 0644 "$SRCDIR/data/org.flowd.Flows.metainfo.xml" "$DESTDIR$DATADIR/metainfo/org.flowd.Flows.metainfo.xml"
+install -D -m 0644 "$SRCDIR/data/icons/org.flowd.Flows.svg" "$DESTDIR$DATADIR/icons/hicolor/scalable/apps/org.flowd.Flows.svg"
 
 # --- data: flows, D-Bus, systemd, sysusers, docs -------------------------------------------------
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/flows"
@@ -154,6 +164,19 @@ install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
 for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
     install_text "$f" "$DOCDIR/examples/flowd.service.d"
 done
+# The fully commented sample configuration (every key with its default). An
+# administrator's own file is never replaced: a package marks it a conffile,
+# and an install into / keeps one that is already there.
+conf=$DESTDIR$SYSCONFDIR/flowd/flowd.conf
+if [ -z "$DESTDIR" ] && [ -e "$conf" ]; then
+    warn "$conf exists: kept (the sample is $SRCDIR/etc/flowd.conf)"
+else
+    install -d -m 0755 "$DESTDIR$SYSCONFDIR/flowd"
+    sed -e "s|/etc/flowd|$SYSCONFDIR/flowd|g" -e "s|/usr/share/flowd|$DATADIR/flowd|g" "$SRCDIR/etc/flowd.conf" |
+        substitute /dev/stdin >"$conf.tmp"
+    chmod 0644 "$conf.tmp"
+    mv -f "$conf.tmp" "$conf"
+fi
 # The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
 # .swiftmodule, so a plugin outside this tree depends on this package by path.
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
@@ -166,8 +189,10 @@ install_optional docs/flow-format.md "$DOCDIR" flow-format.md
 install_optional docs/flow.schema.json "$DATADIR/flowd" flow.schema.json
 install_optional docs/dbus-api.md "$DOCDIR" dbus-api.md
 install_optional docs/admin.md "$DOCDIR" admin.md
+install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
+install_optional docs/man/flowd-gtk.1 "$MANDIR/man1" flowd-gtk.1
 install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
 
 # --- checks --------------------------------------------------------------------------------------
@@ -187,7 +212,7 @@ allowed_runpath() {
         *) return 1 ;;
     esac
 }
-elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
+elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
 for elf in "${elfs[@]}"; do
     readelf -d "$elf" | grep -q '(RPATH)' && bad "$elf has a DT_RPATH (only DT_RUNPATH is expected)"
     IFS=: read -r -a entries <<<"$(runpath_of "$elf")"
@@ -207,7 +232,20 @@ for elf in "${elfs[@]}"; do
         esac
     done <<<"$out"
 done
-[ "$failed" -eq 0 ] || die "the installed tree is not self-contained (see above)"
+# The desktop entry and the AppStream metadata are valid (when Debian's validators are installed).
+if command -v desktop-file-validate >/dev/null 2>&1; then
+    out=$(desktop-file-validate "$DESTDIR$DATADIR/applications/org.flowd.Flows.desktop" 2>&1) ||
+        bad "org.flowd.Flows.desktop is not valid: $out"
+else
+    warn "desktop-file-validate is not installed; the desktop entry was not validated"
+fi
+if command -v appstreamcli >/dev/null 2>&1; then
+    out=$(appstreamcli validate --no-net "$DESTDIR$DATADIR/metainfo/org.flowd.Flows.metainfo.xml" 2>&1) ||
+        bad "org.flowd.Flows.metainfo.xml is not valid: $out"
+else
+    warn "appstreamcli is not installed; the AppStream metadata was not validated"
+fi
+[ "$failed" -eq 0 ] || die "the installed tree is not self-contained or not valid (see above)"
 
 echo "install: flowd installed to ${DESTDIR:-/}${DESTDIR:+ }(PREFIX=$PREFIX)"
 echo "install: Swift runtime in $FLOWD_LIB:$runtime_libs"

@@ -1,6 +1,9 @@
 #!/bin/sh
 # Installs every Debian package flowd needs to build, test, benchmark and run its
-# demo. Safe to run again: apt-get skips what is already there.
+# demo, the desktop client's build and headless test (GTK 4, libadwaita, Xvfb,
+# AT-SPI), and to build flowd's Debian packages and test them in a clean Debian
+# 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
+# again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
@@ -22,6 +25,26 @@ PACKAGES="
   valgrind
   sqlite3
   python3-dbus
+  libgtk-4-dev
+  libadwaita-1-dev
+  xvfb
+  xauth
+  at-spi2-core
+  python3
+  python3-pyatspi
+  gir1.2-atspi-2.0
+  imagemagick
+  fonts-cantarell
+  fonts-dejavu-core
+  adwaita-icon-theme
+  librsvg2-common
+  desktop-file-utils
+  appstream
+  dpkg-dev
+  debhelper
+  fakeroot
+  lintian
+  mmdebstrap
 "
 
 if [ "$(id -u)" -ne 0 ]; then

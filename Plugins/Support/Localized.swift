@@ -1,5 +1,7 @@
 /// A message in several languages, picked by the session's locale with the
-/// same fallback as the engine: `pt-BR` → `pt` → `en` → any.
+/// engine's fallback: `pt-BR` → `pt` → another `pt-*` → `en` → any; Chinese
+/// without a script takes it from the region (`zh-TW` → `zh-Hant`, other
+/// `zh` → `zh-Hans`).
 package struct Localized: Sendable {
     package let texts: [String: String]
 
@@ -9,9 +11,21 @@ package struct Localized: Sendable {
 
     /// The text for `locale` (a BCP 47 tag such as `de`, `pt-BR`, `zh-Hans`).
     package func callAsFunction(_ locale: String) -> String {
-        for candidate in Localized.fallbacks(locale) {
+        var chain = Localized.fallbacks(locale)
+        let language = Localized.language(locale)
+        if language == "zh", !chain.contains(where: { $0.hasPrefix("zh-Han") }) {
+            let region = chain.first?.split(separator: "-").dropFirst().map { $0.uppercased() } ?? []
+            let traditional = region.contains("TW") || region.contains("HK") || region.contains("MO")
+            chain.insert(traditional ? "zh-Hant" : "zh-Hans", at: max(0, chain.count - 2))
+        }
+        for candidate in chain.dropLast() {
             if let t = texts[candidate] { return t }
         }
+        // Another variety of the same language reads better than English.
+        if let other = texts.keys.sorted().first(where: { $0.hasPrefix(language + "-") }), let t = texts[other] {
+            return t
+        }
+        if let t = texts["en"] { return t }
         return texts.sorted { $0.key < $1.key }.first?.value ?? ""
     }
 

@@ -10,7 +10,7 @@ import Reactor
 ///   handlers, replies to ``sendWithReply(_:timeout:onReply:)`` arrive on the
 ///   loop. Use the connection on the loop thread; ``send(_:)`` alone may be
 ///   called from any thread (it hops to the loop).
-/// - **Client mode** (CLIs, tests, benchmarks): no loop; ``call(_:timeout:)``
+/// - **Client mode** (tests, tools): no loop; ``call(_:timeout:)``
 ///   blocks for the reply and ``nextSignal(matching:timeout:)`` waits for
 ///   signals. Use it from one thread at a time.
 ///
@@ -147,23 +147,37 @@ public final class Connection: @unchecked Sendable {
     /// Sends a call and delivers its reply (or a `NoReply` error after
     /// `timeout`, or the error reply as a ``DBusError``) to `onReply` on the
     /// loop thread (`dbus_connection_send_with_reply` + a pending-call notify).
-    /// Attached connections only; safe from any thread.
+    /// Attached connections only; safe from any thread. The returned handle
+    /// can cancel the call, after which `onReply` is not called.
+    @discardableResult
     public func sendWithReply(
         _ message: Message, timeout: Duration = .seconds(25),
         onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
-    ) {
+    ) -> PendingReply {
         guard let loop = core.loop else {
             preconditionFailure("sendWithReply(_:timeout:onReply:) needs a connection attached to a loop")
         }
-        if !loop.inEventLoop {
-            loop.execute { [self] in sendWithReply(message, timeout: timeout, onReply: onReply) }
-            return
+        let handle = PendingReply(loop: loop)
+        if loop.inEventLoop {
+            send(message, timeout: timeout, handle: handle, onReply: onReply)
+        } else {
+            loop.execute { [self] in send(message, timeout: timeout, handle: handle, onReply: onReply) }
         }
+        return handle
+    }
+
+    /// The loop-thread half of ``sendWithReply(_:timeout:onReply:)``.
+    private func send(
+        _ message: Message, timeout: Duration, handle: PendingReply,
+        onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
+    ) {
+        guard !handle.cancelled, let loop = core.loop else { return }
         guard !core.closed, let pending = LibDBus.sendWithReply(raw, message.raw, timeout: timeout.libdbusMilliseconds) else {
             loop.execute { onReply(.failure(.disconnected("not connected to the bus"))) }
             return
         }
         let call = PendingCall(pending: pending, loop: loop, core: core, onReply: onReply)
+        handle.call = call
         core.track(call)
         LibDBus.setNotify(pending, pendingNotifyFunction, data: Unmanaged.passRetained(call).toOpaque(), free: releaseDataFunction)
         // A reply that completed the call before the notify was set would
@@ -229,6 +243,36 @@ public final class Connection: @unchecked Sendable {
     }
 }
 
+/// A call sent with ``Connection/sendWithReply(_:timeout:onReply:)``, to
+/// cancel it. Its state is confined to the connection's loop thread.
+public final class PendingReply: @unchecked Sendable {
+    private let loop: any EventLoopProtocol
+    fileprivate var call: PendingCall?
+    fileprivate var cancelled = false
+
+    fileprivate init(loop: any EventLoopProtocol) {
+        self.loop = loop
+    }
+
+    /// Stops waiting (`dbus_pending_call_cancel`): the reply handler is not
+    /// called, and a reply that arrives later is dropped. The call may still
+    /// have reached the peer. Safe from any thread; does nothing once the
+    /// reply was delivered.
+    public func cancel() {
+        if loop.inEventLoop {
+            cancelNow()
+        } else {
+            loop.execute { [self] in cancelNow() }
+        }
+    }
+
+    private func cancelNow() {
+        cancelled = true
+        call?.cancel()
+        call = nil
+    }
+}
+
 /// One call awaiting its reply; owned by libdbus as the notify's data.
 final class PendingCall: @unchecked Sendable {
     private let pending: UncheckedPointer
@@ -254,6 +298,15 @@ final class PendingCall: @unchecked Sendable {
         LibDBus.cancel(pending: pending.raw)
         LibDBus.unref(pending: pending.raw)
         onReply(.failure(.disconnected("the connection was lost before the reply arrived")))
+    }
+
+    /// The caller stopped waiting: cancel the call without answering.
+    func cancel() {
+        guard onReply != nil else { return }
+        onReply = nil
+        core?.untrack(self)
+        LibDBus.cancel(pending: pending.raw)
+        LibDBus.unref(pending: pending.raw)
     }
 
     /// libdbus released the call without completing it (the connection was

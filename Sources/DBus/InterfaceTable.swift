@@ -61,7 +61,7 @@ public enum PropertyAccess: String, Sendable {
 /// introspection XML from it and serves `org.freedesktop.DBus.Properties`.
 ///
 /// ```swift
-/// InterfaceTable<Session>("org.flowd.Flow1.Session",
+/// InterfaceTable<Session>("org.example.Forms1.Session",
 ///     methods: [
 ///         .init("SetAnswers", in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")]) { session, call in
 ///             var args = call.arguments()

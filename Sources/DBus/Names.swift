@@ -48,7 +48,7 @@ private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> D
 }
 
 /// A bus name: unique (`:1.42`, assigned by the bus) or well-known
-/// (`org.flowd.Flow1`). Validated with `dbus_validate_bus_name`.
+/// (`org.example.Forms1`). Validated with `dbus_validate_bus_name`.
 /// D-Bus server addresses (`unix:path=/run/flowd/bus`, `tcp:host=…,port=…`).
 public enum BusAddress {
     /// Checks the syntax of `address` as libdbus parses it, so a typo is
@@ -79,7 +79,7 @@ public struct BusName: ValidatedName {
     public static let bus: BusName = "org.freedesktop.DBus"
 }
 
-/// An object path (`/org/flowd/Flow1`). Validated with `dbus_validate_path`.
+/// An object path (`/org/example/Forms1`). Validated with `dbus_validate_path`.
 public struct ObjectPath: ValidatedName {
     public let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
@@ -158,7 +158,7 @@ public struct ObjectPath: ValidatedName {
     }
 }
 
-/// An interface name (`org.flowd.Flow1.Session`). Validated with `dbus_validate_interface`.
+/// An interface name (`org.example.Forms1.Session`). Validated with `dbus_validate_interface`.
 public struct InterfaceName: ValidatedName {
     public let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
@@ -191,7 +191,7 @@ public struct MemberName: ValidatedName {
     }
 }
 
-/// An error name (`org.flowd.Flow1.Error.NotFound`). Validated with `dbus_validate_error_name`.
+/// An error name (`org.example.Forms1.Error.NotFound`). Validated with `dbus_validate_error_name`.
 public struct ErrorName: ValidatedName {
     public let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.

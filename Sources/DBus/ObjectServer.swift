@@ -47,7 +47,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 
     /// Exports a tree: every path strictly below `prefix` for which `resolve`
     /// returns an object is served with `interfaces` (for example
-    /// `/org/flowd/Flow1/session/<id>`). `children` lists the child names
+    /// `/org/example/Forms1/session/<id>`). `children` lists the child names
     /// shown when a path of the tree (the prefix included) is introspected.
     public func exportTree<Target: Sendable>(
         under prefix: ObjectPath, interfaces: [InterfaceTable<Target>], authorize: Authorizer<Target>? = nil,

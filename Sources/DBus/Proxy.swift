@@ -1,9 +1,10 @@
-/// A typed handle on one interface of a remote object, for clients
-/// (flowctl, tests, the benchmark).
+/// A typed handle on one interface of a remote object, for raw calls in
+/// client mode (tests that send what no well-behaved client sends, tools).
+/// flowd's clients use FlowClient.
 ///
 /// ```swift
-/// let manager = Proxy(connection: connection, destination: "org.flowd.Flow1",
-///                     path: "/org/flowd/Flow1", interface: "org.flowd.Flow1.Manager")
+/// let manager = Proxy(connection: connection, destination: "org.example.Forms1",
+///                     path: "/org/example/Forms1", interface: "org.example.Forms1.Manager")
 /// let flows = try manager.call("ListFlows", returning: [[String: DBusValue]].self)
 /// let count = try manager.property("SessionCount", as: UInt32.self)
 /// ```

@@ -1,3 +1,4 @@
+import FlowClient
 import FlowdSystem
 
 /// What one size measured: latency on one connection, first-touch loading,
@@ -58,30 +59,42 @@ struct Bench {
         try harness.startBus()
         progress("starting flowd")
         let ready = try harness.startFlowd()
-        let client = try FlowClient(address: harness.busAddress)
+        let connection = try BenchConnection(address: harness.busAddress)
+        defer { connection.close() }
 
         // Warm up on a few sessions: code paths, statement cache, allocator.
-        var warm = SeededGenerator(seed: options.seed ^ 0xFFFF)
         let warmIDs = Array(ids.prefix(50))
-        _ = try Scenarios.latency(
-            client, ids: warmIDs, rounds: min(200, options.rounds), walkEvery: 10, generator: &warm)
+        let warmRounds = min(200, options.rounds)
+        let warmSeed = options.seed ^ 0xFFFF
+        _ = try connection.run { client async throws(BenchError) in
+            try await Scenarios.latency(
+                client, ids: warmIDs, rounds: warmRounds, walkEvery: 10, generator: SeededGenerator(seed: warmSeed))
+        }
 
         progress("loading \(Format.grouped(ids.count)) live sessions (GetStep on each)")
         guard let before = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
-        var firstTouch = Samples()
-        for id in ids {
-            let t0 = MonotonicClock.now().nanoseconds
-            try client.getStep(id)
-            firstTouch.add(MonotonicClock.now().nanoseconds - t0)
+        let firstTouch = try connection.run { client async throws(BenchError) in
+            var samples = Samples()
+            for id in ids {
+                let t0 = MonotonicClock.now().nanoseconds
+                do throws(FlowClientError) { _ = try await client.step(id) } catch { throw BenchError(error, "GetStep on \(id)") }
+                samples.add(MonotonicClock.now().nanoseconds - t0)
+            }
+            return samples
         }
         guard let after = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
         // Under callgrind, count the measured rounds only.
-        try harness.zeroCallgrindCounters { () throws(BenchError) in try client.ping() }
+        try harness.zeroCallgrindCounters { () throws(BenchError) in try connection.ping() }
 
         progress("measuring \(Format.grouped(options.rounds)) rounds on one connection")
         let cpuBefore = harness.cpuTimes()
-        let latency = try Scenarios.latency(
-            client, ids: ids, rounds: options.rounds, walkEvery: options.walkEvery, generator: &generator)
+        let rounds = options.rounds
+        let walkEvery = options.walkEvery
+        let measuring = generator
+        let (latency, moved) = try connection.run { client async throws(BenchError) in
+            try await Scenarios.latency(client, ids: ids, rounds: rounds, walkEvery: walkEvery, generator: measuring)
+        }
+        generator = moved
         let cpu = harness.cpuTimes() - cpuBefore
         let calls = latency.reduce(0) { sum, entry in
             sum + entry.value.count * (entry.key == .walk ? Scenarios.callsPerWalk + 2 : 1)
@@ -118,8 +131,9 @@ struct Bench {
             for _ in 0..<options.readyStarts {
                 readyTimes.append(try harness.startFlowd())
                 // It answers, and it really holds them all.
-                let client = try FlowClient(address: harness.busAddress)
-                try client.ping()
+                let connection = try BenchConnection(address: harness.busAddress)
+                try connection.ping()
+                connection.close()
                 harness.stopFlowd()
             }
         }

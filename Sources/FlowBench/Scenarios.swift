@@ -1,4 +1,5 @@
 import DBus
+import FlowClient
 import FlowdSystem
 
 /// The kinds of call measured.
@@ -33,42 +34,53 @@ enum Scenarios {
 
     /// One measured round on `id`. `record` gets every call's duration.
     static func round(
-        _ client: FlowClient, id: String, round: Int, pingSlot: Int, record: (CallKind, UInt64) -> Void
-    ) throws(BenchError) {
+        _ client: isolated FlowClient, id: String, round: Int, pingSlot: Int, record: (CallKind, UInt64) -> Void
+    ) async throws(BenchError) {
         var slot = 0
-        func maybePing() throws(BenchError) {
-            if slot == pingSlot {
-                let t0 = MonotonicClock.now().nanoseconds
-                try client.ping()
-                record(.ping, MonotonicClock.now().nanoseconds - t0)
-            }
-            slot += 1
-        }
-        try maybePing()
+        // Not a local async function: one would not be isolated to the
+        // client, and every call would hop off its loop and back.
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         var t0 = MonotonicClock.now().nanoseconds
-        let errors = try client.setAnswers(id, ["plan": .string(plans[round % plans.count])])
+        let errors: [String: String]
+        do { errors = try await client.setAnswers(id, ["plan": .string(plans[round % plans.count])]) } catch {
+            throw BenchError(error, "SetAnswers on \(id)")
+        }
         record(.setAnswers, MonotonicClock.now().nanoseconds - t0)
-        guard errors == 0 else { throw .call("SetAnswers on \(id) replied with \(errors) errors") }
-        try maybePing()
+        guard errors.isEmpty else { throw .call("SetAnswers on \(id) replied with \(errors.count) errors") }
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
-        let stayed = try client.continueStep(id)
+        let stayed: [String: String]
+        do { stayed = try await client.continueStep(id) } catch { throw BenchError(error, "Continue on \(id)") }
         record(.continueStep, MonotonicClock.now().nanoseconds - t0)
-        guard stayed == 0 else { throw .call("Continue on \(id) did not move (\(stayed) errors)") }
-        try maybePing()
+        guard stayed.isEmpty else { throw .call("Continue on \(id) did not move (\(stayed.count) errors)") }
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
-        let step = try client.getStep(id)
+        let step: String
+        do { step = try await client.step(id).id } catch { throw BenchError(error, "GetStep on \(id)") }
         record(.getStep, MonotonicClock.now().nanoseconds - t0)
         guard step == "reminders" else { throw .call("GetStep on \(id) says \"\(step)\", not \"reminders\"") }
-        try maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
-        try client.back(id)
+        do { try await client.back(id) } catch { throw BenchError(error, "Back on \(id)") }
         record(.back, MonotonicClock.now().nanoseconds - t0)
-        try maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
         t0 = MonotonicClock.now().nanoseconds
-        let version = try client.version()
+        let version: String
+        do { version = try await client.version() } catch { throw BenchError(error, "Properties.Get(Version)") }
         record(.propertyGet, MonotonicClock.now().nanoseconds - t0)
         guard !version.isEmpty else { throw .call("Properties.Get(Version) replied with an empty version") }
-        try maybePing()
+        try await pingIfDue(client, slot: &slot, pingSlot: pingSlot, record: record)
+    }
+
+    /// The Ping of a round when `slot` is its place; counts the slot.
+    private static func pingIfDue(
+        _ client: isolated FlowClient, slot: inout Int, pingSlot: Int, record: (CallKind, UInt64) -> Void
+    ) async throws(BenchError) {
+        defer { slot += 1 }
+        guard slot == pingSlot else { return }
+        let t0 = MonotonicClock.now().nanoseconds
+        do { try await client.ping() } catch { throw BenchError(error, "Ping") }
+        record(.ping, MonotonicClock.now().nanoseconds - t0)
     }
 
     /// Calls a walk makes (StartSession, three SetAnswers, three Continue).
@@ -78,42 +90,55 @@ enum Scenarios {
     /// last Continue (which runs the submit action, `flowd.spool`, and
     /// replies when the submission is written). The session is closed
     /// afterwards, untimed, so the number of live sessions stays put.
-    static func walk(_ client: FlowClient, round: Int) throws(BenchError) -> UInt64 {
+    static func walk(_ client: isolated FlowClient, round: Int) async throws(BenchError) -> UInt64 {
         let t0 = MonotonicClock.now().nanoseconds
-        let id = try client.startSession("onboarding")
-        var errors = try client.setAnswers(id, ["plan": .string(plans[round % plans.count])])
-        errors += try client.continueStep(id)
-        errors += try client.setAnswers(id, ["reminderDays": .strings(["mon", "thu"])])
-        errors += try client.continueStep(id)
-        errors += try client.setAnswers(id, ["acceptTerms": .bool(true)])
-        errors += try client.continueStep(id)
+        let id: String
+        var errors = 0
+        do {
+            id = try await client.startSession(flow: "onboarding", locale: nil, prefill: [:])
+            errors += try await client.setAnswers(id, ["plan": .string(plans[round % plans.count])]).count
+            errors += try await client.continueStep(id).count
+            errors += try await client.setAnswers(id, ["reminderDays": .strings(["mon", "thu"])]).count
+            errors += try await client.continueStep(id).count
+            errors += try await client.setAnswers(id, ["acceptTerms": .bool(true)]).count
+            errors += try await client.continueStep(id).count
+        } catch {
+            throw BenchError(error, "the onboarding walk")
+        }
         let elapsed = MonotonicClock.now().nanoseconds - t0
         guard errors == 0 else { throw .call("the onboarding walk of \(id) met \(errors) errors") }
-        let step = try client.getStep(id)
+        let step: String
+        do {
+            step = try await client.step(id).id
+            try await client.close(id)
+        } catch {
+            throw BenchError(error, "the end of the onboarding walk of \(id)")
+        }
         guard step == "complete" else { throw .call("the onboarding walk of \(id) ended on \"\(step)\", not complete") }
-        try client.close(id)
         return elapsed
     }
 
     /// Latency on one connection: `rounds` rounds on sessions drawn at random
-    /// from `ids`, a walk every `walkEvery` rounds.
+    /// from `ids`, a walk every `walkEvery` rounds. Returns the samples and
+    /// the generator, moved on.
     static func latency(
-        _ client: FlowClient, ids: [String], rounds: Int, walkEvery: Int, generator: inout SeededGenerator
-    ) throws(BenchError) -> [CallKind: Samples] {
+        _ client: isolated FlowClient, ids: [String], rounds: Int, walkEvery: Int, generator: SeededGenerator
+    ) async throws(BenchError) -> (samples: [CallKind: Samples], generator: SeededGenerator) {
+        var generator = generator
         var samples: [CallKind: Samples] = [:]
         for r in 0..<rounds {
             let id = ids[Int(generator.next() % UInt64(ids.count))]
             let slot = Int(generator.next() % 6)
-            try round(client, id: id, round: r, pingSlot: slot) { kind, ns in samples[kind, default: Samples()].add(ns) }
+            try await round(client, id: id, round: r, pingSlot: slot) { kind, ns in samples[kind, default: Samples()].add(ns) }
             if r % walkEvery == walkEvery - 1 {
                 // The walk makes seven calls: a Ping before it keeps the floor's share.
                 let t0 = MonotonicClock.now().nanoseconds
-                try client.ping()
+                do { try await client.ping() } catch { throw BenchError(error, "Ping") }
                 samples[.ping, default: Samples()].add(MonotonicClock.now().nanoseconds - t0)
-                samples[.walk, default: Samples()].add(try walk(client, round: r))
+                samples[.walk, default: Samples()].add(try await walk(client, round: r))
             }
         }
-        return samples
+        return (samples, generator)
     }
 
     /// What the throughput phase measured: calls per second with all
@@ -131,9 +156,10 @@ enum Scenarios {
     static func throughput(
         address: String, ids: [String], clients count: Int, callsPerClient: Int, repeats: Int
     ) throws(BenchError) -> Throughput {
-        var clients: [FlowClient] = []
-        for _ in 0..<count { clients.append(try FlowClient(address: address)) }
-        let shared = SharedClients(clients)
+        var connections: [BenchConnection] = []
+        defer { for connection in connections { connection.close() } }
+        for _ in 0..<count { connections.append(try BenchConnection(address: address)) }
+        let shared = connections
         let shareSize = max(1, ids.count / count)
         let phases = ["Ping", "SetAnswers", "GetStep", "Mixed round"]
         var calls: [String: Int] = [:]
@@ -142,27 +168,10 @@ enum Scenarios {
         for _ in 0..<repeats {
             for phase in phases {
                 let elapsed = try runConcurrently(count) { i in
-                    let client = shared.clients[i]
-                    let mine = ids[(i * shareSize) % ids.count..<min(ids.count, (i * shareSize) % ids.count + shareSize)]
-                    var generator = SeededGenerator(seed: UInt64(i + 1) &* 0x9E37_79B9)
+                    let mine = Array(ids[(i * shareSize) % ids.count..<min(ids.count, (i * shareSize) % ids.count + shareSize)])
                     do throws(BenchError) {
-                        var done = 0
-                        while done < callsPerClient {
-                            let id = mine[mine.startIndex + Int(generator.next() % UInt64(mine.count))]
-                            switch phase {
-                            case "Ping":
-                                try client.ping()
-                                done += 1
-                            case "SetAnswers":
-                                try client.setAnswers(id, ["plan": .string(plans[done % plans.count])])
-                                done += 1
-                            case "GetStep":
-                                try client.getStep(id)
-                                done += 1
-                            default:
-                                try round(client, id: id, round: done, pingSlot: -1) { _, _ in }
-                                done += 4
-                            }
+                        try shared[i].run { client async throws(BenchError) in
+                            try await phaseCalls(client, phase: phase, ids: mine, calls: callsPerClient, seed: UInt64(i + 1))
                         }
                     } catch {
                         failures.withLock { $0.append(error.description) }
@@ -182,12 +191,33 @@ enum Scenarios {
         }
         return result
     }
-}
 
-/// The throughput phase's connections, each used by one thread at a time.
-final class SharedClients: @unchecked Sendable {
-    let clients: [FlowClient]
-    init(_ clients: [FlowClient]) { self.clients = clients }
+    /// One connection's calls of one throughput phase, on its own sessions.
+    private static func phaseCalls(
+        _ client: isolated FlowClient, phase: String, ids: [String], calls: Int, seed: UInt64
+    ) async throws(BenchError) {
+        var generator = SeededGenerator(seed: seed &* 0x9E37_79B9)
+        var done = 0
+        while done < calls {
+            let id = ids[Int(generator.next() % UInt64(ids.count))]
+            switch phase {
+            case "Ping":
+                do { try await client.ping() } catch { throw BenchError(error, "Ping") }
+                done += 1
+            case "SetAnswers":
+                do { _ = try await client.setAnswers(id, ["plan": .string(plans[done % plans.count])]) } catch {
+                    throw BenchError(error, "SetAnswers on \(id)")
+                }
+                done += 1
+            case "GetStep":
+                do { _ = try await client.step(id) } catch { throw BenchError(error, "GetStep on \(id)") }
+                done += 1
+            default:
+                try await round(client, id: id, round: done, pingSlot: -1) { _, _ in }
+                done += 4
+            }
+        }
+    }
 }
 
 /// Runs `body(i)` for `i` in `0..<count`, each on a thread of its own, and

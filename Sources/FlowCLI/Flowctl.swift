@@ -1,34 +1,35 @@
+import FlowClient
 import FlowEngine
 import FlowdSystem
 
 /// What a flowctl run is connected to: its streams, environment and daemon.
 /// ``process()`` is the real process; tests build one with buffers and a fake
 /// service.
-public struct FlowctlContext: Sendable {
+package struct FlowctlContext: Sendable {
     /// Standard output.
-    public var stdout: any TextSink
+    package var stdout: any TextSink
     /// Standard error.
-    public var stderr: any TextSink
+    package var stderr: any TextSink
     /// Standard input (the wizard's answers, `set FIELD=-`).
-    public var stdin: any LineSource
+    package var stdin: any LineSource
     /// Standard output is a terminal (colour, hints).
-    public var stdoutIsTerminal: Bool
+    package var stdoutIsTerminal: Bool
     /// Standard error is a terminal (spinner).
-    public var stderrIsTerminal: Bool
+    package var stderrIsTerminal: Bool
     /// The descriptor behind standard error, for the spinner's clean-up; nil in tests.
-    public var stderrFD: Int32?
+    package var stderrFD: Int32?
     /// The environment (`NO_COLOR`, `TERM`, `LANG`, …).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Makes the service for the chosen bus.
-    public var makeService: @Sendable (BusChoice) -> any FlowService
+    package var makeService: @Sendable (BusChoice) throws(CLIError) -> any FlowService
     /// Handles Ctrl-C (the real process); tests leave it off.
-    public var handlesInterrupts: Bool
+    package var handlesInterrupts: Bool
 
     /// A context; every part is given.
-    public init(
+    package init(
         stdout: any TextSink, stderr: any TextSink, stdin: any LineSource, stdoutIsTerminal: Bool = false,
         stderrIsTerminal: Bool = false, stderrFD: Int32? = nil, environment: [String: String] = [:],
-        handlesInterrupts: Bool = false, makeService: @escaping @Sendable (BusChoice) -> any FlowService
+        handlesInterrupts: Bool = false, makeService: @escaping @Sendable (BusChoice) throws(CLIError) -> any FlowService
     ) {
         self.stdout = stdout
         self.stderr = stderr
@@ -42,12 +43,18 @@ public struct FlowctlContext: Sendable {
     }
 
     /// The running process: file descriptors 0, 1 and 2, the real environment, D-Bus.
-    public static func process() -> FlowctlContext {
+    package static func process() -> FlowctlContext {
         FlowctlContext(
             stdout: FileDescriptorSink(fd: 1), stderr: FileDescriptorSink(fd: 2), stdin: FileDescriptorSource(fd: 0),
             stdoutIsTerminal: Terminal.isTerminal(1), stderrIsTerminal: Terminal.isTerminal(2), stderrFD: 2,
             environment: CurrentProcess.environment(), handlesInterrupts: true,
-            makeService: { BusFlowService(bus: $0) })
+            makeService: { (bus) throws(CLIError) in
+                do throws(FlowClientError) {
+                    return try FlowClient(bus: bus.connectionBus)
+                } catch {
+                    throw CLIError(.software, error.message)
+                }
+            })
     }
 }
 
@@ -62,7 +69,7 @@ public enum Flowctl {
 
     /// Runs one command line and returns the exit status. Failures print one
     /// line, `flowctl: MESSAGE`, on standard error.
-    public static func run(_ arguments: [String], context: FlowctlContext) -> Int32 {
+    package static func run(_ arguments: [String], context: FlowctlContext) -> Int32 {
         do throws(CLIError) {
             switch try FlowctlCommandLine.parse(arguments) {
             case .version:

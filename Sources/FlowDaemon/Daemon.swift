@@ -1,6 +1,7 @@
 import DBus
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowStore
 import FlowdSystem
 import Logging
@@ -105,7 +106,8 @@ public enum DaemonMain {
         }
         // The rest needs the service's executor, which is the running loop.
         let startup = Startup(
-            configuration: configuration, service: service, loader: loader, options: options, plugins: plugins.list,
+            configuration: configuration, service: service, loader: loader, options: options,
+            plugins: plugins.records.map(PluginSummary.init(record:)),
             lifecycle: lifecycle, logger: logger)
         loop.execute { startup.run() }
         do {
@@ -154,7 +156,7 @@ private final class Startup: @unchecked Sendable {
     let service: FlowService
     let loader: ConfigurationLoader
     let options: DaemonOptions
-    let plugins: [[String: DBusValue]]
+    let plugins: [PluginSummary]
     let lifecycle: Lifecycle
     let logger: Logger
     private var connection: Connection?
@@ -162,7 +164,7 @@ private final class Startup: @unchecked Sendable {
 
     init(
         configuration: DaemonConfiguration, service: FlowService, loader: ConfigurationLoader, options: DaemonOptions,
-        plugins: [[String: DBusValue]], lifecycle: Lifecycle, logger: Logger
+        plugins: [PluginSummary], lifecycle: Lifecycle, logger: Logger
     ) {
         self.configuration = configuration
         self.service = service
@@ -199,14 +201,14 @@ private final class Startup: @unchecked Sendable {
         lifecycle.configure(front: front, loader: loader, options: options, plugins: plugins.count)
         do {
             try front.export()
-            switch try connection.requestName(BusFrontEnd.busName, flags: [.doNotQueue]) {
+            switch try connection.requestName(FlowBus.name, flags: [.doNotQueue]) {
             case .primaryOwner, .alreadyOwner: break
             case .exists, .inQueue:
-                logger.error("another process owns \(BusFrontEnd.busName.rawValue) on the \(configuration.bus.description) bus")
+                logger.error("another process owns \(FlowBus.name.rawValue) on the \(configuration.bus.description) bus")
                 return lifecycle.fail(.unavailable)
             }
         } catch {
-            logger.error("cannot serve \(BusFrontEnd.busName.rawValue): \(error.message)")
+            logger.error("cannot serve \(FlowBus.name.rawValue): \(error.message)")
             return lifecycle.fail(.unavailable)
         }
         connection.onDisconnect { lifecycle.busLost() }

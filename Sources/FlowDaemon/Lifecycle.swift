@@ -1,3 +1,4 @@
+import FlowProtocol
 import FlowdSystem
 import Logging
 import Reactor
@@ -39,7 +40,7 @@ final class Lifecycle: @unchecked Sendable {
     func started(sessions: Int, flows: Int) {
         notify(.ready)
         logger.notice(
-            "serving \(sessions) sessions and \(flows) flows on \(BusFrontEnd.busName.rawValue)", id: .daemonStarted)
+            "serving \(sessions) sessions and \(flows) flows on \(FlowBus.name.rawValue)", id: .daemonStarted)
         updateStatus()
         do {
             if let interval = try notifier.watchdogInterval() {

@@ -58,17 +58,11 @@ public final class EventLoopThread: Sendable {
     @discardableResult
     public func sync<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         if loop.inEventLoop { return try body() }
-        let done = Semaphore()
-        let result = LockedValue<Result<T, E>?>(nil)
-        loop.execute {
-            let value = Result { () throws(E) -> T in try body() }
-            result.withLock { $0 = value }
-            done.signal()
+        let loop = self.loop
+        let result: Result<T, E> = waitForCompletion { complete in
+            loop.execute { complete(Result { () throws(E) -> T in try body() }) }
         }
-        done.wait()
-        // The job always stores a result before signalling.
-        guard let value = result.withLock({ $0 }) else { preconditionFailure("loop job ended without a result") }
-        return try value.get()
+        return try result.get()
     }
 
     /// Stops the loop and joins the thread. Safe to call more than once; must
@@ -80,3 +74,22 @@ public final class EventLoopThread: Sendable {
         thread.join()
     }
 }
+
+/// Blocks the calling thread until `start` calls the completion it is
+/// handed (once, from any thread), and returns what it was given: how a
+/// synchronous program (flowctl, flowd-bench) waits for work that runs on a
+/// loop or as a task. Never call it on a thread that work needs, such as
+/// the loop thread the work runs on.
+package func waitForCompletion<T: Sendable>(_ start: (_ complete: @escaping @Sendable (T) -> Void) -> Void) -> T {
+    let done = Semaphore()
+    let result = LockedValue<T?>(nil)
+    start { value in
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    // The completion stores the value before it signals.
+    guard let value = result.withLock({ $0 }) else { preconditionFailure("completion signalled without a value") }
+    return value
+}
+

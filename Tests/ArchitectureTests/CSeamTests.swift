@@ -9,7 +9,7 @@ import Testing
 struct CSeamTests {
     /// The C modules a Swift file may import only in a seam.
     static let cModules: Set<String> = [
-        "Glibc", "SwiftGlibc", "Musl", "CDBus", "CSQLite", "CSystemd", "CFlowdSystem", "CPluginGuard",
+        "Glibc", "SwiftGlibc", "Musl", "CDBus", "CSQLite", "CSystemd", "CFlowdSystem", "CPluginGuard", "CAdw",
     ]
     /// Product code: the package's modules, the shipped plugins and the FlowKit package.
     static let productTrees = ["Sources", "Plugins", "Packages/FlowKit/Sources"]

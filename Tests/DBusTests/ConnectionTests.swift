@@ -58,7 +58,7 @@ struct ConnectionTests {
         }
         let target = helper.proxy(connection: server)
         try fixture.onLoop { () throws(DBusError) in
-            server.sendWithReply(try target.makeCall("Add", arguments: [.int32(20), .int32(22)]), onReply: record("add"))
+            _ = server.sendWithReply(try target.makeCall("Add", arguments: [.int32(20), .int32(22)]), onReply: record("add"))
         }
         #expect(results.take()?.0 == "add ok 42")
         // From another thread: hops to the loop.

@@ -10,13 +10,8 @@ struct FlowBenchTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The build directory holding flowd-bench, flowd and the plugins: next
-    /// to the test bundle, or `.build/debug`.
-    static let buildDirectory: String = {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-        let fallback = repository.appendingPathComponent(".build/debug").path
-        return FileManager.default.isExecutableFile(atPath: runner + "/flowd-bench") ? runner : fallback
-    }()
+    /// The build directory holding flowd-bench, flowd and the plugins.
+    static let buildDirectory = BuildProducts.directory(holding: "flowd-bench")
 
     static func bench(_ arguments: [String]) throws -> ChildProcess.Result {
         try ChildProcess.run(

@@ -1,12 +1,15 @@
 import DBus
 import FlowCLI
+import FlowEngine
+import FlowKit
+import FlowProtocol
 import Testing
 
 @Suite("Typing FIELD=VALUE by the field's type")
 struct AnswerTypingTests {
-    private func field(_ type: String, id: String = "f", options: [String] = [], other: Bool = false) -> StepField {
-        var field = StepField(id: id, typeName: type, label: id.uppercased())
-        field.options = options.map { FieldOption(id: $0, label: $0.capitalized) }
+    private func field(_ type: FieldType, id: String = "f", options: [String] = [], other: Bool = false) -> StepField {
+        var field = StepField(id: id, type: type, label: id.uppercased())
+        field.options = options.map { ChoiceOption(id: $0, label: $0.capitalized) }
         field.other = other
         field.otherLabel = other ? "Something else" : ""
         return field
@@ -37,7 +40,7 @@ struct AnswerTypingTests {
 
     @Test("toggles take yes/no words in English and in the session's language")
     func toggles() throws {
-        let toggle = field("toggle")
+        let toggle = field(.toggle)
         for word in ["y", "YES", "true", "1", "on", " yes "] { #expect(try value(word, toggle) == .bool(true), "\(word)") }
         for word in ["n", "No", "false", "0", "off"] { #expect(try value(word, toggle) == .bool(false), "\(word)") }
         #expect(try value("ja", toggle, locale: "de") == .bool(true))
@@ -51,7 +54,7 @@ struct AnswerTypingTests {
 
     @Test("numbers: integers go as x, decimals as d, anything else is refused before any call")
     func numbers() throws {
-        let number = field("number")
+        let number = field(.number)
         #expect(try value("12", number) == .int64(12))
         #expect(try value("-3", number) == .int64(-3))
         #expect(try value("2.5", number) == .double(2.5))
@@ -63,7 +66,7 @@ struct AnswerTypingTests {
 
     @Test("a choice takes an option id, a label (any case) or other")
     func choices() throws {
-        let choice = field("choice", options: ["website", "app"], other: true)
+        let choice = field(.choice, options: ["website", "app"], other: true)
         #expect(try value("website", choice) == .string("website"))
         #expect(try value("App", choice) == .string("app"))
         #expect(try value("other", choice) == .string("other"))
@@ -72,14 +75,14 @@ struct AnswerTypingTests {
         #expect(error?.code == .dataError)
         #expect(error?.message.contains("website, app, other") == true)
         // Without Other, "other" is not an option.
-        #expect(refusal("other", field("choice", options: ["a"])) != nil)
+        #expect(refusal("other", field(.choice, options: ["a"])) != nil)
         // A choice whose options the daemon did not list is left to the daemon.
-        #expect(try value("anything", field("choice")) == .string("anything"))
+        #expect(try value("anything", field(.choice)) == .string("anything"))
     }
 
     @Test("a multiple choice takes a comma-separated list; duplicates and blanks go")
     func multichoice() throws {
-        let multi = field("multichoice", options: ["mon", "tue", "wed"])
+        let multi = field(.multichoice, options: ["mon", "tue", "wed"])
         #expect(try value("mon,wed", multi) == .strings(["mon", "wed"]))
         #expect(try value(" mon , Tue,,mon ", multi) == .strings(["mon", "tue"]))
         #expect(refusal("mon,fri", multi)?.code == .dataError)
@@ -87,23 +90,23 @@ struct AnswerTypingTests {
 
     @Test("an empty value clears: an empty string, or an empty list for a multiple choice")
     func clearing() throws {
-        #expect(try value("", field("text")) == .string(""))
-        #expect(try value("", field("number")) == .string(""))
-        #expect(try value("", field("toggle")) == .string(""))
-        #expect(try value("", field("multichoice", options: ["a"])) == .strings([]))
+        #expect(try value("", field(.text)) == .string(""))
+        #expect(try value("", field(.number)) == .string(""))
+        #expect(try value("", field(.toggle)) == .string(""))
+        #expect(try value("", field(.multichoice, options: ["a"])) == .strings([]))
     }
 
     @Test("text, secure, email, date and time go as strings, untouched")
     func strings() throws {
-        for type in ["text", "multiline", "secure", "email", "date", "time"] {
+        for type: FieldType in [.text, .multiline, .secure, .email, .date, .time] {
             #expect(try value("  spaced value ", field(type)) == .string("  spaced value "))
         }
     }
 
     @Test("FIELD.other is the free text of a field that offers Other; unknown fields are named")
     func targets() throws {
-        var step = StepPage(id: "service", kind: "form", title: "Service")
-        step.fields = [field("choice", id: "service", options: ["website"], other: true), field("text", id: "note")]
+        var step = StepPage(id: "service", kind: .form, title: "Service")
+        step.fields = [field(.choice, id: "service", options: ["website"], other: true), field(.text, id: "note")]
         let typed = try AnswerTyping.answers(
             [("service", "other"), ("service.other", "A kiosk"), ("note", "x")], step: step, locale: "en")
         #expect(typed == ["service": .string("other"), "service.other": .string("A kiosk"), "note": .string("x")])

@@ -1,4 +1,7 @@
+import DBus
 import FlowCLI
+import FlowClient
+import FlowProtocol
 import Testing
 
 @Suite("Command line")
@@ -152,18 +155,36 @@ struct CommandLineTests {
 
     @Test("D-Bus error kinds map to exit codes")
     func serviceErrorMapping() {
-        let expected: [ServiceError.Kind: ExitCode] = [
+        // Every error name of the contract, as flowd sends it.
+        let expected: [FlowErrorName: ExitCode] = [
             .notFound: .notFound, .invalidArgs: .dataError, .accessDenied: .accessDenied, .invalidState: .failure,
             .validationFailed: .failure, .limitExceeded: .failure, .submitFailed: .failure, .pluginFailed: .unavailable,
-            .timeout: .failure, .cancelled: .failure, .unavailable: .unavailable, .protocolMismatch: .software,
-            .other: .failure,
+            .timeout: .failure, .cancelled: .failure, .failed: .failure,
         ]
-        for kind in ServiceError.Kind.allCases {
-            let error = ServiceError(kind, "message")
-            #expect(error.cliError.code == expected[kind], "\(kind)")
-            #expect(error.cliError.message == "message")
+        for name in FlowErrorName.allCases {
+            let error = FlowClientError(DBusError(name: name.errorName, message: "message"), member: "GetStep")
+            #expect(error.kind == .flowd(name))
+            let cli = CLIError(error, bus: .user, flowd: "/x/flowd")
+            #expect(cli.code == expected[name], "\(name)")
+            #expect(cli.message == "message")
         }
-        #expect(ServiceError(.notFound, "x").name == "org.flowd.Flow1.Error.NotFound")
+        #expect(FlowErrorName.notFound.errorName.rawValue == "org.flowd.Flow1.Error.NotFound")
+        // What the bus or the client says: flowd unavailable, a reply it does not understand, any other error.
+        let others: [(ErrorName, ExitCode)] = [
+            (.serviceUnknown, .unavailable), (.nameHasNoOwner, .unavailable), (.noReply, .unavailable),
+            (.disconnected, .unavailable), ("org.freedesktop.DBus.Error.Spawn.ChildExited", .unavailable),
+            (.unknownMethod, .software), (.accessDenied, .accessDenied), (.invalidArgs, .dataError),
+            (.unknownObject, .notFound), (.limitsExceeded, .failure),
+        ]
+        for (name, code) in others {
+            let error = FlowClientError(DBusError(name: name, message: "message"), member: "GetStep")
+            #expect(CLIError(error, bus: .user, flowd: "/x/flowd").code == code, "\(name)")
+        }
+        let unreachable = FlowClientError(.cannotConnect, "cannot connect", underlying: .disconnected("no socket"))
+        #expect(CLIError(unreachable, bus: .address("unix:path=/b"), flowd: "/x/flowd").message
+                == "cannot connect to the bus at unix:path=/b: no socket")
+        let mismatch = FlowClientError(.protocolMismatch, "flowd's GetStep reply does not match the API")
+        #expect(CLIError(mismatch, bus: .user, flowd: "/x/flowd").code == .software)
     }
 
     @Test("the start hint runs flowd by a path that works: beside flowctl, in the prefix's libexec, else /usr/libexec")

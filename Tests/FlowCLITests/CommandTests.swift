@@ -1,5 +1,7 @@
 import DBus
 import FlowCLI
+import FlowClient
+import FlowProtocol
 import FlowdSystem
 import Foundation
 import Testing
@@ -376,11 +378,11 @@ struct CommandTests {
     func watch() throws {
         let id = try toReview()
         service.queuedEvents[id] = [
-            .announcement("Submitting"),
-            .propertiesChanged(["State": .string("submitting")], invalidated: []),
-            .submitted(receipt: ["reference": .string("R-1")]),
-            .propertiesChanged(["State": .string("submitted"), "CurrentStep": .string("complete")], invalidated: []),
-            .announcement("Submitted"),
+            .session(id, .announcement(text: "Submitting")),
+            .propertiesChanged(session: id, [.state: .string("submitting")]),
+            .session(id, .submitted(receipt: ["reference": .string("R-1")])),
+            .propertiesChanged(session: id, [.state: .string("submitted"), .currentStep: .string("complete")]),
+            .session(id, .announcement(text: "Submitted")),
         ]
         let text = run(["watch", id])
         #expect(text.status == 0)
@@ -392,7 +394,9 @@ struct CommandTests {
                 "the signals that follow the settling change are shown too")
 
         let id2 = try toReview()
-        service.queuedEvents[id2] = [.stepCompleted(step: "contact", answers: ["name": .string("Ada")]), .removed]
+        service.queuedEvents[id2] = [
+            .session(id2, .stepCompleted(step: "contact", answers: ["name": .string("Ada")])), .manager(.sessionRemoved(id: id2)),
+        ]
         let jsonLines = run(["watch", id2, "--json"]).stdout.split(separator: "\n")
         #expect(jsonLines.count == 3)
         let events = try jsonLines.map { try #require(try json(String($0)) as? [String: Any]) }

@@ -1,6 +1,8 @@
 import DBus
 import FlowCLI
 import FlowEngine
+import FlowKit
+import FlowProtocol
 import Testing
 
 @Suite("Rendering and output conventions")
@@ -66,7 +68,7 @@ struct RenderTests {
 
     @Test("the progress line is localized: Step N of M · title")
     func progressLine() {
-        var step = StepPage(id: "when", kind: "form", title: "Day and time")
+        var step = StepPage(id: "when", kind: .form, title: "Day and time")
         step.index = 2
         step.count = 4
         #expect(Render.progress(step, locale: "en", style: .plain).hasPrefix("Step 2 of 4 · Day and time\n"))
@@ -95,30 +97,36 @@ struct RenderTests {
 
     @Test("rule hints follow the session's language; an unknown one falls back to English")
     func localizedRules() {
-        var name = StepField(id: "name", typeName: "text", label: "Name")
-        name.constraints = ["minLength": .uint32(3), "maxLength": .uint32(40)]
+        var name = StepField(id: "name", type: .text, label: "Name")
+        name.minLength = 3
+        name.maxLength = 40
         #expect(FieldRules.describe(name, locale: "en") == "3–40 characters")
         #expect(FieldRules.describe(name, locale: "de") == "3–40 Zeichen")
         #expect(FieldRules.describe(name, locale: "de-AT") == "3–40 Zeichen")
         #expect(FieldRules.describe(name, locale: "ja") == "3〜40 文字")
         #expect(FieldRules.describe(name, locale: "tlh") == "3–40 characters")
-        name.constraints = ["minLength": .uint32(3)]
+        name.maxLength = nil
         #expect(FieldRules.describe(name, locale: "de") == "mindestens 3 Zeichen")
-        name.constraints = ["maxLength": .uint32(40)]
+        name.minLength = nil
+        name.maxLength = 40
         #expect(FieldRules.describe(name, locale: "ja") == "40 文字以内")
 
-        var pages = StepField(id: "pages", typeName: "number", label: "Pages")
-        pages.constraints = ["minimum": .double(1), "maximum": .double(500), "integer": .bool(true)]
+        var pages = StepField(id: "pages", type: .number, label: "Pages")
+        pages.minimum = 1
+        pages.maximum = 500
+        pages.integer = true
         #expect(FieldRules.describe(pages, locale: "ja") == "1–500、整数")
         #expect(Render.field(pages, locale: "fr", style: .plain).contains("Rules: 1–500, nombre entier"))
 
         // Every phrase is translated in every locale of the catalog.
-        var days = StepField(id: "days", typeName: "multichoice", label: "Days")
-        days.constraints = ["minSelected": .uint32(1), "maxSelected": .uint32(3)]
-        var date = StepField(id: "day", typeName: "date", label: "Day")
-        date.constraints = ["after": .string("2030-01-01"), "before": .string("2030-12-31")]
-        var terms = StepField(id: "terms", typeName: "toggle", label: "Terms")
-        terms.constraints = ["mustBeOn": .bool(true)]
+        var days = StepField(id: "days", type: .multichoice, label: "Days")
+        days.minSelected = 1
+        days.maxSelected = 3
+        var date = StepField(id: "day", type: .date, label: "Day")
+        date.after = "2030-01-01"
+        date.before = "2030-12-31"
+        var terms = StepField(id: "terms", type: .toggle, label: "Terms")
+        terms.mustBeOn = true
         let fields = [name, pages, days, date, terms]
         let english = fields.map { FieldRules.describe($0, locale: "en") }
         #expect(english[2] == "pick at least 1, pick at most 3")
@@ -135,12 +143,14 @@ struct RenderTests {
 
     @Test("show renders every field with id, type, value, options, rules and error")
     func showField() {
-        var field = StepField(id: "pageCount", typeName: "number", label: "About how many pages?")
+        var field = StepField(id: "pageCount", type: .number, label: "About how many pages?")
         field.required = true
         field.value = .int64(12)
         field.isSet = true
         field.error = "Enter a whole number."
-        field.constraints = ["minimum": .double(1), "maximum": .double(500), "integer": .bool(true)]
+        field.minimum = 1
+        field.maximum = 500
+        field.integer = true
         let text = Render.field(field, locale: "en", style: .plain)
         #expect(text.contains("About how many pages? *"))
         #expect(text.contains("Field: pageCount (number)"))
@@ -148,18 +158,18 @@ struct RenderTests {
         #expect(text.contains("Rules: 1–500, whole number"))
         #expect(text.contains("Error: Enter a whole number."))
 
-        var secure = StepField(id: "pin", typeName: "secure", label: "PIN")
+        var secure = StepField(id: "pin", type: .secure, label: "PIN")
         secure.isSet = true
         #expect(Render.field(secure, locale: "en", style: .plain).contains("Value: (set)"))
         secure.isSet = false
         #expect(Render.field(secure, locale: "en", style: .plain).contains("Value: not set"))
 
-        var choice = StepField(id: "service", typeName: "choice", label: "Service")
-        choice.options = [FieldOption(id: "website", label: "A website")]
+        var choice = StepField(id: "service", type: .choice, label: "Service")
+        choice.options = [ChoiceOption(id: "website", label: "A website")]
         choice.other = true
         choice.otherLabel = "Something else"
         choice.value = .string("other")
-        choice.otherText = "A kiosk"
+        choice.otherValue = "A kiosk"
         let rendered = Render.field(choice, locale: "en", style: .plain)
         #expect(rendered.contains("Value:   other (Something else): A kiosk"))
         #expect(rendered.contains("Options: website (A website), other (Something else)"))

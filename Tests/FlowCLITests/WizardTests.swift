@@ -1,5 +1,7 @@
 import DBus
 import FlowCLI
+import FlowClient
+import FlowProtocol
 import Testing
 
 /// The interactive wizard driven line by line (no terminal): the prompts it
@@ -24,7 +26,7 @@ struct WizardTests {
     private var onlySession: String? { service.sessions.keys.first }
 
     @Test("consultation end to end: inline errors fixed, Back, Review with Edit, Submit")
-    func consultation() throws {
+    func consultation() async throws {
         let (run, source) = wizard(["run", "consultation"], [
             "9",            // not an option: the wizard says which numbers exist
             "1",            // A website
@@ -66,7 +68,7 @@ struct WizardTests {
 
         let id = try #require(onlySession)
         #expect(service.sessions[id]?.state.rawValue == "submitted")
-        #expect(try service.answers(id)["pageCount"] == .int64(20))
+        #expect(try await service.answers(id)["pageCount"] == .int64(20))
         #expect(service.calls.contains("Back"))
         #expect(service.calls.contains("GoTo(pages)"))
         #expect(service.calls.filter { $0 == "Submit" }.count == 1)
@@ -109,12 +111,12 @@ struct WizardTests {
     }
 
     @Test("quit keeps the session; resume continues where it was left, answers shown")
-    func quitAndResume() throws {
+    func quitAndResume() async throws {
         let (first, _) = wizard(["run", "survey"], ["", "3", ":quit"])
         #expect(first.status == 0)
         let id = try #require(onlySession)
         #expect(first.stdout.contains("Session \(id) is saved. Resume it with: flowctl resume \(id)"))
-        let step = try service.step(id)
+        let step = try await service.step(id)
         #expect(step.id == "satisfaction")
 
         let (second, source) = wizard(["resume", String(id.prefix(8))], ["", ":quit"])
@@ -133,7 +135,7 @@ struct WizardTests {
     }
 
     @Test("toggles, multiple choice by numbers and ids, Other with its text")
-    func choicesAndToggles() throws {
+    func choicesAndToggles() async throws {
         try service.add("""
             {"format": 1, "id": "kinds", "title": "Kinds", "steps": [
               {"id": "one", "title": "One", "fields": [
@@ -150,7 +152,7 @@ struct WizardTests {
         #expect(run.stdout.contains("✗ Choose numbers from 1 to 3, separated by commas."))
         #expect(run.stdout.contains("✗ Answer yes or no."))
         let id = try #require(onlySession)
-        let answers = try service.answers(id)
+        let answers = try await service.answers(id)
         #expect(answers["pick"] == .string("other"))
         #expect(answers["pick.other"] == .string("A kiosk"))
         #expect(answers["days"] == .strings(["mon", "wed"]))

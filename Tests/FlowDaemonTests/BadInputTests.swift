@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -16,18 +18,21 @@ struct BadInputTests {
         """
 
     /// The daemon still answers a Ping and a real call, and is still running.
-    static func expectServing(_ fixture: DaemonFixture, _ session: SessionClient, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectServing(
+        _ fixture: DaemonFixture, _ raw: RawFlowd, _ session: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         #expect(fixture.daemon.child.exitStatus == nil, "flowd died: \(fixture.daemon.standardError)", sourceLocation: sourceLocation)
-        #expect(throws: Never.self, sourceLocation: sourceLocation) { try fixture.client.ping() }
-        #expect(throws: Never.self, sourceLocation: sourceLocation) { try session.ping() }
-        #expect((try? session.step().id) == "traveller", sourceLocation: sourceLocation)
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) { try await fixture.client.ping() }
+        #expect(throws: Never.self, sourceLocation: sourceLocation) { try raw.session(id: session).ping() }
+        #expect((try? await fixture.client.step(session).id) == "traveller", sourceLocation: sourceLocation)
     }
 
     @Test("wrong D-Bus signatures are refused before any handler runs")
-    func wrongSignatures() throws {
-        try withDaemon(DaemonSettings(configuration: Self.limits)) { fixture in
-            let session = try fixture.client.start("trip")
-            try session.next()
+    func wrongSignatures() async throws {
+        try await withDaemon(DaemonSettings(configuration: Self.limits)) { fixture in
+            let raw = try fixture.raw()
+            let session = try await fixture.client.startSession(flow: "trip", locale: nil, prefill: [:])
+            try await fixture.client.continueStep(session)
             let bus = FlowdErrorName.dbusInvalidArgs
             let cases: [(MemberName, [DBusValue])] = [
                 ("SetAnswers", [.string("name")]),
@@ -44,10 +49,10 @@ struct BadInputTests {
                 ])]),
             ]
             for (member, arguments) in cases {
-                expectDBusError(bus, "\(member) with \(arguments.map(\.signature.rawValue))") {
-                    try session.proxy.call(member, arguments: arguments)
+                await expectDBusError(bus, "\(member) with \(arguments.map(\.signature.rawValue))") {
+                    try raw.session(id: session).call(member, arguments: arguments)
                 }
-                Self.expectServing(fixture, session)
+                await Self.expectServing(fixture, raw, session)
             }
             for (member, arguments) in [
                 ("StartSession", [DBusValue.string("trip")]),
@@ -55,178 +60,202 @@ struct BadInputTests {
                 ("GetSession", [.uint32(7)]),
                 ("ListFlows", [.string("x")]),
             ] as [(MemberName, [DBusValue])] {
-                expectDBusError(bus, "\(member) with \(arguments.map(\.signature.rawValue))") {
-                    try fixture.client.manager.call(member, arguments: arguments)
+                await expectDBusError(bus, "\(member) with \(arguments.map(\.signature.rawValue))") {
+                    try raw.manager.call(member, arguments: arguments)
                 }
-                Self.expectServing(fixture, session)
+                await Self.expectServing(fixture, raw, session)
             }
             // Unknown members, interfaces, properties and objects.
-            expectDBusError("org.freedesktop.DBus.Error.UnknownMethod") { try session.proxy.call("Explode") }
-            expectDBusError("org.freedesktop.DBus.Error.UnknownProperty") { _ = try session.property("Nope") }
-            expectDBusError("org.freedesktop.DBus.Error.PropertyReadOnly") { try session.proxy.setProperty("State", .string("submitted")) }
-            expectDBusError("org.freedesktop.DBus.Error.UnknownObject") {
-                try fixture.client.session("/org/flowd/Flow1/session/not_an_id").proxy.call("GetStep")
+            await expectDBusError("org.freedesktop.DBus.Error.UnknownMethod") { try raw.session(id: session).call("Explode") }
+            await expectDBusError("org.freedesktop.DBus.Error.UnknownProperty") { _ = try raw.session(id: session).property("Nope") }
+            await expectDBusError("org.freedesktop.DBus.Error.PropertyReadOnly") {
+                try raw.session(id: session).setProperty("State", .string("submitted"))
             }
-            #expect(try session.state() == "editing")
-            #expect(try session.answers()["name"] == nil, "a refused SetAnswers stored nothing")
-            Self.expectServing(fixture, session)
+            await expectDBusError("org.freedesktop.DBus.Error.UnknownObject") {
+                try raw.session("/org/flowd/Flow1/session/not_an_id").call("GetStep")
+            }
+            #expect(try await fixture.client.property(.state, of: session) == "editing")
+            #expect(try await fixture.client.answers(session)["name"] == nil, "a refused SetAnswers stored nothing")
+            await Self.expectServing(fixture, raw, session)
         }
     }
 
     @Test("bad values, unknown ids and impossible moves get flowd's named errors")
-    func flowdErrors() throws {
-        try withDaemon(DaemonSettings(configuration: Self.limits)) { fixture in
+    func flowdErrors() async throws {
+        try await withDaemon(DaemonSettings(configuration: Self.limits)) { fixture in
             let client = fixture.client
-            let session = try client.start("trip")
-            expectDBusError(FlowdErrorName.invalidState, "Back on the first step") { try session.back() }
-            Self.expectServingAt(fixture, session, step: "welcome")
-            try session.next()
+            let session = try await client.startSession(flow: "trip", locale: nil, prefill: [:])
+            await expectDBusError(FlowdErrorName.invalidState, "Back on the first step") { try await client.back(session) }
+            await Self.expectServingAt(fixture, session, step: "welcome")
+            try await client.continueStep(session)
 
-            typealias Case = (comment: String, error: String, call: () throws -> Void)
+            typealias Case = (comment: String, error: String, call: @Sendable () async throws -> Void)
+            let raw = try fixture.raw()
             let unknownID = "0123456789abcdef0123456789abcdef"
             let cases: [Case] = [
                 // Values of the wrong type inside the variants.
-                ("an integer for a text field", FlowdErrorName.invalidArgs, { try session.set(["name": .int32(5)]) }),
-                ("a list for a text field", FlowdErrorName.invalidArgs, { try session.set(["email": .strings(["a@b.c"])]) }),
+                ("an integer for a text field", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["name": .int32(5)]) }),
+                ("a list for a text field", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["email": .strings(["a@b.c"])]) }),
                 ("a struct for a text field", FlowdErrorName.invalidArgs, {
-                    try session.set(["name": .structure([.string("a"), .string("b")])])
+                    try await client.setAnswers(session, ["name": .structure([.string("a"), .string("b")])])
                 }),
-                ("a dictionary", FlowdErrorName.invalidArgs, { try session.set(["name": .vardict(["x": "y"])]) }),
-                ("an object path", FlowdErrorName.invalidArgs, { try session.set(["name": .objectPath("/x")]) }),
-                ("a field of another step", FlowdErrorName.invalidArgs, { try session.set(["mode": "train"]) }),
-                ("an unknown field", FlowdErrorName.invalidArgs, { try session.set(["favourite": "x"]) }),
+                ("a dictionary", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["name": .vardict(["x": "y"])]) }),
+                ("an object path", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["name": .objectPath("/x")]) }),
+                ("a field of another step", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["mode": "train"]) }),
+                ("an unknown field", FlowdErrorName.invalidArgs, { try await client.setAnswers(session, ["favourite": "x"]) }),
                 // Unknown and malformed ids.
-                ("an unknown session path", FlowdErrorName.notFound, {
-                    _ = try client.session(try ObjectPath("/org/flowd/Flow1/session/\(unknownID)")).step()
+                ("an unknown session path", FlowdErrorName.notFound, { _ = try await client.step(unknownID) }),
+                ("an unknown session id", FlowdErrorName.notFound, { _ = try await client.getSession(unknownID) }),
+                ("a malformed session id", FlowdErrorName.invalidArgs, { _ = try await client.getSession("nothex") }),
+                ("an upper-case session id", FlowdErrorName.invalidArgs, { _ = try await client.getSession(unknownID.uppercased()) }),
+                ("an empty session id", FlowdErrorName.invalidArgs, { _ = try await client.getSession("") }),
+                ("an unknown flow", FlowdErrorName.notFound, {
+                    _ = try await client.startSession(flow: "no-such-flow", locale: nil, prefill: [:])
                 }),
-                ("an unknown session id", FlowdErrorName.notFound, { _ = try client.getSession(unknownID) }),
-                ("a malformed session id", FlowdErrorName.invalidArgs, { _ = try client.getSession("nothex") }),
-                ("an upper-case session id", FlowdErrorName.invalidArgs, { _ = try client.getSession(unknownID.uppercased()) }),
-                ("an empty session id", FlowdErrorName.invalidArgs, { _ = try client.getSession("") }),
-                ("an unknown flow", FlowdErrorName.notFound, { _ = try client.start("no-such-flow") }),
-                ("GoTo an unknown step", FlowdErrorName.notFound, { try session.goTo("nowhere") }),
-                // Options of StartSession.
-                ("an unknown option", FlowdErrorName.invalidArgs, { _ = try client.start("trip", options: ["colour": "red"]) }),
-                ("a locale that is not a string", FlowdErrorName.invalidArgs, { _ = try client.start("trip", options: ["locale": .int32(1)]) }),
-                ("a prefill that is not a{sv}", FlowdErrorName.invalidArgs, { _ = try client.start("trip", options: ["prefill": "x"]) }),
+                ("GoTo an unknown step", FlowdErrorName.notFound, { try await client.goTo(session, step: "nowhere") }),
+                // Options of StartSession (no well-behaved client sends these: a raw call).
+                ("an unknown option", FlowdErrorName.invalidArgs, {
+                    try raw.manager.call("StartSession", .string("trip"), .vardict(["colour": "red"]))
+                }),
+                ("a locale that is not a string", FlowdErrorName.invalidArgs, {
+                    try raw.manager.call("StartSession", .string("trip"), .vardict(["locale": .int32(1)]))
+                }),
+                ("a prefill that is not a{sv}", FlowdErrorName.invalidArgs, {
+                    try raw.manager.call("StartSession", .string("trip"), .vardict(["prefill": "x"]))
+                }),
                 ("a prefill of the wrong type", FlowdErrorName.invalidArgs, {
-                    _ = try client.start("trip", options: ["prefill": .vardict(["name": .bool(true)])])
+                    _ = try await client.startSession(flow: "trip", locale: nil, prefill: ["name": .bool(true)])
                 }),
                 // Over the configured limits.
-                ("a string over MaxStringLength", FlowdErrorName.limitExceeded, { try session.set(["name": .string(String(repeating: "x", count: 65))]) }),
-                ("a megabyte string", FlowdErrorName.limitExceeded, { try session.set(["name": .string(String(repeating: "é", count: 500_000))]) }),
-                ("a field id over MaxStringLength", FlowdErrorName.limitExceeded, { try session.set([String(repeating: "f", count: 65): "x"]) }),
-                ("a flow id over MaxStringLength", FlowdErrorName.limitExceeded, { _ = try client.start(String(repeating: "t", count: 65)) }),
-                ("a step id over MaxStringLength", FlowdErrorName.limitExceeded, { try session.goTo(String(repeating: "s", count: 65)) }),
-                ("too many answers", FlowdErrorName.limitExceeded, { try session.set(["a": "1", "b": "2", "c": "3", "d": "4"]) }),
-                ("a list over MaxListLength", FlowdErrorName.limitExceeded, { try session.set(["extras": .strings(["a", "b", "c", "d", "e"])]) }),
+                ("a string over MaxStringLength", FlowdErrorName.limitExceeded, {
+                    try await client.setAnswers(session, ["name": .string(String(repeating: "x", count: 65))])
+                }),
+                ("a megabyte string", FlowdErrorName.limitExceeded, {
+                    try await client.setAnswers(session, ["name": .string(String(repeating: "é", count: 500_000))])
+                }),
+                ("a field id over MaxStringLength", FlowdErrorName.limitExceeded, {
+                    try await client.setAnswers(session, [String(repeating: "f", count: 65): "x"])
+                }),
+                ("a flow id over MaxStringLength", FlowdErrorName.limitExceeded, {
+                    _ = try await client.startSession(flow: String(repeating: "t", count: 65), locale: nil, prefill: [:])
+                }),
+                ("a step id over MaxStringLength", FlowdErrorName.limitExceeded, {
+                    try await client.goTo(session, step: String(repeating: "s", count: 65))
+                }),
+                ("too many answers", FlowdErrorName.limitExceeded, {
+                    try await client.setAnswers(session, ["a": "1", "b": "2", "c": "3", "d": "4"])
+                }),
+                ("a list over MaxListLength", FlowdErrorName.limitExceeded, {
+                    try await client.setAnswers(session, ["extras": .strings(["a", "b", "c", "d", "e"])])
+                }),
                 ("a prefill over MaxStringLength", FlowdErrorName.limitExceeded, {
-                    _ = try client.start("trip", options: ["prefill": .vardict(["name": .string(String(repeating: "p", count: 65))])])
+                    _ = try await client.startSession(
+                        flow: "trip", locale: nil, prefill: ["name": .string(String(repeating: "p", count: 65))])
                 }),
                 // Moves the state does not allow.
-                ("GoTo a step not visited", FlowdErrorName.invalidState, { try session.goTo("account") }),
-                ("GoTo review early", FlowdErrorName.invalidState, { try session.goTo("review") }),
-                ("Submit with unfinished steps", FlowdErrorName.validationFailed, { try session.submit() }),
+                ("GoTo a step not visited", FlowdErrorName.invalidState, { try await client.goTo(session, step: "account") }),
+                ("GoTo review early", FlowdErrorName.invalidState, { try await client.goTo(session, step: "review") }),
+                ("Submit with unfinished steps", FlowdErrorName.validationFailed, { try await client.submit(session) }),
             ]
             for item in cases {
-                expectDBusError(item.error, "\(item.comment)", item.call)
-                Self.expectServing(fixture, session)
+                await expectDBusError(item.error, "\(item.comment)", item.call)
+                await Self.expectServing(fixture, raw, session)
             }
             // Nothing of that changed the session or made a session.
-            #expect(try session.step().field("name")?.isSet == false)
-            #expect(try client.listSessions().map(\.id) == [session.id])
+            #expect(try await client.step(session).field("name")?.isSet == false)
+            #expect(try await client.listSessions().map(\.id) == [session])
             #expect(fixture.daemon.child.exitStatus == nil)
             // At the limit exactly is fine.
-            #expect(try session.set(["name": .string(String(repeating: "x", count: 40)), "email": "a@example.org"]) == [:])
+            #expect(try await client.setAnswers(session, ["name": .string(String(repeating: "x", count: 40)), "email": "a@example.org"]) == [:])
             // The maximum is 64 bytes of UTF-8: 32 two-byte characters fit in a field without maxLength.
-            #expect(try session.next() == [:])
-            #expect(try session.set(["mode": "other", "mode.other": .string(String(repeating: "ü", count: 32))]) == [:])
-            expectDBusError(FlowdErrorName.limitExceeded) {
-                try session.set(["mode.other": .string(String(repeating: "ü", count: 33))])
+            #expect(try await fixture.client.continueStep(session) == [:])
+            #expect(try await client.setAnswers(session, ["mode": "other", "mode.other": .string(String(repeating: "ü", count: 32))]) == [:])
+            await expectDBusError(FlowdErrorName.limitExceeded) {
+                try await client.setAnswers(session, ["mode.other": .string(String(repeating: "ü", count: 33))])
             }
         }
     }
 
     /// ``expectServing(_:_:sourceLocation:)`` for a session on another step.
-    static func expectServingAt(_ fixture: DaemonFixture, _ session: SessionClient, step: String,
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectServingAt(_ fixture: DaemonFixture, _ session: String, step: String,
+                                sourceLocation: SourceLocation = #_sourceLocation) async {
         #expect(fixture.daemon.child.exitStatus == nil, sourceLocation: sourceLocation)
-        #expect(throws: Never.self, sourceLocation: sourceLocation) { try fixture.client.ping() }
-        #expect((try? session.step().id) == step, sourceLocation: sourceLocation)
+        await #expect(throws: Never.self, sourceLocation: sourceLocation) { try await fixture.client.ping() }
+        #expect((try? await fixture.client.step(session).id) == step, sourceLocation: sourceLocation)
     }
 
     @Test("the total session limit: LimitExceeded, and a closed session frees its place")
-    func totalSessionLimit() throws {
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessions=3\n")) { fixture in
-            let first = try fixture.client.start("quick")
-            _ = try fixture.client.start("quick")
-            _ = try fixture.client.start("trip")
-            let refused = expectDBusError(FlowdErrorName.limitExceeded) { _ = try fixture.client.start("quick") }
-            #expect(refused?.message.isEmpty == false, "every error carries a human message")
-            #expect(try fixture.client.listSessions().count == 3)
-            try first.close()
-            _ = try fixture.client.start("quick")
-            expectDBusError(FlowdErrorName.limitExceeded) { _ = try fixture.client.start("quick") }
-            try fixture.client.ping()
+    func totalSessionLimit() async throws {
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessions=3\n")) { fixture in
+            let client = fixture.client
+            let first = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            _ = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            _ = try await client.startSession(flow: "trip", locale: nil, prefill: [:])
+            let refused = await expectDBusError(FlowdErrorName.limitExceeded) {
+                _ = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            }
+            #expect(refused?.isEmpty == false, "every error carries a human message")
+            #expect(try await client.listSessions().count == 3)
+            try await client.close(first)
+            _ = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            await expectDBusError(FlowdErrorName.limitExceeded) {
+                _ = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            }
+            try await client.ping()
         }
     }
 
     @Test("concurrent StartSession calls from many connections never pass the limits together")
-    func concurrentStartsRespectTheLimit() throws {
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5\n")) { fixture in
-            let threads = 12
-            let outcomes = Locked<[String]>([])
-            let done = Latch(count: threads)
-            let gate = Latch(count: 1)
-            let address = fixture.bus.address
-            for _ in 0..<threads {
-                Foundation.Thread {
-                    defer { done.countDown() }
-                    guard let client = try? FlowClient(address: address) else {
-                        outcomes.withLock { $0.append("no connection") }
-                        return
-                    }
-                    defer { client.connection.close() }
-                    _ = gate.wait(timeout: .seconds(30))
+    func concurrentStartsRespectTheLimit() async throws {
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5\n")) { fixture in
+            let connections = 12
+            var clients: [FlowClient] = []
+            for _ in 0..<connections {
+                let client = try fixture.connect()
+                try await client.ping()
+                clients.append(client)
+            }
+            // Every connection is up: now all of them start sessions at once.
+            let ready = clients
+            let results = await withTaskGroup(of: String.self) { group in
+                for client in ready {
                     for _ in 0..<2 {
-                        do {
-                            _ = try client.start("quick")
-                            outcomes.withLock { $0.append("started") }
-                        } catch let error as DBusError {
-                            outcomes.withLock { $0.append(error.name.rawValue) }
-                        } catch {
-                            outcomes.withLock { $0.append("\(error)") }
+                        group.addTask {
+                            do throws(FlowClientError) {
+                                _ = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+                                return "started"
+                            } catch {
+                                return error.name?.rawValue ?? error.description
+                            }
                         }
                     }
-                }.start()
+                }
+                var outcomes: [String] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
             }
-            gate.countDown()
-            #expect(done.wait(timeout: .seconds(60)))
-            let results = outcomes.value
-            #expect(results.count == threads * 2)
+            #expect(results.count == connections * 2)
             #expect(results.filter { $0 == "started" }.count == 5, "\(results)")
-            #expect(results.filter { $0 == FlowdErrorName.limitExceeded }.count == threads * 2 - 5, "\(results)")
-            let listed = try fixture.client.listSessions()
+            #expect(results.filter { $0 == FlowdErrorName.limitExceeded }.count == connections * 2 - 5, "\(results)")
+            let listed = try await fixture.client.listSessions()
             #expect(listed.count == 5)
-            #expect(try fixture.client.manager.property("SessionCount", as: UInt32.self) == 5)
+            #expect(try await fixture.client.sessionCount() == 5)
         }
     }
 
     @Test("a client that disconnects in the middle does not disturb the daemon")
-    func clientGoesAway() throws {
-        try withDaemon { fixture in
-            let leaving = try fixture.connect()
-            let session = try leaving.start("trip")
+    func clientGoesAway() async throws {
+        try await withDaemon { fixture in
+            let leaving = try fixture.raw()
+            let session = try await fixture.client.startSession(flow: "trip", locale: nil, prefill: [:])
             // Send calls without waiting for their replies, then vanish.
             for _ in 0..<50 {
-                leaving.connection.send(try session.proxy.makeCall("GetStep"))
-                leaving.connection.send(try session.proxy.makeCall("Continue"))
+                leaving.connection.send(try leaving.session(id: session).makeCall("GetStep"))
+                leaving.connection.send(try leaving.session(id: session).makeCall("Continue"))
             }
             leaving.connection.close()
-            let path = session.path
-            let mine = fixture.client.session(path)
-            #expect(try mine.step().id.isEmpty == false)
-            try fixture.client.ping()
+            #expect(try await fixture.client.step(session).id.isEmpty == false)
+            try await fixture.client.ping()
         }
     }
 }

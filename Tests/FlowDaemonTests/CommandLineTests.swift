@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -41,7 +43,7 @@ struct CommandLineTests {
     }
 
     @Test("--help and --version exit 0 on stdout")
-    func helpAndVersion() throws {
+    func helpAndVersion() async throws {
         let help = try Self.run(["--help"])
         #expect(help.status == .exited(0))
         #expect(help.standardOutput.hasPrefix("Usage: flowd"))
@@ -74,7 +76,7 @@ struct CommandLineTests {
     }
 
     @Test("a bad drop-in is named too, and a missing --config file exits 78")
-    func dropInsAndMissingFile() throws {
+    func dropInsAndMissingFile() async throws {
         let directory = try TemporaryDirectory(prefix: "flowd-cli")
         let path = try directory.write("flowd.conf", "[Limits]\nMaxSessions=10\n")
         try FileManager.default.createDirectory(atPath: path + ".d", withIntermediateDirectories: false)
@@ -89,7 +91,7 @@ struct CommandLineTests {
     }
 
     @Test("an unusable state directory exits 73; an unreachable bus exits 69")
-    func unusableResources() throws {
+    func unusableResources() async throws {
         let directory = try TemporaryDirectory(prefix: "flowd-cli")
         let file = try directory.write("not-a-directory", "x")
         let state = try Self.run(["--state-dir", file, "--address", "unix:path=\(directory.file("no-bus"))"])
@@ -102,21 +104,21 @@ struct CommandLineTests {
     }
 
     @Test("a second flowd on the same bus exits 69 and the first keeps serving")
-    func nameAlreadyOwned() throws {
-        try withDaemon { fixture in
+    func nameAlreadyOwned() async throws {
+        try await withDaemon { fixture in
             let directory = try TemporaryDirectory(prefix: "flowd-cli")
             let second = try Self.run([
                 "--address", fixture.bus.address, "--flows-dir", fixture.flowsDirectory, "--state-dir", directory.file("state"),
             ])
             #expect(second.status == .exited(69), "\(second.standardError)")
             #expect(second.standardError.contains("org.flowd.Flow1"), "\(second.standardError)")
-            #expect(try fixture.client.flowIDs() == ["durable", "quick", "trip"])
+            #expect(try await fixture.client.flowIDs() == ["durable", "quick", "trip"])
             // The Manager's Version is the version flowd --version prints.
             let printed = try Self.run(["--version"]).standardOutput.split(separator: " ")
             #expect(printed.count >= 2)
-            #expect(try fixture.client.manager.property("Version", as: String.self) == String(printed[1]))
+            #expect(try await fixture.client.version() == String(printed[1]))
             // No plugins are loaded by these tests' daemons.
-            #expect(try fixture.client.manager.call("ListPlugins", returning: [[String: DBusValue]].self).isEmpty)
+            #expect(try await fixture.client.listPlugins().isEmpty)
         }
     }
 }

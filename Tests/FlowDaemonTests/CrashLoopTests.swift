@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -19,7 +21,7 @@ struct CrashLoopTests {
     ]
 
     @Test("every crashing plugin is disabled within N + 1 starts, and the rest serves", arguments: [2, 3])
-    func allDisabledWithinNPlusOneStarts(count: Int) throws {
+    func allDisabledWithinNPlusOneStarts(count: Int) async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let directory = try TemporaryDirectory(prefix: "flowd-crashloop")
@@ -58,18 +60,17 @@ struct CrashLoopTests {
         // Exactly N crashes, then a start that serves.
         #expect(logs.count == count + 1)
 
-        let client = try FlowClient(address: bus.address)
-        defer { client.connection.close() }
-        let list = try client.manager.call("ListPlugins", returning: [[String: DBusValue]].self)
+        let client = try FlowClient(bus: .address(bus.address))
+        let list = try await client.listPlugins()
         for (_, file) in crashing {
-            let entry = try #require(list.first { $0["path"]?.string == plugins + "/" + file }, "\(list)")
-            #expect(entry["status"] == .string("disabled"), "\(file): \(entry)")
-            let reason = entry["error"]?.string ?? ""
-            #expect(reason.hasPrefix("crashed the daemon during loading at "), "\(file): \(reason)")
-            #expect(reason.hasSuffix("; disabled until its file changes"), "\(file): \(reason)")
+            let entry = try #require(list.first { $0.path == plugins + "/" + file }, "\(list)")
+            #expect(entry.status == .disabled, "\(file): \(entry)")
+            #expect(entry.error.hasPrefix("crashed the daemon during loading at "), "\(file): \(entry.error)")
+            #expect(entry.error.hasSuffix("; disabled until its file changes"), "\(file): \(entry.error)")
         }
-        #expect(list.first { $0["path"]?.string == plugins + "/10-test.so" }?["status"] == .string("loaded"))
-        #expect(try client.flowIDs() == ["fine"])
+        let good = list.first { $0.path == plugins + "/10-test.so" }
+        #expect(good?.status == .loaded)
+        #expect(try await client.flowIDs() == ["fine"])
 
         // Each quarantine was logged once, by the start that found its crash.
         let all = logs.joined(separator: "\n")

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -29,85 +31,84 @@ struct DurabilityTests {
     /// Runs numbered mutations on its own connection until a call fails:
     /// SetAnswers of `n` to "v<i>" round-robin over its sessions, a new
     /// session every 25 calls (up to 8), a Close every 40.
-    static func work(address: String, initial: [SessionClient], progress: Latch) -> WorkerLog {
+    static func work(address: String, initial: [String], progress: Locked<Int>) async -> WorkerLog {
         var log = WorkerLog()
         let client: FlowClient
         do {
-            client = try FlowClient(address: address)
+            client = try FlowClient(bus: .address(address))
         } catch {
             log.ending = "cannot connect: \(error)"
             return log
         }
-        defer { client.connection.close() }
-        var sessions = initial.map { client.session($0.path) }
-        for session in sessions { log.created[session.id] = session.path }
+        var sessions = initial
+        for session in sessions { log.created[session] = sessionPath(session) }
         var i = 0
         while i < 1_000_000 {
             i += 1
-            do {
+            do throws(FlowClientError) {
                 if i % 25 == 0 && sessions.count < 8 {
-                    let session = try client.start("durable")
-                    log.created[session.id] = session.path
+                    let session = try await client.startSession(flow: "durable", locale: nil, prefill: [:])
+                    log.created[session] = sessionPath(session)
                     sessions.append(session)
                 } else if i % 40 == 0 && sessions.count > 2 {
                     let victim = sessions.removeLast()
-                    log.uncertain.insert(victim.id)
-                    try victim.close()
-                    log.uncertain.remove(victim.id)
-                    log.closed.insert(victim.id)
+                    log.uncertain.insert(victim)
+                    try await client.close(victim)
+                    log.uncertain.remove(victim)
+                    log.closed.insert(victim)
                 } else {
                     let session = sessions[i % sessions.count]
-                    log.pending = (session.id, i)
-                    let errors = try session.set(["n": .string("v\(i)")])
+                    log.pending = (session, i)
+                    let errors = try await client.setAnswers(session, ["n": .string("v\(i)")])
                     guard errors.isEmpty else {
                         log.ending = "unexpected field errors \(errors)"
-                        return log
+                        break
                     }
-                    log.acknowledged[session.id] = i
+                    log.acknowledged[session] = i
                     log.pending = nil
                 }
                 log.mutations += 1
-                progress.countDown()
+                progress.withLock { $0 += 1 }
             } catch {
                 log.ending = "\(error)"
-                return log
+                break
             }
         }
-        log.ending = "ran out of numbers"
+        if log.ending.isEmpty { log.ending = "ran out of numbers" }
+        await client.close()
         return log
     }
 
     @Test("kill -9 during a run of mutations from three clients; after a restart every acknowledged one is there, at the same paths")
-    func killNineMidRun() throws {
+    func killNineMidRun() async throws {
         let secret = "pin-" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
-        try withDaemon(DaemonSettings(verbose: true)) { fixture in
+        try await withDaemon(DaemonSettings(verbose: true)) { fixture in
             // A session holding a secure value and a finished first step.
-            let holder = try fixture.client.start("durable")
-            #expect(try holder.set(["n": "holder", "pin": .string(secret)]) == [:])
-            #expect(try holder.next() == [:])
-            #expect(try holder.review().group("counter")?.finished == true)
+            let client = fixture.client
+            let holder = try await client.startSession(flow: "durable", locale: nil, prefill: [:])
+            #expect(try await client.setAnswers(holder, ["n": "holder", "pin": .string(secret)]) == [:])
+            #expect(try await client.continueStep(holder) == [:])
+            #expect(try await client.review(holder).group("counter")?.finished == true)
 
             let workers = 3
-            let sessions = try (0..<workers).map { _ in try (0..<4).map { _ in try fixture.client.start("durable") } }
-            // Kill after this many acknowledged mutations, while all three keep calling.
-            let progress = Latch(count: 1000)
-            let finished = Latch(count: workers)
-            let logs = Locked<[WorkerLog]>([])
-            let address = fixture.bus.address
-            for index in 0..<workers {
-                let initial = sessions[index]
-                let thread = Foundation.Thread {
-                    let log = Self.work(address: address, initial: initial, progress: progress)
-                    logs.withLock { $0.append(log) }
-                    finished.countDown()
-                }
-                thread.start()
+            var sessions: [[String]] = []
+            for _ in 0..<workers {
+                var mine: [String] = []
+                for _ in 0..<4 { mine.append(try await client.startSession(flow: "durable", locale: nil, prefill: [:])) }
+                sessions.append(mine)
             }
-            #expect(progress.wait(timeout: .seconds(120)), "the clients did not get 1000 mutations acknowledged")
+            // Kill after this many acknowledged mutations, while all three keep calling.
+            let progress = Locked(0)
+            let address = fixture.bus.address
+            let running = sessions.map { initial in
+                Task { await Self.work(address: address, initial: initial, progress: progress) }
+            }
+            #expect(await waitUntil(timeout: .seconds(120)) { progress.value >= 1000 },
+                    "the clients did not get 1000 mutations acknowledged")
             fixture.daemon.kill()
             #expect(fixture.daemon.child.exitStatus == .signaled(.kill))
-            #expect(finished.wait(timeout: .seconds(60)), "a client thread did not notice the daemon died")
-            let results = logs.value
+            var results: [WorkerLog] = []
+            for worker in running { results.append(await worker.value) }
             #expect(results.count == workers)
             for log in results {
                 #expect(log.mutations > 0, "\(log.ending)")
@@ -121,16 +122,15 @@ struct DurabilityTests {
             }
 
             try fixture.startAgain()
-            let client = fixture.client
             var checked = 0
             for log in results {
                 for (id, path) in log.created where !log.uncertain.contains(id) {
                     if log.closed.contains(id) {
-                        expectDBusError(FlowdErrorName.notFound, "closed \(id) is back") { _ = try client.getSession(id) }
+                        await expectDBusError(FlowdErrorName.notFound, "closed \(id) is back") { _ = try await client.getSession(id) }
                         continue
                     }
-                    #expect(try client.getSession(id) == path, "session \(id) moved")
-                    let value = try client.session(path).step().field("n")?.value
+                    #expect(try await client.getSession(id) == path, "session \(id) moved")
+                    let value = try await client.step(id).field("n")?.value
                     var allowed: Set<DBusValue?> = [log.acknowledged[id].map { .string("v\($0)") }]
                     if let pending = log.pending, pending.id == id { allowed.insert(.string("v\(pending.value)")) }
                     #expect(allowed.contains(value), "session \(id): found \(String(describing: value)), acknowledged \(String(describing: log.acknowledged[id]))")
@@ -138,7 +138,7 @@ struct DurabilityTests {
                 }
             }
             #expect(checked >= 12)
-            let listed = Set(try client.listSessions().map(\.id))
+            let listed = Set(try await client.listSessions().map(\.id))
             for log in results {
                 for id in log.created.keys where !log.uncertain.contains(id) {
                     #expect(listed.contains(id) == !log.closed.contains(id))
@@ -147,14 +147,14 @@ struct DurabilityTests {
 
             // The secure value is gone: its step is not finished, the field is
             // unset, and Submit leads there.
-            #expect(try client.getSession(holder.id) == holder.path)
-            let review = try holder.review()
+            #expect(try await client.getSession(holder) == sessionPath(holder))
+            let review = try await client.review(holder)
             #expect(review.group("counter")?.finished == false)
             #expect(review.group("counter")?.status == "Not finished")
             #expect(review.group("counter")?.display("n") == "holder")
-            expectDBusError(FlowdErrorName.validationFailed) { try holder.submit() }
-            #expect(try holder.string("CurrentStep") == "counter")
-            let pin = try #require(try holder.step().field("pin"))
+            await expectDBusError(FlowdErrorName.validationFailed) { try await client.submit(holder) }
+            #expect(try await client.property(.currentStep, of: holder) == "counter")
+            let pin = try #require(try await client.step(holder).field("pin"))
             #expect(pin.isSet == false)
             #expect(pin.value == nil)
 
@@ -167,30 +167,30 @@ struct DurabilityTests {
     }
 
     @Test("more sessions than flowd keeps in memory: the others load from the store on demand; secure answers stay")
-    func moreSessionsThanTheCache() throws {
+    func moreSessionsThanTheCache() async throws {
         // The service keeps 2,048 sessions in memory (FlowService's cache).
         let count = 2300
         let secret = "cache-" + String(UInt64.random(in: .min ... .max), radix: 36)
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5000\n")) { fixture in
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nMaxSessionsPerUser=5000\n")) { fixture in
             let client = fixture.client
-            let holder = try client.start("durable")
-            #expect(try holder.set(["n": "holder", "pin": .string(secret)]) == [:])
-            var sessions: [SessionClient] = []
+            let holder = try await client.startSession(flow: "durable", locale: nil, prefill: [:])
+            #expect(try await client.setAnswers(holder, ["n": "holder", "pin": .string(secret)]) == [:])
+            var sessions: [String] = []
             sessions.reserveCapacity(count)
             for i in 0..<count {
-                let session = try client.start("durable")
-                try session.set(["n": .string("s\(i)")])
+                let session = try await client.startSession(flow: "durable", locale: nil, prefill: [:])
+                try await client.setAnswers(session, ["n": .string("s\(i)")])
                 sessions.append(session)
             }
             // The oldest were evicted long ago and come back from the store.
             for i in [0, 1, 2, 500, 1000, count - 1] {
-                #expect(try sessions[i].step().field("n")?.value == .string("s\(i)"), "session \(i)")
+                #expect(try await client.step(sessions[i]).field("n")?.value == .string("s\(i)"), "session \(i)")
             }
-            #expect(try client.manager.property("SessionCount", as: UInt32.self) == UInt32(count + 1))
+            #expect(try await client.sessionCount() == UInt32(count + 1))
             // The one holding a secure answer was never dropped from memory.
-            let pin = try #require(try holder.step().field("pin"))
+            let pin = try #require(try await client.step(holder).field("pin"))
             #expect(pin.isSet == true, "a session with a secure answer was evicted, and its answer lost")
-            #expect(try holder.next() == [:])
+            #expect(try await client.continueStep(holder) == [:])
         }
     }
 
@@ -214,58 +214,60 @@ struct DurabilityTests {
 
     @Test("a session stored as submitting (the daemon died during the action) comes back failed, 'interrupted', never re-submitted",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"))
-    func interruptedSubmit() throws {
+    func interruptedSubmit() async throws {
         // Without a plugin a submit never stays running, so the record is
         // set to `submitting` with the sqlite3 shell while flowd is stopped:
         // what a kill -9 during a submit action leaves behind.
-        try withDaemon { fixture in
-            let session = try fixture.client.start("quick")
-            try session.set(["stars": .int64(3)])
-            try session.next()
-            try session.set(["comment": "Almost sent"])
+        try await withDaemon { fixture in
+            let client = fixture.client
+            let session = try await client.startSession(flow: "quick", locale: nil, prefill: [:])
+            try await client.setAnswers(session, ["stars": .int64(3)])
+            try await client.continueStep(session)
+            try await client.setAnswers(session, ["comment": "Almost sent"])
             #expect(fixture.stop() == .exited(0))
 
             let database = fixture.stateDirectory + "/sessions.sqlite"
-            let hex = try Self.sqlite(database, "SELECT hex(payload) FROM sessions WHERE id = '\(session.id)';")
+            let hex = try Self.sqlite(database, "SELECT hex(payload) FROM sessions WHERE id = '\(session)';")
             var record = try #require(try JSONSerialization.jsonObject(with: Self.bytes(hex: hex)) as? [String: Any])
             #expect(record["state"] as? String == "editing")
             record["state"] = "submitting"
             let edited = try JSONSerialization.data(withJSONObject: record)
             let newHex = edited.map { String(format: "%02X", $0) }.joined()
             _ = try Self.sqlite(
-                database, "UPDATE sessions SET state = 'submitting', payload = X'\(newHex)' WHERE id = '\(session.id)';")
-            #expect(try Self.sqlite(database, "SELECT state FROM sessions WHERE id = '\(session.id)';") == "submitting")
+                database, "UPDATE sessions SET state = 'submitting', payload = X'\(newHex)' WHERE id = '\(session)';")
+            #expect(try Self.sqlite(database, "SELECT state FROM sessions WHERE id = '\(session)';") == "submitting")
 
             try fixture.startAgain()
-            #expect(try session.state() == "failed")
-            let message = try session.string("LastError")
+            #expect(try await client.property(.state, of: session) == "failed")
+            let message = try #require(try await client.property(.lastError, of: session).string)
             #expect(message.localizedCaseInsensitiveContains("interrupted"), "\(message)")
             #expect(fixture.daemon.standardError.contains("interrupted"), "\(fixture.daemon.standardError)")
             // Nothing was sent again on its own; the answers are kept and the person may retry.
-            #expect(try session.answers() == ["stars": .int64(3), "comment": "Almost sent"])
-            #expect(try session.next() == [:])
-            #expect(try session.state() == "submitted")
-            #expect(try session.string("LastError").isEmpty)
+            #expect(try await client.answers(session) == ["stars": .int64(3), "comment": "Almost sent"])
+            #expect(try await client.continueStep(session) == [:])
+            #expect(try await client.property(.state, of: session) == "submitted")
+            #expect(try await client.property(.lastError, of: session) == "")
         }
     }
 
     @Test("a session's secure value is never written to the state directory, even while the daemon runs")
-    func secureValuesStayInMemory() throws {
+    func secureValuesStayInMemory() async throws {
         let secret = "hunter-" + String(UInt64.random(in: .min ... .max), radix: 36)
-        try withDaemon(DaemonSettings(verbose: true)) { fixture in
-            let session = try fixture.client.start("trip")
-            try session.next()
-            try session.set(["name": "Ada", "email": "ada@example.org"])
-            try session.next()
-            try session.set(["mode": "train"])
-            try session.next()
-            try session.set(["terms": true])
-            try session.next()
-            #expect(try session.set(["password": .string(secret), "confirm": .string(secret)]) == [:])
-            #expect(try session.next() == [:])
+        try await withDaemon(DaemonSettings(verbose: true)) { fixture in
+            let client = fixture.client
+            let session = try await client.startSession(flow: "trip", locale: nil, prefill: [:])
+            try await client.continueStep(session)
+            try await client.setAnswers(session, ["name": "Ada", "email": "ada@example.org"])
+            try await client.continueStep(session)
+            try await client.setAnswers(session, ["mode": "train"])
+            try await client.continueStep(session)
+            try await client.setAnswers(session, ["terms": true])
+            try await client.continueStep(session)
+            #expect(try await client.setAnswers(session, ["password": .string(secret), "confirm": .string(secret)]) == [:])
+            #expect(try await client.continueStep(session) == [:])
             // The held value still counts while the daemon runs.
-            #expect(try session.review().group("account")?.finished == true)
-            let display = try #require(try session.review().group("account")?.display("password"))
+            #expect(try await client.review(session).group("account")?.finished == true)
+            let display = try #require(try await client.review(session).group("account")?.display("password"))
             #expect(!display.contains(secret))
             for (name, bytes) in try fixture.stateFiles() {
                 #expect(bytes.range(of: Data(secret.utf8)) == nil, "the secure value is in \(name)")
@@ -273,8 +275,8 @@ struct DurabilityTests {
             // And the non-secure answers are on disk (the check could see it).
             let files = try fixture.stateFiles()
             #expect(files.values.contains { $0.range(of: Data("ada@example.org".utf8)) != nil })
-            try session.submit()
-            #expect(try session.state() == "submitted")
+            try await client.submit(session)
+            #expect(try await client.property(.state, of: session) == "submitted")
             #expect(!fixture.daemon.standardError.contains(secret))
             // Other users cannot read the answers: the directory flowd made is
             // 0700 and the database files are the owner's alone.

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -12,8 +14,8 @@ struct ExternalClientTests {
     static let sessionInterface = "org.flowd.Flow1.Session"
 
     @Test("busctl drives the flow without Review to a submitted session")
-    func busctlDrivesQuick() throws {
-        try withDaemon { fixture in
+    func busctlDrivesQuick() async throws {
+        try await withDaemon { fixture in
             let tool = ExternalClient(fixture)
             let m = Self.managerInterface
             let s = Self.sessionInterface
@@ -26,7 +28,7 @@ struct ExternalClientTests {
             #expect(started.hasPrefix("o \"/org/flowd/Flow1/session/"), "\(started)")
             let path = String(started.dropFirst(3).dropLast())
             let id = String(path.split(separator: "/").last ?? "")
-            #expect(try fixture.client.getSession(id).rawValue == path, "our client sees busctl's session")
+            #expect(try await fixture.client.getSession(id).rawValue == path, "our client sees busctl's session")
 
             #expect(try tool.busctlProperty(path, s, "StepIndex") == "u 1")
             #expect(try tool.busctlProperty(path, s, "StepCount") == "u 2")
@@ -70,8 +72,8 @@ struct ExternalClientTests {
     }
 
     @Test("gdbus drives the trip flow through a branch, Review and Submit, and gdbus monitor sees the signals")
-    func gdbusDrivesTrip() throws {
-        try withDaemon { fixture in
+    func gdbusDrivesTrip() async throws {
+        try await withDaemon { fixture in
             let tool = ExternalClient(fixture)
             let s = Self.sessionInterface
             let monitor = try tool.monitor()

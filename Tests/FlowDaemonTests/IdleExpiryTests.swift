@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -6,83 +8,91 @@ import TestSupport
 /// Abandoned sessions expire after the configured idle time; sessions in use do not.
 @Suite("Idle expiry")
 struct IdleExpiryTests {
-    /// The id argument of a `SessionRemoved` signal.
-    static func removedID(_ message: Message) -> String? {
-        var reader = message.arguments()
-        return try? reader.next(String.self)
+    /// True for the Manager's `SessionRemoved` of `id`.
+    static func removal(of id: String) -> (ManagerSignal) -> Bool {
+        { $0 == .sessionRemoved(id: id) }
+    }
+
+    /// Touches `session` (a new answer) every 200 ms on a thread of its own
+    /// until `keepGoing` is false: on a loaded machine the touches keep
+    /// their rhythm whatever the test's tasks wait for.
+    /// Returns the failures, the last value the session acknowledged, and
+    /// whether the thread has stopped.
+    static func keepTouching(
+        _ client: FlowClient, _ session: String, while keepGoing: Locked<Bool>
+    ) -> (failures: Locked<[String]>, last: Locked<Int64>, stopped: Locked<Bool>) {
+        let failures = Locked<[String]>([])
+        let last = Locked<Int64>(0)
+        let stopped = Locked(false)
+        Foundation.Thread {
+            var stars: Int64 = 1
+            while keepGoing.value {
+                stars = stars == 1 ? 2 : 1
+                let value = stars
+                do throws(FlowClientError) {
+                    let errors = try Blocking.run { () async throws(FlowClientError) -> [String: String] in
+                        try await client.setAnswers(session, ["stars": .int64(value)])
+                    }
+                    if errors.isEmpty {
+                        last.withLock { $0 = value }
+                    } else {
+                        failures.withLock { $0.append("\(errors)") }
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                Foundation.Thread.sleep(forTimeInterval: 0.2)
+            }
+            stopped.withLock { $0 = true }
+        }.start()
+        return (failures, last, stopped)
     }
 
     @Test("IdleTimeout=2s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
-    func expiry() throws {
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
-            let watcher = try fixture.connect()
-            try watcher.watchFlowd()
+    func expiry() async throws {
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
+            let watcher = try await EventWatcher(try fixture.connect())
             let client = fixture.client
-            let untouched = try client.start("quick")
-            let touched = try client.start("quick")
-            var stars: Int64 = 1
-            func touch() throws {
-                stars = stars == 1 ? 2 : 1
-                #expect(try touched.set(["stars": .int64(stars)]) == [:])
-            }
+            let untouched = try await client.start("quick")
+            let touched = try await client.start("quick")
 
             // Touch one session while waiting (up to 30 s) for the other to go.
-            let untouchedID = untouched.id
-            let touchedID = touched.id
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: .seconds(30))
-            var removed: Message?
-            while removed == nil && clock.now < deadline {
-                try touch()
-                removed = try watcher.nextSignal("SessionRemoved", path: FlowClient.managerPath, timeout: .milliseconds(200)) {
-                    Self.removedID($0) == untouchedID
-                }
-            }
+            let touching = Locked(true)
+            let (failures, last, stopped) = Self.keepTouching(client, touched, while: touching)
+            let removed = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: untouched))
             #expect(removed != nil, "the untouched session did not expire")
-            var arguments = try #require(removed).arguments()
-            _ = try arguments.next(String.self)
-            #expect(try arguments.next(ObjectPath.self) == untouched.path)
-            expectDBusError(FlowdErrorName.notFound) { _ = try client.getSession(untouchedID) }
-            expectDBusError(FlowdErrorName.notFound) { _ = try untouched.step() }
+            await expectDBusError(FlowdErrorName.notFound) { _ = try await client.getSession(untouched) }
+            await expectDBusError(FlowdErrorName.notFound) { _ = try await client.step(untouched) }
 
             // Keep touching for longer than the idle time: the session stays.
-            let keepUntil = clock.now.advanced(by: .seconds(4))
-            while clock.now < keepUntil {
-                try touch()
-                let gone = try watcher.nextSignal("SessionRemoved", path: FlowClient.managerPath, timeout: .milliseconds(200)) {
-                    Self.removedID($0) == touchedID
-                }
-                #expect(gone == nil, "a session in use expired")
-                if gone != nil { break }
-            }
-            #expect(try client.getSession(touchedID) == touched.path)
-            #expect(try touched.answers()["stars"] == .int64(stars))
+            try await Task.sleep(for: .seconds(4))
+            touching.withLock { $0 = false }
+            #expect(await waitUntil { stopped.value }, "the touching thread did not stop")
+            #expect(failures.value.isEmpty, "a touch failed: \(failures.value)")
+            let meanwhile = try await watcher.drain()
+            #expect(!meanwhile.contains(.manager(.sessionRemoved(id: touched))), "a session in use expired")
+            #expect(try await client.getSession(touched) == sessionPath(touched))
+            #expect(try await client.answers(touched)["stars"] == .int64(last.value))
 
             // Left alone, it goes too.
-            let last = try watcher.nextSignal("SessionRemoved", path: FlowClient.managerPath, timeout: .seconds(30)) {
-                Self.removedID($0) == touchedID
-            }
-            #expect(last != nil, "the session did not expire once left alone")
-            expectDBusError(FlowdErrorName.notFound) { _ = try client.getSession(touchedID) }
-            #expect(try client.manager.property("SessionCount", as: UInt32.self) == 0)
-            #expect(try client.listSessions().isEmpty)
+            let gone = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: touched))
+            #expect(gone != nil, "the session did not expire once left alone")
+            await expectDBusError(FlowdErrorName.notFound) { _ = try await client.getSession(touched) }
+            #expect(try await client.sessionCount() == 0)
+            #expect(try await client.listSessions().isEmpty)
         }
     }
 
     @Test("expired sessions stay gone after a restart")
-    func expiredStayGone() throws {
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
-            let watcher = try fixture.connect()
-            try watcher.watchFlowd()
-            let session = try fixture.client.start("trip")
-            let id = session.id
-            #expect(try watcher.nextSignal("SessionRemoved", path: FlowClient.managerPath, timeout: .seconds(30)) {
-                Self.removedID($0) == id
-            } != nil)
+    func expiredStayGone() async throws {
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
+            let watcher = try await EventWatcher(try fixture.connect())
+            let id = try await fixture.client.start("trip")
+            #expect(await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: id)) != nil)
             #expect(fixture.stop() == .exited(0))
             try fixture.startAgain()
-            expectDBusError(FlowdErrorName.notFound) { _ = try fixture.client.getSession(id) }
-            #expect(try fixture.client.listSessions().isEmpty)
+            await expectDBusError(FlowdErrorName.notFound) { _ = try await fixture.client.getSession(id) }
+            #expect(try await fixture.client.listSessions().isEmpty)
         }
     }
 }

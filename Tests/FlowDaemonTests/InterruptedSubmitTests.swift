@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -10,7 +12,7 @@ import TestSupport
 @Suite("A submit interrupted by kill -9")
 struct InterruptedSubmitTests {
     @Test("the command dies with flowd, and the retry carries the same idempotency key")
-    func commandDiesAndRetryKeepsItsKey() throws {
+    func commandDiesAndRetryKeepsItsKey() async throws {
         let hook = try TemporaryDirectory(prefix: "flowd-hook")
         // The first run announces itself and stays (exec: the same process);
         // a later run answers at once. Each notes the key it was given.
@@ -33,11 +35,13 @@ struct InterruptedSubmitTests {
             id: "hook", action: "flowd.command", options: #"{"path": "\#(script)"}"#, timeoutSeconds: "900")
         let settings = DaemonSettings(flows: flows, plugins: ["CommandPlugin"])
 
-        try withDaemon(settings) { fixture in
-            let session = try fixture.client.start("hook")
-            #expect(try session.set(["name": "Ada"]) == [:])
-            #expect(try session.next() == [:])
-            let pending = SubmitTests.PendingSubmit(address: fixture.bus.address, path: session.path)
+        try await withDaemon(settings) { fixture in
+            let client = fixture.client
+            let session = try await client.start("hook")
+            #expect(try await client.setAnswers(session, ["name": "Ada"]) == [:])
+            #expect(try await client.continueStep(session) == [:])
+            let submitter = try fixture.connect()
+            let pending = Task { try await submitter.submit(session) }
             let announced = ContinuousClock.now.advanced(by: .seconds(30))
             var pidText = ""
             while ContinuousClock.now < announced {
@@ -46,22 +50,23 @@ struct InterruptedSubmitTests {
                 _ = Latch().wait(timeout: .milliseconds(20))
             }
             let pid = try #require(Int32(pidText.filter(\.isNumber)), "the hook never started")
-            #expect(try session.state() == "submitting")
+            #expect(try await client.property(.state, of: session) == "submitting")
 
             fixture.daemon.kill()
             // The program goes with flowd, not minutes later.
             #expect(waitUntilGone(pid), "the command \(pid) outlived flowd")
-            if case .success = pending.outcome(timeout: .seconds(30)) {
+            if case .success = await pending.result {
                 Issue.record("the interrupted Submit succeeded")
             }
 
             try fixture.startAgain()
-            #expect(try session.state() == "failed")
-            try session.submit()
-            #expect(try session.state() == "submitted")
-            #expect(try session.property("Receipt").vardict?["message"] == .string("Received."))
+            let retrying = try fixture.connect()
+            #expect(try await retrying.property(.state, of: session) == "failed")
+            try await retrying.submit(session)
+            #expect(try await retrying.property(.state, of: session) == "submitted")
+            #expect(try await retrying.property(.receipt, of: session).vardict?["message"] == .string("Received."))
             let keys = try String(contentsOfFile: hook.file("keys"), encoding: .utf8).split(separator: "\n")
-            #expect(keys == [Substring(session.id + "-1"), Substring(session.id + "-1")], "\(keys)")
+            #expect(keys == [Substring(session + "-1"), Substring(session + "-1")], "\(keys)")
         }
     }
 }

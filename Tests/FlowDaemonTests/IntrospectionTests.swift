@@ -54,18 +54,19 @@ struct IntrospectionTests {
     }
 
     @Test("the Manager object and a session object introspect exactly the shipped XML")
-    func liveMatchesShipped() throws {
+    func liveMatchesShipped() async throws {
         let manager = try Self.shipped("org.flowd.Flow1.Manager")
         let session = try Self.shipped("org.flowd.Flow1.Session")
-        try withDaemon { fixture in
-            let managerXML = try fixture.client.manager.introspect()
+        try await withDaemon { fixture in
+            let raw = try fixture.raw()
+            let managerXML = try raw.manager.introspect()
             let managerInterfaces = try InterfaceShape.interfaces(in: managerXML)
             Self.expectSame(managerInterfaces[manager.name], manager)
             Self.expectStandardInterfaces(managerInterfaces)
             #expect(managerInterfaces[session.name] == nil)
 
-            let started = try fixture.client.start("trip")
-            let sessionInterfaces = try InterfaceShape.interfaces(in: try started.proxy.introspect())
+            let started = try await fixture.client.start("trip")
+            let sessionInterfaces = try InterfaceShape.interfaces(in: try raw.session(id: started).introspect())
             Self.expectSame(sessionInterfaces[session.name], session)
             Self.expectStandardInterfaces(sessionInterfaces)
             #expect(sessionInterfaces[manager.name] == nil)
@@ -74,13 +75,13 @@ struct IntrospectionTests {
             let tool = ExternalClient(fixture)
             let fromGdbus = try tool.succeed(
                 "gdbus", ["introspect", "--xml", "--address", tool.address, "--dest", "org.flowd.Flow1",
-                          "--object-path", started.path.rawValue])
+                          "--object-path", sessionPath(started).rawValue])
             Self.expectSame(try InterfaceShape.interfaces(in: fromGdbus)[session.name], session)
         }
     }
 
     @Test("the shipped XML names every member of the contract")
-    func shippedCoversTheContract() throws {
+    func shippedCoversTheContract() async throws {
         let manager = try Self.shipped("org.flowd.Flow1.Manager")
         #expect(Set(manager.methods.keys) == ["ListFlows", "StartSession", "ListSessions", "GetSession", "ListPlugins", "Reload"])
         #expect(manager.methods["StartSession"]?.arguments.map(\.type) == ["s", "a{sv}", "o"])
@@ -130,7 +131,7 @@ struct IntrospectionTests {
     }
 
     @Test("the XML reader reads entities, comments and self-closing elements")
-    func readerReads() throws {
+    func readerReads() async throws {
         let root = try TinyXMLReader.parse("""
             <?xml version="1.0"?>
             <!DOCTYPE node PUBLIC "-//x//y" "http://example.org/x.dtd">

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -8,22 +10,22 @@ import TestSupport
 @Suite("flowd lifecycle")
 struct LifecycleTests {
     @Test("READY=1 once the name is owned, STATUS= with live counts, WATCHDOG=1, STOPPING=1 and exit 0 on SIGTERM")
-    func notifications() throws {
+    func notifications() async throws {
         // The watchdog interval is short so that pings come quickly; flowd
         // pings at half of it.
-        try withDaemon(DaemonSettings(environment: ["WATCHDOG_USEC": "400000"])) { fixture in
+        try await withDaemon(DaemonSettings(environment: ["WATCHDOG_USEC": "400000"])) { fixture in
         let notify = fixture.daemon.notify
 
         // READY=1 arrived (the fixture waited for it) and the name is owned.
         #expect(notify.values(of: "READY") == ["1"])
-        #expect(try fixture.client.connection.nameHasOwner(FlowClient.busName))
+        #expect(try await fixture.client.serviceOwner() != nil)
         let first = try #require(notify.waitForAssignment("STATUS"), "no STATUS= after READY=1")
         #expect(first.contains("0 sessions"), "\(first)")
         #expect(first.contains("3 flows"), "\(first)")
 
         // The status follows the number of sessions.
-        _ = try fixture.client.start("trip")
-        _ = try fixture.client.start("quick")
+        _ = try await fixture.client.start("trip")
+        _ = try await fixture.client.start("quick")
         let later = notify.waitForAssignment("STATUS") { $0.contains("2 sessions") }
         #expect(later != nil, "STATUS= never said 2 sessions: \(notify.values(of: "STATUS"))")
 
@@ -42,10 +44,10 @@ struct LifecycleTests {
     }
 
     @Test("no WATCHDOG=1 without WATCHDOG_USEC")
-    func noWatchdogUnlessAsked() throws {
-        try withDaemon { fixture in
+    func noWatchdogUnlessAsked() async throws {
+        try await withDaemon { fixture in
             // A round trip to the daemon, then everything it sent so far.
-            try fixture.client.ping()
+            try await fixture.client.ping()
             let status = fixture.stop()
             #expect(status == .exited(0))
             // STOPPING=1 is the last message: once it is read, everything is.
@@ -57,11 +59,11 @@ struct LifecycleTests {
     @Test("outside the journal the log is plain one-line entries on stderr, even with an inherited JOURNAL_STREAM", arguments: [
         [:], ["JOURNAL_STREAM": "8:12345"],
     ])
-    func plainStderrLog(environment: [String: String]) throws {
-        try withDaemon(DaemonSettings(environment: environment)) { fixture in
-            let session = try fixture.client.start("quick")
-            try session.set(["stars": .int64(5)])
-            try session.next()
+    func plainStderrLog(environment: [String: String]) async throws {
+        try await withDaemon(DaemonSettings(environment: environment)) { fixture in
+            let session = try await fixture.client.start("quick")
+            try await fixture.client.setAnswers(session, ["stars": .int64(5)])
+            try await fixture.client.continueStep(session)
             #expect(fixture.stop() == .exited(0))
             let lines = fixture.daemon.standardError.split(separator: "\n").map(String.init)
             let pid = fixture.daemon.child.pid
@@ -71,15 +73,15 @@ struct LifecycleTests {
                 let level = line.hasPrefix(prefix) ? line.dropFirst(prefix.count).prefix { $0 != ":" } : ""
                 #expect(["debug", "info", "notice", "warning", "error"].contains(String(level)), "not a log line: \(line)")
             }
-            #expect(lines.contains { $0.contains("session started") && $0.contains("session=\(session.id)") && $0.contains("flow=quick") })
+            #expect(lines.contains { $0.contains("session started") && $0.contains("session=\(session)") && $0.contains("flow=quick") })
             #expect(lines.contains { $0.contains("step completed") && $0.contains("step=rating") })
             #expect(lines.last?.contains("stopped") == true, "\(lines)")
         }
     }
 
     @Test("SIGINT stops cleanly too")
-    func sigint() throws {
-        try withDaemon { fixture in
+    func sigint() async throws {
+        try await withDaemon { fixture in
             fixture.daemon.child.send(.interrupt)
             #expect(fixture.daemon.child.wait(timeout: .seconds(20)) == .exited(0))
             #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
@@ -87,41 +89,41 @@ struct LifecycleTests {
     }
 
     @Test("after SIGTERM and a restart, sessions are served at the same object paths with their answers")
-    func restartServesTheSameSessions() throws {
-        try withDaemon { fixture in
-            let trip = try fixture.client.start("trip")
-            try trip.next()
-            try trip.set(["name": "Grace Hopper", "email": "grace@example.org"])
-            let quick = try fixture.client.start("quick")
-            try quick.set(["stars": .int64(4)])
-            try quick.next()
-            let before = try fixture.client.listSessions()
-            let created = try trip.property("CreatedAt")
-            let updated = try trip.property("UpdatedAt")
+    func restartServesTheSameSessions() async throws {
+        try await withDaemon { fixture in
+            let trip = try await fixture.client.start("trip")
+            try await fixture.client.continueStep(trip)
+            try await fixture.client.setAnswers(trip, ["name": "Grace Hopper", "email": "grace@example.org"])
+            let quick = try await fixture.client.start("quick")
+            try await fixture.client.setAnswers(quick, ["stars": .int64(4)])
+            try await fixture.client.continueStep(quick)
+            let before = try await fixture.client.listSessions()
+            let created = try await fixture.client.property(.createdAt, of: trip)
+            let updated = try await fixture.client.property(.updatedAt, of: trip)
             // Microseconds since the epoch: within a day of this test's clock.
             let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
             let createdValue = try #require(created.uint64)
             #expect(createdValue > now - 86_400_000_000 && createdValue < now + 86_400_000_000, "\(createdValue) vs \(now)")
             #expect(try #require(updated.uint64) >= createdValue)
-            #expect(try trip.string("Id") == trip.id)
+            #expect(try await fixture.client.property(.id, of: trip) == .string(trip))
 
             #expect(fixture.stop() == .exited(0))
             try fixture.startAgain()
 
-            let after = try fixture.client.listSessions()
+            let after = try await fixture.client.listSessions()
             #expect(Set(after.map(\.path)) == Set(before.map(\.path)))
-            #expect(try fixture.client.getSession(trip.id) == trip.path)
-            #expect(try fixture.client.getSession(quick.id) == quick.path)
-            let step = try trip.step()
+            #expect(try await fixture.client.getSession(trip) == sessionPath(trip))
+            #expect(try await fixture.client.getSession(quick) == sessionPath(quick))
+            let step = try await fixture.client.step(trip)
             #expect(step.id == "traveller")
             #expect(step.field("name")?.value == .string("Grace Hopper"))
-            #expect(try quick.string("CurrentStep") == "comment")
-            #expect(try quick.answers()["stars"] == .int64(4))
-            #expect(try fixture.client.manager.property("SessionCount", as: UInt32.self) == 2)
-            #expect(try trip.property("CreatedAt") == created, "CreatedAt survives the restart")
-            #expect(try trip.property("UpdatedAt") == updated, "reading changes nothing")
-            try trip.set(["name": "Grace Brewster Hopper"])
-            #expect(try #require(try trip.property("UpdatedAt").uint64) > (updated.uint64 ?? .max))
+            #expect(try await fixture.client.property(.currentStep, of: quick) == "comment")
+            #expect(try await fixture.client.answers(quick)["stars"] == .int64(4))
+            #expect(try await fixture.client.sessionCount() == 2)
+            #expect(try await fixture.client.property(.createdAt, of: trip) == created, "CreatedAt survives the restart")
+            #expect(try await fixture.client.property(.updatedAt, of: trip) == updated, "reading changes nothing")
+            try await fixture.client.setAnswers(trip, ["name": "Grace Brewster Hopper"])
+            #expect(try #require(try await fixture.client.property(.updatedAt, of: trip).uint64) > (updated.uint64 ?? .max))
         }
     }
 }

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -30,8 +32,8 @@ struct PluginFairnessTests {
     }()
 
     @Test("another uid's slow command submits delay neither root's StartSession nor each other")
-    func slowSubmitsOfOneUIDDoNotStarveAnother() throws {
-        try withDaemon(Self.settings) { fixture in
+    func slowSubmitsOfOneUIDDoNotStarveAnother() async throws {
+        try await withDaemon(Self.settings) { fixture in
             let work = fixture.directory.file("nobody")
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
             chmod(work, 0o777)
@@ -61,15 +63,15 @@ struct PluginFairnessTests {
             let deadline = clock.now.advanced(by: .seconds(120))
             var submitting = 0
             while clock.now < deadline && runner.exitStatus == nil {
-                submitting = try fixture.client.listSessions().filter { $0.state == "submitting" }.count
+                submitting = try await fixture.client.listSessions().filter { $0.state == .submitting }.count
                 if submitting == Self.submits { break }
                 _ = Latch().wait(timeout: .milliseconds(50))
             }
             #expect(submitting == Self.submits, "\(runner.standardError)")
 
             // Root's session, whose options come from a plugin, starts now.
-            let root = try fixture.client.start("providers")
-            #expect(try root.state() == "editing")
+            let root = try await fixture.client.start("providers")
+            #expect(try await fixture.client.property(.state, of: root) == "editing")
 
             // Every submit ends submitted: none waited for a thread at the cost of its own time.
             #expect(runner.wait(timeout: .seconds(120)) == .exited(0), "\(runner.standardError)")
@@ -77,9 +79,9 @@ struct PluginFairnessTests {
             let lines = results.split(separator: "\n")
             #expect(lines.count == Self.submits)
             #expect(lines.allSatisfy { $0 == "ok" }, "\(results)")
-            let nobodys = try fixture.client.listSessions().filter { $0.flow == "slowcmd" }
+            let nobodys = try await fixture.client.listSessions().filter { $0.flowID == "slowcmd" }
             #expect(nobodys.count == Self.submits)
-            #expect(nobodys.allSatisfy { $0.state == "submitted" }, "\(nobodys.map(\.state))")
+            #expect(nobodys.allSatisfy { $0.state == .submitted }, "\(nobodys.map(\.state))")
             #expect(!fixture.daemon.standardError.contains("no plugin thread was free"))
         }
     }

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -8,16 +10,17 @@ import TestSupport
 /// agrees with a fresh `GetAll`.
 @Suite("PropertiesChanged keeps a watcher in sync")
 struct PropertySyncTests {
-    /// A watcher's picture of one session's properties.
+    /// A watcher's picture of one session's properties, kept from the raw
+    /// signals (what any client sees on the wire).
     final class Mirror {
-        let watcher: FlowClient
-        let session: SessionClient
+        let watcher: RawFlowd
+        let session: Proxy
         var values: [String: DBusValue]
         var changeCount = 0
 
-        init(watcher: FlowClient, session: SessionClient) throws {
+        init(watcher: RawFlowd, session: String) throws {
             self.watcher = watcher
-            self.session = watcher.session(session.path)
+            self.session = watcher.session(id: session)
             values = try self.session.allProperties()
         }
 
@@ -25,11 +28,9 @@ struct PropertySyncTests {
         func changes(in messages: [Message]) -> [(name: String, value: DBusValue)] {
             var result: [(name: String, value: DBusValue)] = []
             for message in messages where message.member == "PropertiesChanged" && message.path == session.path {
-                guard let (interface, changed) = FlowClient.propertiesChanged(message),
-                      interface == FlowClient.sessionInterface.rawValue else { continue }
                 var reader = message.arguments()
-                _ = try? reader.next(String.self)
-                _ = try? reader.next([String: DBusValue].self)
+                guard let interface = try? reader.next(String.self), interface == FlowBus.sessionInterface.rawValue,
+                      let changed = try? reader.next([String: DBusValue].self) else { continue }
                 #expect((try? reader.next([String].self))?.isEmpty == true, "flowd sends values, not invalidations")
                 result += changed.map { ($0.key, $0.value) }
             }
@@ -67,36 +68,37 @@ struct PropertySyncTests {
     }
 
     @Test("after every call of a whole run, the watcher's mirror equals GetAll")
-    func mirrorStaysInSync() throws {
-        try withDaemon { fixture in
-            let watcher = try fixture.connect()
+    func mirrorStaysInSync() async throws {
+        try await withDaemon { fixture in
+            let watcher = try fixture.raw()
             try watcher.watchFlowd()
-            let session = try fixture.client.start("trip")
+            let client = fixture.client
+            let session = try await client.start("trip")
             let mirror = try Mirror(watcher: watcher, session: session)
-            let steps: [(String, () throws -> Void)] = [
-                ("Continue", { try session.next() }),
-                ("an invalid answer", { try session.set(["name": "A"]) }),
-                ("a refused Continue", { try session.next() }),
-                ("valid answers", { try session.set(["name": "Ada", "email": "ada@example.org"]) }),
-                ("Continue", { try session.next() }),
-                ("plane", { try session.set(["mode": "plane"]) }),
-                ("Continue to flight", { try session.next() }),
-                ("Back", { try session.back() }),
-                ("train", { try session.set(["mode": "train"]) }),
-                ("Continue to extras", { try session.next() }),
-                ("terms", { try session.set(["terms": true, "extras": .strings(["meal"])]) }),
-                ("Continue to account", { try session.next() }),
-                ("passwords", { try session.set(["password": "abcdefgh1", "confirm": "abcdefgh1"]) }),
-                ("Continue to review", { try session.next() }),
-                ("Edit", { try session.goTo("mode") }),
-                ("Continue back to review", { try session.next() }),
-                ("GoTo review while there", { try session.goTo("review") }),
-                ("Back from review", { try session.back() }),
-                ("Continue", { try session.next() }),
-                ("Submit", { try session.submit() }),
+            let steps: [(String, @Sendable () async throws -> Void)] = [
+                ("Continue", { try await client.continueStep(session) }),
+                ("an invalid answer", { try await client.setAnswers(session, ["name": "A"]) }),
+                ("a refused Continue", { try await client.continueStep(session) }),
+                ("valid answers", { try await client.setAnswers(session, ["name": "Ada", "email": "ada@example.org"]) }),
+                ("Continue", { try await client.continueStep(session) }),
+                ("plane", { try await client.setAnswers(session, ["mode": "plane"]) }),
+                ("Continue to flight", { try await client.continueStep(session) }),
+                ("Back", { try await client.back(session) }),
+                ("train", { try await client.setAnswers(session, ["mode": "train"]) }),
+                ("Continue to extras", { try await client.continueStep(session) }),
+                ("terms", { try await client.setAnswers(session, ["terms": true, "extras": .strings(["meal"])]) }),
+                ("Continue to account", { try await client.continueStep(session) }),
+                ("passwords", { try await client.setAnswers(session, ["password": "abcdefgh1", "confirm": "abcdefgh1"]) }),
+                ("Continue to review", { try await client.continueStep(session) }),
+                ("Edit", { try await client.goTo(session, step: "mode") }),
+                ("Continue back to review", { try await client.continueStep(session) }),
+                ("GoTo review while there", { try await client.goTo(session, step: "review") }),
+                ("Back from review", { try await client.back(session) }),
+                ("Continue", { try await client.continueStep(session) }),
+                ("Submit", { try await client.submit(session) }),
             ]
             for (name, call) in steps {
-                try call()
+                try await call()
                 try mirror.expectInSync(name)
             }
             #expect(mirror.values["State"] == .string("submitted"))
@@ -105,12 +107,12 @@ struct PropertySyncTests {
     }
 
     @Test("a reload that changes a session's flow announces the properties that changed", arguments: ["Reload", "SIGHUP"])
-    func reloadOfAChangedFlow(how: String) throws {
-        try withDaemon { fixture in
-            let watcher = try fixture.connect()
+    func reloadOfAChangedFlow(how: String) async throws {
+        try await withDaemon { fixture in
+            let watcher = try fixture.raw()
             try watcher.watchFlowd()
-            let session = try fixture.client.start("quick")
-            try session.set(["stars": .int64(4)])
+            let session = try await fixture.client.start("quick")
+            try await fixture.client.setAnswers(session, ["stars": .int64(4)])
             let mirror = try Mirror(watcher: watcher, session: session)
             #expect(mirror.values["StepCount"] == .uint32(2))
             // The flow gains a step and renames one.
@@ -126,32 +128,31 @@ struct PropertySyncTests {
                 // READY=1 again: the reload is done.
                 #expect(fixture.daemon.notify.wait { $0.values(of: "READY").count == 2 })
             } else {
-                try fixture.client.reload()
+                try await fixture.client.reload()
             }
-            let fresh = try session.allProperties()
+            let fresh = try watcher.session(id: session).allProperties()
             #expect(fresh["StepCount"] == .uint32(3), "the session follows the changed flow (FlowService.reload)")
             try mirror.expectInSync(how)
         }
     }
 
     @Test("the Manager's SessionCount is announced on start, close and expiry")
-    func sessionCount() throws {
-        try withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=1s\n")) { fixture in
-            let watcher = try fixture.connect()
-            try watcher.watchFlowd()
-            let count: (UInt32) throws -> Bool = { expected in
-                try watcher.nextPropertyChange(
-                    "SessionCount", path: FlowClient.managerPath, interface: FlowClient.managerInterface
-                ) { $0 == .uint32(expected) } != nil
+    func sessionCount() async throws {
+        // Long enough that the first session does not expire before the
+        // second starts on a loaded machine; short enough to wait for.
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=6s\n")) { fixture in
+            let watcher = try await EventWatcher(try fixture.connect())
+            func count(_ expected: UInt32) async -> Bool {
+                await watcher.next { $0 == .sessionCount(expected) } != nil
             }
-            let first = try fixture.client.start("quick")
-            #expect(try count(1))
-            _ = try fixture.client.start("quick")
-            #expect(try count(2))
-            try first.close()
-            #expect(try count(1))
+            let first = try await fixture.client.start("quick")
+            #expect(await count(1))
+            _ = try await fixture.client.start("quick")
+            #expect(await count(2))
+            try await fixture.client.close(first)
+            #expect(await count(1))
             // The other one expires on its own.
-            #expect(try count(0))
+            #expect(await count(0))
         }
     }
 }

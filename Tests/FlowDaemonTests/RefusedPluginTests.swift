@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -142,12 +144,12 @@ struct RefusedPluginTests {
     }
 
     @Test("each refused file: ListPlugins status and reason, one 'plugin refused' log line; the good plugin works")
-    func refusedPlugins() throws {
-        try withDaemon(Self.settings) { fixture in
+    func refusedPlugins() async throws {
+        try await withDaemon(Self.settings) { fixture in
             let dir = fixture.pluginDirectory
             let refusals = Self.refusals(directory: dir)
-            let plugins = try fixture.client.manager.call("ListPlugins", returning: [[String: DBusValue]].self)
-            let byPath = Dictionary(plugins.map { ($0["path"]?.string ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+            let plugins = try await fixture.client.listPlugins()
+            let byPath = Dictionary(plugins.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
 
             // One entry per *.so file looked at; the hidden file and notes.txt are not.
             #expect(
@@ -156,10 +158,10 @@ struct RefusedPluginTests {
             #expect(plugins.count == refusals.count + 1, "\(plugins)")
 
             let good = try #require(byPath[dir + "/" + Self.good], "\(plugins)")
-            #expect(good["name"] == .string("test"))
-            #expect(good["status"] == .string("loaded"))
-            #expect(good["error"] == .string(""))
-            #expect(good["capabilities"]?.strings?.contains("test.even") == true)
+            #expect(good.name == "test")
+            #expect(good.status == .loaded)
+            #expect(good.error == "")
+            #expect(good.capabilities.contains("test.even"))
 
             let log = fixture.daemon.standardError
             let lines = log.split(separator: "\n").map(String.init)
@@ -169,8 +171,8 @@ struct RefusedPluginTests {
                     Issue.record("\(refusal.file) is missing from ListPlugins: \(plugins)")
                     continue
                 }
-                #expect(entry["status"] == .string(refusal.status), "\(refusal.file): \(entry)")
-                let reason = entry["error"]?.string ?? ""
+                #expect(entry.status.rawValue == refusal.status, "\(refusal.file): \(entry)")
+                let reason = entry.error
                 #expect(refusal.accepts(reason), "\(refusal.file): reason \"\(reason)\"")
                 // Exactly one log line for the file, with ListPlugins' reason.
                 let marker = "plugin refused: \(Self.escaped(path)): "
@@ -188,24 +190,24 @@ struct RefusedPluginTests {
 
             // The flow that needs the refused duplicate's capability is refused;
             // the good plugin's flows are served.
-            #expect(try fixture.client.flowIDs() == ["echo", "fail", "late", "opaque", "providers", "slow"])
+            #expect(try await fixture.client.flowIDs() == ["echo", "fail", "late", "opaque", "providers", "slow"])
             #expect(log.contains("dup.json") && log.contains("duplicate.fine"), "\(log)")
 
             // The good plugin works: its validator (test.even, which the
             // refused duplicate claimed too) and its submit action.
-            let providers = try fixture.client.start("providers")
-            #expect(try providers.set(["even": .int64(3)])["even"] == "An even number must be even.")
-            #expect(try providers.set(["even": .int64(4)]) == [:])
-            let echo = try fixture.client.start("echo")
-            #expect(try echo.set(["name": "Ada"]) == [:])
-            #expect(try echo.next() == [:])
-            try echo.submit()
-            #expect(try echo.state() == "submitted")
+            let providers = try await fixture.client.start("providers")
+            #expect(try await fixture.client.setAnswers(providers, ["even": .int64(3)])["even"] == "An even number must be even.")
+            #expect(try await fixture.client.setAnswers(providers, ["even": .int64(4)]) == [:])
+            let echo = try await fixture.client.start("echo")
+            #expect(try await fixture.client.setAnswers(echo, ["name": "Ada"]) == [:])
+            #expect(try await fixture.client.continueStep(echo) == [:])
+            try await fixture.client.submit(echo)
+            #expect(try await fixture.client.property(.state, of: echo) == "submitted")
 
             // Still serving: a new connection is answered, and ListPlugins is unchanged.
             let other = try fixture.connect()
-            try other.ping()
-            #expect(try other.manager.call("ListPlugins", returning: [[String: DBusValue]].self) == plugins)
+            try await other.ping()
+            #expect(try await other.listPlugins() == plugins)
             #expect(fixture.daemon.child.exitStatus == nil)
         }
     }

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -19,7 +21,7 @@ struct StateDirectoryTests {
     }
 
     @Test("a per-user flowd under a symlinked ~/.local starts, and keeps its state through the link")
-    func symlinkedLocalDirectory() throws {
+    func symlinkedLocalDirectory() async throws {
         let bus = try PrivateBus()
         defer { bus.stop() }
         let directory = try TemporaryDirectory(prefix: "flowd-state")
@@ -37,10 +39,9 @@ struct StateDirectoryTests {
             environment: ["HOME": home], notifyPath: directory.file("notify"))
         defer { if daemon.child.exitStatus == nil { daemon.kill() } }
         try daemon.waitUntilReady()
-        let client = try FlowClient(address: bus.address)
-        let session = try client.start("quick")
-        #expect(try session.set(["stars": .int64(4)]) == [:])
-        client.connection.close()
+        let client = try FlowClient(bus: .address(bus.address))
+        let session = try await client.start("quick")
+        #expect(try await client.setAnswers(session, ["stars": .int64(4)]) == [:])
         #expect(daemon.terminate() == .exited(0), "\(daemon.standardError)")
         // The database is where the link leads, private.
         let database = elsewhere + "/state/flowd/sessions.sqlite"

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -10,54 +12,50 @@ import TestSupport
 @Suite("System mode: signals only to a session's callers", .enabled(if: ExternalClient.canSwitchUser, "needs root and setpriv"))
 struct SystemModeTests {
     @Test("another uid's monitor sees no session signals; only connections that called the session get them")
-    func signalsStayWithCallers() throws {
+    func signalsStayWithCallers() async throws {
         let settings = DaemonSettings(allowUsers: [ExternalClient.nobody], systemMode: true)
-        try withDaemon(settings) { fixture in
+        try await withDaemon(settings) { fixture in
             let nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
             let spy = try nobody.monitor()
             defer { spy.terminate(grace: .seconds(2)) }
 
             // The creator subscribed before starting; a bystander (also root) never called the session.
             let creator = fixture.client
-            try creator.watchFlowd()
-            let bystander = try fixture.connect()
-            try bystander.watchFlowd()
+            let creatorEvents = try await EventWatcher(creator)
+            let bystanderClient = try fixture.connect()
+            let bystander = try await EventWatcher(bystanderClient)
 
-            let session = try creator.start("trip")
-            try session.next()
-            try session.set(["name": "Root's private name", "email": "root@example.org"])
-            try session.next()
+            let session = try await creator.start("trip")
+            try await creator.continueStep(session)
+            try await creator.setAnswers(session, ["name": "Root's private name", "email": "root@example.org"])
+            try await creator.continueStep(session)
 
             // The creator gets the session's signals.
-            #expect(try creator.nextSignal("SessionNew", path: FlowClient.managerPath) != nil)
-            #expect(try creator.nextSignal("StepCompleted", path: session.path) { message in
-                var reader = message.arguments()
-                return (try? reader.next(String.self)) == "traveller"
-            } != nil)
-            #expect(try creator.nextPropertyChange("CurrentStep", path: session.path) { $0 == .string("mode") } != nil)
+            #expect(await creatorEvents.nextManagerSignal { $0 == .sessionNew(id: session) } != nil)
+            #expect(await creatorEvents.nextSignal(of: session) { if case .stepCompleted("traveller", _) = $0 { true } else { false } } != nil)
+            #expect(await creatorEvents.nextPropertyChange(.currentStep, of: session) { $0 == .string("mode") } != nil)
 
             // The bystander gets none of them, but does get the broadcast
             // session count (proof that it listens and signals reach it).
-            #expect(try bystander.nextPropertyChange(
-                "SessionCount", path: FlowClient.managerPath, interface: FlowClient.managerInterface) == .uint32(1))
+            #expect(await bystander.next { if case .sessionCount = $0 { true } else { false } } == .sessionCount(1))
             // Everything flowd sent the bystander before answering its Ping.
-            let received = try bystander.drainSignals()
-            #expect(!received.contains { $0.path == session.path }, "\(received.map { $0.member?.rawValue ?? "" })")
-            #expect(!received.contains { $0.member == "SessionNew" })
+            let received = try await bystander.drain()
+            #expect(!received.contains { $0.sessionID == session }, "\(received)")
+            #expect(!received.contains { if case .manager(.sessionNew) = $0 { true } else { false } })
 
             // Once the bystander calls the session, it gets what follows.
-            #expect(try bystander.session(session.path).string("CurrentStep") == "mode")
-            try session.set(["mode": "plane"])
-            #expect(try bystander.nextPropertyChange("StepCount", path: session.path) { $0 == .uint32(7) } != nil)
+            #expect(try await bystanderClient.property(.currentStep, of: session) == "mode")
+            try await creator.setAnswers(session, ["mode": "plane"])
+            #expect(await bystander.nextPropertyChange(.stepCount, of: session) { $0 == .uint32(7) } != nil)
 
             // nobody's monitor saw the broadcast count and nothing of root's session.
             #expect(spy.waitForOutput { $0.contains("SessionCount") }, "\(spy.standardOutput) \(spy.standardError)")
-            try creator.ping()
-            try session.close()
-            #expect(try creator.nextSignal("SessionRemoved", path: FlowClient.managerPath) != nil)
+            try await creator.ping()
+            try await creator.close(session)
+            #expect(await creatorEvents.nextManagerSignal { $0 == .sessionRemoved(id: session) } != nil)
             #expect(spy.waitForOutput { $0.contains("'SessionCount': <uint32 0>") }, "\(spy.standardOutput)")
             let seen = spy.standardOutput
-            #expect(!seen.contains(session.id), "another uid saw root's session: \(seen)")
+            #expect(!seen.contains(session), "another uid saw root's session: \(seen)")
             #expect(!seen.contains("Root's private name"))
             #expect(!seen.contains("StepCompleted") && !seen.contains("Announcement"))
         }

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Testing
 import TestSupport
@@ -13,12 +15,12 @@ struct TwoUserTests {
     static let properties = "org.freedesktop.DBus.Properties"
 
     @Test("another uid is denied every method and property of a session; root administers; ListSessions is per uid")
-    func ownership() throws {
-        try withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody])) { fixture in
+    func ownership() async throws {
+        try await withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody])) { fixture in
             let nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
-            let rootSession = try fixture.client.start("trip")
-            try rootSession.next()
-            try rootSession.set(["name": "Root's secret name"])
+            let rootSession = try await fixture.client.start("trip")
+            try await fixture.client.continueStep(rootSession)
+            try await fixture.client.setAnswers(rootSession, ["name": "Root's secret name"])
 
             // nobody starts and uses its own session.
             let started = try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).StartSession", ["'quick'", "{}"])
@@ -31,7 +33,7 @@ struct TwoUserTests {
 
             // Every method and property of root's session is refused to nobody.
             let denied = FlowdErrorName.accessDenied
-            let path = rootSession.path.rawValue
+            let path = sessionPath(rootSession).rawValue
             for (method, arguments) in [
                 ("GetStep", []), ("SetAnswers", ["{'name': <'Mallory'>}"]), ("Continue", []), ("Back", []),
                 ("GoTo", ["'welcome'"]), ("GetReview", []), ("GetAnswers", []), ("Submit", []), ("Cancel", []),
@@ -43,49 +45,48 @@ struct TwoUserTests {
                 try nobody.gdbusFails(path, "\(Self.properties).Get", [Self.session, property], with: denied)
             }
             try nobody.gdbusFails(path, "\(Self.properties).GetAll", [Self.session], with: denied)
-            try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).GetSession", ["'\(rootSession.id)'"], with: denied)
+            try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).GetSession", ["'\(rootSession)'"], with: denied)
             // Nothing nobody tried changed root's session.
-            let step = try rootSession.step()
+            let step = try await fixture.client.step(rootSession)
             #expect(step.id == "traveller")
             #expect(step.field("name")?.value == .string("Root's secret name"))
 
             // ListSessions: nobody sees its own; root sees both.
             let nobodysList = try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).ListSessions")
-            #expect(nobodysList.contains(nobodyID) && !nobodysList.contains(rootSession.id), "\(nobodysList)")
-            #expect(Set(try fixture.client.listSessions().map(\.id)) == [rootSession.id, nobodyID])
+            #expect(nobodysList.contains(nobodyID) && !nobodysList.contains(rootSession), "\(nobodysList)")
+            #expect(Set(try await fixture.client.listSessions().map(\.id)) == [rootSession, nobodyID])
 
             // Root administers nobody's session.
-            let nobodysSession = fixture.client.session(try ObjectPath(nobodyPath))
-            #expect(try nobodysSession.uint32("Owner") == ExternalClient.nobody)
-            #expect(try nobodysSession.answers()["stars"] == .int64(3))
-            #expect(try fixture.client.getSession(nobodyID).rawValue == nobodyPath)
-            #expect(try nobodysSession.next() == [:])
+            #expect(try await fixture.client.property(.owner, of: nobodyID) == .uint32(ExternalClient.nobody))
+            #expect(try await fixture.client.answers(nobodyID)["stars"] == .int64(3))
+            #expect(try await fixture.client.getSession(nobodyID).rawValue == nobodyPath)
+            #expect(try await fixture.client.continueStep(nobodyID) == [:])
             #expect(try nobody.gdbusOK(nobodyPath, "\(Self.properties).Get", [Self.session, "CurrentStep"]) == "(<'comment'>,)")
 
             // Reload is root's alone.
             try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).Reload", with: denied)
-            try fixture.client.reload()
+            try await fixture.client.reload()
 
             // The daemon is still there for both.
-            try fixture.client.ping()
+            try await fixture.client.ping()
             try nobody.gdbusOK("/org/flowd/Flow1", "org.freedesktop.DBus.Peer.Ping")
         }
     }
 
     @Test("the session limit is per uid")
-    func perUserLimit() throws {
+    func perUserLimit() async throws {
         let configuration = "[Limits]\nMaxSessionsPerUser=2\n"
-        try withDaemon(DaemonSettings(configuration: configuration, allowUsers: [ExternalClient.nobody])) { fixture in
+        try await withDaemon(DaemonSettings(configuration: configuration, allowUsers: [ExternalClient.nobody])) { fixture in
             let nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
-            _ = try fixture.client.start("quick")
-            _ = try fixture.client.start("quick")
-            expectDBusError(FlowdErrorName.limitExceeded) { _ = try fixture.client.start("quick") }
+            _ = try await fixture.client.start("quick")
+            _ = try await fixture.client.start("quick")
+            await expectDBusError(FlowdErrorName.limitExceeded) { _ = try await fixture.client.start("quick") }
             // Root's full quota does not count against nobody.
             try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).StartSession", ["'quick'", "{}"])
             try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).StartSession", ["'quick'", "{}"])
             try nobody.gdbusFails(
                 "/org/flowd/Flow1", "\(Self.manager).StartSession", ["'quick'", "{}"], with: FlowdErrorName.limitExceeded)
-            #expect(try fixture.client.listSessions().count == 4)
+            #expect(try await fixture.client.listSessions().count == 4)
         }
     }
 }

@@ -41,12 +41,6 @@ import Testing
         #expect(e.line == 3)
         #expect(e.column == 7)
         #expect(e.message.contains("expected ':'"))
-        #expect(e.path.description == "b")
-    }
-
-    @Test func namesThePathOfTheError() throws {
-        let e = try #require(syntaxError(#"{"steps": [{"id": "a"}, {"id": tru}]}"#))
-        #expect(e.path.description == "steps[1].id")
     }
 
     @Test(arguments: [

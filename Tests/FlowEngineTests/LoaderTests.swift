@@ -84,7 +84,7 @@ import Testing
     @Test func problemsReadFileColonPathColonMessage() throws {
         let problems = Fixture.problems(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "emial", "label": "X"}]}"#))
         let p = try #require(problems.first)
-        #expect(p.description == #"bad.json: steps[0].fields[0].type: unknown type "emial" (did you mean "email"? expected one of text, multiline, secure, email, number, date, time, toggle, choice, multichoice)"#)
+        #expect(p.description == #"bad.json: steps[0].fields[0].type: unknown type "emial" (did you mean "email"? expected one of text, multiline, secure, email, number, date, time, toggle, choice, multichoice, computed)"#)
     }
 
     @Test func unknownKeysAreErrorsWithASuggestion() {
@@ -105,9 +105,10 @@ import Testing
         expectProblem("[1, 2]", at: "$", "expected a flow definition (an object)")
     }
 
-    @Test func formatIsRequiredAndMustBeOne() {
+    @Test func formatIsRequiredAndMustBeOneOrTwo() {
         expectProblem(#"{"id": "t", "title": "T", "steps": []}"#, at: "$", "missing required key \"format\"")
-        expectProblem(#"{"format": 2, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 2")
+        expectProblem(#"{"format": 3, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 3 (this flowd reads formats 1 to 2)")
+        expectProblem(#"{"format": 0, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 0")
     }
 
     @Test func keysThatDoNotFitTheFieldType() {
@@ -218,6 +219,51 @@ import Testing
                       at: "steps[0].fields[0].options[1].id", "duplicate option id")
     }
 
+    @Test("option ids are letters, digits, - and _ in any order: a rating scale and time slots load")
+    func optionIDsMayStartWithADigit() throws {
+        let rating = (1...5).map { #"{"id": "\#($0)", "label": "\#($0)"}"# }.joined(separator: ", ")
+        let flow = try Fixture.flow(Fixture.wrap(#"""
+            {"id": "a", "title": "A", "fields": [
+              {"id": "rating", "type": "choice", "label": "Rating", "options": [\#(rating)]},
+              {"id": "slot", "type": "choice", "label": "Slot", "options": [{"id": "09", "label": "9:00"}, {"id": "11", "label": "11:00"}, {"id": "_late-1", "label": "Late"}]}],
+             "next": [{"if": {"field": "slot", "equals": "09"}, "goto": "b"}, {"goto": "b"}]},
+            {"id": "b", "title": "B", "kind": "content"}
+            """#))
+        #expect(flow.field("rating")?.options.map(\.id) == ["1", "2", "3", "4", "5"])
+        var s = try Fixture.session(flow)
+        #expect(try s.set(["rating": .text("4"), "slot": .text("09")]) == [:])
+        #expect(s.review().groups[0].answers.map(\.display) == ["4", "9:00"])
+        for bad in ["", " ", "9 am", "0.5", "é", "a/b"] {
+            let problems = Fixture.problems(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "c", "type": "choice", "label": "C", "options": [{"id": "\#(bad)", "label": "X"}]}]}"#))
+            #expect(problems.count == 1 && problems[0].path == "steps[0].fields[0].options[0].id", "\(bad): \(problems)")
+        }
+        expectProblem(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "c", "type": "choice", "label": "C", "options": [{"id": "a b", "label": "X"}]}]}"#),
+                      at: "steps[0].fields[0].options[0].id", "expected letters, digits, '_' or '-'")
+        // Step and field ids still start with a letter: they name things in conditions and answers.
+        expectProblem(Fixture.wrap(#"{"id": "1a", "title": "A", "kind": "content"}"#), at: "steps[0].id", "expected a letter")
+    }
+
+    @Test("the only field of a step may leave out its label: it is the step's title")
+    func aLonelyFieldTakesTheStepTitleAsLabel() throws {
+        let flow = try Fixture.flow(Fixture.wrap(#"""
+            {"id": "q1", "title": {"en": "How did you hear about us?", "de": "Wie haben Sie von uns erfahren?"},
+             "fields": [{"id": "heard", "type": "text", "required": true}]}
+            """#))
+        let heard = try #require(flow.field("heard"))
+        #expect(heard.label.resolve("de") == "Wie haben Sie von uns erfahren?")
+        #expect(flow.locales == ["en", "de"])
+        var s = try Fixture.session(flow, locale: "de")
+        #expect(s.currentStep().fields[0].label == "Wie haben Sie von uns erfahren?")
+        try s.set(["heard": .text("Radio")])
+        #expect(s.review().groups[0].answers[0].label == "Wie haben Sie von uns erfahren?")
+        // Two fields: each needs its own label, and the message says why.
+        expectProblem(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "text"}, \#(field)]}"#),
+                      at: "steps[0].fields[0]", "only the single field of a step may leave it out")
+        // Without a title the step has its own problem, and no second one for the label.
+        let untitled = Fixture.problems(Fixture.wrap(#"{"id": "a", "fields": [{"id": "x", "type": "text"}]}"#))
+        #expect(untitled.map(\.path) == ["steps[0]"], "\(untitled)")
+    }
+
     @Test func invalidRegexNamesThePosition() {
         expectProblem(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "text", "label": "X", "pattern": "[a-z"}]}"#),
                       at: "steps[0].fields[0].pattern", "invalid pattern \"[a-z\" at position 1: missing ']'")
@@ -266,11 +312,17 @@ import Testing
                       at: "steps[0].rules[0].plugin", "not a plugin name")
     }
 
-    @Test func syntaxErrorsNameLineAndColumn() throws {
+    @Test func syntaxErrorsNameLineAndColumnAndNoPath() throws {
         let problems = Fixture.problems("{\"format\": 1,\n \"id\": \"t\",,}")
         let p = try #require(problems.first)
         #expect(problems.count == 1)
-        #expect(p.description.hasPrefix("bad.json: $: syntax error at line 2, column 12:"), "\(p)")
+        #expect(p.path == "")
+        #expect(p.description.hasPrefix("bad.json: syntax error at line 2, column 12:"), "\(p)")
+        // Deep inside an array of steps: still no path (none exists in a
+        // document that does not parse), only where the parser stopped.
+        let deep = try #require(Fixture.problems("{\"steps\": [{\"id\": tru}]}").first)
+        #expect(deep.path == "")
+        #expect(deep.description.hasPrefix("bad.json: syntax error at line 1, column 19:"), "\(deep)")
     }
 
     @Test func reportsEveryProblemUpToTheBound() throws {

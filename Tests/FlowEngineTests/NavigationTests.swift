@@ -26,9 +26,9 @@ func branchy() throws -> FlowSession {
     try Fixture.session(Fixture.flow(branchyJSON))
 }
 
-/// Walks branchy to Review along the company branch.
-func branchyAtReview() throws -> FlowSession {
-    var s = try branchy()
+/// Walks branchy to Review along the company branch, in `locale`.
+func branchyAtReview(locale: String = "en") throws -> FlowSession {
+    var s = try Fixture.session(Fixture.flow(branchyJSON), locale: locale)
     try s.set(["kind": .text("company")])
     try s.next()
     try s.set(["companyName": .text("ACME")])
@@ -36,6 +36,15 @@ func branchyAtReview() throws -> FlowSession {
     try s.set(["email": .text("a@acme.example")])
     try s.next()
     #expect(s.currentStepID == "review")
+    return s
+}
+
+/// Branchy on Review after a submit that failed with `failure`.
+func branchyFailedOnReview(_ failure: SubmitFailure = .other) throws -> FlowSession {
+    var s = try branchyAtReview()
+    _ = try s.beginSubmit(now: 1)
+    try s.failSubmit(failure, now: 2)
+    #expect(s.state == .failed)
     return s
 }
 
@@ -126,14 +135,49 @@ func branchyAtReview() throws -> FlowSession {
         #expect(s.currentStepID == "company")
     }
 
-    @Test func reviewIsUnreachableWhileAStepIsUnfinished() throws {
+    @Test("GoTo review after an Edit that left a step unfinished: Review marks it, Submit leads there")
+    func reviewOpensWithAnUnfinishedStep() throws {
         var s = try branchyAtReview()
-        try s.goTo("contact", now: 1)
-        try s.set(["email": .text("a@other.example")])
-        // Changed but not confirmed with Continue: not finished.
-        #expect(throws: SessionError.self) { try s.goTo("review", now: 2) }
+        try s.goTo("company", now: 1)
+        try s.set(["companyName": .text("")])  // a required answer cleared
+        try s.goTo("review", now: 2)
+        #expect(s.currentStepID == "review")
+        #expect(s.state == .review)
+        #expect(!s.returningToReview)
+        let review = s.review()
+        #expect(review.groups.map(\.status) == ["", "Not finished", ""])
+        #expect(!review.canSubmit)
+        #expect(s.announcement == "Step 4 of 4, Review")
+        guard case .redirected(let step) = try s.beginSubmit(now: 3) else {
+            Issue.record("Submit did not lead to the unfinished step")
+            return
+        }
+        #expect(step == "company")
+        #expect(s.currentStepID == "company")
+        #expect(s.returningToReview)
+        #expect(s.currentErrors() == ["companyName": "This field is required."])
+        try s.set(["companyName": .text("ACME")])
         try s.next()
         #expect(s.currentStepID == "review")
+    }
+
+    @Test("Review stays closed while a step on the path was never visited")
+    func reviewNeedsEveryStepVisited() throws {
+        var s = try branchy()
+        try s.set(["kind": .text("company")])
+        try s.next()
+        #expect(throws: SessionError(.invalidState, "step \"contact\" has not been visited yet; Review opens once every step on the path has been")) {
+            try s.goTo("review", now: 2)
+        }
+        #expect(s.currentStepID == "company")
+        // An Edit from Review that opens a branch never seen: Review waits for it.
+        var r = try branchyAtReview()
+        try r.goTo("kind", now: 1)
+        try r.set(["kind": .text("person")])
+        #expect(throws: SessionError.self) { try r.goTo("review", now: 2) }
+        let noReview = try Fixture.session(Fixture.flow(Fixture.wrap(#"{"id": "a", "title": "A", "kind": "content"}"#)))
+        var copy = noReview
+        #expect(throws: SessionError(.notFound, "flow \"t\" has no review")) { try copy.goTo("review", now: 1) }
     }
 }
 

@@ -270,13 +270,7 @@ import Testing
     }
 
     @Test func failureMessagesAreLocalized() throws {
-        var s = try Fixture.session(Fixture.flow(branchyJSON), locale: "pt-BR")
-        try s.set(["kind": .text("person")])
-        try s.next()
-        try s.set(["fullName": .text("Ana")])
-        try s.next()
-        try s.set(["email": .text("ana@example.com")])
-        try s.next()
+        var s = try branchyAtReview(locale: "pt-BR")
         _ = try s.beginSubmit(now: 1)
         try s.failSubmit(.other, now: 2)
         #expect(s.lastError == "Não foi possível enviar. Tente novamente.")

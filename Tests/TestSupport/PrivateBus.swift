@@ -5,10 +5,11 @@ import Foundation
 /// ``stop()`` or deinit. Tests never touch the host's session or system bus.
 public final class PrivateBus: @unchecked Sendable {
     /// The address to connect to (as printed by the daemon, with its guid).
-    public let address: String
+    public private(set) var address: String
     /// The directory holding the socket and the config.
     public let directory: TemporaryDirectory
-    private let daemon: ChildProcess
+    private var daemon: ChildProcess
+    private let configPath: String
 
     /// Starts `dbus-daemon --nofork --print-address` and waits until it listens.
     ///
@@ -34,10 +35,14 @@ public final class PrivateBus: @unchecked Sendable {
             </busconfig>
 
             """
-        let configPath = try directory.write("bus.conf", config)
+        configPath = try directory.write("bus.conf", config)
         if !allowUsers.isEmpty { chmod(directory.path, 0o755) }
+        (daemon, address) = try Self.start(configPath: configPath)
+        if !allowUsers.isEmpty { chmod(socket, 0o777) }
+    }
 
-        daemon = try ChildProcess(
+    private static func start(configPath: String) throws -> (ChildProcess, String) {
+        let daemon = try ChildProcess(
             "dbus-daemon",
             ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(configPath)", "--print-address=1"],
             environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""])
@@ -45,8 +50,20 @@ public final class PrivateBus: @unchecked Sendable {
             daemon.terminate(grace: .seconds(1))
             throw TestSupportError("dbus-daemon did not start: \(daemon.standardError)")
         }
-        address = daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !allowUsers.isEmpty { chmod(socket, 0o777) }
+        return (daemon, daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The address without the daemon's guid: what reaches this bus again
+    /// after ``restart()`` (a new daemon has a new guid).
+    public var socketAddress: String {
+        address.split(separator: ",").filter { !$0.hasPrefix("guid=") }.joined(separator: ",")
+    }
+
+    /// Stops the daemon and starts a new one on the same socket: every
+    /// connection is dropped, as when the bus restarts.
+    public func restart() throws {
+        stop()
+        (daemon, address) = try Self.start(configPath: configPath)
     }
 
     deinit {

@@ -87,3 +87,16 @@ public func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Boo
     }
     return false
 }
+
+/// Waits, without holding a thread, until `condition` holds; false when
+/// `timeout` passed first (an upper bound for a broken test, not a
+/// measurement). For async tests whose other tasks make the condition true.
+public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while !condition() {
+        guard clock.now < deadline else { return condition() }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}

@@ -38,6 +38,8 @@ done
 
 say() { echo "system-test: $*"; }
 die() { echo "system-test: error: $*" >&2; exit 1; }
+# shellcheck source=../container.sh
+. "$HERE/../container.sh"
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (systemd-nspawn boots a container); try: sudo $0"
 command -v systemd-nspawn >/dev/null || die "systemd-nspawn not found (Debian package systemd-container; run scripts/setup-debian.sh)"
@@ -51,7 +53,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$R"/{usr,etc,var,tmp,root,run,proc,sys,dev,opt,flowd-tests}
+mkdir -p "$R"/{usr,etc,var,tmp,root,run,proc,sys,dev,opt,flowd-e2e}
 ln -s usr/bin "$R/bin"; ln -s usr/lib "$R/lib"; ln -s usr/sbin "$R/sbin"
 [ -d /usr/lib64 ] && ln -s usr/lib64 "$R/lib64"
 cp -a /etc/. "$R/etc/"
@@ -80,52 +82,13 @@ CC=${CC:-$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)}
 chmod 0644 "$R/flowd-fixtures/crash-in-constructor.so"
 
 # The suite itself runs as a unit; it powers the container off when it ends, either way.
-cat >"$R/etc/systemd/system/flowd-system-test.service" <<EOF
-[Unit]
-Description=flowd end-to-end checks
-After=multi-user.target dbus.service systemd-logind.service
-Wants=dbus.service systemd-logind.service
-SuccessAction=poweroff-force
-FailureAction=poweroff-force
+install_test_unit "$R" flowd-system-test "flowd end-to-end checks" "/flowd-e2e/system/checks.sh --$MODE" "$TIMEOUT"
 
-[Service]
-Type=oneshot
-ExecStart=/flowd-tests/checks.sh --$MODE
-StandardOutput=append:/root/results/log
-StandardError=append:/root/results/log
-TimeoutStartSec=$((TIMEOUT - 20))
-EOF
-mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
-ln -s ../flowd-system-test.service "$R/etc/systemd/system/multi-user.target.wants/flowd-system-test.service"
-
-# --- boot ------------------------------------------------------------------------------------
+# --- boot and report -------------------------------------------------------------------------
 layers="/usr:$STAGE/usr"
 say "booting a container ($MODE checks; stage $STAGE)"
-start=$(date +%s.%N)
-set +e
-timeout --kill-after=10 "$TIMEOUT" systemd-nspawn -D "$R" \
-    --overlay-ro="$layers:/usr" \
-    --bind-ro="$HERE:/flowd-tests" \
-    --register=no --keep-unit --private-network \
-    --console=read-only --quiet -b >"$R/root/results/console" 2>&1
-rc=$?
-set -e
-end=$(date +%s.%N)
-elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-
-# --- report ----------------------------------------------------------------------------------
-results=$R/root/results
-if [ -f "$results/log" ]; then
-    cat "$results/log"
-else
-    say "the checks never ran; container console:"
-    tail -n 50 "$results/console" || true
-fi
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    say "FAILED: the container did not finish within ${TIMEOUT}s"
-    tail -n 30 "$results/console" || true
-    exit 1
-fi
-status=$(cat "$results/status" 2>/dev/null || echo "no status written")
-say "container ran ${elapsed}s (boot, $MODE checks, poweroff); result: $status"
-[ "$status" = PASS ] || exit 1
+result=0
+boot_and_report "$R" "$TIMEOUT" --overlay-ro="$layers:/usr" --bind-ro="$HERE/..:/flowd-e2e" --private-network ||
+    result=1
+say "container ran ${BOOT_SECONDS}s (boot, $MODE checks, poweroff); result: $BOOT_STATUS"
+exit "$result"

@@ -176,17 +176,20 @@ func checkFinished(_ before: FlowSession, step id: String) {
         require(false, "Continue completed a step the flow does not have: \(id)")
         return
     }
-    require(before.issues(of: step, shownOnly: false, plugins: false).isEmpty, "Continue left \(id) with errors")
+    let resolution = before.resolve(including: before.flow.stepIndex[id])
+    require(before.issues(of: step, shownOnly: false, plugins: false, in: resolution).isEmpty, "Continue left \(id) with errors")
 }
 
 /// A submission is made of a finished path and only its answers.
 func checkSubmission(_ session: FlowSession, _ request: SubmitRequest) {
-    let path = session.route()
+    let resolution = session.resolve()
+    let path = resolution.route
     for index in path {
         let step = session.flow.steps[index]
-        require(session.issues(of: step, shownOnly: false, plugins: false).isEmpty, "submitted with \(step.id) unfinished")
+        require(session.issues(of: step, shownOnly: false, plugins: false, in: resolution).isEmpty,
+                "submitted with \(step.id) unfinished")
     }
-    let onPath = Set(path.flatMap { session.flow.steps[$0].fields.flatMap { [$0.id, $0.id + ".other"] } })
+    let onPath = Set(path.flatMap { session.flow.steps[$0].fields.filter(resolution.shows).flatMap { [$0.id, $0.id + ".other"] } })
     for key in request.submission.answers.keys {
         require(onPath.contains(key), "submitted \(key), an answer off the path \(path)")
     }

@@ -1,5 +1,6 @@
 import DBus
 import FlowEngine
+import FlowProtocol
 
 /// Turns what a person types into the D-Bus value a field's type takes
 /// (docs/dbus-api.md, "Answer values"). Only the type is decided here; the
@@ -45,7 +46,7 @@ public enum AnswerTyping {
 
     /// The option id `text` names on `field`: an id, a label (ignoring case)
     /// or Other; nil when it names none.
-    public static func option(_ text: String, of field: StepField) -> String? {
+    package static func option(_ text: String, of field: StepField) -> String? {
         let wanted = text.trimmed
         if field.options.contains(where: { $0.id == wanted }) { return wanted }
         if field.other, wanted == "other" { return "other" }
@@ -58,32 +59,34 @@ public enum AnswerTyping {
     /// The value of `text` for `field`, typed by the field's type. An empty
     /// text clears the answer (an empty string, or an empty list for a
     /// multiple choice). `isOther` is for the `FIELD.other` free text.
-    public static func value(_ text: String, for field: StepField, isOther: Bool = false, locale: String) throws(CLIError) -> DBusValue {
+    package static func value(_ text: String, for field: StepField, isOther: Bool = false, locale: String) throws(CLIError) -> DBusValue {
         if isOther { return .string(text) }
         if text.isEmpty {
             return field.type == .multichoice ? .strings([]) : .string("")
         }
         switch field.type {
-        case .toggle?:
+        case .toggle:
             guard let flag = toggle(text, locale: locale) else {
                 throw CLIError(.dataError, "\(quote(text)) is not yes or no (field \(quote(field.id)) is a toggle: use yes/no, true/false, 1/0)")
             }
             return .bool(flag)
-        case .number?:
+        case .number:
             guard let number = number(text) else {
                 throw CLIError(.dataError, "\(quote(text)) is not a number (field \(quote(field.id)) is a number)")
             }
             return number
-        case .choice?:
+        case .choice:
             return .string(try choiceID(text, of: field))
-        case .multichoice?:
+        case .multichoice:
             var ids: [String] = []
             for item in text.split(separator: ",") where !item.trimmed.isEmpty {
                 let id = try choiceID(String(item), of: field)
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)
-        case .text?, .multiline?, .secure?, .email?, .date?, .time?, nil:
+        case .computed:
+            throw CLIError(.dataError, "field \(quote(field.id)) is computed from other answers and cannot be set")
+        case .text, .multiline, .secure, .email, .date, .time:
             return .string(text)
         }
     }
@@ -99,7 +102,7 @@ public enum AnswerTyping {
 
     /// Types every `FIELD=VALUE` (and `FIELD.other=TEXT`) against `step`.
     /// Unknown fields and values of the wrong type are refused before any call.
-    public static func answers(_ pairs: [(key: String, value: String)], step: StepPage, locale: String) throws(CLIError) -> [String: DBusValue] {
+    package static func answers(_ pairs: [(key: String, value: String)], step: StepPage, locale: String) throws(CLIError) -> [String: DBusValue] {
         var result: [String: DBusValue] = [:]
         for (key, text) in pairs {
             let (field, isOther) = try target(key, in: step)
@@ -109,12 +112,12 @@ public enum AnswerTyping {
     }
 
     /// The field `key` names on `step`, and whether it is that field's Other text.
-    public static func target(_ key: String, in step: StepPage) throws(CLIError) -> (field: StepField, isOther: Bool) {
+    package static func target(_ key: String, in step: StepPage) throws(CLIError) -> (field: StepField, isOther: Bool) {
         if let field = step.field(key) { return (field, false) }
         if key.hasSuffix(".other"), let field = step.field(String(key.dropLast(6))), field.other {
             return (field, true)
         }
-        let names = step.fields.map(\.id)
+        let names = step.fields.filter { $0.type != .computed }.map(\.id)
         if names.isEmpty {
             throw CLIError(.dataError, "step \(quote(step.id)) has no fields to set")
         }

@@ -1,5 +1,7 @@
 import DBus
+import FlowClient
 import FlowEngine
+import FlowProtocol
 import FlowdSystem
 
 /// Runs one parsed command against the daemon (or offline, for `check`).
@@ -8,7 +10,7 @@ final class CommandRunner {
     let context: FlowctlContext
     let style: Style
     let errorStyle: Style
-    private var openedService: (any FlowService)?
+    private var openedCalls: FlowdCalls?
 
     init(command: ParsedCommand, context: FlowctlContext) {
         self.command = command
@@ -19,20 +21,27 @@ final class CommandRunner {
 
     var json: Bool { command.global.json }
 
-    var service: any FlowService {
-        if let openedService { return openedService }
-        let made = context.makeService(command.global.bus)
-        openedService = made
+    /// The calls to flowd, made at first use.
+    func calls() throws(CLIError) -> FlowdCalls {
+        if let openedCalls { return openedCalls }
+        let bus = command.global.bus
+        let made = FlowdCalls(service: try context.makeService(bus), bus: bus)
+        openedCalls = made
         return made
     }
 
-    /// Runs a service call, turning its failure into flowctl's error.
-    func call<T>(_ body: () throws(ServiceError) -> T) throws(CLIError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw error.cliError
-        }
+    /// Runs a call to flowd and waits for it; a failure is flowctl's error.
+    func call<T: Sendable>(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
+    ) throws(CLIError) -> T {
+        try calls().call(body)
+    }
+
+    /// Runs a call to flowd for shell completion: nil on any failure.
+    private func quietly<T: Sendable>(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
+    ) -> T? {
+        try? calls().request(body)
     }
 
     func out(_ text: String) { context.stdout.write(text) }
@@ -58,16 +67,21 @@ final class CommandRunner {
         case "submit": return try submit(try resolveSession(args[0]))
         case "cancel":
             let id = try resolveSession(args[0])
-            try call { () throws(ServiceError) in try service.cancel(id) }
+            try call { s async throws(FlowClientError) in try await s.cancel(id) }
             return .success
         case "close":
             let id = try resolveSession(args[0])
-            try call { () throws(ServiceError) in try service.close(id) }
+            try call { s async throws(FlowClientError) in try await s.close(id) }
             return .success
         case "plugins": return try plugins()
         case "watch": return try watch(try resolveSession(args[0]))
         case "check": return check(args)
-        case "run": return try runWizard(flow: args[0])
+        case "run":
+            if let file = command.options["answers"] { return try runAnswers(flow: args[0], file: file) }
+            if command.flag("submit") || command.flag("dry-run") {
+                throw .usage("--submit and --dry-run go with --answers FILE (see 'flowctl run --help')")
+            }
+            return try runWizard(flow: args[0])
         case "resume": return try resumeWizard(try resolveSession(args[0]))
         case "__complete":
             out(completions(args).map { $0 + "\n" }.joined())
@@ -87,7 +101,7 @@ final class CommandRunner {
             throw .usage("\(quote(text)) is not a session id (32 hex characters, or the beginning of one; see 'flowctl sessions')")
         }
         if id.count == 32 { return id }
-        let matches = try call { () throws(ServiceError) in try service.listSessions() }.filter { $0.id.hasPrefix(id) }
+        let matches = try call { s async throws(FlowClientError) in try await s.listSessions() }.filter { $0.id.hasPrefix(id) }
         switch matches.count {
         case 1: return matches[0].id
         case 0: throw CLIError(.notFound, "no session of yours starts with \(quote(id)) (see 'flowctl sessions')")
@@ -123,7 +137,7 @@ final class CommandRunner {
     // MARK: lists
 
     func flows() throws(CLIError) -> ExitCode {
-        let flows = try call { () throws(ServiceError) in try service.listFlows() }.sorted { $0.id < $1.id }
+        let flows = try call { s async throws(FlowClientError) in try await s.listFlows() }.sorted { $0.id < $1.id }
         if json {
             printJSON(.array(flows.map(JSONShapes.flow)))
         } else if command.flag("quiet") {
@@ -137,8 +151,8 @@ final class CommandRunner {
     }
 
     func sessions() throws(CLIError) -> ExitCode {
-        let sessions = try call { () throws(ServiceError) in try service.listSessions() }
-            .sorted { ($0.flow, $0.id) < ($1.flow, $1.id) }
+        let sessions = try call { s async throws(FlowClientError) in try await s.listSessions() }
+            .sorted { ($0.flowID, $0.id) < ($1.flowID, $1.id) }
         if json {
             printJSON(.array(sessions.map(JSONShapes.session)))
         } else if command.flag("quiet") {
@@ -152,7 +166,7 @@ final class CommandRunner {
     }
 
     func plugins() throws(CLIError) -> ExitCode {
-        let plugins = try call { () throws(ServiceError) in try service.plugins() }.sorted { $0.name < $1.name }
+        let plugins = try call { s async throws(FlowClientError) in try await s.listPlugins() }.sorted { $0.name < $1.name }
         if json {
             printJSON(.array(plugins.map(JSONShapes.plugin)))
         } else if plugins.isEmpty {
@@ -167,7 +181,7 @@ final class CommandRunner {
 
     func start(flow: String) throws(CLIError) -> ExitCode {
         let locale = try requestedLocale()
-        let id = try call { () throws(ServiceError) in try service.startSession(flow: flow, locale: locale) }
+        let id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: locale, prefill: [:]) }
         if json {
             printJSON(.object(["id": .string(id), "flow": .string(flow), "locale": locale.map { .string($0) } ?? .null]))
         } else {
@@ -178,9 +192,9 @@ final class CommandRunner {
 
     /// Prints the session's current step (with the review on Review), as `show` does.
     func printCurrentStep(_ id: String, extra: [(String, JSONOutput)] = []) throws(CLIError) {
-        let properties = try call { () throws(ServiceError) in try service.properties(id) }
-        let step = try call { () throws(ServiceError) in try service.step(id) }
-        let review = step.kind == "review" ? try call { () throws(ServiceError) in try service.review(id) } : nil
+        let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
+        let step = try call { s async throws(FlowClientError) in try await s.step(id) }
+        let review = step.kind == .review ? try call { s async throws(FlowClientError) in try await s.review(id) } : nil
         if json {
             var shape = JSONShapes.show(properties, step: step, review: review)
             if case .object(let pairs) = shape { shape = .object(extra + pairs) }
@@ -192,9 +206,9 @@ final class CommandRunner {
             text += "\n" + Render.review(review, style: style)
             text += "\n" + style.dim("\(step.continueLabel): flowctl submit \(id)") + "\n"
         }
-        if properties.state == "failed" && !properties.lastError.isEmpty {
+        if properties.state == .failed && !properties.lastError.isEmpty {
             text += "\n" + style.red("✗ " + properties.lastError) + "\n"
-        } else if properties.state == "submitting" {
+        } else if properties.state == .submitting {
             text += "\n" + style.yellow(Strings.builtin.text(.submitting, locale: properties.locale)) + "\n"
         }
         out(text)
@@ -208,8 +222,8 @@ final class CommandRunner {
     func set(_ id: String, _ assignments: [String]) throws(CLIError) -> ExitCode {
         var pairs: [(key: String, value: String)] = []
         for argument in assignments { pairs.append(try AnswerTyping.assignment(argument)) }
-        let step = try call { () throws(ServiceError) in try service.step(id) }
-        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
+        let step = try call { s async throws(FlowClientError) in try await s.step(id) }
+        let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
         for index in pairs.indices {
             let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step)
             if pairs[index].value == "-" {
@@ -219,7 +233,7 @@ final class CommandRunner {
             }
         }
         let answers = try AnswerTyping.answers(pairs, step: step, locale: locale)
-        let errors = try call { () throws(ServiceError) in try service.setAnswers(id, answers) }
+        let errors = try call { s async throws(FlowClientError) in try await s.setAnswers(id, answers) }
         if json {
             printJSON(.object(["errors": JSONShapes.errors(errors)]))
         } else {
@@ -254,17 +268,17 @@ final class CommandRunner {
     }
 
     func continueStep(_ id: String) throws(CLIError) -> ExitCode {
-        let before = json ? nil : try call { () throws(ServiceError) in try service.step(id) }
-        let locale = spinnerEnabled ? try call { () throws(ServiceError) in try service.properties(id) }.locale : "en"
+        let before = json ? nil : try call { s async throws(FlowClientError) in try await s.step(id) }
+        let locale = spinnerEnabled ? try call { s async throws(FlowClientError) in try await s.properties(id) }.locale : "en"
         let errors = try Spinner.during(
             Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
             fd: context.stderrFD
         ) { () throws(CLIError) in
-            try call { () throws(ServiceError) in try service.continueStep(id) }
+            try call { s async throws(FlowClientError) in try await s.continueStep(id) }
         }
         if !errors.isEmpty {
             if json {
-                let step = try call { () throws(ServiceError) in try service.step(id) }
+                let step = try call { s async throws(FlowClientError) in try await s.step(id) }
                 printJSON(.object(["moved": .bool(false), "errors": JSONShapes.errors(errors), "step": JSONShapes.step(step)]))
             } else {
                 printErrors(errors, step: before)
@@ -276,19 +290,19 @@ final class CommandRunner {
     }
 
     func back(_ id: String) throws(CLIError) -> ExitCode {
-        try call { () throws(ServiceError) in try service.back(id) }
+        try call { s async throws(FlowClientError) in try await s.back(id) }
         try printCurrentStep(id)
         return .success
     }
 
     func goTo(_ id: String, step: String) throws(CLIError) -> ExitCode {
-        try call { () throws(ServiceError) in try service.goTo(id, step: step) }
+        try call { s async throws(FlowClientError) in try await s.goTo(id, step: step) }
         try printCurrentStep(id)
         return .success
     }
 
     func review(_ id: String) throws(CLIError) -> ExitCode {
-        let review = try call { () throws(ServiceError) in try service.review(id) }
+        let review = try call { s async throws(FlowClientError) in try await s.review(id) }
         if json {
             var shape = JSONShapes.review(review)
             if case .object(let pairs) = shape { shape = .object([("session", .string(id))] + pairs) }
@@ -300,7 +314,7 @@ final class CommandRunner {
     }
 
     func answers(_ id: String) throws(CLIError) -> ExitCode {
-        let answers = try call { () throws(ServiceError) in try service.answers(id) }
+        let answers = try call { s async throws(FlowClientError) in try await s.answers(id) }
         if json {
             printJSON(JSONOutput(answers))
         } else {
@@ -310,35 +324,37 @@ final class CommandRunner {
     }
 
     func submit(_ id: String) throws(CLIError) -> ExitCode {
-        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
-        let failure: ServiceError?
+        let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
+        let calls = try calls()
+        let failure: FlowClientError?
         do {
             try Spinner.during(
                 Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
                 fd: context.stderrFD
-            ) { () throws(ServiceError) in
-                try service.submit(id)
+            ) { () throws(FlowClientError) in
+                try calls.request { s async throws(FlowClientError) in try await s.submit(id) }
             }
             failure = nil
         } catch {
-            switch error.kind {
-            case .submitFailed, .timeout, .cancelled, .validationFailed: failure = error
-            default: throw error.cliError
+            switch error.flowdName {
+            case .submitFailed?, .timeout?, .cancelled?, .validationFailed?: failure = error
+            default: throw CLIError(error, bus: calls.bus)
             }
         }
-        let properties = try call { () throws(ServiceError) in try service.properties(id) }
+        let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
         if let failure {
             var message = failure.message
             var hint: String?
-            if failure.kind == .validationFailed {
+            if failure.flowdName == .validationFailed {
                 // The daemon's message already says the session moved; add only where to look.
                 message += " (see 'flowctl show \(id)')"
                 hint = Self.noReviewHint(properties, id: id)
             }
             if json {
                 printJSON(.object([
-                    "submitted": .bool(false), "state": .string(properties.state), "error": .string(failure.message),
-                    "errorName": .string(failure.name), "step": .string(properties.currentStep),
+                    "submitted": .bool(false), "state": .string(properties.state.rawValue),
+                    "error": .string(failure.message), "errorName": .string(failure.name?.rawValue ?? ""),
+                    "step": .string(properties.currentStep),
                 ]))
             } else {
                 err(errorStyle.red("✗ " + message) + "\n")
@@ -346,10 +362,11 @@ final class CommandRunner {
             }
             return .failure
         }
-        let step = try call { () throws(ServiceError) in try service.step(id) }
+        let step = try call { s async throws(FlowClientError) in try await s.step(id) }
         if json {
             printJSON(.object([
-                "submitted": .bool(true), "state": .string(properties.state), "receipt": JSONOutput(properties.receipt),
+                "submitted": .bool(true), "state": .string(properties.state.rawValue),
+                "receipt": JSONOutput(properties.receipt),
                 "message": .string(step.body),
             ]))
         } else {
@@ -362,30 +379,37 @@ final class CommandRunner {
     /// Nil when the path ends with Review (or is unknown).
     static func noReviewHint(_ properties: SessionProperties, id: String) -> String? {
         guard let last = properties.path.last, last.step != "review" else { return nil }
-        return "Flow \(quote(properties.flow)) has no Review page: 'flowctl continue \(id)' on its last step, "
+        return "Flow \(quote(properties.flowID)) has no Review page: 'flowctl continue \(id)' on its last step, "
             + "\(quote(last.step)), submits it."
     }
 
     // MARK: watch
 
     func watch(_ id: String) throws(CLIError) -> ExitCode {
-        let events = try call { () throws(ServiceError) in try service.events(id) }
-        let properties = try call { () throws(ServiceError) in try service.properties(id) }
-        let initial = SessionEvent.propertiesChanged(
-            ["State": .string(properties.state), "CurrentStep": .string(properties.currentStep)], invalidated: [])
+        let events = try call { s async throws(FlowClientError) in try await s.events(for: id) }
+        defer { events.cancel() }
+        let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
+        let initial = FlowEvent.propertiesChanged(
+            session: id, [.state: .string(properties.state.rawValue), .currentStep: .string(properties.currentStep)])
         emit(initial, id)
-        if properties.state == "submitted" { return .success }
+        if properties.state == .submitted { return .success }
         while true {
-            guard let event = try call({ () throws(ServiceError) in try events.next(timeout: .seconds(3600)) }) else { continue }
+            guard let event = Blocking.run({ await events.next() }) else {
+                throw CLIError(.unavailable, "flowd's events stopped coming from \(command.global.bus.displayName)")
+            }
+            if event == .serviceLost { throw CLIError(.unavailable, "flowd left \(command.global.bus.displayName)") }
             emit(event, id)
             switch event {
-            case .removed: return .success
-            case .propertiesChanged(let changed, _) where changed["State"]?.string == "submitted":
+            case .manager(.sessionRemoved): return .success
+            case .propertiesChanged(_, let changed) where changed[.state] == .string(SessionState.submitted.rawValue):
                 // The signals of the same change (StepCompleted, Submitted,
-                // Announcement) follow the property change: show them too.
-                while let more = try call({ () throws(ServiceError) in try events.next(timeout: .milliseconds(300)) }) {
+                // Announcement) follow the property change, and flowd sends
+                // them before it answers a later call: after a Ping they
+                // have all arrived.
+                try call { s async throws(FlowClientError) in try await s.ping() }
+                for more in events.drain() {
                     emit(more, id)
-                    if more == .removed { break }
+                    if case .manager(.sessionRemoved) = more { break }
                 }
                 return .success
             default: continue
@@ -393,7 +417,11 @@ final class CommandRunner {
         }
     }
 
-    private func emit(_ event: SessionEvent, _ id: String) {
+    private func emit(_ event: FlowEvent, _ id: String) {
+        switch event {
+        case .manager(.sessionNew), .sessionCount, .serviceLost, .reconnected: return
+        default: break
+        }
         if json {
             out(JSONShapes.event(event, session: id).serialized() + "\n")
         } else {
@@ -409,20 +437,21 @@ final class CommandRunner {
         let session = args.count > 1 ? (try? resolveSession(args[1])) : nil
         switch (args[0], session) {
         case ("flows", _):
-            return ((try? service.listFlows()) ?? []).map(\.id).sorted()
+            return (quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []).map(\.id).sorted()
         case ("sessions", _):
-            return ((try? service.listSessions()) ?? []).map(\.id).sorted()
+            return (quietly { s async throws(FlowClientError) in try await s.listSessions() } ?? []).map(\.id).sorted()
         case ("fields", let id?):
-            guard let step = try? service.step(id) else { return [] }
+            guard let step = quietly({ s async throws(FlowClientError) in try await s.step(id) }) else { return [] }
             return step.fields.flatMap { field in field.other ? [field.id + "=", field.id + ".other="] : [field.id + "="] }
         case ("steps", let id?):
-            guard let properties = try? service.properties(id) else { return [] }
-            return properties.path.filter { $0.status != "upcoming" || $0.step == "review" }.map(\.step)
+            guard let properties = quietly({ s async throws(FlowClientError) in try await s.properties(id) }) else { return [] }
+            return properties.path.filter { $0.status != .upcoming || $0.step == "review" }.map(\.step)
         case ("values", let id?):
-            guard args.count > 2, let field = (try? service.step(id))?.field(args[2]) else { return [] }
+            guard args.count > 2, let field = quietly({ s async throws(FlowClientError) in try await s.step(id) })?.field(args[2])
+            else { return [] }
             switch field.type {
-            case .toggle?: return ["yes", "no"]
-            case .choice?, .multichoice?: return field.options.map(\.id) + (field.other ? ["other"] : [])
+            case .toggle: return ["yes", "no"]
+            case .choice, .multichoice: return field.options.map(\.id) + (field.other ? ["other"] : [])
             default: return []
             }
         default:
@@ -475,20 +504,20 @@ final class CommandRunner {
 
     func runWizard(flow: String) throws(CLIError) -> ExitCode {
         let requested = try requestedLocale()
-        let flows = try call { () throws(ServiceError) in try service.listFlows() }
+        let flows = try call { s async throws(FlowClientError) in try await s.listFlows() }
         guard let summary = flows.first(where: { $0.id == flow }) else {
             let ids = flows.map(\.id).sorted().joined(separator: ", ")
             throw CLIError(.notFound, "no flow \(quote(flow)) (flows: \(ids.isEmpty ? "none" : ids))")
         }
-        let id = try call { () throws(ServiceError) in try service.startSession(flow: flow, locale: requested) }
-        let locale = try call { () throws(ServiceError) in try service.properties(id) }.locale
+        let id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: requested, prefill: [:]) }
+        let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
         return try wizard(id, title: summary.title(in: locale), locale: locale)
     }
 
     func resumeWizard(_ id: String) throws(CLIError) -> ExitCode {
-        let properties = try call { () throws(ServiceError) in try service.properties(id) }
-        let flows = (try? service.listFlows()) ?? []
-        let title = flows.first { $0.id == properties.flow }?.title(in: properties.locale) ?? properties.flow
+        let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
+        let flows = quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []
+        let title = flows.first { $0.id == properties.flowID }?.title(in: properties.locale) ?? properties.flowID
         return try wizard(id, title: title, locale: properties.locale)
     }
 
@@ -496,7 +525,7 @@ final class CommandRunner {
         let resume = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted) + ["resume", id])
             .joined(separator: " ")
         let wizard = Wizard(
-            service: service, session: id, title: title, locale: locale, input: context.stdin, output: context.stdout,
+            calls: try calls(), session: id, title: title, locale: locale, input: context.stdin, output: context.stdout,
             style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil, resumeCommand: resume)
         guard context.handlesInterrupts else { return try wizard.run() }
         // Ctrl-C: the signal thread restores the terminal, then this says how to resume.

@@ -1,5 +1,7 @@
 import DBus
+import FlowClient
 import FlowEngine
+import FlowProtocol
 
 /// The human renderings of flowctl's data: aligned, coloured only through
 /// ``Style``, and always complete without colour.
@@ -34,18 +36,18 @@ public enum Render {
 
     /// A field's answer as shown by `show`: option ids with their labels,
     /// "(set)" for a secure field, nil when there is none.
-    public static func fieldValue(_ field: StepField, locale: String) -> String? {
+    package static func fieldValue(_ field: StepField, locale: String) -> String? {
         if field.isSecure { return field.isSet ? "(set)" : nil }
         guard let value = field.value else { return nil }
         let yes = Strings.builtin.text(.yes, locale: locale)
         let no = Strings.builtin.text(.no, locale: locale)
         switch field.type {
-        case .choice?:
+        case .choice:
             guard let id = value.string else { break }
             var text = labelled(id, field)
-            if id == "other", let other = field.otherText, !other.isEmpty { text += ": " + other }
+            if id == "other", let other = field.otherValue, !other.isEmpty { text += ": " + other }
             return text
-        case .multichoice?:
+        case .multichoice:
             guard let ids = value.strings else { break }
             return ids.map { labelled($0, field) }.joined(separator: ", ")
         default: break
@@ -61,7 +63,7 @@ public enum Render {
     // MARK: lists
 
     /// `flowctl flows`.
-    public static func flows(_ flows: [FlowSummary], style: Style) -> String {
+    package static func flows(_ flows: [FlowSummary], style: Style) -> String {
         var table = TextTable(headers: ["ID", "STEPS", "REVIEW", "LOCALES", "TITLE"])
         for flow in flows.sorted(by: { $0.id < $1.id }) {
             table.add(cells: [
@@ -74,24 +76,24 @@ public enum Render {
     }
 
     /// `flowctl sessions`.
-    public static func sessions(_ sessions: [SessionSummary], style: Style) -> String {
+    package static func sessions(_ sessions: [SessionListing], style: Style) -> String {
         var table = TextTable(headers: ["ID", "FLOW", "STATE"])
-        for session in sessions.sorted(by: { ($0.flow, $0.id) < ($1.flow, $1.id) }) {
+        for session in sessions.sorted(by: { ($0.flowID, $0.id) < ($1.flowID, $1.id) }) {
             table.add(cells: [
-                TextTable.Cell(session.id) { style.cyan($0) }, TextTable.Cell(session.flow),
-                TextTable.Cell(session.state) { style.state($0) },
+                TextTable.Cell(session.id) { style.cyan($0) }, TextTable.Cell(session.flowID),
+                TextTable.Cell(session.state.rawValue) { style.state($0) },
             ])
         }
         return table.render(style: style)
     }
 
     /// `flowctl plugins`.
-    public static func plugins(_ plugins: [PluginSummary], style: Style) -> String {
+    package static func plugins(_ plugins: [PluginSummary], style: Style) -> String {
         var table = TextTable(headers: ["NAME", "KINDS", "VERSION", "STATUS", "REASON"])
         for plugin in plugins.sorted(by: { $0.name < $1.name }) {
             table.add(cells: [
                 TextTable.Cell(plugin.name), TextTable.Cell(plugin.kinds.joined(separator: ",")),
-                TextTable.Cell(plugin.version), TextTable.Cell(plugin.status) { style.state($0) },
+                TextTable.Cell(plugin.version), TextTable.Cell(plugin.status.rawValue) { style.state($0) },
                 TextTable.Cell(plugin.error) { style.red($0) },
             ])
         }
@@ -110,7 +112,7 @@ public enum Render {
     // MARK: steps
 
     /// "Step 2 of 4 · Day and time" in the session's locale, and the bar under it.
-    public static func progress(_ step: StepPage, locale: String, style: Style) -> String {
+    package static func progress(_ step: StepPage, locale: String, style: Style) -> String {
         guard step.count > 0 else { return style.bold(step.title) + "\n" }
         let counter = Strings.builtin.text(
             .stepCounter, locale: locale, ["n": String(step.index), "m": String(step.count)])
@@ -120,18 +122,19 @@ public enum Render {
     }
 
     /// `flowctl show` of a form, content or complete step (Review is ``review(_:title:style:)``).
-    public static func step(_ step: StepPage, locale: String, style: Style) -> String {
+    package static func step(_ step: StepPage, locale: String, style: Style) -> String {
         var text = progress(step, locale: locale, style: style)
-        if step.kind == "complete" {
+        if step.kind == .complete {
             text = style.green("✓ " + step.title) + "\n"
             if !step.body.isEmpty { text += step.body + "\n" }
             return text
         }
         // On Review the description is the note, which the review shows last.
-        if !step.description.isEmpty && step.kind != "review" { text += style.dim(step.description) + "\n" }
+        if !step.description.isEmpty && step.kind != .review { text += style.dim(step.description) + "\n" }
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
-        if !step.icon.isEmpty && step.kind == "content" { text += style.dim("icon: " + step.icon) + "\n" }
+        if !step.icon.isEmpty && step.kind == .content { text += style.dim("icon: " + step.icon) + "\n" }
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
+        if !step.warning.isEmpty { text += "\n" + style.yellow("! " + step.warning) + "\n" }
         for field in step.fields {
             text += "\n" + Render.field(field, locale: locale, style: style)
         }
@@ -140,13 +143,16 @@ public enum Render {
 
     /// One field of `show`: its label, then aligned lines for id and type,
     /// value, options, help, rules and error.
-    public static func field(_ field: StepField, locale: String, style: Style) -> String {
+    package static func field(_ field: StepField, locale: String, style: Style) -> String {
         var text = style.bold(field.label.isEmpty ? field.id : field.label)
         if field.required { text += " *" }
         text += "\n"
         var lines: [(String, String, @Sendable (String) -> String)] = []
-        lines.append(("Field", field.id + " (" + field.typeName + ")", { style.cyan($0) }))
-        if let value = fieldValue(field, locale: locale) {
+        lines.append(("Field", field.id + " (" + field.type.rawValue + ")", { style.cyan($0) }))
+        if field.type == .computed {
+            // Worked out by flowd, in its words: "1,440 €".
+            lines.append(("Value", field.display.isEmpty ? "not given" : field.display, { $0 }))
+        } else if let value = fieldValue(field, locale: locale) {
             lines.append(("Value", value, { $0 }))
         } else {
             lines.append(("Value", "not set", { style.dim($0) }))
@@ -161,6 +167,7 @@ public enum Render {
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty { lines.append(("Rules", rules, { style.dim($0) })) }
         if !field.error.isEmpty { lines.append(("Error", field.error, { style.red($0) })) }
+        if !field.warning.isEmpty { lines.append(("Warning", field.warning, { style.yellow($0) })) }
         let width = lines.map { displayWidth($0.0) }.max() ?? 0
         for (key, value, decorate) in lines {
             text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"
@@ -170,7 +177,7 @@ public enum Render {
 
     /// `flowctl review`, or `show` on Review: one group per step with its
     /// answers lined up, "Not finished" where a step needs attention, the note.
-    public static func review(_ review: ReviewPage, numbered: Bool = false, style: Style) -> String {
+    package static func review(_ review: ReviewPage, numbered: Bool = false, style: Style) -> String {
         var text = ""
         let labelWidth = review.groups.flatMap(\.answers).map { displayWidth($0.label.isEmpty ? $0.field : $0.label) }.max() ?? 0
         for (number, group) in review.groups.enumerated() {
@@ -194,31 +201,32 @@ public enum Render {
 
     // MARK: watch
 
-    /// One `watch` line for `event`.
-    public static func event(_ event: SessionEvent, time: String, style: Style) -> String {
+    /// One `watch` line for `event`; empty for events `watch` does not show.
+    package static func event(_ event: FlowEvent, time: String, style: Style) -> String {
         let stamp = time.isEmpty ? "" : style.dim(time) + " "
         switch event {
-        case .propertiesChanged(let changed, let invalidated):
+        case .propertiesChanged(_, let changed):
             // Timestamps change with everything; --json has them.
-            let shown = changed.filter { $0.key != "UpdatedAt" && $0.key != "CreatedAt" }
-            if shown.isEmpty && invalidated.isEmpty { return "" }
-            var parts = shown.sorted { $0.key < $1.key }.map { key, value in
-                key + "=" + (key == "State" ? style.state(Render.value(value)) : Render.value(value))
+            let shown = changed.filter { $0.key != .updatedAt && $0.key != .createdAt }
+            if shown.isEmpty { return "" }
+            let parts = shown.sorted { $0.key.rawValue < $1.key.rawValue }.map { key, value in
+                key.rawValue + "=" + (key == .state ? style.state(Render.value(value)) : Render.value(value))
             }
-            parts += invalidated.sorted().map { $0 + " changed" }
             return stamp + "changed " + parts.joined(separator: " ") + "\n"
-        case .stepCompleted(let step, let answers):
+        case .session(_, .stepCompleted(let step, let answers)):
             let values = answers.sorted { $0.key < $1.key }.map { "\($0.key)=\(Render.value($0.value))" }
             return stamp + "step " + style.cyan(step) + " completed" + (values.isEmpty ? "" : ": " + values.joined(separator: " ")) + "\n"
-        case .submitted(let receipt):
+        case .session(_, .submitted(let receipt)):
             let values = receipt.sorted { $0.key < $1.key }.map { "\($0.key)=\(Render.value($0.value))" }
             return stamp + style.green("submitted") + (values.isEmpty ? "" : ": " + values.joined(separator: " ")) + "\n"
-        case .submitFailed(let message):
+        case .session(_, .submitFailed(let message)):
             return stamp + style.red("submit failed") + ": " + message + "\n"
-        case .announcement(let text):
+        case .session(_, .announcement(let text)):
             return stamp + "announcement: " + text + "\n"
-        case .removed:
+        case .manager(.sessionRemoved):
             return stamp + "session removed\n"
+        case .manager(.sessionNew), .sessionCount, .serviceLost, .reconnected:
+            return ""
         }
     }
 }
@@ -227,33 +235,30 @@ public enum Render {
 public enum FieldRules {
     /// The field's rules in `locale` (with the wizard's fallback to English),
     /// such as "3–40 characters, whole number"; empty when it has none.
-    public static func describe(_ field: StepField, locale: String) -> String {
+    package static func describe(_ field: StepField, locale: String) -> String {
         var parts: [String] = []
-        let c = field.constraints
-        func int(_ key: String) -> String? { c[key]?.integer.map(String.init) }
-        func double(_ key: String) -> String? { c[key]?.double.map(Render.number) ?? int(key) }
         func text(_ key: WizardText, _ arguments: [String: String] = [:]) -> String { key.text(locale, arguments) }
-        switch (int("minLength"), int("maxLength")) {
+        switch (field.minLength.map(String.init), field.maxLength.map(String.init)) {
         case let (min?, max?): parts.append(text(.lengthRange, ["min": min, "max": max]))
         case let (min?, nil): parts.append(text(.lengthMin, ["min": min]))
         case let (nil, max?): parts.append(text(.lengthMax, ["max": max]))
         default: break
         }
-        switch (double("minimum"), double("maximum")) {
+        switch (field.minimum.map(Render.number), field.maximum.map(Render.number)) {
         case let (min?, max?): parts.append("\(min)–\(max)")
         case let (min?, nil): parts.append("≥ \(min)")
         case let (nil, max?): parts.append("≤ \(max)")
         default: break
         }
-        if c["integer"]?.bool == true { parts.append(text(.wholeNumber)) }
-        if let min = int("minSelected") { parts.append(text(.pickAtLeast, ["min": min])) }
-        if let max = int("maxSelected") { parts.append(text(.pickAtMost, ["max": max])) }
-        if let after = c["after"]?.string { parts.append(text(.afterDate, ["date": after])) }
-        if let before = c["before"]?.string { parts.append(text(.beforeDate, ["date": before])) }
-        if c["mustBeOn"]?.bool == true { parts.append(text(.mustBeYes)) }
+        if field.integer { parts.append(text(.wholeNumber)) }
+        if let min = field.minSelected { parts.append(text(.pickAtLeast, ["min": String(min)])) }
+        if let max = field.maxSelected { parts.append(text(.pickAtMost, ["max": String(max)])) }
+        if let after = field.after { parts.append(text(.afterDate, ["date": after])) }
+        if let before = field.before { parts.append(text(.beforeDate, ["date": before])) }
+        if field.mustBeOn { parts.append(text(.mustBeYes)) }
         switch field.type {
-        case .date?: parts.insert("YYYY-MM-DD", at: 0)
-        case .time?: parts.insert("HH:MM", at: 0)
+        case .date: parts.insert("YYYY-MM-DD", at: 0)
+        case .time: parts.insert("HH:MM", at: 0)
         default: break
         }
         return parts.joined(separator: text(.ruleSeparator))

@@ -1,105 +1,185 @@
 import DBus
+import FlowClient
+import FlowProtocol
 
-/// A failed call to flowd, classified by its D-Bus error name.
-public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure it is; flowctl picks its exit status from it.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// `org.flowd.Flow1.Error.NotFound`: unknown flow, session or step.
-        case notFound = "NotFound"
-        /// `…InvalidArgs`: a wrong value or argument.
-        case invalidArgs = "InvalidArgs"
-        /// `…AccessDenied`.
-        case accessDenied = "AccessDenied"
-        /// `…InvalidState`: not possible in the session's state.
-        case invalidState = "InvalidState"
-        /// `…ValidationFailed`: Submit found a step that is not finished.
-        case validationFailed = "ValidationFailed"
-        /// `…LimitExceeded`.
-        case limitExceeded = "LimitExceeded"
-        /// `…SubmitFailed`: the message is the localized text also in `LastError`.
-        case submitFailed = "SubmitFailed"
-        /// `…PluginFailed`: a plugin needed to start a session failed.
-        case pluginFailed = "PluginFailed"
-        /// `…Timeout`: a plugin call ran past its time limit.
-        case timeout = "Timeout"
-        /// `…Cancelled`: `Cancel` stopped the pending `Submit`.
-        case cancelled = "Cancelled"
-        /// flowd is not running or the bus cannot be reached; the message says how to start it.
-        case unavailable = "Unavailable"
-        /// The reply did not have the shape of contract v1.
-        case protocolMismatch = "ProtocolMismatch"
-        /// Any other D-Bus error.
-        case other = "Other"
+/// Everything flowctl asks of flowd: the seam between the commands (and the
+/// wizard) and the bus. ``FlowClient`` is the real one; the tests run the
+/// engine in-process behind it, through the same wire structs.
+///
+/// Sessions are named by their full 32-hex id.
+package protocol FlowService: AnyObject, Sendable {
+    /// `Manager.ListFlows`.
+    func listFlows() async throws(FlowClientError) -> [FlowSummary]
+    /// `Manager.StartSession`; returns the new session's id. `answers`
+    /// (since 1.1) drive the new session as far as they are valid.
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String
+    /// `Manager.ListSessions`: the caller's sessions.
+    func listSessions() async throws(FlowClientError) -> [SessionListing]
+    /// `Manager.ListPlugins`.
+    func listPlugins() async throws(FlowClientError) -> [PluginSummary]
+    /// `Session.GetStep`.
+    func step(_ session: String) async throws(FlowClientError) -> StepPage
+    /// `Session.SetAnswers`; returns the current step's field errors.
+    func setAnswers(_ session: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String]
+    /// `Session.Continue`; empty when it moved, otherwise the errors.
+    func continueStep(_ session: String) async throws(FlowClientError) -> [String: String]
+    /// `Session.Back`.
+    func back(_ session: String) async throws(FlowClientError)
+    /// `Session.GoTo`.
+    func goTo(_ session: String, step: String) async throws(FlowClientError)
+    /// `Session.GetReview`.
+    func review(_ session: String) async throws(FlowClientError) -> ReviewPage
+    /// `Session.GetAnswers`.
+    func answers(_ session: String) async throws(FlowClientError) -> [String: DBusValue]
+    /// `Session.Submit`: returns when the action ends.
+    func submit(_ session: String) async throws(FlowClientError)
+    /// `Session.Cancel`.
+    func cancel(_ session: String) async throws(FlowClientError)
+    /// `Session.Close`.
+    func close(_ session: String) async throws(FlowClientError)
+    /// The session's properties.
+    func properties(_ session: String) async throws(FlowClientError) -> SessionProperties
+    /// The session's events from now on.
+    func events(for session: String?) async throws(FlowClientError) -> FlowEvents
+    /// A round trip to flowd, after which the signals of every call it
+    /// answered before have arrived.
+    func ping() async throws(FlowClientError)
+}
+
+extension FlowService {
+    /// `Manager.StartSession` without answers.
+    func startSession(flow: String, locale: String?, prefill: [String: DBusValue]) async throws(FlowClientError) -> String {
+        try await startSession(flow: flow, locale: locale, prefill: prefill, answers: [:])
+    }
+}
+
+extension FlowClient: FlowService {}
+
+/// flowctl's calls to flowd on `bus`: flowctl is synchronous, so each call
+/// blocks until flowd answers, and a failure becomes flowctl's error.
+struct FlowdCalls: Sendable {
+    let service: any FlowService
+    let bus: BusChoice
+
+    /// Runs `body` against the service and waits for it.
+    func request<T: Sendable>(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
+    ) throws(FlowClientError) -> T {
+        let service = self.service
+        return try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
     }
 
-    /// The kind of failure.
-    public var kind: Kind
-    /// The human message (from the daemon, or flowctl's own for `unavailable`).
-    public var message: String
-    /// The D-Bus error name, when there was one.
-    public var name: String
-
-    /// An error of `kind` saying `message`.
-    public init(_ kind: Kind, _ message: String, name: String = "") {
-        self.kind = kind
-        self.message = message
-        self.name = name.isEmpty ? ServiceError.errorPrefix + kind.rawValue : name
-    }
-
-    /// `org.flowd.Flow1.Error.`
-    public static let errorPrefix = "org.flowd.Flow1.Error."
-
-    public var description: String { "\(name): \(message)" }
-
-    /// The error as flowctl reports it: its exit status and message.
-    public var cliError: CLIError {
-        switch kind {
-        case .notFound: return CLIError(.notFound, message)
-        case .invalidArgs: return CLIError(.dataError, message)
-        case .accessDenied: return CLIError(.accessDenied, message)
-        case .unavailable, .pluginFailed: return CLIError(.unavailable, message)
-        case .protocolMismatch: return CLIError(.software, message)
-        case .invalidState, .validationFailed, .limitExceeded, .submitFailed, .timeout, .cancelled, .other:
-            return CLIError(.failure, message)
+    /// Runs `body` against the service and waits for it; a failure is flowctl's error.
+    func call<T: Sendable>(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
+    ) throws(CLIError) -> T {
+        do {
+            return try request(body)
+        } catch {
+            throw CLIError(error, bus: bus)
         }
     }
 }
 
-/// Everything flowctl asks of flowd: the seam between the commands (and the
-/// wizard) and D-Bus. ``BusFlowService`` is the real one; tests use fakes.
-///
-/// Sessions are named by their full 32-hex id.
-public protocol FlowService: AnyObject {
-    /// `Manager.ListFlows`.
-    func listFlows() throws(ServiceError) -> [FlowSummary]
-    /// `Manager.StartSession`; returns the new session's id.
-    func startSession(flow: String, locale: String?) throws(ServiceError) -> String
-    /// `Manager.ListSessions`: the caller's sessions.
-    func listSessions() throws(ServiceError) -> [SessionSummary]
-    /// `Manager.ListPlugins`.
-    func plugins() throws(ServiceError) -> [PluginSummary]
-    /// `Session.GetStep`.
-    func step(_ session: String) throws(ServiceError) -> StepPage
-    /// `Session.SetAnswers`; returns the current step's field errors.
-    func setAnswers(_ session: String, _ answers: [String: DBusValue]) throws(ServiceError) -> [String: String]
-    /// `Session.Continue`; empty when it moved, otherwise the errors.
-    func continueStep(_ session: String) throws(ServiceError) -> [String: String]
-    /// `Session.Back`.
-    func back(_ session: String) throws(ServiceError)
-    /// `Session.GoTo`.
-    func goTo(_ session: String, step: String) throws(ServiceError)
-    /// `Session.GetReview`.
-    func review(_ session: String) throws(ServiceError) -> ReviewPage
-    /// `Session.GetAnswers`.
-    func answers(_ session: String) throws(ServiceError) -> [String: DBusValue]
-    /// `Session.Submit`: blocks until the action ends.
-    func submit(_ session: String) throws(ServiceError)
-    /// `Session.Cancel`.
-    func cancel(_ session: String) throws(ServiceError)
-    /// `Session.Close`.
-    func close(_ session: String) throws(ServiceError)
-    /// The session's properties.
-    func properties(_ session: String) throws(ServiceError) -> SessionProperties
-    /// Subscribes to the session's signals (and its removal) and returns them as a stream.
-    func events(_ session: String) throws(ServiceError) -> any SessionEventSource
+extension CLIError {
+    /// flowctl's exit status and message for a failed call to flowd on
+    /// `bus`; `flowd` is the daemon's path for the "Start it with" hint.
+    package init(_ error: FlowClientError, bus: BusChoice, flowd: @autoclosure () -> String = FlowdLocation.current()) {
+        let detail = error.underlying?.message ?? error.message
+        switch error.kind {
+        case .flowd(let name):
+            switch name {
+            case .notFound: self.init(.notFound, error.message)
+            case .invalidArgs: self.init(.dataError, error.message)
+            case .accessDenied: self.init(.accessDenied, error.message)
+            case .pluginFailed: self.init(.unavailable, error.message)
+            case .invalidState, .validationFailed, .limitExceeded, .submitFailed, .timeout, .cancelled, .failed:
+                self.init(.failure, error.message)
+            }
+        case .notRunning:
+            var message = "flowd is not running on \(bus.displayName). Start it with: \(bus.startCommand(flowd: flowd()))"
+            if let name = error.name, name != .serviceUnknown, name != .nameHasNoOwner {
+                message += " (activation failed: \(detail))"
+            }
+            self.init(.unavailable, message)
+        case .cannotConnect:
+            var message = "cannot connect to \(bus.displayName): \(detail)"
+            if case .user = bus { message += " (is this a desktop or user session? For the system service use --system)" }
+            self.init(.unavailable, message)
+        case .disconnected:
+            self.init(.unavailable, "lost the connection to \(bus.displayName): \(detail)")
+        case .noReply:
+            self.init(.unavailable, error.message)
+        case .cancelled:
+            self.init(.failure, error.message)
+        case .protocolMismatch:
+            self.init(.software, error.message)
+        case .dbus:
+            switch error.name {
+            case .accessDenied?: self.init(.accessDenied, error.message)
+            case .invalidArgs?: self.init(.dataError, error.message)
+            case .unknownObject?: self.init(.notFound, "the session no longer exists (\(error.message))")
+            default: self.init(.failure, error.message)
+            }
+        }
+    }
+}
+
+/// Which bus flowctl talks to, from `--system`, `--user` or `--address`.
+public enum BusChoice: Sendable, Hashable {
+    /// The system bus: the system service.
+    case system
+    /// The session bus: the per-user service (the default, like flowd's).
+    case user
+    /// A bus at a D-Bus address.
+    case address(String)
+
+    /// The options that select this bus again, for hints such as the resume command.
+    public var commandLineOptions: [String] {
+        switch self {
+        case .system: return ["--system"]
+        case .user: return []
+        case .address(let address): return ["--address", address]
+        }
+    }
+
+    /// "the session bus", "the system bus", "the bus at ADDR".
+    public var displayName: String {
+        switch self {
+        case .system: return "the system bus"
+        case .user: return "the session bus"
+        case .address(let address): return "the bus at \(address)"
+        }
+    }
+
+    /// The bus to connect to.
+    package var connectionBus: Connection.Bus {
+        switch self {
+        case .system: return .system
+        case .user: return .session
+        case .address(let address): return .address(address)
+        }
+    }
+
+    /// The command that starts flowd on this bus; for an address, the
+    /// executable at `flowd` (see ``FlowdLocation``).
+    public func startCommand(flowd: String = FlowdLocation.installed) -> String {
+        switch self {
+        case .system: return "systemctl start flowd"
+        case .user: return "systemctl --user start flowd"
+        case .address(let address): return "\(shellQuoted(flowd)) --address \(shellQuoted(address))"
+        }
+    }
+}
+
+/// `text` quoted for a POSIX shell when it needs it.
+func shellQuoted(_ text: String) -> String {
+    let safe = text.unicodeScalars.allSatisfy { scalar in
+        (scalar.value < 128 && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil))
+            || "-_./:=,@%+".unicodeScalars.contains(scalar)
+    }
+    if safe && !text.isEmpty { return text }
+    return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }

@@ -1,5 +1,8 @@
 import DBus
+import FlowClient
 import FlowEngine
+import FlowKit
+import FlowProtocol
 import FlowdSystem
 
 /// The interactive wizard of `flowctl run` and `flowctl resume`: one step at a
@@ -9,8 +12,8 @@ import FlowdSystem
 /// It holds no state of its own beyond the screen: every step is read back
 /// from the daemon, so leaving at any point (Ctrl-C, `:quit`, the end of the
 /// input) leaves a session that `resume` picks up exactly where it was.
-final class Wizard {
-    private let service: any FlowService
+final class Wizard: Sendable {
+    private let calls: FlowdCalls
     private let session: String
     private let title: String
     private let input: any LineSource
@@ -37,10 +40,10 @@ final class Wizard {
     }
 
     init(
-        service: any FlowService, session: String, title: String, locale: String, input: any LineSource,
+        calls: FlowdCalls, session: String, title: String, locale: String, input: any LineSource,
         output: any TextSink, style: Style, spinner: (any TextSink, Int32?)?, resumeCommand: String
     ) {
-        self.service = service
+        self.calls = calls
         self.session = session
         self.title = title
         self.locale = locale
@@ -58,12 +61,10 @@ final class Wizard {
 
     private func say(_ text: String) { output.write(text) }
 
-    private func call<T>(_ body: () throws(ServiceError) -> T) throws(CLIError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw error.cliError
-        }
+    private func call<T: Sendable>(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
+    ) throws(CLIError) -> T {
+        try calls.call(body)
     }
 
     private func spinning<T, E: Error>(_ message: String, _ body: () throws(E) -> T) throws(E) -> T {
@@ -75,24 +76,24 @@ final class Wizard {
     /// session is kept), 1 when the input ends first.
     func run() throws(CLIError) -> ExitCode {
         say(style.bold(title) + "\n" + style.dim(WizardText.intro.text(locale)) + "\n")
-        let properties = try call { () throws(ServiceError) in try service.properties(session) }
-        if properties.state == "failed", !properties.lastError.isEmpty {
+        let properties = try call { [session] s async throws(FlowClientError) in try await s.properties(session) }
+        if properties.state == .failed, !properties.lastError.isEmpty {
             say("\n" + style.red("✗ " + properties.lastError) + "\n")
         }
         while true {
-            let state = try call { () throws(ServiceError) in try service.properties(session) }.state
-            if state == "submitting" {
+            let state = try call { [session] s async throws(FlowClientError) in try await s.properties(session) }.state
+            if state == .submitting {
                 try waitForSubmit()
                 continue
             }
-            let step = try call { () throws(ServiceError) in try service.step(session) }
+            let step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
             let outcome: Outcome
             switch step.kind {
-            case "complete":
+            case .complete:
                 say("\n" + style.green("✓ " + step.title) + "\n")
                 if !step.body.isEmpty { say(step.body + "\n") }
                 return .success
-            case "review":
+            case .review:
                 outcome = try reviewPage(step)
             default:
                 outcome = try stepPage(step)
@@ -112,7 +113,7 @@ final class Wizard {
     private func waitForSubmit() throws(CLIError) {
         say(style.yellow(WizardText.waiting.text(locale)) + "\n")
         try spinning(Strings.builtin.text(.submitting, locale: locale)) { () throws(CLIError) in
-            while try call({ () throws(ServiceError) in try service.properties(session) }).state == "submitting" {
+            while try call({ [session] s async throws(FlowClientError) in try await s.properties(session) }).state == .submitting {
                 MonotonicClock.sleep(for: .milliseconds(300))
             }
         }
@@ -125,33 +126,37 @@ final class Wizard {
         if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
         if !first.body.isEmpty { say("\n" + first.body + "\n") }
         if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
+        if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
 
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
-        // not asked again; "e" asks them all.
-        var toAsk = step.fields.filter { !$0.isSet || !$0.error.isEmpty }
-        if toAsk.count < step.fields.count { say("\n") }
-        for field in step.fields where !toAsk.contains(field) {
+        // not asked again; "e" asks them all. Computed fields are never asked.
+        let askable = step.fields.filter { $0.type != .computed }
+        var toAsk = askable.filter { !$0.isSet || !$0.error.isEmpty }
+        if toAsk.count < askable.count { say("\n") }
+        for field in step.fields where !toAsk.contains(field) && field.type != .computed {
             let shown = currentAnswer(field, choices: choiceList(field),
                                       yes: Strings.builtin.text(.yes, locale: locale), no: Strings.builtin.text(.no, locale: locale))
             say(style.bold(field.label.isEmpty ? field.id : field.label) + ": " + (shown ?? "") + "\n")
         }
         while true {
-            for field in toAsk {
-                switch try ask(field, step: step) {
-                case .answered: continue
-                case .back:
-                    if step.canGoBack {
-                        try call { () throws(ServiceError) in try service.back(session) }
-                        return .next
-                    }
-                    say(style.yellow(WizardText.firstStep.text(locale)) + "\n")
+            switch try askFields(toAsk, step: &step) {
+            case .answered: break
+            case .back:
+                if step.canGoBack {
+                    try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                     return .next
-                case .quit: return .quit
-                case .ended: return .ended
                 }
+                say(style.yellow(WizardText.firstStep.text(locale)) + "\n")
+                return .next
+            case .quit: return .quit
+            case .ended: return .ended
             }
-            step = try call { () throws(ServiceError) in try service.step(session) }
+            step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
+            // What flowd worked out from the answers: "Estimated price: 1,440 €".
+            for field in step.fields where field.type == .computed && !field.display.isEmpty {
+                say(style.bold(field.label) + ": " + field.display + "\n")
+            }
 
             // The actions: Continue (Enter), Back, change the answers, Quit.
             var actions = ["Enter: " + step.continueLabel]
@@ -175,10 +180,10 @@ final class Wizard {
                     say(style.yellow(WizardText.firstStep.text(locale)) + "\n")
                     continue
                 }
-                try call { () throws(ServiceError) in try service.back(session) }
+                try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "e":
-                toAsk = step.fields
+                toAsk = step.fields.filter { $0.type != .computed }
                 continue
             case "q", ":quit":
                 return .quit
@@ -188,22 +193,22 @@ final class Wizard {
 
             let errors: [String: String]
             do {
-                errors = try spinning(step.continueLabel + "…") { () throws(ServiceError) in
-                    try service.continueStep(session)
+                errors = try spinning(step.continueLabel + "…") { () throws(FlowClientError) in
+                    try calls.request { [session] s async throws(FlowClientError) in try await s.continueStep(session) }
                 }
             } catch {
-                switch error.kind {
-                case .submitFailed, .timeout, .cancelled, .validationFailed, .invalidState:
+                switch error.flowdName {
+                case .submitFailed?, .timeout?, .cancelled?, .validationFailed?, .invalidState?:
                     say(style.red("✗ " + error.message) + "\n")
                     return .next
                 default:
-                    throw error.cliError
+                    throw CLIError(error, bus: calls.bus)
                 }
             }
             if errors.isEmpty { return .next }
 
             // Stayed: show each error under its field's name, then ask those fields again.
-            step = try call { () throws(ServiceError) in try service.step(session) }
+            step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
             say("\n")
             if let stepError = errors[""] { say(style.red("✗ " + stepError) + "\n") }
             for field in step.fields {
@@ -212,8 +217,30 @@ final class Wizard {
                 }
             }
             let named = step.fields.filter { errors[$0.id] != nil || errors[$0.id + ".other"] != nil }
-            toAsk = named.isEmpty ? step.fields : named
+            toAsk = (named.isEmpty ? step.fields : named).filter { $0.type != .computed }
         }
+    }
+
+    /// Asks `fields` in order. After each answer the step is read again, as
+    /// a window would: a field the answer shows (`visibleIf`) is asked next,
+    /// one it hides is not asked any more, and a warning is said under the
+    /// field (it never stops the person).
+    private func askFields(_ fields: [StepField], step: inout StepPage) throws(CLIError) -> FieldOutcome {
+        var queue = fields.map(\.id)
+        var asked: Set<String> = []
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard let field = step.field(id) else { continue }  // hidden by an earlier answer
+            asked.insert(id)
+            let outcome = try ask(field, step: step)
+            guard case .answered = outcome else { return outcome }
+            let before = Set(step.fields.map(\.id))
+            step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
+            if let warning = step.field(id)?.warning, !warning.isEmpty { say(style.yellow("  ! " + warning) + "\n") }
+            let appeared = step.fields.filter { $0.type != .computed && !before.contains($0.id) && !asked.contains($0.id) }
+            queue = appeared.map(\.id) + queue
+        }
+        return .answered
     }
 
     /// Asks one field until the daemon accepts the answer (or the person
@@ -268,13 +295,14 @@ final class Wizard {
             }
             let errors: [String: String]
             do {
-                errors = try service.setAnswers(session, answers)
-            } catch where error.kind == .invalidArgs || error.kind == .limitExceeded {
+                let typed = answers
+                errors = try calls.request { [session] s async throws(FlowClientError) in try await s.setAnswers(session, typed) }
+            } catch where error.flowdName == .invalidArgs || error.flowdName == .limitExceeded {
                 // The daemon refused the value outright: say so and ask again.
                 say(style.red("  ✗ " + error.message) + "\n")
                 continue
             } catch {
-                throw error.cliError
+                throw CLIError(error, bus: calls.bus)
             }
             if let message = errors[field.id] ?? errors[field.id + ".other"] {
                 say(style.red("  ✗ " + message) + "\n")
@@ -285,14 +313,14 @@ final class Wizard {
     }
 
     /// The options a choice offers, numbered from 1, Other last.
-    private func choiceList(_ field: StepField) -> [FieldOption] {
+    private func choiceList(_ field: StepField) -> [ChoiceOption] {
         guard field.type == .choice || field.type == .multichoice else { return [] }
         var list = field.options
-        if field.other { list.append(FieldOption(id: "other", label: field.label(ofOption: "other") ?? "Other")) }
+        if field.other { list.append(ChoiceOption(id: "other", label: field.label(ofOption: "other") ?? "Other")) }
         return list
     }
 
-    private func prompt(for field: StepField, choices: [FieldOption]) -> String {
+    private func prompt(for field: StepField, choices: [ChoiceOption]) -> String {
         var text = ""
         let yes = Strings.builtin.text(.yes, locale: locale)
         let no = Strings.builtin.text(.no, locale: locale)
@@ -306,16 +334,16 @@ final class Wizard {
     }
 
     /// The current answer as the prompt's default.
-    private func currentAnswer(_ field: StepField, choices: [FieldOption], yes: String, no: String) -> String? {
+    private func currentAnswer(_ field: StepField, choices: [ChoiceOption], yes: String, no: String) -> String? {
         if field.isSecure { return field.isSet ? Strings.builtin.text(.secureMask, locale: locale) : nil }
         guard let value = field.value else { return nil }
         switch field.type {
-        case .choice?:
+        case .choice:
             guard let id = value.string else { break }
             let label = choices.first { $0.id == id }?.label ?? id
-            if id == "other", let other = field.otherText, !other.isEmpty { return label + ": " + other }
+            if id == "other", let other = field.otherValue, !other.isEmpty { return label + ": " + other }
             return label
-        case .multichoice?:
+        case .multichoice:
             guard let ids = value.strings else { break }
             return ids.map { id in choices.first { $0.id == id }?.label ?? id }.joined(separator: ", ")
         default: break
@@ -326,16 +354,16 @@ final class Wizard {
 
     /// What a typed line means for `field`: the D-Bus value, or a message in
     /// the session's language saying what is expected.
-    private func interpret(_ text: String, field: StepField, choices: [FieldOption]) -> Result<DBusValue, Interpretation> {
+    private func interpret(_ text: String, field: StepField, choices: [ChoiceOption]) -> Result<DBusValue, Interpretation> {
         switch field.type {
-        case .choice?:
+        case .choice:
             if let number = Int(text), (1...max(choices.count, 1)).contains(number), number <= choices.count {
                 return .success(.string(choices[number - 1].id))
             }
             if let id = AnswerTyping.option(text, of: field) { return .success(.string(id)) }
             if choices.isEmpty { return .success(.string(text)) }
             return .failure(Interpretation(WizardText.chooseOption.text(locale, ["max": String(choices.count)])))
-        case .multichoice?:
+        case .multichoice:
             var ids: [String] = []
             for item in text.split(separator: ",") {
                 let word = item.trimmed
@@ -352,14 +380,14 @@ final class Wizard {
                 if !ids.contains(id) { ids.append(id) }
             }
             return .success(.strings(ids))
-        case .toggle?:
+        case .toggle:
             guard let flag = AnswerTyping.toggle(text, locale: locale) else {
                 let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
                 let no = Strings.builtin.text(.no, locale: locale).lowercased()
                 return .failure(Interpretation(WizardText.answerYesNo.text(locale, ["yes": yes, "no": no])))
             }
             return .success(.bool(flag))
-        case .number?:
+        case .number:
             guard let number = AnswerTyping.number(text) else {
                 return .failure(Interpretation(WizardText.enterNumber.text(locale)))
             }
@@ -378,7 +406,7 @@ final class Wizard {
     // MARK: review
 
     private func reviewPage(_ step: StepPage) throws(CLIError) -> Outcome {
-        let review = try call { () throws(ServiceError) in try service.review(session) }
+        let review = try call { [session] s async throws(FlowClientError) in try await s.review(session) }
         say("\n" + Render.progress(step, locale: locale, style: style))
         if !step.description.isEmpty && step.description != review.note { say(style.dim(step.description) + "\n") }
         say("\n" + Render.review(review, numbered: true, style: style))
@@ -398,7 +426,7 @@ final class Wizard {
             let word = line.trimmed.lowercased()
             if let number = Int(word), number >= 1, number <= review.groups.count {
                 let target = review.groups[number - 1].step
-                try call { () throws(ServiceError) in try service.goTo(session, step: target) }
+                try call { [session] s async throws(FlowClientError) in try await s.goTo(session, step: target) }
                 return .next
             }
             switch word {
@@ -406,7 +434,7 @@ final class Wizard {
                 return try submit()
             case "b", ":back":
                 guard step.canGoBack else { continue }
-                try call { () throws(ServiceError) in try service.back(session) }
+                try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "q", ":quit":
                 return .quit
@@ -418,17 +446,17 @@ final class Wizard {
 
     private func submit() throws(CLIError) -> Outcome {
         do {
-            try spinning(Strings.builtin.text(.submitting, locale: locale)) { () throws(ServiceError) in
-                try service.submit(session)
+            try spinning(Strings.builtin.text(.submitting, locale: locale)) { () throws(FlowClientError) in
+                try calls.request { [session] s async throws(FlowClientError) in try await s.submit(session) }
             }
         } catch {
-            switch error.kind {
-            case .submitFailed, .timeout, .cancelled, .invalidState:
+            switch error.flowdName {
+            case .submitFailed?, .timeout?, .cancelled?, .invalidState?:
                 say("\n" + style.red("✗ " + error.message) + "\n")
-            case .validationFailed:
+            case .validationFailed?:
                 say("\n" + style.yellow(error.message) + "\n")
             default:
-                throw error.cliError
+                throw CLIError(error, bus: calls.bus)
             }
         }
         return .next

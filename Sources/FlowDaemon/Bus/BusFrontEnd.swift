@@ -1,6 +1,7 @@
 import DBus
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import Reactor
 import Logging
 
@@ -14,12 +15,6 @@ import Logging
 ///
 /// Loop-confined: created, used and destroyed on the loop thread.
 final class BusFrontEnd: @unchecked Sendable {
-    static let busName: BusName = "org.flowd.Flow1"
-    static let managerPath: ObjectPath = "/org/flowd/Flow1"
-    static let sessionPrefix: ObjectPath = "/org/flowd/Flow1/session"
-    static let managerInterface: InterfaceName = "org.flowd.Flow1.Manager"
-    static let sessionInterface: InterfaceName = "org.flowd.Flow1.Session"
-
     /// Who receives a session's signals.
     enum SignalDelivery {
         /// Everyone on the bus (a per-user session bus has one user anyway).
@@ -39,7 +34,7 @@ final class BusFrontEnd: @unchecked Sendable {
     let delivery: SignalDelivery
     let version: String
     /// `ListPlugins` entries, fixed at start (plugins load once).
-    let plugins: [[String: DBusValue]]
+    let plugins: [PluginSummary]
     /// Called for `Reload`: re-reads the configuration files; returns the
     /// problem as text when they are bad (the old configuration then stays).
     let reloadConfiguration: () -> Result<Void, FlowdError>
@@ -52,7 +47,7 @@ final class BusFrontEnd: @unchecked Sendable {
 
     init(
         connection: Connection, loop: EventLoop, service: FlowService, logger: Logger, delivery: SignalDelivery,
-        version: String, plugins: [[String: DBusValue]], reloadConfiguration: @escaping () -> Result<Void, FlowdError>
+        version: String, plugins: [PluginSummary], reloadConfiguration: @escaping () -> Result<Void, FlowdError>
     ) {
         self.connection = connection
         self.loop = loop
@@ -69,16 +64,15 @@ final class BusFrontEnd: @unchecked Sendable {
     /// Exports the Manager and the session tree.
     func export() throws(DBusError) {
         try server.export(
-            ManagerObject(front: self), at: Self.managerPath, interfaces: [ManagerInterface.table],
+            ManagerObject(front: self), at: FlowBus.managerPath, interfaces: [ManagerInterface.table],
             authorize: { object, call, proceed in object.front.identify(call, proceed) })
         try server.exportTree(
-            under: Self.sessionPrefix, interfaces: [SessionInterface.table],
+            under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
             authorize: { object, call, proceed in object.front.authorize(object, call, proceed) },
             children: { _ in [] },
             resolve: { [weak self] path in
-                guard let self, let last = path.lastComponent else { return nil }
-                let id = String(last)
-                return SessionID.isValid(id) ? SessionObject(id: id, front: self) : nil
+                guard let self, let id = FlowBus.sessionID(of: path) else { return nil }
+                return SessionObject(id: id, front: self)
             })
         if delivery == .callers {
             nameWatch = connection.onNameOwnerChanged { [weak self] change in
@@ -159,7 +153,7 @@ final class BusFrontEnd: @unchecked Sendable {
     }
 
     /// `ListPlugins`.
-    func pluginList() -> [[String: DBusValue]] { plugins }
+    func pluginList() -> [PluginSummary] { plugins }
 
     private func addWatcher(_ sender: BusName, of id: String) {
         guard delivery == .callers else { return }
@@ -216,43 +210,34 @@ final class BusFrontEnd: @unchecked Sendable {
         do throws(DBusError) {
             switch event {
             case .sessionNew(let id):
-                for destination in audience(of: id) {
-                    try server.emitSignal(
-                        "SessionNew", interface: Self.managerInterface, path: Self.managerPath,
-                        arguments: [.string(id), .objectPath(SessionObject.path(of: id))], destination: destination)
-                }
+                try managerSignal(.sessionNew(id: id))
             case .sessionRemoved(let id):
-                for destination in audience(of: id) {
-                    try server.emitSignal(
-                        "SessionRemoved", interface: Self.managerInterface, path: Self.managerPath,
-                        arguments: [.string(id), .objectPath(SessionObject.path(of: id))], destination: destination)
-                }
+                try managerSignal(.sessionRemoved(id: id))
                 if let gone = watchers.removeValue(forKey: id) {
                     for sender in gone { watching[sender]?.remove(id) }
                 }
             case .sessionCountChanged:
                 let count = service.assumeIsolated { $0.sessionCount }
                 try server.emitPropertiesChanged(
-                    path: Self.managerPath, interface: Self.managerInterface,
-                    changed: ["SessionCount": .uint32(UInt32(clamping: count))])
+                    path: FlowBus.managerPath, interface: FlowBus.managerInterface,
+                    changed: [ManagerProperty.sessionCount.rawValue: .uint32(UInt32(clamping: count))])
             case .propertiesChanged(let id, let names, let now):
+                guard !names.isEmpty, let path = FlowBus.sessionPath(of: id) else { return }
                 var changed: [String: DBusValue] = [:]
-                for name in names { changed[name] = SessionInterface.value(of: name, in: now) }
-                guard !changed.isEmpty else { return }
+                for name in names { changed[name.rawValue] = now.value(of: name) }
                 for destination in audience(of: id) {
                     try server.emitPropertiesChanged(
-                        path: SessionObject.path(of: id), interface: Self.sessionInterface, changed: changed,
-                        destination: destination)
+                        path: path, interface: FlowBus.sessionInterface, changed: changed, destination: destination)
                 }
             case .stepCompleted(let id, let step, let answers):
-                try sessionSignal(id, "StepCompleted", [.string(step), ValueMapping.vardict(answers)])
+                try sessionSignal(id, .stepCompleted(step: step, answers: WireValue.answers(answers)))
             case .submitted(let id, let receipt):
-                try sessionSignal(id, "Submitted", [ValueMapping.vardict(receipt)])
+                try sessionSignal(id, .submitted(receipt: WireValue.json(receipt)))
             case .submitFailed(let id, let message):
-                try sessionSignal(id, "SubmitFailed", [.string(message)])
+                try sessionSignal(id, .submitFailed(message: message))
             case .announcement(let id, let text):
                 guard !text.isEmpty else { return }
-                try sessionSignal(id, "Announcement", [.string(text)])
+                try sessionSignal(id, .announcement(text: text))
             case .log(let entry):
                 entry.write(to: logger)
             }
@@ -261,10 +246,20 @@ final class BusFrontEnd: @unchecked Sendable {
         }
     }
 
-    private func sessionSignal(_ id: String, _ member: MemberName, _ arguments: [DBusValue]) throws(DBusError) {
+    private func managerSignal(_ signal: ManagerSignal) throws(DBusError) {
+        guard let arguments = signal.arguments else { return }
+        for destination in audience(of: signal.sessionID) {
+            try server.emitSignal(
+                signal.member, interface: FlowBus.managerInterface, path: FlowBus.managerPath, arguments: arguments,
+                destination: destination)
+        }
+    }
+
+    private func sessionSignal(_ id: String, _ signal: SessionSignal) throws(DBusError) {
+        guard let path = FlowBus.sessionPath(of: id) else { return }
         for destination in audience(of: id) {
             try server.emitSignal(
-                member, interface: Self.sessionInterface, path: SessionObject.path(of: id), arguments: arguments,
+                signal.member, interface: FlowBus.sessionInterface, path: path, arguments: signal.arguments,
                 destination: destination)
         }
     }

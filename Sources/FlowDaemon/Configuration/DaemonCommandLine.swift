@@ -1,4 +1,5 @@
 import DBus
+import FlowProtocol
 
 /// What `flowd`'s command line asks for.
 public enum DaemonCommand: Sendable, Equatable {
@@ -30,7 +31,7 @@ public enum DaemonCommandLine {
     /// The text of `flowd --help`.
     public static let help = """
         Usage: flowd [OPTION]...
-        Serve multi-step form flows over D-Bus (bus name org.flowd.Flow1).
+        Serve multi-step form flows over D-Bus (bus name \(FlowBus.name)).
 
         Bus (default: the session bus):
               --system              serve on the system bus

@@ -53,7 +53,7 @@ extension LogField {
     package static let sender = LogField(constant: "FLOWD_SENDER")
     /// `FLOWD_PATH`: a file path (a flow file, a plugin, the database).
     package static let path = LogField(constant: "FLOWD_PATH")
-    /// `FLOWD_ERROR`: an error name such as `org.flowd.Flow1.Error.Timeout`.
+    /// `FLOWD_ERROR`: one of the contract's error names (`FlowErrorName.errorName`).
     package static let error = LogField(constant: "FLOWD_ERROR")
     /// `FLOWD_DURATION_USEC`: how long something took, in microseconds.
     package static let durationMicroseconds = LogField(constant: "FLOWD_DURATION_USEC")

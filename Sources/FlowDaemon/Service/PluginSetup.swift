@@ -1,4 +1,3 @@
-import DBus
 import FlowEngine
 import FlowKit
 import FlowStore
@@ -6,11 +5,12 @@ import Logging
 import PluginHost
 
 /// The plugins the daemon runs with: the gateway the service calls, the
-/// capabilities flows are linted against, and the `ListPlugins` entries.
+/// capabilities flows are linted against, and what the loader found (for
+/// `ListPlugins`).
 struct PluginSetup {
     var gateway: any PluginGateway
     var capabilities: CapabilityCatalog
-    var list: [[String: DBusValue]]
+    var records: [PluginRecord]
 
     /// Loads the plugins of the configured directories.
     ///
@@ -72,17 +72,7 @@ struct PluginSetup {
         return PluginSetup(
             gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
             capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }),
-            list: report.registry.records.map(listEntry))
-    }
-
-    /// One `ListPlugins` entry.
-    static func listEntry(_ record: PluginRecord) -> [String: DBusValue] {
-        [
-            "name": .string(record.name), "version": .string(record.version),
-            "kinds": .strings(Array(Set(record.kinds.map(\.rawValue))).sorted()),
-            "capabilities": .strings(record.capabilities.map(\.name)), "path": .string(record.path),
-            "status": .string(record.status.rawValue), "error": .string(record.error ?? ""),
-        ]
+            records: report.registry.records)
     }
 }
 
@@ -137,9 +127,11 @@ struct PluginHostGateway: PluginGateway {
         return c
     }
 
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
+    {
         switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
-        case .success(let message): return message
+        case .success(let assessment): return assessment
         case .timedOut: throw PluginCheckTimedOut()
         case .busy(let waited):
             logBusy(name, waited: waited)

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowProtocol
 
 /// The sessions held in memory: a bounded, least-recently-used cache over the
 /// store, so memory does not grow with the number of stored sessions.

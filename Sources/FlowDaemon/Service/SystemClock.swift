@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowdSystem
 
 /// The engine's clock on the real system: wall time in microseconds, and
@@ -24,10 +25,10 @@ struct SystemClock: EngineClock {
     }()
 }
 
-/// Session ids: 128 bits from the system's secure random source (Swift's
+/// New session ids: 128 bits from the system's secure random source (Swift's
 /// `SystemRandomNumberGenerator`, which is `getrandom(2)` on Linux) as 32
 /// lowercase hex characters, so they cannot be guessed.
-enum SessionID {
+extension SessionID {
     /// A new id.
     static func make() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -42,12 +43,5 @@ enum SessionID {
             }
         }
         return String(decoding: hex, as: UTF8.self)
-    }
-
-    /// True for 32 lowercase hex characters.
-    static func isValid(_ id: String) -> Bool {
-        guard id.utf8.count == 32 else { return false }
-        var id = id
-        return id.withUTF8 { bytes in bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } }
     }
 }

@@ -14,9 +14,9 @@ struct JSONParser {
         var maxNumberLength: Int = 64
     }
 
-    /// A syntax error: where it is and what was expected.
+    /// A syntax error: where it is (line and column; a document that does
+    /// not parse has no JSON path to name) and what was expected.
     struct SyntaxError: Error {
-        var path: JSONPath
         var line: Int
         var column: Int
         var message: String
@@ -329,6 +329,6 @@ struct JSONParser {
                 column += 1
             }
         }
-        return SyntaxError(path: path, line: line, column: column, message: message)
+        return SyntaxError(line: line, column: column, message: message)
     }
 }

@@ -13,8 +13,18 @@ struct LintSink {
     }
 
     mutating func add(_ path: JSONPath, _ message: String) {
+        append(path.description, message)
+    }
+
+    /// A problem of the file as a whole that no JSON path locates (a syntax
+    /// error names its line and column in the message instead).
+    mutating func addUnplaced(_ message: String) {
+        append("", message)
+    }
+
+    private mutating func append(_ path: String, _ message: String) {
         if problems.count < maxProblems {
-            problems.append(LintProblem(file: file, path: path.description, message: message))
+            problems.append(LintProblem(file: file, path: path, message: message))
         } else {
             dropped += 1
         }
@@ -154,13 +164,31 @@ struct DocumentReader {
             sink.add(path, "\(what) is longer than \(limits.maxIDLength) bytes")
             return nil
         }
-        guard let first = s.unicodeScalars.first, isASCIILetter(first),
-            s.unicodeScalars.allSatisfy({ isASCIILetter($0) || isASCIIDigit($0) || $0 == "_" || $0 == "-" })
-        else {
+        guard let first = s.unicodeScalars.first, isASCIILetter(first), s.unicodeScalars.allSatisfy(isIDScalar) else {
             sink.add(path, "\(what) \(quoted(s)) is not valid (expected a letter, then letters, digits, '_' or '-')")
             return nil
         }
         return s
+    }
+
+    /// An option id: letters, digits, `_` or `-`, in any order, so that a
+    /// rating scale (`"1"` … `"5"`) or time slots (`"09"`) are ids as they are.
+    mutating func optionIdentifier(_ node: JSONNode, _ path: JSONPath) -> String? {
+        guard let s = string(node, path, "the option id") else { return nil }
+        guard s.utf8.count <= limits.maxIDLength else {
+            sink.add(path, "the option id is longer than \(limits.maxIDLength) bytes")
+            return nil
+        }
+        guard s.unicodeScalars.allSatisfy(isIDScalar) else {
+            sink.add(path, "the option id \(quoted(s)) is not valid (expected letters, digits, '_' or '-')")
+            return nil
+        }
+        return s
+    }
+
+    /// A character ids are made of: an ASCII letter or digit, `_` or `-`.
+    private func isIDScalar(_ c: Unicode.Scalar) -> Bool {
+        isASCIILetter(c) || isASCIIDigit(c) || c == "_" || c == "-"
     }
 
     /// A plugin capability name: dotted lowercase words, such as `flowd.time-slots`.

@@ -5,7 +5,17 @@ import FlowKit
 // a family reader here and a row to `typedKeys`.
 extension FlowBuilder {
     /// One field of a form step.
-    mutating func field(_ node: JSONNode, _ path: JSONPath) -> FieldDefinition? {
+    ///
+    /// - Parameters:
+    ///   - isOnlyField: the field is its step's only one, so it may leave out
+    ///     `label`, which is then `stepTitle`;
+    ///   - stepTitle: the step's title (nil when it could not be read, which
+    ///     is a problem of its own);
+    ///   - step, index: where the field is, for what its `visibleIf` and
+    ///     `expr` may read (earlier steps, and the fields above it).
+    mutating func field(
+        _ node: JSONNode, _ path: JSONPath, isOnlyField: Bool, stepTitle: LocalizedText?, step: Int, index: Int
+    ) -> FieldDefinition? {
         guard let o = reader.object(node, path, "a field") else { return nil }
         reader.checkKeys(o, allowed: Self.fieldKeys, in: "a field")
         var id: String?
@@ -13,19 +23,35 @@ extension FlowBuilder {
         let type = fieldType(o, path)
         if let id, type == nil { references.untypedFields.insert(id) }
         var label: LocalizedText?
-        if let n = o["label"] { label = reader.localized(n, path / "label", "the label") } else { missing(o, "label", "a string or translations") }
-        let help = o["help"].flatMap { reader.localized($0, path / "help", "the help text") }
-        let placeholder = o["placeholder"].flatMap { reader.localized($0, path / "placeholder", "the placeholder") }
+        if let n = o["label"] {
+            label = piped(n, path / "label", "the label", step: step)
+        } else if isOnlyField {
+            label = stepTitle
+        } else {
+            missing(o, "label", "a string or translations; only the single field of a step may leave it out, and then takes the step's title")
+        }
+        let help = o["help"].flatMap { piped($0, path / "help", "the help text", step: step) }
+        let placeholder = o["placeholder"].flatMap { piped($0, path / "placeholder", "the placeholder", step: step) }
+        var visibleIf: Condition?
+        if let n = o["visibleIf"], requireFormat2(path / "visibleIf", "\"visibleIf\"") {
+            visibleIf = condition(n, path / "visibleIf", step: step, above: index)
+        }
+        let computed = computedKeys(o, path, type: type, id: id, step: step, index: index)
 
         if let type { checkApplicability(o, type: type) }
         let required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
         let mustBeOn = o["mustBeOn"].flatMap { reader.bool($0, path / "mustBeOn") } ?? false
-        let text = textRules(o, path)
+        let text = textRules(o, path, type: type)
         let number = numberRules(o, path)
         let dates = dateRules(o, path)
         let choice = choiceRules(o, path, type: type)
         if type == .toggle && o.has("required") {
             problem(path / "required", "a toggle always has a value; use \"mustBeOn\": true to require it to be on")
+        }
+        if type == .computed {
+            for key in ["required", "placeholder", "prefill", "validators", "messages"] where o.has(key) {
+                problem(path / key, "a computed field is worked out from other answers, never typed in, so it takes no \(quoted(key))")
+            }
         }
         let prefill = o["prefill"].flatMap { provider($0, path / "prefill", kind: .prefillProvider, what: "prefill provider") }
         let validators = o["validators"].map { self.validators($0, path / "validators") } ?? []
@@ -47,10 +73,12 @@ extension FlowBuilder {
         return FieldDefinition(
             id: id, type: type ?? .text, label: label, help: help, placeholder: placeholder, required: required,
             mustBeOn: mustBeOn, minLength: text.minLength, maxLength: text.maxLength, pattern: text.pattern,
+            patternHint: text.patternHint,
             minimum: number.minimum, maximum: number.maximum, integer: number.integer, after: dates.after,
             before: dates.before, minSelected: choice.minSelected, maxSelected: choice.maxSelected,
             options: choice.options, optionsFrom: choice.optionsFrom, other: choice.other,
-            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages)
+            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages,
+            visibleIf: visibleIf, expression: computed.expression, display: computed.display, decimals: computed.decimals)
     }
 
     /// `type`, with a suggestion for a typo; nil when missing or unknown.
@@ -61,7 +89,10 @@ extension FlowBuilder {
             return nil
         }
         guard let s = reader.string(n, path / "type", "the field type") else { return nil }
-        if let type = FieldType(rawValue: s) { return type }
+        if let type = FieldType(rawValue: s) {
+            if type == .computed && !requireFormat2(path / "type", "the type \"computed\"") { return nil }
+            return type
+        }
         var message = "unknown type \(quoted(s)) ("
         if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
         problem(path / "type", message + "expected one of \(typeList))")
@@ -70,12 +101,14 @@ extension FlowBuilder {
 
     /// Keys that only some field types take.
     private static let typedKeys: [(keys: [String], types: [FieldType], what: String)] = [
-        (["minLength", "maxLength", "pattern"], [.text, .multiline, .secure, .email], "text, multiline, secure and email"),
+        (["minLength", "maxLength", "pattern", "patternHint"], [.text, .multiline, .secure, .email],
+         "text, multiline, secure and email"),
         (["minimum", "maximum", "integer"], [.number], "number"),
         (["after", "before"], [.date], "date"),
         (["minSelected", "maxSelected"], [.multichoice], "multichoice"),
         (["options", "optionsFrom", "other", "otherLabel"], [.choice, .multichoice], "choice and multichoice"),
         (["mustBeOn"], [.toggle], "toggle"),
+        (["expr", "display", "decimals"], [.computed], "computed"),
     ]
 
     private mutating func checkApplicability(_ o: ObjectView, type: FieldType) {
@@ -93,9 +126,10 @@ extension FlowBuilder {
         var minLength: Int?
         var maxLength: Int?
         var pattern: PatternRegex?
+        var patternHint: LocalizedText?
     }
 
-    private mutating func textRules(_ o: ObjectView, _ path: JSONPath) -> TextRules {
+    private mutating func textRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?) -> TextRules {
         let lengthRange = 0...1_000_000
         let minLength = o["minLength"].flatMap { reader.integer($0, path / "minLength", lengthRange) }
         let maxLength = o["maxLength"].flatMap { reader.integer($0, path / "maxLength", lengthRange) }
@@ -113,7 +147,11 @@ extension FlowBuilder {
         if let pattern, let max = maxLength, max > pattern.maxInputLength {
             problem(path / "maxLength", "maxLength \(max) is more than the \(pattern.maxInputLength) characters this pattern can check (it compiles to \(pattern.programSize) instructions); lower maxLength or simplify the pattern")
         }
-        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern)
+        let patternHint = o["patternHint"].flatMap { reader.localized($0, path / "patternHint", "the pattern hint") }
+        if o.has("patternHint") && !o.has("pattern") && type?.isTextual != false {
+            problem(path / "patternHint", "patternHint describes a \"pattern\", and the field has none")
+        }
+        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern, patternHint: patternHint)
     }
 
     /// The rules of number fields.
@@ -221,7 +259,7 @@ extension FlowBuilder {
         guard let o = reader.object(node, path, "an option") else { return nil }
         reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
         var id: String?
-        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id") {
+        if let n = o["id"], let s = reader.optionIdentifier(n, path / "id") {
             if s == "other" {
                 problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
             } else {

@@ -36,9 +36,11 @@ extension FlowBuilder {
         if let n = o["plugin"] { name = reader.capabilityName(n, path / "plugin") } else { missing(o, "plugin", "the validator's plugin name") }
         let options = o["options"].flatMap { reader.pluginOptions($0, path / "options") } ?? [:]
         let message = o["message"].flatMap { reader.localized($0, path / "message", "the message") }
+        let hint = o["hint"].flatMap { reader.localized($0, path / "hint", "the hint") }
+        let level = self.level(o, path)
         guard let name else { return nil }
         requireCapability(.fieldValidator, name, path / "plugin", "field validator")
-        return PluginRule(name: name, options: options, message: message)
+        return PluginRule(name: name, options: options, message: message, hint: hint, level: level)
     }
 
     /// A problem when no loaded plugin provides `name` as a `kind`, with a

@@ -33,6 +33,8 @@ public struct FlowLoadLimits: Sendable, Hashable {
     public var maxTimeoutSeconds = 3600.0
     /// Bounds on `pattern`.
     public var pattern = PatternLimits.default
+    /// Bounds on expressions (format 2).
+    package var expression = ExpressionLimits.default
     /// How many problems a failed load reports before it stops listing them.
     public var maxProblems = 50
 
@@ -88,7 +90,9 @@ public struct CapabilityCatalog: Sendable {
 public struct LintProblem: Sendable, Hashable, CustomStringConvertible {
     /// The file name as the daemon passed it.
     public let file: String
-    /// Where in the document, for example `steps[2].fields[0].type`; `$` is the root.
+    /// Where in the document, for example `steps[2].fields[0].type`; `$` is
+    /// the root. Empty for a problem no path locates: a syntax error, whose
+    /// message names the line and column.
     public let path: String
     /// What is wrong and what was expected.
     public let message: String
@@ -100,8 +104,8 @@ public struct LintProblem: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `file: json.path: message`.
-    public var description: String { "\(file): \(path): \(message)" }
+    /// `file: json.path: message`, or `file: message` without a path.
+    public var description: String { path.isEmpty ? "\(file): \(message)" : "\(file): \(path): \(message)" }
 }
 
 /// A flow file that did not load: every problem found, up to

@@ -20,6 +20,16 @@ public enum LocaleFallback {
         return s
     }
 
+    /// A locale a client asks for, normalized, or nil when it is not a locale
+    /// tag: ill-formed (``isWellFormed(_:)``), or a POSIX charset or modifier
+    /// with no language before it (`.UTF-8`, `@euro`), which normalizing
+    /// would otherwise turn into `en`. The empty tag, `C` and `POSIX` are `en`.
+    package static func requested(_ tag: String) -> String? {
+        if let first = tag.unicodeScalars.first, first == "." || first == "@" { return nil }
+        let normalized = normalize(tag)
+        return isWellFormed(normalized) ? normalized : nil
+    }
+
     /// The tags to try, most specific first, before the "same language", `en`
     /// and "first" steps.
     public static func candidates(for tag: String) -> [String] {

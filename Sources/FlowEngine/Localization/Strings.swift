@@ -16,7 +16,19 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case listSeparator
     /// Shown in Review in place of a secure value.
     case secureMask
+    /// How computed numbers are written: the separator of thousands ("," in
+    /// English, "." in German), the decimal separator, and the fewest digits
+    /// before the separator at which grouping starts ("2" in Spanish: 1440,
+    /// but 14.400). Not sentences: data a translator sets once.
+    case numberGroupSeparator, numberDecimalSeparator, numberMinimumGrouping
+    /// "Sending…": the label while a submit runs, and its announcement.
     case submitting, submitted
+    /// "Not sent": a cancelled submit.
+    case notSent
+    /// The buttons of a failed or running submit: "Try again", "Cancel".
+    case tryAgain, cancel
+    /// "(optional)": after the label of a field that need not be answered.
+    case optional
     /// "Couldn't send this. Try again.": the default submit error.
     case submitFailed, submitTimeout, submitInterrupted
     /// "Couldn't check this value.": a plugin validator failed (fail closed).
@@ -44,6 +56,19 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case invalidOption
     /// "{field}": the label of the other field of a step rule.
     case mustEqual, mustDiffer, mustBeBefore, mustBeAfter, mustBeLess, mustBeGreater
+    // Hints: rules said before the person breaks them.
+    /// "Must be in the required format": a pattern without the flow's `patternHint`.
+    case patternHint
+    /// "{field}": "Must match Password" and the other comparisons.
+    case hintMustEqual, hintMustDiffer, hintMustBeBefore, hintMustBeAfter, hintMustBeLess, hintMustBeGreater
+    /// "{field}", "{value}": "Required if Purpose is Loan".
+    case hintRequiredIfEquals
+    /// "{field}": "Required if Company is filled in" (or left empty).
+    case hintRequiredIfAnswered, hintRequiredIfNotAnswered
+    /// "{field}": a condition that reads one field in another way.
+    case hintRequiredDependsOn
+    /// A condition that reads several fields.
+    case hintRequiredDepends
 }
 
 /// flowd's built-in string catalog with its translations.
@@ -70,7 +95,10 @@ public struct Strings: Sendable {
     public let loadProblems: [String]
     private let localeOrder: [String]
 
-    init(resources: [(String, [UInt8])]) {
+    /// A catalog of `(locale, JSON bytes)` resources, each an object of
+    /// key → text, matched as ``catalogLocale(for:)`` says. The desktop
+    /// client builds its own strings this way.
+    package init(resources: [(String, [UInt8])]) {
         var tables: [String: [String: String]] = [:]
         var problems: [String] = []
         let limits = JSONParser.Limits(maxDepth: 4, maxStringBytes: 4096)
@@ -109,8 +137,13 @@ public struct Strings: Sendable {
     /// The text of `key` in `locale`, falling back to English for a key a
     /// translation lacks, with `{name}` placeholders replaced from `arguments`.
     public func text(_ key: BuiltinString, locale: String, _ arguments: [String: String] = [:]) -> String {
-        let template =
-            tables[catalogLocale(for: locale)]?[key.rawValue] ?? tables["en"]?[key.rawValue] ?? key.rawValue
+        text(forKey: key.rawValue, locale: locale, arguments)
+    }
+
+    /// The text of the key named `key`, as ``text(_:locale:_:)`` finds it: for
+    /// catalogs whose keys are not ``BuiltinString``s.
+    package func text(forKey key: String, locale: String, _ arguments: [String: String] = [:]) -> String {
+        let template = tables[catalogLocale(for: locale)]?[key] ?? tables["en"]?[key] ?? key
         return arguments.isEmpty ? template : Self.fill(template, arguments)
     }
 

@@ -26,7 +26,7 @@ public struct SubmitDefinition: Sendable, Hashable {
     public static let defaultTimeoutSeconds = 30.0
 }
 
-/// A loaded, linted flow definition (format 1). See docs/flow-format.md.
+/// A loaded, linted flow definition (format 1 or 2). See docs/flow-format.md.
 ///
 /// Only ``FlowLoader`` makes one, so every value of this type has passed lint.
 /// It is `Codable`: it encodes as the flow document it was loaded from, and
@@ -53,6 +53,17 @@ public struct FlowDefinition: Sendable {
     /// A hash of the document's content (16 hex digits); a session records it
     /// so a restore can tell that the flow changed since.
     public let fingerprint: String
+    /// The file's `format`: 1, or 2 for a flow that may use field
+    /// conditions, piping, computed values and warnings.
+    package let format: Int
+    /// The type of each computed field's value, as the linter worked it out.
+    let computedTypes: [String: ExprType]
+    /// Some field has a `visibleIf` or is computed: working out the path
+    /// also works out which fields are shown and what they compute.
+    let hasFieldLogic: Bool
+    /// Some piped text (format 2) has a placeholder or an escaped brace, so
+    /// the session's words fill them from the answers.
+    let pipes: Bool
 
     let source: JSONNode
     let stepIndex: [String: Int]
@@ -67,8 +78,12 @@ public struct FlowDefinition: Sendable {
     init(
         id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
         review: ReviewDefinition?, submit: SubmitDefinition?, finishTitle: LocalizedText?, locales: [String],
-        source: JSONNode
+        source: JSONNode, format: Int = 1, computedTypes: [String: ExprType] = [:], pipes: Bool = false
     ) {
+        self.format = format
+        self.pipes = pipes
+        self.computedTypes = computedTypes
+        self.hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
         self.id = id
         self.title = title
         self.description = description
@@ -143,6 +158,43 @@ public struct FlowDefinition: Sendable {
         }
         if let action = submit?.action { out.append((.submitAction, action)) }
         return out
+    }
+}
+
+/// What lists show of a flow, in one locale (`ListFlows`).
+package struct LocalizedFlowSummary: Sendable, Hashable {
+    /// The flow's id.
+    package let id: String
+    /// The title in ``locale``.
+    package let title: String
+    /// The description in ``locale``, or empty.
+    package let description: String
+    /// The flow locale the texts resolved to: one of the flow's `locales`.
+    package let locale: String
+}
+
+extension FlowDefinition {
+    /// The flow locale a request resolves to: the best of ``locales`` along
+    /// the fallback chain (``LocaleFallback``), so `ar` on a flow written in
+    /// `en` and `de` is `en`, and `pt-PT` on one with `pt-BR` is `pt-BR`.
+    ///
+    /// This is the language the flow's own texts are shown in. flowd's
+    /// built-in strings follow the same chain over their ten locales
+    /// (``Strings/catalogLocale(for:)``), so the two agree unless the flow is
+    /// written in a language flowd has no strings for (a flow in `sv` shows
+    /// English buttons).
+    package func effectiveLocale(for requested: String) -> String {
+        guard let i = LocaleFallback.bestMatch(for: LocaleFallback.normalize(requested), in: locales) else { return "en" }
+        return locales[i]
+    }
+
+    /// The title and description in `requested` (nil: the flow's first
+    /// locale), along the fallback chain.
+    package func summary(locale requested: String?) -> LocalizedFlowSummary {
+        let locale = requested.map(effectiveLocale(for:)) ?? locales.first ?? "en"
+        return LocalizedFlowSummary(
+            id: id, title: title.resolve(requested ?? locale), description: description?.resolve(requested ?? locale) ?? "",
+            locale: locale)
     }
 }
 

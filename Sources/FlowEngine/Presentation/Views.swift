@@ -20,10 +20,16 @@ public struct StepView: Sendable, Hashable {
     public let body: String
     /// Content steps: a freedesktop icon name, or empty.
     public let icon: String
-    /// Form steps: the fields in order.
+    /// Form steps: the fields shown, in order (a field whose `visibleIf`
+    /// does not hold is left out).
     public let fields: [FieldView]
-    /// A step-level message (a plugin step validator's, not tied to a field), or empty.
+    /// A step-level message (a plugin step validator's, not tied to a
+    /// field), or the last submit's failure while the session is `failed`
+    /// (on Review, or on the last step of a flow without Review), or empty.
     public let error: String
+    /// Since 1.1: a step-level warning (a rule or plugin of level warning,
+    /// not tied to a field), or empty. It never stops Continue.
+    package let warning: String
     /// "Step 2 of 4, Day and time".
     public let announcement: String
     /// N of "Step N of M", from 1.
@@ -38,6 +44,59 @@ public struct StepView: Sendable, Hashable {
     public let canGoBack: Bool
     /// As ``FlowSession/canContinue``.
     public let canContinue: Bool
+
+    // Since 1.1: labels a client would otherwise have to write itself.
+
+    /// "Step 2 of 4" on its own (``announcement`` adds the title).
+    package let progressLabel: String
+    /// "Try again": the button that submits again after a failure.
+    package let retryLabel: String
+    /// "Cancel": the button that stops a running submit.
+    package let cancelLabel: String
+    /// "Sending…": shown while a submit runs.
+    package let submittingLabel: String
+    /// "Not sent": shown after a cancelled submit.
+    package let notSentLabel: String
+    /// "(optional)": after the label of a field that is not required.
+    package let optionalLabel: String
+
+    // Since 1.1: the flow and the language.
+
+    /// The flow's title in the page's locale.
+    package let flowTitle: String
+    /// The flow's description in the page's locale, or empty.
+    package let flowDescription: String
+    /// The locale asked for, normalized (`de_DE` is `de-DE`).
+    package let locale: String
+    /// The flow locale the texts resolved to (`ar` on a flow without
+    /// Arabic: `en`); see ``FlowDefinition/effectiveLocale(for:)``.
+    package let effectiveLocale: String
+    /// Rules of the whole step, said before the person continues: the
+    /// descriptions of plugin step validators (or the flow's `hint`s).
+    package let ruleHints: [RuleHint]
+}
+
+/// A rule said before the person breaks it: "Must match Password",
+/// "Required for loans", "Within the next 30 days".
+package struct RuleHint: Sendable, Hashable {
+    /// Where the rule comes from.
+    package enum Kind: String, Sendable, Hashable {
+        /// A step rule comparing two fields (`equals`, `notEquals`, `before`, `after`).
+        case equals, notEquals, before, after
+        /// A step rule that makes the field required when a condition holds.
+        case requiredIf
+        /// A plugin validator (field or step).
+        case plugin
+    }
+
+    /// Where the rule comes from.
+    package let kind: Kind
+    /// What it is about: the other field of a comparison; the field a
+    /// `requiredIf` condition reads (empty when it reads several); the
+    /// plugin's capability name.
+    package let subject: String
+    /// The sentence, in the page's locale.
+    package let text: String
 }
 
 /// One field of the current step.
@@ -52,7 +111,8 @@ public struct FieldView: Sendable, Hashable {
     public let help: String
     /// An input placeholder, or empty.
     public let placeholder: String
-    /// The field must be answered.
+    /// The field must be answered now: `required`, or (since 1.1) a
+    /// `requiredIf` rule whose condition holds with the current answers.
     public let required: Bool
     /// The options (the flow's own or the provider's), never `other`.
     public let options: [ChoiceOption]
@@ -68,6 +128,12 @@ public struct FieldView: Sendable, Hashable {
     public let isSet: Bool
     /// The error to show under the field, or empty.
     public let error: String
+    /// Since 1.1: a warning to show under the field, or empty; it never
+    /// stops Continue.
+    package let warning: String
+    /// Since 1.1: a computed field's value in words, formatted for the
+    /// locale with the flow's `display` ("1,440 €"); empty for other fields.
+    package let display: String
     /// "Select all that apply" for a multiple choice, otherwise empty.
     public let hint: String
     /// The `minLength` rule, in Unicode scalars.
@@ -90,6 +156,23 @@ public struct FieldView: Sendable, Hashable {
     public let before: String?
     /// The `mustBeOn` rule.
     public let mustBeOn: Bool
+
+    // Since 1.1.
+
+    /// A toggle's "Yes", empty for other types.
+    package let yesLabel: String
+    /// A toggle's "No", empty for other types.
+    package let noLabel: String
+    /// What `pattern` wants, in words: the flow's `patternHint`, else the
+    /// localized "Must be in the required format"; empty without a pattern.
+    package let patternHint: String
+    /// A step rule (`requiredIf`) makes the field required depending on other
+    /// answers; ``required`` says whether it is required now.
+    package let conditionallyRequired: Bool
+    /// The rules beyond the field's own constraints, in order: the step's
+    /// rules whose message would go to this field, then its plugin
+    /// validators (those that describe themselves or have a flow `hint`).
+    package let ruleHints: [RuleHint]
 }
 
 /// The Review page (the D-Bus `GetReview` reply).
@@ -118,7 +201,7 @@ public struct ReviewGroup: Sendable, Hashable {
     public let status: String
     /// "Edit Day and time": the accessible label of the Edit action, which is `GoTo(step)`.
     public let editLabel: String
-    /// One entry per field, in order.
+    /// One entry per field shown, in order.
     public let answers: [ReviewAnswer]
 }
 

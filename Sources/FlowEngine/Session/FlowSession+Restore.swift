@@ -37,7 +37,9 @@ extension FlowSession {
         record.flowFingerprint = flow.fingerprint
 
         // The position must still make sense.
-        let p = route()
+        let r = resolve()
+        let p = r.route
+        let isFinished = finishedSteps(r)
         let position = record.currentStep
         let valid: Bool
         switch position {
@@ -52,7 +54,7 @@ extension FlowSession {
             let step = flow.steps[target]
             record.currentStep = step.id
             if !record.visited.contains(step.id) { record.visited.append(step.id) }
-            record.announcement = words(arrival(atStep: target, path: p))
+            announce(arrival(atStep: target, path: p))
         }
         switch record.state {
         case .editing, .review:

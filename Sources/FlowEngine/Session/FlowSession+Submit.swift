@@ -8,7 +8,8 @@ extension FlowSession {
     /// If a step on the path is not finished the session moves to the first
     /// such step (`redirected`; from there Continue returns to Review). A flow
     /// without a submit action settles at once. Otherwise the state becomes
-    /// `submitting` and the daemon runs the returned request.
+    /// `submitting`, the person hears "Sending…" (so a slow action is not
+    /// silence), and the daemon runs the returned request.
     ///
     /// - Throws: `invalidState` when a submit is already running.
     public mutating func beginSubmit(now: Int64) throws(SessionError) -> SubmitStart {
@@ -17,8 +18,9 @@ extension FlowSession {
         case .submitting: throw SessionError(.invalidState, "a submit is already running")
         case .editing, .review, .failed: break
         }
-        let p = route()
-        if let unfinished = p.first(where: { !isFinished($0) }) {
+        let r = resolve()
+        let isFinished = finishedSteps(r)
+        if let unfinished = r.route.first(where: { !isFinished($0) }) {
             if flow.hasReview { record.returningToReview = true }
             for f in flow.steps[unfinished].fields { insertSorted(f.id, into: &record.shownErrors) }
             moveTo(unfinished, now: now)
@@ -30,11 +32,12 @@ extension FlowSession {
         }
         record.state = .submitting
         record.lastError = nil
+        announce(.builtin(.submitting))
         record.submittedAt = now
         record.updatedAt = now
         scratch.pendingContinue = nil
         let options = flow.submit?.options ?? [:]
-        let context = pluginContext(answers: answersOnPath(includeSecure: false), options: options)
+        let context = pluginContext(answers: answersOnPath(includeSecure: false, in: r), options: options)
         return .run(SubmitRequest(
             action: action, options: options, timeoutSeconds: flow.submit?.timeoutSeconds ?? SubmitDefinition.defaultTimeoutSeconds,
             submission: submission(now: now), context: context))
@@ -63,12 +66,13 @@ extension FlowSession {
         }
         record.state = .failed
         record.lastError = message
-        record.announcement = message
+        announce(.verbatim(message))
         record.updatedAt = now
     }
 
-    /// Cancels an in-flight submit: back to Review (or the step) quietly, with
-    /// no error. Does nothing when no submit is running.
+    /// Cancels an in-flight submit: back to Review (or the step), with no
+    /// error; the person hears "Not sent". Does nothing when no submit is
+    /// running.
     ///
     /// - Throws: `invalidState` once submitted.
     public mutating func cancelSubmit(now: Int64) throws(SessionError) {
@@ -77,6 +81,7 @@ extension FlowSession {
         case .submitting:
             record.state = record.currentStep == Self.reviewID ? .review : .editing
             record.lastError = nil
+            announce(.builtin(.notSent))
             record.updatedAt = now
         case .editing, .review, .failed:
             return
@@ -91,7 +96,7 @@ extension FlowSession {
         let message = words(.builtin(.submitInterrupted))
         record.state = .failed
         record.lastError = message
-        record.announcement = message
+        announce(.verbatim(message))
         record.updatedAt = now
     }
 }

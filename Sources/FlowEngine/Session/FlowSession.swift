@@ -43,8 +43,9 @@ public struct FlowSession: Sendable {
     /// The session's locale, normalized.
     var locale: String { record.locale }
 
-    /// Words for the texts the session keeps and returns, in its locale.
-    var words: SessionText { SessionText(locale: record.locale) }
+    /// Words for the texts the session keeps and returns, in its locale,
+    /// with the answers piped into the flow's texts.
+    var words: SessionText { words(in: record.locale) }
 
     // MARK: - Creating and restoring
 
@@ -64,8 +65,7 @@ public struct FlowSession: Sendable {
         flow: FlowDefinition, id: String, owner: UInt32, locale: String, clock: any EngineClock,
         prefill: [String: AnswerValue] = [:], dynamicOptions: [String: [ChoiceOption]] = [:]
     ) throws(SessionError) {
-        let normalized = LocaleFallback.normalize(locale)
-        guard LocaleFallback.isWellFormed(normalized) else {
+        guard let normalized = LocaleFallback.requested(locale) else {
             throw SessionError(.invalidArgs, "\(quoted(locale)) is not a locale tag (expected one like \"en\" or \"pt-BR\")")
         }
         guard !id.isEmpty, id.utf8.count <= 128 else { throw SessionError(.invalidArgs, "a session id must be 1 to 128 bytes") }
@@ -87,10 +87,12 @@ public struct FlowSession: Sendable {
             guard let target = answerTarget(key) else {
                 throw SessionError(.invalidArgs, "prefill names \(quoted(key)), which is not a field of flow \(quoted(flow.id))")
             }
+            guard target.field.type != .computed else { throw computedField(key) }
             checked.append((key, target.field, try checkValue(value, key: key, field: target.field, isOther: target.isOther)))
         }
         for item in checked { store(item.value, key: item.key, field: item.field) }
-        record.announcement = words(arrival(atStep: 0, path: route()))
+        announce(arrival(atStep: 0, path: route()))
+        record.announcedWarnings = currentWarnings()
     }
 
     /// Restores a session from its record, with the flow as loaded now.
@@ -166,7 +168,7 @@ public struct FlowSession: Sendable {
         if record.currentStep == Self.reviewID { return true }
         guard let i = flow.stepIndex[record.currentStep] else { return false }
         let step = flow.steps[i]
-        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true).isEmpty
+        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: resolve(including: i)).isEmpty
     }
 
     /// True after an Edit from Review, until the session is back there.
@@ -175,8 +177,13 @@ public struct FlowSession: Sendable {
     /// The last submit failure's localized message.
     public var lastError: String? { record.lastError }
 
-    /// The last announcement: "Step 2 of 4, Day and time", or a submit's outcome.
+    /// The last announcement: "Step 2 of 4, Day and time", "Sending…", a
+    /// submit's outcome, or "Not sent".
     public var announcement: String { record.announcement }
+
+    /// Counts the announcements made (``SessionRecord/announcementSequence``):
+    /// a host signals `Announcement` when this changes, once per event.
+    package var announcementSequence: UInt64 { record.announcementSequence }
 }
 
 extension FlowSession: CustomStringConvertible, CustomReflectable {

@@ -55,8 +55,19 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     public internal(set) var stepMessages: [String: StepMessages]
     /// The localized message of the last failed submit.
     public internal(set) var lastError: String?
-    /// The last announcement (a step arrived, or a submit ended).
+    /// The last announcement (a step arrived, a submit started, ended or was
+    /// cancelled).
     public internal(set) var announcement: String
+    /// How many announcements the session has made: every event that
+    /// announces adds one, so a host signals exactly one `Announcement` per
+    /// event, even when two in a row say the same words, and none when only
+    /// the words change (``FlowSession/setLocale(_:now:)`` rewords the last
+    /// one). Records written before it existed read as 0.
+    package internal(set) var announcementSequence: UInt64 = 0
+    /// The warnings of the current step already announced, field id (or
+    /// `""`) → message: a warning is announced once, when it appears.
+    /// Records written before flowd 1.1 read as none.
+    package internal(set) var announcedWarnings: [String: String] = [:]
     /// The receipt of the successful submit.
     public internal(set) var receipt: [String: JSONValue]?
     /// When the (last) submit began, in microseconds since the epoch.
@@ -68,5 +79,55 @@ public struct SessionRecord: Sendable, Hashable, Codable {
         public var revision: UInt64
         /// Field id (or `""`) → message.
         public var messages: [String: String]
+        /// Field id (or `""`) → warning (since flowd 1.1).
+        package var warnings: [String: String] = [:]
+    }
+}
+
+extension SessionRecord.StepMessages {
+    private enum Keys: String, CodingKey { case revision, messages, warnings }
+
+    /// Reads step messages as the synthesized encoder writes them; records
+    /// written before warnings existed have none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        revision = try c.decode(UInt64.self, forKey: .revision)
+        messages = try c.decode([String: String].self, forKey: .messages)
+        warnings = try c.decodeIfPresent([String: String].self, forKey: .warnings) ?? [:]
+    }
+}
+
+extension SessionRecord {
+    /// Reads a record as the synthesized `Codable` conformance writes it.
+    /// Written out so that fields added since format 1 began have defaults:
+    /// a record stored by an older flowd (without them) still reads.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        formatVersion = try c.decode(Int.self, forKey: .formatVersion)
+        id = try c.decode(String.self, forKey: .id)
+        flowID = try c.decode(String.self, forKey: .flowID)
+        flowFingerprint = try c.decode(String.self, forKey: .flowFingerprint)
+        owner = try c.decode(UInt32.self, forKey: .owner)
+        locale = try c.decode(String.self, forKey: .locale)
+        createdAt = try c.decode(Int64.self, forKey: .createdAt)
+        updatedAt = try c.decode(Int64.self, forKey: .updatedAt)
+        revision = try c.decode(UInt64.self, forKey: .revision)
+        state = try c.decode(SessionState.self, forKey: .state)
+        currentStep = try c.decode(String.self, forKey: .currentStep)
+        returningToReview = try c.decode(Bool.self, forKey: .returningToReview)
+        visited = try c.decode([String].self, forKey: .visited)
+        completed = try c.decode([String].self, forKey: .completed)
+        shownErrors = try c.decode([String].self, forKey: .shownErrors)
+        answers = try c.decode([String: AnswerValue].self, forKey: .answers)
+        secureFieldsSet = try c.decode([String].self, forKey: .secureFieldsSet)
+        dynamicOptions = try c.decode([String: [ChoiceOption]].self, forKey: .dynamicOptions)
+        stepMessages = try c.decode([String: StepMessages].self, forKey: .stepMessages)
+        lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+        announcement = try c.decode(String.self, forKey: .announcement)
+        receipt = try c.decodeIfPresent([String: JSONValue].self, forKey: .receipt)
+        submittedAt = try c.decodeIfPresent(Int64.self, forKey: .submittedAt)
+        // Added in flowd 1.1.
+        announcementSequence = try c.decodeIfPresent(UInt64.self, forKey: .announcementSequence) ?? 0
+        announcedWarnings = try c.decodeIfPresent([String: String].self, forKey: .announcedWarnings) ?? [:]
     }
 }

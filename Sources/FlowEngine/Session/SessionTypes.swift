@@ -18,9 +18,9 @@ public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
     case failed
 }
 
-/// Why a session call was refused. The daemon maps ``Kind`` to a D-Bus error
-/// name (`org.flowd.Flow1.Error.<Kind>`); the message is English, for
-/// programs and logs.
+/// Why a session call was refused. The daemon maps ``Kind`` to one of the
+/// contract's error names (FlowProtocol's `FlowErrorName`); the message is
+/// English, for programs and logs.
 public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error's class; its raw value is the D-Bus error name's last part.
     public enum Kind: String, Sendable, Hashable {
@@ -71,6 +71,28 @@ public struct SetAnswersResult: Sendable {
     /// `errors` is final; otherwise run them and pass the results to
     /// ``FlowSession/applyPluginResults(_:)``, which returns the final errors.
     public let checks: [PluginCheck]
+}
+
+/// What `checkAnswers` found: what `setAnswers` would have replied, with
+/// nothing stored.
+package struct AnswerCheck: Sendable {
+    /// The current step's field errors, as `setAnswers` would return them.
+    package let errors: FieldErrors
+    /// The plugin field validators `setAnswers` would ask for. When empty,
+    /// `errors` is final; otherwise run them and pass the results to
+    /// ``errors(applying:)``.
+    package let checks: [PluginCheck]
+    /// The session as `setAnswers` would have left it: only here, never
+    /// stored, so the results of `checks` can be applied to the same values.
+    let trial: FlowSession
+
+    /// The final errors once `checks` ran: what
+    /// ``FlowSession/applyPluginResults(_:)`` would return after the same
+    /// `setAnswers`.
+    package func errors(applying results: [PluginCheckResult]) -> FieldErrors {
+        var session = trial
+        return session.applyPluginResults(results)
+    }
 }
 
 /// What a `continueStep` call did.

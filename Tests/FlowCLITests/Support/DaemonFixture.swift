@@ -4,13 +4,7 @@ import TestSupport
 
 /// The built executables: next to the test bundle, or in `.build/debug`.
 enum Binaries {
-    static let directory: String = {
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-        for candidate in [runner, Repository.buildDirectory] where FileManager.default.isExecutableFile(atPath: candidate + "/flowctl") {
-            return candidate
-        }
-        return Repository.buildDirectory
-    }()
+    static let directory = BuildProducts.directory(holding: "flowctl")
 
     static var flowctl: String { directory + "/flowctl" }
     static var flowd: String { directory + "/flowd" }

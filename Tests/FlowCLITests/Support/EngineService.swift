@@ -1,7 +1,9 @@
 import DBus
 import FlowCLI
+import FlowClient
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import Foundation
 
 /// The repository, found from this file's path.
@@ -9,13 +11,18 @@ enum Repository {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var flowsDirectory: String { root.appendingPathComponent("flows").path }
-    static var buildDirectory: String { root.appendingPathComponent(".build/debug").path }
 }
 
 /// A stand-in for flowd that runs the real engine (FlowEngine's session
 /// state machine) in the test process, so commands and the wizard meet real
 /// navigation, validation, branching, review and submit without a bus.
 /// Plugin validators pass; options providers answer fixed lists.
+///
+/// Everything it returns goes through the contract's codec as it would over
+/// the bus: the wire struct is built from the engine's view with the
+/// daemon's function, encoded to its D-Bus value, and decoded with the
+/// client's decoder. So every command and wizard test also runs the real
+/// mapping.
 final class EngineService: FlowService, @unchecked Sendable {
     private(set) var flows: [String: FlowDefinition] = [:]
     private(set) var sessions: [String: FlowSession] = [:]
@@ -24,8 +31,8 @@ final class EngineService: FlowService, @unchecked Sendable {
     var submitFailures: [SubmitFailure] = []
     /// Every call, in order, as "Member" or "Member(session)".
     private(set) var calls: [String] = []
-    /// Events the watch source hands out, per session.
-    var queuedEvents: [String: [SessionEvent]] = [:]
+    /// Events the watch stream hands out, per session; the stream ends after them.
+    var queuedEvents: [String: [FlowEvent]] = [:]
     /// The last `SetAnswers` argument per session, to check what was typed.
     private(set) var lastAnswers: [String: [String: DBusValue]] = [:]
     /// The locale a session was started with, as asked.
@@ -47,12 +54,22 @@ final class EngineService: FlowService, @unchecked Sendable {
         flows[flow.id] = flow
     }
 
-    private func session(_ id: String) throws(ServiceError) -> FlowSession {
-        guard let session = sessions[id] else { throw ServiceError(.notFound, "no session \(id)") }
+    /// The error flowd sends for `error`, as the client reports it.
+    static func refusal(_ name: FlowErrorName, _ message: String) -> FlowClientError {
+        FlowClientError(.flowd(name), message, underlying: DBusError(name: name.errorName, message: message))
+    }
+
+    /// A wire decoder's failure: the test's own mapping is broken.
+    static func mismatch(_ error: WireError) -> FlowClientError {
+        FlowClientError(.protocolMismatch, "the fake's reply does not decode: \(error.message)")
+    }
+
+    private func session(_ id: String) throws(FlowClientError) -> FlowSession {
+        guard let session = sessions[id] else { throw Self.refusal(.notFound, "no session \(id)") }
         return session
     }
 
-    private func mutate<T>(_ id: String, _ body: (inout FlowSession) throws(SessionError) -> T) throws(ServiceError) -> T {
+    private func mutate<T>(_ id: String, _ body: (inout FlowSession) throws(SessionError) -> T) throws(FlowClientError) -> T {
         var session = try self.session(id)
         do {
             let result = try body(&session)
@@ -60,32 +77,30 @@ final class EngineService: FlowService, @unchecked Sendable {
             sessions[id] = session
             if before?.state != session.state || before?.currentStepID != session.currentStepID {
                 queuedEvents[id, default: []].append(.propertiesChanged(
-                    ["State": .string(session.state.rawValue), "CurrentStep": .string(session.currentStepID)],
-                    invalidated: []))
+                    session: id, [.state: .string(session.state.rawValue), .currentStep: .string(session.currentStepID)]))
             }
             return result
         } catch {
-            throw ServiceError(ServiceError.Kind(rawValue: error.kind.rawValue) ?? .other, error.message)
+            throw Self.refusal(FlowErrorName(error.kind), error.message)
         }
     }
 
     // MARK: Manager
 
-    func listFlows() throws(ServiceError) -> [FlowSummary] {
+    func listFlows() async throws(FlowClientError) -> [FlowSummary] {
         calls.append("ListFlows")
-        return flows.values.map { flow in
-            var titles: [String: String] = [:]
-            for locale in flow.locales { titles[locale] = flow.title.resolve(locale) }
-            return FlowSummary(
-                id: flow.id, title: flow.title.resolve("en"), titles: titles,
-                description: flow.description?.resolve("en") ?? "", locales: flow.locales, steps: flow.steps.count,
-                review: flow.hasReview)
+        do throws(WireError) {
+            return try flows.values.map { flow throws(WireError) in try FlowSummary(dbusValue: FlowSummary(flow).dbusValue) }
+        } catch {
+            throw Self.mismatch(error)
         }
     }
 
-    func startSession(flow: String, locale: String?) throws(ServiceError) -> String {
-        calls.append("StartSession")
-        guard let definition = flows[flow] else { throw ServiceError(.notFound, "no flow \(flow)") }
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String {
+        calls.append(answers.isEmpty ? "StartSession" : "StartSession(answers)")
+        guard let definition = flows[flow] else { throw Self.refusal(.notFound, "no flow \(flow)") }
         let id = String(format: "%032x", nextID)
         nextID += 1
         var options: [String: [ChoiceOption]] = [:]
@@ -100,47 +115,75 @@ final class EngineService: FlowService, @unchecked Sendable {
                 options[request.field.id] = [ChoiceOption(id: "09:00", label: "09:00"), ChoiceOption(id: "09:30", label: "09:30")]
             }
         }
+        var typed: [String: AnswerValue] = [:]
+        for (key, value) in answers {
+            guard let answer = Self.answer(value) else {
+                throw Self.refusal(.invalidArgs, "\(key): unsupported type \(value.signature)")
+            }
+            typed[key] = answer
+        }
         do {
-            sessions[id] = try FlowSession(
+            var session = try FlowSession(
                 flow: definition, id: id, owner: 1000, locale: locale ?? "en", clock: clock, dynamicOptions: options)
+            // As flowd does: the answers drive the new session, plugins accepting everything.
+            var outcome = try session.run(answers: typed, now: clock.now)
+            while case .checking(let checks) = outcome {
+                _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: PluginCheckOutcome(fieldMessage: nil)) })
+                outcome = try session.run(answers: typed, now: clock.now)
+            }
+            sessions[id] = session
         } catch {
-            throw ServiceError(.invalidArgs, error.message)
+            throw Self.refusal(.invalidArgs, error.message)
         }
         requestedLocales[id] = locale
         return id
     }
 
-    func listSessions() throws(ServiceError) -> [SessionSummary] {
+    func listSessions() async throws(FlowClientError) -> [SessionListing] {
         calls.append("ListSessions")
-        return sessions.map { id, session in
-            SessionSummary(id: id, flow: session.flow.id, path: "/org/flowd/Flow1/session/\(id)", state: session.state.rawValue)
+        do throws(WireError) {
+            return try sessions.compactMap { id, session in SessionListing(id: id, flowID: session.flow.id, state: session.state) }
+                .map { listing throws(WireError) in try SessionListing(dbusValue: listing.dbusValue) }
+        } catch {
+            throw Self.mismatch(error)
         }
     }
 
     var pluginList: [PluginSummary] = [
-        PluginSummary(name: "spool", version: "1.0", kinds: ["submit"], capabilities: ["flowd.spool"], status: "loaded"),
-        PluginSummary(name: "broken", version: "0.1", kinds: ["validator"], status: "failed",
+        PluginSummary(name: "spool", version: "1.0", kinds: ["submit"], capabilities: ["flowd.spool"], status: .loaded),
+        PluginSummary(name: "broken", version: "0.1", kinds: ["validator"], status: .failed,
                       error: "ABI 2 is not the daemon's ABI 1"),
     ]
 
-    func plugins() throws(ServiceError) -> [PluginSummary] {
+    func listPlugins() async throws(FlowClientError) -> [PluginSummary] {
         calls.append("ListPlugins")
-        return pluginList
+        do throws(WireError) {
+            return try pluginList.map { plugin throws(WireError) in try PluginSummary(dbusValue: plugin.dbusValue) }
+        } catch {
+            throw Self.mismatch(error)
+        }
     }
 
     // MARK: Session
 
-    func step(_ id: String) throws(ServiceError) -> StepPage {
+    func step(_ id: String) async throws(FlowClientError) -> StepPage {
         calls.append("GetStep")
-        return Self.page(try session(id).currentStep())
+        let view = try session(id).currentStep()
+        do throws(WireError) {
+            return try StepPage(dbusValue: StepPage(view).dbusValue)
+        } catch {
+            throw Self.mismatch(error)
+        }
     }
 
-    func setAnswers(_ id: String, _ answers: [String: DBusValue]) throws(ServiceError) -> [String: String] {
+    func setAnswers(_ id: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String] {
         calls.append("SetAnswers")
         lastAnswers[id] = answers
         var values: [String: AnswerValue] = [:]
         for (key, value) in answers {
-            guard let answer = Self.answer(value) else { throw ServiceError(.invalidArgs, "\(key): unsupported type \(value.signature)") }
+            guard let answer = Self.answer(value) else {
+                throw Self.refusal(.invalidArgs, "\(key): unsupported type \(value.signature)")
+            }
             values[key] = answer
         }
         let now = clock.now
@@ -151,15 +194,15 @@ final class EngineService: FlowService, @unchecked Sendable {
         }
     }
 
-    func continueStep(_ id: String) throws(ServiceError) -> [String: String] {
+    func continueStep(_ id: String) async throws(FlowClientError) -> [String: String] {
         calls.append("Continue")
         let now = clock.now
         while true {
             let outcome = try mutate(id) { (session) throws(SessionError) in try session.continueStep(now: now) }
             switch outcome {
             case .moved(let completion):
-                queuedEvents[id, default: []].append(.stepCompleted(
-                    step: completion.step, answers: completion.answers.mapValues(Self.dbus)))
+                queuedEvents[id, default: []].append(.session(id, .stepCompleted(
+                    step: completion.step, answers: WireValue.answers(completion.answers))))
                 return [:]
             case .stayed(let errors): return errors
             case .checking(let checks):
@@ -174,12 +217,12 @@ final class EngineService: FlowService, @unchecked Sendable {
         }
     }
 
-    private func finish(_ id: String, _ start: SubmitStart) throws(ServiceError) {
+    private func finish(_ id: String, _ start: SubmitStart) throws(FlowClientError) {
         let now = clock.now
         switch start {
         case .redirected(let step):
             // flowd's own message (FlowDaemon's FlowService.beginSubmit).
-            throw ServiceError(.validationFailed, "step \"\(step)\" is not finished; the session moved there")
+            throw Self.refusal(.validationFailed, "step \"\(step)\" is not finished; the session moved there")
         case .settledWithoutAction, .alreadySubmitted:
             return
         case .run:
@@ -187,102 +230,92 @@ final class EngineService: FlowService, @unchecked Sendable {
                 let failure = submitFailures.removeFirst()
                 try mutate(id) { (session) throws(SessionError) in try session.failSubmit(failure, now: now) }
                 let message = (try? self.session(id).lastError) ?? nil
-                queuedEvents[id, default: []].append(.submitFailed(message: message ?? ""))
-                throw ServiceError(.submitFailed, message ?? "failed")
+                queuedEvents[id, default: []].append(.session(id, .submitFailed(message: message ?? "")))
+                throw Self.refusal(.submitFailed, message ?? "failed")
             }
             try mutate(id) { (session) throws(SessionError) in
                 try session.finishSubmit(receipt: SubmitReceipt(["reference": .string("R-1")]), now: now)
             }
-            queuedEvents[id, default: []].append(.submitted(receipt: ["reference": .string("R-1")]))
+            queuedEvents[id, default: []].append(.session(id, .submitted(receipt: ["reference": .string("R-1")])))
         }
     }
 
-    func back(_ id: String) throws(ServiceError) {
+    func back(_ id: String) async throws(FlowClientError) {
         calls.append("Back")
         let now = clock.now
         try mutate(id) { (session) throws(SessionError) in try session.back(now: now) }
     }
 
-    func goTo(_ id: String, step: String) throws(ServiceError) {
+    func goTo(_ id: String, step: String) async throws(FlowClientError) {
         calls.append("GoTo(\(step))")
         let now = clock.now
         try mutate(id) { (session) throws(SessionError) in try session.goTo(step, now: now) }
     }
 
-    func review(_ id: String) throws(ServiceError) -> ReviewPage {
+    func review(_ id: String) async throws(FlowClientError) -> ReviewPage {
         calls.append("GetReview")
         let view = try session(id).review()
-        return ReviewPage(
-            groups: view.groups.map { group in
-                ReviewSection(
-                    step: group.step, title: group.title, finished: group.finished, status: group.status,
-                    editLabel: group.editLabel,
-                    answers: group.answers.map { ReviewLine(field: $0.field, label: $0.label, display: $0.display) })
-            },
-            note: view.note)
+        do throws(WireError) {
+            return try ReviewPage(dbusArguments: ReviewPage(view).dbusArguments)
+        } catch {
+            throw Self.mismatch(error)
+        }
     }
 
-    func answers(_ id: String) throws(ServiceError) -> [String: DBusValue] {
+    func answers(_ id: String) async throws(FlowClientError) -> [String: DBusValue] {
         calls.append("GetAnswers")
-        return try session(id).answersOnPath(includeSecure: false).mapValues(Self.dbus)
+        return WireValue.answers(try session(id).answersOnPath(includeSecure: false))
     }
 
-    func submit(_ id: String) throws(ServiceError) {
+    func submit(_ id: String) async throws(FlowClientError) {
         calls.append("Submit")
         let now = clock.now
         let start = try mutate(id) { (session) throws(SessionError) in try session.beginSubmit(now: now) }
         try finish(id, start)
     }
 
-    func cancel(_ id: String) throws(ServiceError) {
+    func cancel(_ id: String) async throws(FlowClientError) {
         calls.append("Cancel")
         _ = try session(id)
     }
 
-    func close(_ id: String) throws(ServiceError) {
+    func close(_ id: String) async throws(FlowClientError) {
         calls.append("Close")
         _ = try session(id)
         sessions[id] = nil
-        queuedEvents[id, default: []].append(.removed)
+        queuedEvents[id, default: []].append(.manager(.sessionRemoved(id: id)))
     }
 
-    func properties(_ id: String) throws(ServiceError) -> SessionProperties {
+    func properties(_ id: String) async throws(FlowClientError) -> SessionProperties {
         calls.append("GetAll")
-        let session = try self.session(id)
-        var properties = SessionProperties(id: id, flow: session.flow.id)
-        properties.owner = 1000
-        properties.locale = session.record.locale
-        properties.state = session.state.rawValue
-        properties.currentStep = session.currentStepID
-        properties.lastError = session.lastError ?? ""
-        properties.path = session.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status.rawValue) }
-        return properties
-    }
-
-    func events(_ id: String) throws(ServiceError) -> any SessionEventSource {
-        calls.append("Watch")
-        _ = try session(id)
-        return QueueEventSource(service: self, session: id)
-    }
-
-    fileprivate func takeEvent(_ id: String) -> SessionEvent? {
-        guard var queue = queuedEvents[id], !queue.isEmpty else { return nil }
-        let event = queue.removeFirst()
-        queuedEvents[id] = queue
-        return event
-    }
-
-    // MARK: conversions (what the daemon does between the engine and the bus)
-
-    static func dbus(_ answer: AnswerValue) -> DBusValue {
-        switch answer {
-        case .text(let s): return .string(s)
-        case .list(let l): return .strings(l)
-        case .bool(let b): return .bool(b)
-        case .integer(let i): return .int64(i)
-        case .number(let d): return .double(d)
+        let properties = SessionProperties(try session(id))
+        var all: [String: DBusValue] = [:]
+        for property in SessionProperty.allCases { all[property.rawValue] = properties.value(of: property) }
+        do throws(WireError) {
+            return try SessionProperties(dbus: all)
+        } catch {
+            throw Self.mismatch(error)
         }
     }
+
+    func events(for id: String?) async throws(FlowClientError) -> FlowEvents {
+        calls.append("Watch")
+        let events = FlowEvents()
+        if let id {
+            _ = try session(id)
+            for event in queuedEvents.removeValue(forKey: id) ?? [] { events.yield(event) }
+        }
+        // A fake has no more to say: the stream ends, and a test that waits
+        // for more fails instead of hanging.
+        events.finish()
+        return events
+    }
+
+    func ping() async throws(FlowClientError) {
+        calls.append("Ping")
+    }
+
+    // MARK: what callers send in (the daemon's inbound parsing, simplified)
 
     static func answer(_ value: DBusValue) -> AnswerValue? {
         switch value {
@@ -295,89 +328,32 @@ final class EngineService: FlowService, @unchecked Sendable {
         default: return value.integer.map { .integer($0) }
         }
     }
-
-    static func page(_ view: StepView) -> StepPage {
-        var page = StepPage(id: view.id, kind: view.kind.rawValue, title: view.title)
-        page.description = view.description
-        page.body = view.body
-        page.icon = view.icon
-        page.error = view.error
-        page.announcement = view.announcement
-        page.index = view.index
-        page.count = view.count
-        page.continueLabel = view.continueLabel
-        page.backLabel = view.backLabel
-        page.canGoBack = view.canGoBack
-        page.canContinue = view.canContinue
-        page.fields = view.fields.map { field in
-            var f = StepField(id: field.id, typeName: field.type.rawValue, label: field.label)
-            f.help = field.help
-            f.placeholder = field.placeholder
-            f.required = field.required
-            f.options = field.options.map { FieldOption(id: $0.id, label: $0.label) }
-            f.other = field.other
-            f.otherLabel = field.otherLabel
-            f.value = field.value.map(dbus)
-            f.otherText = field.otherText
-            f.isSet = field.isSet
-            f.error = field.error
-            f.hint = field.hint
-            if let v = field.minLength { f.constraints["minLength"] = .uint32(UInt32(v)) }
-            if let v = field.maxLength { f.constraints["maxLength"] = .uint32(UInt32(v)) }
-            if let v = field.minimum { f.constraints["minimum"] = .double(v) }
-            if let v = field.maximum { f.constraints["maximum"] = .double(v) }
-            if field.integer { f.constraints["integer"] = .bool(true) }
-            if let v = field.after { f.constraints["after"] = .string(v) }
-            if let v = field.before { f.constraints["before"] = .string(v) }
-            if let v = field.minSelected { f.constraints["minSelected"] = .uint32(UInt32(v)) }
-            if let v = field.maxSelected { f.constraints["maxSelected"] = .uint32(UInt32(v)) }
-            if field.mustBeOn { f.constraints["mustBeOn"] = .bool(true) }
-            return f
-        }
-        return page
-    }
-}
-
-/// Hands out the events an ``EngineService`` queued; nil when there are none.
-final class QueueEventSource: SessionEventSource {
-    let service: EngineService
-    let session: String
-
-    init(service: EngineService, session: String) {
-        self.service = service
-        self.session = session
-    }
-
-    func next(timeout: Duration) throws(ServiceError) -> SessionEvent? {
-        guard let event = service.takeEvent(session) else {
-            // A short wait (watch collecting the signals after a change) finds nothing;
-            // a long one would wait forever: fail the test instead.
-            if timeout < .seconds(1) { return nil }
-            throw ServiceError(.unavailable, "no more queued events (a test that waits forever)")
-        }
-        return event
-    }
 }
 
 /// A service whose daemon is not there: every call fails as flowctl's does then.
 final class AbsentService: FlowService, @unchecked Sendable {
-    let error = ServiceError(.unavailable, "flowd is not running on the session bus. Start it with: systemctl --user start flowd")
-    func listFlows() throws(ServiceError) -> [FlowSummary] { throw error }
-    func startSession(flow: String, locale: String?) throws(ServiceError) -> String { throw error }
-    func listSessions() throws(ServiceError) -> [SessionSummary] { throw error }
-    func plugins() throws(ServiceError) -> [PluginSummary] { throw error }
-    func step(_ session: String) throws(ServiceError) -> StepPage { throw error }
-    func setAnswers(_ session: String, _ answers: [String: DBusValue]) throws(ServiceError) -> [String: String] { throw error }
-    func continueStep(_ session: String) throws(ServiceError) -> [String: String] { throw error }
-    func back(_ session: String) throws(ServiceError) { throw error }
-    func goTo(_ session: String, step: String) throws(ServiceError) { throw error }
-    func review(_ session: String) throws(ServiceError) -> ReviewPage { throw error }
-    func answers(_ session: String) throws(ServiceError) -> [String: DBusValue] { throw error }
-    func submit(_ session: String) throws(ServiceError) { throw error }
-    func cancel(_ session: String) throws(ServiceError) { throw error }
-    func close(_ session: String) throws(ServiceError) { throw error }
-    func properties(_ session: String) throws(ServiceError) -> SessionProperties { throw error }
-    func events(_ session: String) throws(ServiceError) -> any SessionEventSource { throw error }
+    let error = FlowClientError(
+        .notRunning, "flowd is not running on the bus",
+        underlying: DBusError(name: .serviceUnknown, message: "The name org.flowd.Flow1 was not provided by any .service files"))
+    func listFlows() async throws(FlowClientError) -> [FlowSummary] { throw error }
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String { throw error }
+    func listSessions() async throws(FlowClientError) -> [SessionListing] { throw error }
+    func listPlugins() async throws(FlowClientError) -> [PluginSummary] { throw error }
+    func step(_ session: String) async throws(FlowClientError) -> StepPage { throw error }
+    func setAnswers(_ session: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String] { throw error }
+    func continueStep(_ session: String) async throws(FlowClientError) -> [String: String] { throw error }
+    func back(_ session: String) async throws(FlowClientError) { throw error }
+    func goTo(_ session: String, step: String) async throws(FlowClientError) { throw error }
+    func review(_ session: String) async throws(FlowClientError) -> ReviewPage { throw error }
+    func answers(_ session: String) async throws(FlowClientError) -> [String: DBusValue] { throw error }
+    func submit(_ session: String) async throws(FlowClientError) { throw error }
+    func cancel(_ session: String) async throws(FlowClientError) { throw error }
+    func close(_ session: String) async throws(FlowClientError) { throw error }
+    func properties(_ session: String) async throws(FlowClientError) -> SessionProperties { throw error }
+    func events(for session: String?) async throws(FlowClientError) -> FlowEvents { throw error }
+    func ping() async throws(FlowClientError) { throw error }
 }
 
 /// One flowctl run in the test process: its output, errors and exit status.

@@ -1,4 +1,6 @@
 import DBus
+import FlowClient
+import FlowProtocol
 import Foundation
 import Systemd
 import Testing
@@ -127,7 +129,7 @@ final class FlowdProcess: @unchecked Sendable {
 
 /// A private bus, a temporary directory with `flows/`, `state/` and maybe a
 /// configuration file, the built `flowd` started on them (ready: `READY=1`
-/// arrived), and a client connection.
+/// arrived), and a client of it.
 final class DaemonFixture: @unchecked Sendable {
     let bus: PrivateBus
     let directory: TemporaryDirectory
@@ -136,7 +138,7 @@ final class DaemonFixture: @unchecked Sendable {
     let pluginDirectory: String
     let configurationPath: String?
     let settings: DaemonSettings
-    /// The client connection most tests use.
+    /// The client most tests use.
     let client: FlowClient
     private(set) var daemon: FlowdProcess
     /// stderr of the daemons this fixture started before the current one.
@@ -176,7 +178,7 @@ final class DaemonFixture: @unchecked Sendable {
         starts = 1
         do {
             try daemon.waitUntilReady()
-            client = try FlowClient(address: bus.address)
+            client = try FlowClient(bus: .address(bus.address))
         } catch {
             daemon.kill()
             throw error
@@ -184,7 +186,6 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     deinit {
-        client.connection.close()
         if daemon.child.exitStatus == nil { daemon.kill() }
         bus.stop()
     }
@@ -245,9 +246,15 @@ final class DaemonFixture: @unchecked Sendable {
         try contents.write(toFile: flowsDirectory + "/" + name, atomically: true, encoding: .utf8)
     }
 
-    /// Another client connection to the same bus.
+    /// Another client, with a connection of its own, on the same bus.
     func connect() throws -> FlowClient {
-        try FlowClient(address: bus.address)
+        try FlowClient(bus: .address(bus.address))
+    }
+
+    /// A plain connection to the same bus, for calls no well-behaved client
+    /// makes (wrong signatures, unknown members and objects).
+    func raw() throws -> RawFlowd {
+        try RawFlowd(address: bus.address)
     }
 
     /// The bytes of every file in the state directory (the database, its
@@ -267,12 +274,12 @@ final class DaemonFixture: @unchecked Sendable {
 @discardableResult
 func withDaemon<T>(
     _ settings: DaemonSettings = DaemonSettings(), sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (DaemonFixture) throws -> T
-) throws -> T {
+    _ body: (DaemonFixture) async throws -> T
+) async throws -> T {
     let fixture = try DaemonFixture(settings)
     let result: T
     do {
-        result = try body(fixture)
+        result = try await body(fixture)
     } catch {
         Issue.record("flowd's stderr:\n\(fixture.allStandardError)", sourceLocation: sourceLocation)
         throw error
@@ -288,19 +295,24 @@ func withDaemon<T>(
     return result
 }
 
-/// Expects `body` to throw the D-Bus error `name`; returns the error.
+/// Expects `body` to throw the D-Bus error `name` (from flowd through the
+/// client, or from a raw call); returns the error's message.
 @discardableResult
 func expectDBusError(
     _ name: String, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) -> DBusError? {
+    _ body: () async throws -> Void
+) async -> String? {
+    let note = comment.map { "(\($0))" } ?? ""
     do {
-        try body()
-        Issue.record("expected \(name), but the call succeeded \(comment.map { "(\($0))" } ?? "")", sourceLocation: sourceLocation)
+        try await body()
+        Issue.record("expected \(name), but the call succeeded \(note)", sourceLocation: sourceLocation)
         return nil
+    } catch let error as FlowClientError {
+        #expect(error.name?.rawValue == name, "\(error) \(note)", sourceLocation: sourceLocation)
+        return error.message
     } catch let error as DBusError {
-        #expect(error.name.rawValue == name, "\(error) \(comment.map { "(\($0))" } ?? "")", sourceLocation: sourceLocation)
-        return error
+        #expect(error.name.rawValue == name, "\(error) \(note)", sourceLocation: sourceLocation)
+        return error.message
     } catch {
         Issue.record("expected \(name), got \(error)", sourceLocation: sourceLocation)
         return nil

@@ -75,6 +75,79 @@ import Testing
         #expect(all.map(\.kind) == CapabilityKind.allCases)
     }
 
+    /// A validator written for FlowKit 1.1: it describes its rule.
+    struct Window: FieldValidator, StepValidator {
+        func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? { nil }
+        func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] { [] }
+        func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
+            let days = context.options["days"]?.intValue ?? 30
+            return context.locale.hasPrefix("de") ? "In den nächsten \(days) Tagen" : "Within the next \(days) days"
+        }
+        func describeRule(step: StepInfo, context: PluginContext) async throws -> String? {
+            "\(step.title): all or nothing"
+        }
+    }
+
+    @Test("describeRule: none by default (Noop is written as before 1.1), a validator's own through the protocol")
+    func ruleDescriptions() async throws {
+        let field = FieldInfo(id: "day", type: "date", label: "Day")
+        let step = StepInfo(id: "s", title: "Step", fields: [field])
+        let context = PluginContext(
+            flowID: "f", sessionID: "", locale: "de", callerUID: 0, answers: [:], options: ["days": 14], stateDirectory: "")
+        let noop: any FieldValidator = Noop()
+        let noopStep: any StepValidator = Noop()
+        #expect(try await noop.describeRule(field: field, context: context) == nil)
+        #expect(try await noopStep.describeRule(step: step, context: context) == nil)
+        // Called through the existential, as the daemon calls it: the plugin's
+        // own implementation, not the default.
+        let window: any FieldValidator = Window()
+        let windowStep: any StepValidator = Window()
+        #expect(try await window.describeRule(field: field, context: context) == "In den nächsten 14 Tagen")
+        #expect(try await windowStep.describeRule(step: step, context: context) == "Step: all or nothing")
+        guard case .fieldValidator(_, let registered) = Capability.fieldValidator("t.window", Window()) else { return }
+        #expect(try await registered.describeRule(field: field, context: context) == "In den nächsten 14 Tagen")
+    }
+
+    /// A validator written for FlowKit 1.1 that warns: a Sunday is allowed,
+    /// with a second look; a date in the past is an error.
+    struct Opening: FieldValidator, StepValidator {
+        func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+            value.textValue == "2025-01-01" ? "That is in the past." : nil
+        }
+        func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
+            if let error = try await validate(value, field: field, context: context) { return .rejected(error) }
+            return value.textValue == "2025-06-15" ? .warning("That is a Sunday; we are closed then.") : .accepted
+        }
+        func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+            [ValidationIssue(field: "day", message: "Busy day.", level: .warning)]
+        }
+    }
+
+    @Test("warnings: assess defaults to validate's answer (Noop is written as before 1.1); a validator's own through the protocol")
+    func warnings() async throws {
+        let field = FieldInfo(id: "day", type: "date", label: "Day")
+        let context = PluginContext(
+            flowID: "f", sessionID: "s", locale: "en", callerUID: 0, answers: [:], options: [:], stateDirectory: "")
+        let noop: any FieldValidator = Noop()
+        #expect(try await noop.assess(.text("x"), field: field, context: context) == .accepted)
+        let opening: any FieldValidator = Opening()
+        #expect(try await opening.assess(.text("2025-01-01"), field: field, context: context) == .rejected("That is in the past."))
+        #expect(try await opening.assess(.text("2025-06-15"), field: field, context: context)
+            == .warning("That is a Sunday; we are closed then."))
+        #expect(try await opening.assess(.text("2025-06-16"), field: field, context: context) == .accepted)
+        // A plugin that only implements validate still assesses: its message is an error.
+        struct Old: FieldValidator {
+            func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? { "No." }
+        }
+        let old: any FieldValidator = Old()
+        #expect(try await old.assess(.text("x"), field: field, context: context) == .rejected("No."))
+        let step: any StepValidator = Opening()
+        let issues = try await step.validate(step: StepInfo(id: "s", title: "S", fields: [field]), context: context)
+        #expect(issues.map(\.level) == [.warning])
+        #expect(ValidationIssue(field: nil, message: "x").level == .error)
+        #expect(IssueLevel.allCases.map(\.rawValue) == ["error", "warning"])
+    }
+
     @Test("the kinds' names are the ones flowctl and the docs print")
     func kindNames() {
         #expect(CapabilityKind.allCases.map(\.rawValue)

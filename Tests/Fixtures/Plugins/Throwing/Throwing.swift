@@ -11,17 +11,25 @@ struct DescribedError: LocalizedError {
     var errorDescription: String? { "The directory service is down." }
 }
 
-/// `throw.validator`: a plain error.
+/// `throw.validator`: a plain error, also when asked to describe its rule.
 struct ThrowingValidator: FieldValidator {
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
         throw PlainError()
     }
+
+    func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
+        throw PlainError()
+    }
 }
 
-/// `throw.step`: a LocalizedFailure.
+/// `throw.step`: a LocalizedFailure, also when asked to describe its rule.
 struct ThrowingStep: StepValidator {
     func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
         throw LocalizedFailure("The step cannot be checked now.")
+    }
+
+    func describeRule(step: StepInfo, context: PluginContext) async throws -> String? {
+        throw LocalizedFailure("The step cannot be described now.")
     }
 }
 

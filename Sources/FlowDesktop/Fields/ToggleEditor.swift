@@ -1,0 +1,32 @@
+import Adwaita
+import FlowKit
+
+/// `toggle`: a row with a switch; clicking anywhere on the row flips it.
+@MainActor
+final class ToggleEditor: FieldEditor {
+    let fieldID: String
+    private let row: ActionRow
+    private let toggle = Switch()
+    let chrome: FieldChrome
+    var focusTarget: Widget { toggle }
+
+    init(_ field: FieldModel, context: EditorContext) {
+        fieldID = field.id
+        row = ActionRow(title: field.displayLabel)
+        row.setLines(title: 0, subtitle: 0)
+        row.addSuffix(toggle)
+        row.setActivatableWidget(toggle)
+        chrome = FieldChrome(row: row)
+        chrome.attach(input: toggle, field: field)
+        toggle.isOn = field.value == .bool(true)
+        let id = field.id
+        toggle.onChanged { [unowned toggle] in context.report([id: .bool(toggle.isOn)]) }
+    }
+
+    func update(_ field: FieldModel) {
+        row.title = field.displayLabel
+        chrome.update(field)
+        toggle.isOn = field.value == .bool(true)
+    }
+
+}

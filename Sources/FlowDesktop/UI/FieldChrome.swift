@@ -1,0 +1,80 @@
+import Adwaita
+
+/// What every field shows around its input: the error under it (only once
+/// the person touched the field), then its help and rule hints, and the
+/// accessible name and description the screen reader reads on the input.
+@MainActor
+final class FieldChrome {
+    /// The field's block on the page: the input part, then the texts.
+    let root = Box(.vertical, spacing: 6)
+    private let errorLabel = Label()
+    private let notesLabel = Label()
+    /// The widget a screen reader lands on for this field.
+    private weak var input: Widget?
+    private var help = ""
+    private var hints: [String] = []
+    private var error = ""
+    private var extraNote = ""
+
+    /// The chrome around `row` in a boxed list of its own (entry rows, action rows).
+    convenience init(row: Widget) {
+        let group = PreferencesGroup()
+        group.add(row)
+        self.init(content: group)
+    }
+
+    init(content: Widget) {
+        root.append(content)
+        for label in [errorLabel, notesLabel] {
+            label.wraps = true
+            label.xAlign = 0
+            label.addStyleClass("caption")
+            label.setMargins(start: 12, end: 12)
+            label.isVisible = false
+            root.append(label)
+        }
+        errorLabel.addStyleClass("field-error")
+        notesLabel.addStyleClass("dim-label")
+    }
+
+    /// The input the texts belong to; gets the accessible name and description.
+    func attach(input: Widget, field: FieldModel) {
+        self.input = input
+        update(field)
+    }
+
+    /// New label, help and hints from the daemon.
+    func update(_ field: FieldModel) {
+        input?.setAccessibleLabel(field.displayLabel)
+        input?.setAccessibleRequired(field.required)
+        help = field.help
+        hints = field.hints
+        refresh()
+    }
+
+    /// A note of the app's own under the help ("Saved. Type to replace it.").
+    func setExtraNote(_ text: String) {
+        extraNote = text
+        refresh()
+    }
+
+    /// Shows `text` as the field's error; empty hides it.
+    func showError(_ text: String) {
+        error = text
+        refresh()
+    }
+
+    private func refresh() {
+        errorLabel.text = error
+        errorLabel.isVisible = !error.isEmpty
+        let notes = ([help] + hints + [extraNote]).filter { !$0.isEmpty }
+        notesLabel.text = notes.joined(separator: "\n")
+        notesLabel.isVisible = !notes.isEmpty
+        guard let input else { return }
+        input.setAccessibleDescription(([error] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
+        input.setAccessibleInvalid(!error.isEmpty)
+        // Entry rows and inputs turn red with the error.
+        input.setStyleClass("error", !error.isEmpty)
+        input.setDescribedBy(error.isEmpty ? nil : errorLabel)
+    }
+}

@@ -1,0 +1,73 @@
+import DBus
+
+/// The names of flowd's D-Bus API, version 1 (docs/dbus-api.md), written
+/// here once for the daemon and every client. Every name derives from the
+/// bus name.
+package enum FlowBus {
+    /// The bus name flowd owns.
+    package static let name: BusName = "org.flowd.Flow1"
+
+    /// The Manager object: the bus name as a path.
+    package static let managerPath = ObjectPath(trusted: "/" + name.rawValue.split(separator: ".").joined(separator: "/"))
+    /// The parent of every session object (`<manager>/session`).
+    package static let sessionPrefix = ObjectPath(trusted: managerPath.rawValue + "/session")
+
+    /// The Manager interface.
+    package static let managerInterface = InterfaceName(trusted: name.rawValue + ".Manager")
+    /// The Session interface.
+    package static let sessionInterface = InterfaceName(trusted: name.rawValue + ".Session")
+
+    /// What every error name of the contract starts with (`<bus name>.Error.`).
+    package static let errorPrefix = name.rawValue + ".Error."
+
+    /// The object path of session `id`; nil when `id` is not a session id
+    /// (see ``SessionID/isValid(_:)``), so a path built here is always valid.
+    package static func sessionPath(of id: String) -> ObjectPath? {
+        SessionID.isValid(id) ? ObjectPath(trusted: sessionPrefix.rawValue + "/" + id) : nil
+    }
+
+    /// The session id of a session object's path; nil for any other path.
+    package static func sessionID(of path: ObjectPath) -> String? {
+        guard sessionPrefix.isAncestor(of: path), path.parent == sessionPrefix, let last = path.lastComponent,
+              SessionID.isValid(String(last)) else { return nil }
+        return String(last)
+    }
+}
+
+/// The method and signal names of the two interfaces.
+package enum FlowMember {
+    /// The Manager interface's members.
+    package enum Manager {
+        package static let listFlows: MemberName = "ListFlows"
+        package static let startSession: MemberName = "StartSession"
+        package static let listSessions: MemberName = "ListSessions"
+        package static let getSession: MemberName = "GetSession"
+        package static let listPlugins: MemberName = "ListPlugins"
+        package static let reload: MemberName = "Reload"
+    }
+
+    /// The Session interface's members.
+    package enum Session {
+        package static let getStep: MemberName = "GetStep"
+        package static let setAnswers: MemberName = "SetAnswers"
+        package static let continueStep: MemberName = "Continue"
+        package static let back: MemberName = "Back"
+        package static let goTo: MemberName = "GoTo"
+        package static let getReview: MemberName = "GetReview"
+        package static let getAnswers: MemberName = "GetAnswers"
+        package static let submit: MemberName = "Submit"
+        package static let cancel: MemberName = "Cancel"
+        package static let close: MemberName = "Close"
+    }
+}
+
+/// Session ids: 32 lowercase hex characters (128 random bits), so a path
+/// built from one is valid and an id cannot be guessed.
+package enum SessionID {
+    /// True for 32 lowercase hex characters.
+    package static func isValid(_ id: String) -> Bool {
+        guard id.utf8.count == 32 else { return false }
+        var id = id
+        return id.withUTF8 { bytes in bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } }
+    }
+}

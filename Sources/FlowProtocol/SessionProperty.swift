@@ -1,0 +1,268 @@
+import DBus
+import FlowEngine
+
+/// The properties of the Session interface, in the order the interface
+/// declares them. The daemon builds its member table from this list and
+/// compares snapshots along it, so a property cannot be declared without a
+/// value, or change without a `PropertiesChanged`.
+package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
+    case id = "Id"
+    case flowID = "FlowId"
+    case owner = "Owner"
+    case locale = "Locale"
+    case state = "State"
+    case currentStep = "CurrentStep"
+    case stepIndex = "StepIndex"
+    case stepCount = "StepCount"
+    case canGoBack = "CanGoBack"
+    case canContinue = "CanContinue"
+    case continueLabel = "ContinueLabel"
+    case returningToReview = "ReturningToReview"
+    case lastError = "LastError"
+    case createdAt = "CreatedAt"
+    case updatedAt = "UpdatedAt"
+    case path = "Path"
+    case announcement = "Announcement"
+    case receipt = "Receipt"
+    /// Since 1.1: the ids of the current step's fields that are shown, in
+    /// order. It changes when an answer shows or hides a field (`visibleIf`),
+    /// so a window can read the step again at once.
+    case visibleFields = "VisibleFields"
+
+    /// The property's name on the bus.
+    package var name: MemberName { MemberName(trusted: rawValue) }
+
+    /// The property's D-Bus type.
+    package var signature: Signature {
+        switch self {
+        case .id, .flowID, .locale, .state, .currentStep, .continueLabel, .lastError, .announcement: return .string
+        case .owner, .stepIndex, .stepCount: return .uint32
+        case .canGoBack, .canContinue, .returningToReview: return .bool
+        case .createdAt, .updatedAt: return .uint64
+        case .path: return "a(sss)"
+        case .receipt: return "a{sv}"
+        case .visibleFields: return "as"
+        }
+    }
+
+    /// Fixed for the session's lifetime (`EmitsChangedSignal` `const`).
+    package var isConstant: Bool {
+        switch self {
+        case .id, .flowID, .owner, .locale, .createdAt: return true
+        default: return false
+        }
+    }
+
+    /// The entries of a `PropertiesChanged` (or `GetAll`) dictionary that name
+    /// a property of this interface with its type; others are left out.
+    package static func values(in dictionary: [String: DBusValue]) -> [SessionProperty: DBusValue] {
+        var values: [SessionProperty: DBusValue] = [:]
+        for (name, value) in dictionary {
+            if let property = SessionProperty(rawValue: name), value.hasType(property.signature) { values[property] = value }
+        }
+        return values
+    }
+}
+
+/// The properties of the Manager interface.
+package enum ManagerProperty: String, Sendable, Hashable, CaseIterable {
+    /// `s`: the daemon's version.
+    case version = "Version"
+    /// `u`: live sessions of every uid; emits `PropertiesChanged`.
+    case sessionCount = "SessionCount"
+
+    /// The property's name on the bus.
+    package var name: MemberName { MemberName(trusted: rawValue) }
+}
+
+/// One entry of a session's predicted path (the `Path` property).
+package struct PathStep: Sendable, Hashable {
+    /// A step id, or `review`.
+    package var step: String
+    /// The step's title in the session's locale.
+    package var title: String
+    /// Where the person is relative to this step.
+    package var status: PathEntry.Status
+
+    /// A path entry.
+    package init(step: String, title: String, status: PathEntry.Status) {
+        self.step = step
+        self.title = title
+        self.status = status
+    }
+}
+
+/// The values of every property of one session at one moment: built by the
+/// daemon from the engine's session, sent by ``value(of:)``, decoded by a
+/// client with ``init(dbus:)`` (`GetAll`) and ``set(_:from:)`` (`Get`,
+/// `PropertiesChanged`).
+package struct SessionProperties: Sendable, Hashable {
+    package var id: String
+    package var flowID: String
+    package var owner: UInt32 = 0
+    package var locale = "en"
+    package var state = SessionState.editing
+    package var currentStep = ""
+    package var stepIndex = 0
+    package var stepCount = 0
+    package var canGoBack = false
+    package var canContinue = false
+    package var continueLabel = ""
+    package var returningToReview = false
+    /// The last submit's localized error, or empty.
+    package var lastError = ""
+    /// Microseconds since the epoch.
+    package var createdAt: UInt64 = 0
+    /// Microseconds since the epoch.
+    package var updatedAt: UInt64 = 0
+    package var path: [PathStep] = []
+    package var announcement = ""
+    /// The last successful submit's receipt; empty before.
+    package var receipt: [String: DBusValue] = [:]
+    /// The ids of the current step's shown fields, in order.
+    package var visibleFields: [String] = []
+
+    /// Session `id` of `flowID`; the rest is set afterwards.
+    package init(id: String, flowID: String) {
+        self.id = id
+        self.flowID = flowID
+    }
+
+    /// The daemon's side: the values of `session` now (one walk of its path).
+    package init(_ session: FlowSession) {
+        let progress = session.progressSnapshot
+        let record = session.record
+        self.init(id: record.id, flowID: session.flow.id)
+        owner = record.owner
+        locale = record.locale
+        state = session.state
+        currentStep = session.currentStepID
+        stepIndex = progress.stepIndex
+        stepCount = progress.stepCount
+        canGoBack = progress.canGoBack
+        canContinue = progress.canContinue
+        continueLabel = progress.continueLabel
+        returningToReview = session.returningToReview
+        lastError = session.lastError ?? ""
+        createdAt = UInt64(clamping: record.createdAt)
+        updatedAt = UInt64(clamping: record.updatedAt)
+        path = progress.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+        announcement = session.announcement
+        receipt = record.receipt.map(WireValue.json) ?? [:]
+        visibleFields = session.visibleFieldIDs
+    }
+
+    /// The encoder: the D-Bus value of `property`.
+    package func value(of property: SessionProperty) -> DBusValue {
+        switch property {
+        case .id: return .string(id)
+        case .flowID: return .string(flowID)
+        case .owner: return .uint32(owner)
+        case .locale: return .string(locale)
+        case .state: return .string(state.rawValue)
+        case .currentStep: return .string(currentStep)
+        case .stepIndex: return .uint32(UInt32(clamping: stepIndex))
+        case .stepCount: return .uint32(UInt32(clamping: stepCount))
+        case .canGoBack: return .bool(canGoBack)
+        case .canContinue: return .bool(canContinue)
+        case .continueLabel: return .string(continueLabel)
+        case .returningToReview: return .bool(returningToReview)
+        case .lastError: return .string(lastError)
+        case .createdAt: return .uint64(createdAt)
+        case .updatedAt: return .uint64(updatedAt)
+        case .path:
+            return .array(
+                elementType: "(sss)",
+                path.map { .structure([.string($0.step), .string($0.title), .string($0.status.rawValue)]) })
+        case .announcement: return .string(announcement)
+        case .receipt: return .vardict(receipt)
+        case .visibleFields: return .strings(visibleFields)
+        }
+    }
+
+    /// The properties whose values differ from `old`, in declaration order:
+    /// what a `PropertiesChanged` announces.
+    package func changed(since old: SessionProperties) -> [SessionProperty] {
+        SessionProperty.allCases.filter { !hasSameValue(of: $0, as: old) }
+    }
+
+    private func hasSameValue(of property: SessionProperty, as other: SessionProperties) -> Bool {
+        switch property {
+        case .id: return id == other.id
+        case .flowID: return flowID == other.flowID
+        case .owner: return owner == other.owner
+        case .locale: return locale == other.locale
+        case .state: return state == other.state
+        case .currentStep: return currentStep == other.currentStep
+        case .stepIndex: return stepIndex == other.stepIndex
+        case .stepCount: return stepCount == other.stepCount
+        case .canGoBack: return canGoBack == other.canGoBack
+        case .canContinue: return canContinue == other.canContinue
+        case .continueLabel: return continueLabel == other.continueLabel
+        case .returningToReview: return returningToReview == other.returningToReview
+        case .lastError: return lastError == other.lastError
+        case .createdAt: return createdAt == other.createdAt
+        case .updatedAt: return updatedAt == other.updatedAt
+        case .path: return path == other.path
+        case .announcement: return announcement == other.announcement
+        case .receipt: return receipt == other.receipt
+        case .visibleFields: return visibleFields == other.visibleFields
+        }
+    }
+
+    /// The decoder of a `GetAll` reply: every property must be there with
+    /// its type, except those a flowd 1.0 does not have (`VisibleFields`).
+    package init(dbus dictionary: [String: DBusValue]) throws(WireError) {
+        self.init(id: "", flowID: "")
+        for property in SessionProperty.allCases {
+            guard let value = dictionary[property.rawValue] else {
+                if property == .visibleFields { continue }
+                throw WireError("the session's properties have no \(property.rawValue) (\(property.signature))")
+            }
+            try set(property, from: value)
+        }
+    }
+
+    /// The decoder of one property's value (`Get`, `PropertiesChanged`).
+    package mutating func set(_ property: SessionProperty, from value: DBusValue) throws(WireError) {
+        let place = "the property \(property.rawValue)"
+        func typed<T: DBusRepresentable>(_ type: T.Type) throws(WireError) -> T {
+            try WireDictionary.typed(value, type, place)
+        }
+        switch property {
+        case .id: id = try typed(String.self)
+        case .flowID: flowID = try typed(String.self)
+        case .owner: owner = try typed(UInt32.self)
+        case .locale: locale = try typed(String.self)
+        case .state:
+            let text = try typed(String.self)
+            guard let state = SessionState(rawValue: text) else {
+                throw WireError("\(place) is \"\(text.prefix(64))\", which is not a session state")
+            }
+            self.state = state
+        case .currentStep: currentStep = try typed(String.self)
+        case .stepIndex: stepIndex = Int(try typed(UInt32.self))
+        case .stepCount: stepCount = Int(try typed(UInt32.self))
+        case .canGoBack: canGoBack = try typed(Bool.self)
+        case .canContinue: canContinue = try typed(Bool.self)
+        case .continueLabel: continueLabel = try typed(String.self)
+        case .returningToReview: returningToReview = try typed(Bool.self)
+        case .lastError: lastError = try typed(String.self)
+        case .createdAt: createdAt = try typed(UInt64.self)
+        case .updatedAt: updatedAt = try typed(UInt64.self)
+        case .path:
+            var steps: [PathStep] = []
+            for entry in try typed([DBusStruct<String, String, String>].self) {
+                let (step, title, status) = entry.fields
+                guard let status = PathEntry.Status(rawValue: status) else {
+                    throw WireError("\(place) has the status \"\(status.prefix(64))\" for \(step.prefix(64))")
+                }
+                steps.append(PathStep(step: step, title: title, status: status))
+            }
+            path = steps
+        case .announcement: announcement = try typed(String.self)
+        case .receipt: receipt = try typed([String: DBusValue].self)
+        case .visibleFields: visibleFields = try typed([String].self)
+        }
+    }
+}

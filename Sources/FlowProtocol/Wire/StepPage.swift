@@ -1,0 +1,288 @@
+import DBus
+import FlowEngine
+import FlowKit
+
+/// The current step of a session: the `GetStep` reply (docs/dbus-api.md,
+/// "GetStep keys"). Built by the daemon from the engine's ``StepView``,
+/// sent with ``dbusValue``, decoded by clients with ``init(dbusValue:)``.
+package struct StepPage: Sendable, Hashable {
+    /// The step id; `review` on Review, `complete` once submitted.
+    package var id: String
+    /// What the client draws.
+    package var kind: StepView.Kind
+    /// The title in the session's locale.
+    package var title: String
+    /// A line under the title, or empty.
+    package var description = ""
+    /// Content steps: the text; complete: the success message.
+    package var body = ""
+    /// A freedesktop icon name, or empty.
+    package var icon = ""
+    /// The fields of a form step, in order.
+    package var fields: [StepField] = []
+    /// A step-level message, or empty.
+    package var error = ""
+    /// Since 1.1: a step-level warning (never stops Continue), or empty.
+    package var warning = ""
+    /// What a screen reader says on arrival.
+    package var announcement = ""
+    /// N of "Step N of M", from 1.
+    package var index = 0
+    /// M of "Step N of M".
+    package var count = 0
+    /// The Continue button's label.
+    package var continueLabel = ""
+    /// The Back button's label.
+    package var backLabel = ""
+    /// Back is possible.
+    package var canGoBack = false
+    /// Continue is possible.
+    package var canContinue = false
+
+    /// A step with an id, a kind and a title; the rest is set afterwards.
+    package init(id: String, kind: StepView.Kind, title: String) {
+        self.id = id
+        self.kind = kind
+        self.title = title
+    }
+
+    /// The field with `id`.
+    package func field(_ id: String) -> StepField? { fields.first { $0.id == id } }
+
+    /// The daemon's side: the page for the engine's view of the step.
+    package init(_ view: StepView) {
+        self.init(id: view.id, kind: view.kind, title: view.title)
+        description = view.description
+        body = view.body
+        icon = view.icon
+        fields = view.fields.map(StepField.init)
+        error = view.error
+        warning = view.warning
+        announcement = view.announcement
+        index = view.index
+        count = view.count
+        continueLabel = view.continueLabel
+        backLabel = view.backLabel
+        canGoBack = view.canGoBack
+        canContinue = view.canContinue
+    }
+
+    /// The encoder: the `a{sv}` of the reply.
+    package var dbusValue: DBusValue {
+        .vardict([
+            "id": .string(id), "kind": .string(kind.rawValue), "title": .string(title),
+            "description": .string(description), "body": .string(body), "icon": .string(icon),
+            "fields": .array(elementType: "a{sv}", fields.map(\.dbusValue)), "error": .string(error),
+            "warning": .string(warning), "announcement": .string(announcement), "index": .uint32(UInt32(clamping: index)),
+            "count": .uint32(UInt32(clamping: count)), "continueLabel": .string(continueLabel),
+            "backLabel": .string(backLabel), "canGoBack": .bool(canGoBack), "canContinue": .bool(canContinue),
+        ])
+    }
+
+    /// The decoder: every key the contract always sends must be there with
+    /// its type; keys it does not name are ignored.
+    package init(dbusValue: DBusValue) throws(WireError) {
+        try self.init(WireDictionary(dbusValue, "the GetStep reply"))
+    }
+
+    /// The decoder, from the reply's `a{sv}` already read into a dictionary.
+    package init(dbus entries: [String: DBusValue]) throws(WireError) {
+        try self.init(WireDictionary(entries, "the GetStep reply"))
+    }
+
+    private init(_ d: WireDictionary) throws(WireError) {
+        self.init(id: try d.required("id"), kind: try d.name("kind", StepView.Kind.self), title: try d.required("title"))
+        description = try d.required("description")
+        body = try d.required("body")
+        icon = try d.required("icon")
+        error = try d.required("error")
+        // Since 1.1: a flowd 1.0 does not send it.
+        warning = try d.optional("warning") ?? ""
+        announcement = try d.required("announcement")
+        index = try d.count("index")
+        count = try d.count("count")
+        continueLabel = try d.required("continueLabel")
+        backLabel = try d.required("backLabel")
+        canGoBack = try d.required("canGoBack")
+        canContinue = try d.required("canContinue")
+        fields = []
+        for (index, field) in try d.list("fields", of: "a{sv}").enumerated() {
+            fields.append(try StepField(dbusValue: field, place: "field \(index + 1) of the GetStep reply"))
+        }
+    }
+}
+
+/// One field of the current step (the `fields` of `GetStep`).
+package struct StepField: Sendable, Hashable {
+    /// The field id, the key for `SetAnswers`.
+    package var id: String
+    /// The field's type.
+    package var type: FieldType
+    /// The label in the session's locale.
+    package var label: String
+    /// A hint under the field, or empty.
+    package var help = ""
+    /// An input placeholder, or empty.
+    package var placeholder = ""
+    /// The field must be answered.
+    package var required = false
+    /// The options of a choice (never `other`); an icon when the flow or plugin gives one.
+    package var options: [ChoiceOption] = []
+    /// The field offers Other.
+    package var other = false
+    /// The label of Other.
+    package var otherLabel = ""
+    /// The answer in its contract type; nil when there is none, and always for a secure field.
+    package var value: DBusValue?
+    /// Other's free text, when there is one.
+    package var otherValue: String?
+    /// An answer is held (the only way to see that a secure field is filled).
+    package var isSet = false
+    /// The error to show under the field, or empty.
+    package var error = ""
+    /// Since 1.1: a warning to show under the field (never stops Continue), or empty.
+    package var warning = ""
+    /// Since 1.1: a `computed` field's value in words, formatted for the
+    /// locale ("1,440 €"); empty for other fields.
+    package var display = ""
+    /// "Select all that apply" for a multiple choice, or empty.
+    package var hint = ""
+    /// The `minLength` rule, in Unicode scalars.
+    package var minLength: Int?
+    /// The `maxLength` rule, in Unicode scalars.
+    package var maxLength: Int?
+    /// The `minimum` rule.
+    package var minimum: Double?
+    /// The `maximum` rule.
+    package var maximum: Double?
+    /// The `integer` rule.
+    package var integer = false
+    /// The `minSelected` rule.
+    package var minSelected: Int?
+    /// The `maxSelected` rule.
+    package var maxSelected: Int?
+    /// The earliest date, YYYY-MM-DD (`today` resolved).
+    package var after: String?
+    /// The latest date, YYYY-MM-DD (`today` resolved).
+    package var before: String?
+    /// The `mustBeOn` rule.
+    package var mustBeOn = false
+
+    /// A field with an id, a type and a label; the rest is set afterwards.
+    package init(id: String, type: FieldType, label: String) {
+        self.id = id
+        self.type = type
+        self.label = label
+    }
+
+    /// True for `secure` fields: write-only, never shown.
+    package var isSecure: Bool { type == .secure }
+
+    /// The label of option `id` (`other` included).
+    package func label(ofOption id: String) -> String? {
+        if id == "other", other { return otherLabel.isEmpty ? "Other" : otherLabel }
+        return options.first { $0.id == id }?.label
+    }
+
+    /// The constraint rules as the contract sends them, in a fixed order:
+    /// the bounds that are set, and `integer` and `mustBeOn` always.
+    package var constraints: [(key: String, value: DBusValue)] {
+        var rules: [(key: String, value: DBusValue)] = []
+        if let v = minLength { rules.append(("minLength", .uint32(UInt32(clamping: v)))) }
+        if let v = maxLength { rules.append(("maxLength", .uint32(UInt32(clamping: v)))) }
+        if let v = minimum { rules.append(("minimum", .double(v))) }
+        if let v = maximum { rules.append(("maximum", .double(v))) }
+        rules.append(("integer", .bool(integer)))
+        if let v = minSelected { rules.append(("minSelected", .uint32(UInt32(clamping: v)))) }
+        if let v = maxSelected { rules.append(("maxSelected", .uint32(UInt32(clamping: v)))) }
+        if let v = after { rules.append(("after", .string(v))) }
+        if let v = before { rules.append(("before", .string(v))) }
+        rules.append(("mustBeOn", .bool(mustBeOn)))
+        return rules
+    }
+
+    /// The daemon's side: the field for the engine's view of it.
+    package init(_ view: FieldView) {
+        self.init(id: view.id, type: view.type, label: view.label)
+        help = view.help
+        placeholder = view.placeholder
+        required = view.required
+        options = view.options
+        other = view.other
+        otherLabel = view.otherLabel
+        value = view.value.map(WireValue.answer)
+        otherValue = view.otherText
+        isSet = view.isSet
+        error = view.error
+        warning = view.warning
+        display = view.display
+        hint = view.hint
+        minLength = view.minLength
+        maxLength = view.maxLength
+        minimum = view.minimum
+        maximum = view.maximum
+        integer = view.integer
+        minSelected = view.minSelected
+        maxSelected = view.maxSelected
+        after = view.after
+        before = view.before
+        mustBeOn = view.mustBeOn
+    }
+
+    /// The encoder: one `a{sv}` of `fields`.
+    package var dbusValue: DBusValue {
+        var d: [String: DBusValue] = [
+            "id": .string(id), "type": .string(type.rawValue), "label": .string(label), "help": .string(help),
+            "placeholder": .string(placeholder), "required": .bool(required),
+            "options": .array(elementType: "(ss)", options.map { .structure([.string($0.id), .string($0.label)]) }),
+            "other": .bool(other), "otherLabel": .string(otherLabel), "isSet": .bool(isSet), "error": .string(error),
+            "warning": .string(warning), "display": .string(display), "hint": .string(hint),
+        ]
+        var icons: [String: String] = [:]
+        for option in options { if let icon = option.icon { icons[option.id] = icon } }
+        if !icons.isEmpty { d["optionIcons"] = .stringDictionary(icons) }
+        if let value { d["value"] = value }
+        if let otherValue { d["otherValue"] = .string(otherValue) }
+        for (key, value) in constraints { d[key] = value }
+        return .vardict(d)
+    }
+
+    /// The decoder of one `a{sv}` of `fields`.
+    package init(dbusValue: DBusValue, place: String = "a GetStep field") throws(WireError) {
+        let d = try WireDictionary(dbusValue, place)
+        self.init(id: try d.required("id"), type: try d.name("type", FieldType.self), label: try d.required("label"))
+        help = try d.required("help")
+        placeholder = try d.required("placeholder")
+        required = try d.required("required")
+        let icons = try d.optional("optionIcons", [String: String].self) ?? [:]
+        options = try d.required("options", [DBusStruct<String, String>].self).map { option in
+            let (id, label) = option.fields
+            return ChoiceOption(id: id, label: label, icon: icons[id])
+        }
+        other = try d.required("other")
+        otherLabel = try d.required("otherLabel")
+        value = try d.entries["value"].map { (value) throws(WireError) in
+            guard WireValue.isAnswer(value) else {
+                throw WireError("\"value\" of \(place) has type '\(value.signature)', which is not an answer type")
+            }
+            return value
+        }
+        otherValue = try d.optional("otherValue")
+        isSet = try d.required("isSet")
+        error = try d.required("error")
+        // Since 1.1: a flowd 1.0 does not send them.
+        warning = try d.optional("warning") ?? ""
+        display = try d.optional("display") ?? ""
+        hint = try d.required("hint")
+        minLength = try d.optionalCount("minLength")
+        maxLength = try d.optionalCount("maxLength")
+        minimum = try d.optional("minimum")
+        maximum = try d.optional("maximum")
+        integer = try d.required("integer")
+        minSelected = try d.optionalCount("minSelected")
+        maxSelected = try d.optionalCount("maxSelected")
+        after = try d.optional("after")
+        before = try d.optional("before")
+        mustBeOn = try d.required("mustBeOn")
+    }
+}
