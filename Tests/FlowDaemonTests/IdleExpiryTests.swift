@@ -48,9 +48,9 @@ struct IdleExpiryTests {
         return (failures, last, stopped)
     }
 
-    @Test("IdleTimeout=2s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
+    @Test("IdleTimeout=5s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
     func expiry() async throws {
-        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=5s\n")) { fixture in
             let watcher = try await EventWatcher(try fixture.connect())
             let client = fixture.client
             let untouched = try await client.start("quick")
@@ -65,7 +65,7 @@ struct IdleExpiryTests {
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.step(untouched) }
 
             // Keep touching for longer than the idle time: the session stays.
-            try await Task.sleep(for: .seconds(4))
+            try await Task.sleep(for: .seconds(7))
             touching.withLock { $0 = false }
             #expect(await waitUntil { stopped.value }, "the touching thread did not stop")
             #expect(failures.value.isEmpty, "a touch failed: \(failures.value)")

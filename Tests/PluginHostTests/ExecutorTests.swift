@@ -110,14 +110,14 @@ struct FairnessTests {
         let (_, caller) = try PluginFiles.load(
             ["FixtureTestPlugin", "FixturePatientPlugin"], in: temp, executor: executor)
         // Two calls of the heavy uid hold its two threads until the gate opens...
-        let timeout = Duration.seconds(6)
+        let timeout = Duration.seconds(12)
         let held = (0..<2).map { _ in
             submit(caller, "patient.gate", options: ["gate": .string(gate)], uid: Self.heavyUID, timeout: timeout)
         }
         #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).running == 2 })
-        // ...and two more wait behind them; each then blocks its thread for 4 s.
+        // ...and two more wait behind them; each then blocks its thread for 6 s.
         let queued = (0..<2).map { _ in
-            submit(caller, "patient.wait", options: ["seconds": 4], uid: Self.heavyUID, timeout: timeout)
+            submit(caller, "patient.wait", options: ["seconds": 6], uid: Self.heavyUID, timeout: timeout)
         }
         #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).waiting == 2 })
 
@@ -127,12 +127,13 @@ struct FairnessTests {
             == .success(.accepted))
         #expect(executor.jobCounts(uid: Self.heavyUID) == (running: 2, waiting: 2))
 
-        // The queued calls wait 3 s for a thread and then run 4 s: 7 s in
-        // all, more than their 6 s timeout, which counts from their start.
-        try await Task.sleep(for: .seconds(3))
+        // The queued calls wait 7 s for a thread and then run 6 s: 13 s in
+        // all, more than their 12 s timeout, which counts from their start.
+        // (The margins are wide for a loaded machine.)
+        try await Task.sleep(for: .seconds(7))
         #expect(FileManager.default.createFile(atPath: gate, contents: Data()))
         for task in held { #expect(await task.value == .success(SubmitReceipt(["gate": "open"]))) }
-        for task in queued { #expect(await task.value == .success(SubmitReceipt(["waited": 4]))) }
+        for task in queued { #expect(await task.value == .success(SubmitReceipt(["waited": 6]))) }
         #expect(executor.threadCounts.peak <= 8)
     }
 
