@@ -34,6 +34,8 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     /// The executor that runs jobs on this loop; see ``LoopExecutor``.
     public let executor: LoopExecutor
 
+    public var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// Creates the epoll set, the wake-up eventfd and the timerfd.
     package init() throws(ReactorError) {
         let epoll = try Syscall.epollCreate()
@@ -174,18 +176,18 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         }
     }
 
-    func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)? {
+    package func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)? {
         requireLoopState()
         return watches.watches[id].map { ($0.events, $0.enabled) }
     }
 
-    func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError) {
+    package func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError) {
         requireLoopState()
         guard let fd = watches.update(id, events: events, enabled: enabled) else { return }
         try syncInterest(of: fd)
     }
 
-    func cancelWatch(_ id: UInt64) {
+    package func cancelWatch(_ id: UInt64) {
         requireLoopState()
         guard let watch = watches.remove(id) else { return }
         // Removing interest cannot fail in a way the caller could act on.
@@ -207,12 +209,12 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         return TimerHandle(owner: self, id: id)
     }
 
-    func timerIsActive(_ id: UInt64) -> Bool {
+    package func timerIsActive(_ id: UInt64) -> Bool {
         requireLoopState()
         return timers.timers[id] != nil
     }
 
-    func cancelTimer(_ id: UInt64) {
+    package func cancelTimer(_ id: UInt64) {
         requireLoopState()
         timers.cancel(id)
         // The timerfd stays armed for a stale deadline at worst: one spurious wake.
@@ -280,7 +282,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         }
     }
 
-    func cancelSignalHandler(_ id: UInt64) {
+    package func cancelSignalHandler(_ id: UInt64) {
         requireLoopState()
         signalHandlers[id] = nil
     }

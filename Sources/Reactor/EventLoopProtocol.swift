@@ -2,7 +2,8 @@
 /// the loop thread, watch file descriptors and schedule timers.
 ///
 /// Two loops implement it: ``EventLoop`` (epoll, the real one) and
-/// ``EmbeddedEventLoop`` (deterministic, driven by hand in unit tests).
+/// `ReactorTesting`'s `EmbeddedEventLoop` (deterministic, driven by hand in
+/// unit tests).
 ///
 /// Threading: ``execute(_:)`` and ``inEventLoop`` are safe from any thread.
 /// ``watch(fd:events:_:)``, ``schedule(after:repeating:_:)`` and the methods of
@@ -14,6 +15,11 @@ package protocol EventLoopProtocol: AnyObject, Sendable {
 
     /// Runs `work` on the loop thread, after the work already queued.
     func execute(_ work: @escaping @Sendable () -> Void)
+
+    /// The loop as a `SerialExecutor`: an actor whose `unownedExecutor` is
+    /// this runs on the loop thread, and loop callbacks enter it with
+    /// `assumeIsolated`.
+    var unownedExecutor: UnownedSerialExecutor { get }
 
     /// Calls `handler` whenever `fd` is ready for one of `events` (level-triggered).
     ///
@@ -38,7 +44,7 @@ extension EventLoopProtocol {
 }
 
 /// The loop side of a handle: implemented by each loop, called by the handles.
-protocol HandleOwner: AnyObject {
+package protocol HandleOwner: AnyObject {
     func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)?
     func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError)
     func cancelWatch(_ id: UInt64)
@@ -57,7 +63,7 @@ public final class WatchHandle: @unchecked Sendable {
     /// The watched descriptor.
     public let fd: Int32
 
-    init(owner: any HandleOwner, id: UInt64, fd: Int32) {
+    package init(owner: any HandleOwner, id: UInt64, fd: Int32) {
         self.owner = owner
         self.id = id
         self.fd = fd
@@ -94,7 +100,7 @@ public final class TimerHandle: @unchecked Sendable {
     private weak var owner: (any HandleOwner)?
     let id: UInt64
 
-    init(owner: any HandleOwner, id: UInt64) {
+    package init(owner: any HandleOwner, id: UInt64) {
         self.owner = owner
         self.id = id
     }
