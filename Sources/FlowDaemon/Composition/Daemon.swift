@@ -9,12 +9,9 @@ import Reactor
 
 /// `flowd`'s life from the command line to the exit status.
 ///
-/// Start-up: parse the options → read the configuration → open the store →
-/// load the plugins → load the flows → connect to the bus and export the
-/// objects → own the name → `READY=1`. Then the event loop runs until SIGTERM
-/// or SIGINT (`STOPPING=1`, running submits cancelled, the store closed) or
-/// until the bus goes away. SIGHUP reloads. No `exit()` from deep code: every
-/// path returns here with an exit status.
+/// Parse the options → read the configuration → block the signals → build
+/// the daemon (``Daemon``) → run it. No `exit()` from deep code: every path
+/// returns here with an exit status.
 ///
 /// Exit statuses are sysexits.h's (``SysExits``, documented in flowd(8)):
 /// `failure` when the bus went away while serving, `usage`, `unavailable`
@@ -54,181 +51,219 @@ public enum DaemonMain {
             return .configuration
         }
         let logger = FlowdLog.makeLogger(verbose: configuration.verbose)
-        guard let stateDirectory = configuration.stateDirectory else {
-            logger.error("no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
-            return .configuration
-        }
-
-        let loop: EventLoop
+        // Blocked before any other thread exists (the plugin host starts
+        // threads), so that they all arrive at the loop's signalfd.
         do {
-            loop = try EventLoop()
-        } catch {
-            logger.error("cannot create the event loop: \(error.description)")
-            return .software
-        }
-        // Signals are blocked before any other thread exists, so they all
-        // arrive at the loop's signalfd.
-        let lifecycle = Lifecycle(loop: loop, logger: logger)
-        do {
-            _ = try loop.onSignals([.terminate, .interrupt]) { signal in lifecycle.stop(signal: signal) }
-            _ = try loop.onSignals([.hangUp]) { _ in lifecycle.reload() }
+            try Signal.block(Daemon.handledSignals)
             Signal.ignoreBrokenPipe()
         } catch {
             logger.error("cannot handle signals: \(error.description)")
             return .software
         }
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(configuration: configuration, reloadWith: loader, options: options, logger: logger)
+        } catch {
+            logger.error("\(error.message)")
+            return error.status
+        }
+        return daemon.run()
+    }
+}
 
-        // The store creates the state directory (mode 0700) with its database:
-        // the one place it is made, before anything else is put in it.
-        let store: SessionStore
+/// The composition root: builds the daemon's parts in order, runs the event
+/// loop on the calling (main) thread, and stops the parts in reverse order.
+///
+/// Build, before the loop runs: the store (it creates the state directory,
+/// mode 0700, with the database: the one place it is made) → the plugins
+/// (loading starts the plugin host's threads) → the service (the flows,
+/// linted against the plugins' capabilities) → the bus front end → the
+/// systemd lifecycle. Start, on the loop: the service (interrupted submits
+/// marked) → the front end (connect, export, own the name) → the lifecycle
+/// (`READY=1`, timers). Stop, on the loop, on SIGTERM or SIGINT, when the bus
+/// goes away, or when a start failed: the lifecycle (`STOPPING=1`) → the
+/// front end (waiting calls answered, queued signals sent, disconnected) →
+/// the service (running submits cancelled) → the store (closed); then the
+/// loop stops. SIGHUP and `Reload` re-read the configuration.
+///
+/// The parts hold no references to each other beyond what they were built
+/// with; what the front end and the lifecycle ask of the daemon as a whole
+/// (a reload, a stop, the live counts, expiry) they ask through closures
+/// given here, which is why those two are built lazily (in order, in `init`).
+final class Daemon {
+    /// The signals the daemon handles: stop, stop, reload.
+    static let handledSignals: [Signal] = [.terminate, .interrupt, .hangUp]
+
+    private let loop: EventLoop
+    private let logger: Logger
+    private let loader: ConfigurationLoader
+    private let options: DaemonOptions
+    private let store: SessionStore
+    private let plugins: PluginSetup
+    private let service: FlowService
+    private let busChoice: BusChoice
+    private let limits: SessionLimits
+
+    private lazy var front = BusFrontEnd(
+        loop: loop, service: service, logger: logger,
+        settings: .init(
+            bus: busChoice, version: FlowdVersion.current, plugins: plugins.records.map(PluginSummary.init(record:))),
+        limits: limits,
+        reload: { [unowned self] in reload() },
+        busLost: { [unowned self] in
+            logger.error("lost the connection to the bus; stopping")
+            stop(exitStatus: .failure)
+        })
+
+    private lazy var lifecycle = Lifecycle(
+        loop: loop, logger: logger, idleTimeout: limits.idleTimeout,
+        status: { [unowned self] in
+            let now = service.assumeIsolated { $0.status }
+            return .init(sessions: now.sessions, flows: now.flows, plugins: plugins.records.count, submits: now.submits)
+        },
+        expire: { [unowned self] in expireIdleSessions() })
+
+    /// The parts with a start and a stop, in start order.
+    private var components: [any DaemonComponent] { [store, service, front, lifecycle] }
+    /// The parts started so far, in start order.
+    private var started: [any DaemonComponent] = []
+    private var stopping = false
+    private var exitStatus: SysExits = .ok
+
+    /// Builds every part, in order.
+    init(
+        configuration: DaemonConfiguration, reloadWith loader: ConfigurationLoader, options: DaemonOptions, logger: Logger
+    ) throws(StartFailure) {
+        guard let stateDirectory = configuration.stateDirectory else {
+            throw StartFailure(
+                status: .configuration, message: "no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
+        }
+        do {
+            loop = try EventLoop()
+        } catch {
+            throw StartFailure(status: .software, message: "cannot create the event loop: \(error.description)")
+        }
         do {
             store = try SessionStore(
                 path: stateDirectory + "/" + SessionStore.defaultFileName,
                 configuration: SessionStore.Configuration(
                     durability: configuration.durability == .power ? .powerLoss : .processCrash))
         } catch {
-            logger.error("cannot open the session database: \(error.description)")
-            return .cannotCreate
+            throw StartFailure(status: .cannotCreate, message: "cannot open the session database: \(error.description)")
         }
-        defer { try? store.close() }
-
-        let plugins = PluginSetup.load(
-            configuration: configuration, stateDirectory: stateDirectory, store: store, logger: logger)
-
-        let service: FlowService
+        plugins = PluginSetup.load(configuration: configuration, stateDirectory: stateDirectory, store: store, logger: logger)
         do {
             service = try FlowService(
-                executor: loop.executor, store: store, configuration: configuration, stateDirectory: stateDirectory,
-                plugins: plugins.gateway, capabilities: plugins.capabilities, logger: logger, clock: SystemClock())
+                loop: loop, store: store, configuration: configuration, plugins: plugins.gateway,
+                capabilities: plugins.capabilities, logger: logger, clock: SystemClock())
         } catch {
-            logger.error("cannot start the service: \(error.message)")
-            return .cannotCreate
+            try? store.close()
+            throw StartFailure(status: .cannotCreate, message: "cannot start the service: \(error.message)")
         }
-        // The rest needs the service's executor, which is the running loop.
-        let startup = Startup(
-            configuration: configuration, service: service, loader: loader, options: options,
-            plugins: plugins.records.map(PluginSummary.init(record:)),
-            lifecycle: lifecycle, logger: logger)
-        loop.execute { startup.run() }
+        self.logger = logger
+        self.loader = loader
+        self.options = options
+        self.busChoice = configuration.bus
+        self.limits = configuration.limits
+        _ = front
+        _ = lifecycle
+    }
+
+    /// Starts the parts on the loop and runs it until the daemon stops;
+    /// returns the exit status.
+    func run() -> SysExits {
+        let daemon = LoopBound(self, loop: loop)
+        do {
+            try loop.onSignals([.terminate, .interrupt]) { signal in
+                daemon.value.logger.notice("stopping on \(signal.description)")
+                daemon.value.stop(exitStatus: .ok)
+            }
+            try loop.onSignals([.hangUp]) { _ in
+                if case .failure(let error) = daemon.value.reload() {
+                    daemon.value.logger.error("reload failed: \(error.message)")
+                }
+            }
+        } catch {
+            logger.error("cannot handle signals: \(error.description)")
+            try? store.close()
+            return .software
+        }
+        loop.execute { daemon.value.start() }
         do {
             try loop.run()
         } catch {
             logger.error("the event loop failed: \(error.description)")
             return .software
         }
-        startup.shutDown()
-        return lifecycle.exitStatus
-    }
-
-    /// Logs the flows refused or shadowed at load.
-    static func report(_ catalog: FlowCatalog, logger: Logger) {
-        for refusal in catalog.refused {
-            for problem in refusal.problems {
-                logger.error("flow refused: \(problem)", id: .flowRefused, metadata: [.path: refusal.file])
-            }
-        }
-        for shadow in catalog.shadowed {
-            logger.info(
-                "flow \(shadow.id) in \(shadow.file) is overridden by \(shadow.winner)",
-                metadata: [.flow: shadow.id, .path: shadow.file])
-        }
-        for directory in catalog.unreadableDirectories {
-            logger.warning("cannot read the flows directory \(directory.path): \(directory.reason)")
-        }
-    }
-}
-
-extension BusChoice {
-    var connectionBus: Connection.Bus {
-        switch self {
-        case .system: return .system
-        case .session: return .session
-        case .address(let address): return .address(address)
-        }
-    }
-}
-
-/// The part of start-up that runs on the loop: recover interrupted submits,
-/// connect to the bus, export the objects, own the name, `READY=1`. A failure
-/// stops the loop with its exit status.
-private final class Startup: @unchecked Sendable {
-    let configuration: DaemonConfiguration
-    let service: FlowService
-    let loader: ConfigurationLoader
-    let options: DaemonOptions
-    let plugins: [PluginSummary]
-    let lifecycle: Lifecycle
-    let logger: Logger
-    private var connection: Connection?
-    private var front: BusFrontEnd?
-
-    init(
-        configuration: DaemonConfiguration, service: FlowService, loader: ConfigurationLoader, options: DaemonOptions,
-        plugins: [PluginSummary], lifecycle: Lifecycle, logger: Logger
-    ) {
-        self.configuration = configuration
-        self.service = service
-        self.loader = loader
-        self.options = options
-        self.plugins = plugins
-        self.lifecycle = lifecycle
-        self.logger = logger
-    }
-
-    func run() {
-        let catalog = service.assumeIsolated { $0.catalog }
-        DaemonMain.report(catalog, logger: logger)
-        let interrupted = service.assumeIsolated { $0.recoverInterruptedSubmits() }
-        if interrupted > 0 {
-            logger.notice("\(interrupted) submits were interrupted by the last stop and are marked failed")
-        }
-        let logger = self.logger
-        let connection: Connection
-        do {
-            connection = try Connection(configuration.bus.connectionBus, logger: logger)
-            try connection.attach(to: lifecycle.loop)
-        } catch {
-            logger.error("cannot connect to the \(configuration.bus.description) bus: \(error.message)")
-            return lifecycle.fail(.unavailable)
-        }
-        self.connection = connection
-        let lifecycle = self.lifecycle
-        let front = BusFrontEnd(
-            connection: connection, loop: lifecycle.loop, service: service, logger: logger,
-            delivery: configuration.bus == .system ? .callers : .broadcast, version: FlowdVersion.current,
-            plugins: plugins, reloadConfiguration: { lifecycle.reloadNow() })
-        self.front = front
-        lifecycle.configure(front: front, loader: loader, options: options, plugins: plugins.count)
-        do {
-            try front.export()
-            switch try connection.requestName(FlowBus.name, flags: [.doNotQueue]) {
-            case .primaryOwner, .alreadyOwner: break
-            case .exists, .inQueue:
-                logger.error("another process owns \(FlowBus.name.rawValue) on the \(configuration.bus.description) bus")
-                return lifecycle.fail(.unavailable)
-            }
-        } catch {
-            logger.error("cannot serve \(FlowBus.name.rawValue): \(error.message)")
-            return lifecycle.fail(.unavailable)
-        }
-        connection.onDisconnect { lifecycle.busLost() }
-        lifecycle.beforeStop = { [weak self] in self?.beforeStop() }
-        lifecycle.started(sessions: service.assumeIsolated { $0.sessionCount }, flows: catalog.flows.count)
-    }
-
-    /// On the loop, just before it stops: cancel running submits (their
-    /// callers get `Cancelled`; the sessions come back as interrupted) and
-    /// send what is queued.
-    func beforeStop() {
-        guard let front else { return }
-        service.assumeIsolated { $0.cancelAllSubmits() }
-        front.flush()
-        connection?.flush()
-    }
-
-    /// After the loop stopped.
-    func shutDown() {
-        connection?.close()
         logger.info("stopped", id: .daemonStopping)
+        return exitStatus
+    }
+
+    /// Starts the parts in order; when one fails, stops the ones started.
+    private func start() {
+        for component in components {
+            do {
+                try component.start()
+                started.append(component)
+            } catch {
+                logger.error("\(error.message)")
+                return stop(exitStatus: error.status)
+            }
+        }
+    }
+
+    /// Stops the started parts in reverse order, then the loop.
+    private func stop(exitStatus status: SysExits) {
+        guard !stopping else { return }
+        stopping = true
+        exitStatus = status
+        for component in started.reversed() { component.stop() }
+        started.removeAll()
+        loop.stop()
+    }
+
+    /// SIGHUP and `Reload`: re-reads the configuration and the flows. A bad
+    /// configuration leaves the running one in place.
+    private func reload() -> Result<Void, FlowdError> {
+        guard !stopping else { return .failure(FlowdError(.invalidState, "flowd is stopping")) }
+        return lifecycle.reloading { () -> Result<Void, FlowdError> in
+            let configuration: DaemonConfiguration
+            do throws(ConfigurationError) {
+                configuration = try loader.load(options)
+            } catch {
+                return .failure(
+                    FlowdError(.failed, "the configuration has an error, nothing was changed: \(error.description)"))
+            }
+            let flows = service.assumeIsolated { service in
+                service.reload(configuration)
+                return service.catalog.flows.count
+            }
+            front.apply(limits: configuration.limits)
+            // Sessions that moved to a changed flow announce their new values
+            // now, also when the reload came from SIGHUP rather than a call.
+            front.flush()
+            logger.notice("reloaded: \(flows) flows")
+            return .success(())
+        }
+    }
+
+    /// The expiry timer: deletes idle sessions and announces it.
+    private func expireIdleSessions() -> Int {
+        let removed = service.assumeIsolated { $0.expireIdleSessions() }
+        if removed > 0 {
+            logger.info("\(removed) idle sessions expired")
+            front.flush()
+        }
+        return removed
+    }
+}
+
+extension SessionStore: DaemonComponent {
+    /// Opened when built: nothing to start.
+    func start() {}
+
+    /// Closes the database (after the service stopped writing to it).
+    func stop() {
+        try? close()
     }
 }

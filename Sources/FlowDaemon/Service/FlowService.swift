@@ -23,7 +23,7 @@ import Reactor
 /// A session is never held across a plugin call: afterwards it is looked up
 /// again, and the engine ignores plugin results made for answers that
 /// changed in the meantime.
-actor FlowService {
+actor FlowService: DaemonComponent {
     nonisolated let loop: any EventLoopProtocol
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.unownedExecutor }
 
@@ -65,19 +65,23 @@ actor FlowService {
 
     /// On the loop, at start-up: reports the flows refused, and marks the
     /// sessions a stop interrupted while submitting.
-    func start() {
-        catalog.report(to: logger)
-        let interrupted = recoverInterruptedSubmits()
-        if interrupted > 0 {
-            logger.notice("\(interrupted) submits were interrupted by the last stop and are marked failed")
+    nonisolated func start() {
+        assumeIsolated { service in
+            service.catalog.report(to: service.logger)
+            let interrupted = service.recoverInterruptedSubmits()
+            if interrupted > 0 {
+                service.logger.notice("\(interrupted) submits were interrupted by the last stop and are marked failed")
+            }
         }
     }
 
     /// On the loop, at shutdown: cancels every running submit (its call is
     /// answered `Cancelled`). The sessions stay stored as submitting and come
     /// back failed "interrupted" at the next start, never re-submitted.
-    func stop() {
-        submits.cancelAll(FlowdError(.cancelled, "flowd is stopping"))
+    nonisolated func stop() {
+        assumeIsolated { service in
+            for reply in service.submits.cancelAll() { reply(.failure(FlowdError(.cancelled, "flowd is stopping"))) }
+        }
     }
 
     /// The live counts for systemd's status line.
@@ -143,7 +147,8 @@ actor FlowService {
     /// Refuses `uid` unless it owns session `id` or is root. Fails closed:
     /// a session that cannot be loaded refuses everyone.
     func authorize(_ id: String, uid: UInt32) throws(FlowdError) {
-        let owner = try repository.cachedOwner(of: id) ?? session(id).record.owner
+        var owner = repository.cachedOwner(of: id)
+        if owner == nil { owner = try session(id).record.owner }
         guard uid == owner || uid == 0 else {
             throw .accessDenied("session \(id) belongs to another user")
         }
@@ -173,6 +178,7 @@ actor FlowService {
             let new = NewSession(flow: flow, id: SessionID.make(), owner: uid, locale: locale, prefill: prefill)
             let requests = flow.providerRequests(locale: locale)
             guard !requests.isEmpty else { return reply { () throws(FlowdError) in try create(new, provided: []) } }
+            reply.deferring()
             let context = PluginContext(
                 flowID: flow.id, sessionID: new.id, locale: locale, callerUID: uid, answers: [:], options: [:],
                 stateDirectory: "")
@@ -329,7 +335,7 @@ actor FlowService {
 
     private func remove(_ id: String, reason: String) throws(FlowdError) {
         let (deleted, owner) = try repository.delete(id)
-        submits.cancel(id, FlowdError(.cancelled, "the session was closed"))
+        submits.cancel(id)?(.failure(FlowdError(.cancelled, "the session was closed")))
         guard deleted else { return }
         quota.removed(ownedBy: owner)
         events.append(.sessionRemoved(id: id))
@@ -350,7 +356,7 @@ actor FlowService {
             return reply(.failure(error))
         }
         guard !result.checks.isEmpty else { return reply(.success(result.errors)) }
-        reply.emitQueued()
+        reply.deferring()
         calls.check(result.checks, for: self) { service, results in
             reply { () throws(FlowdError) in
                 var session = try service.session(id)
@@ -391,7 +397,7 @@ actor FlowService {
                 guard round <= 3 else {
                     throw FlowdError(.invalidState, "the answers kept changing while they were checked; try again")
                 }
-                reply.emitQueued()
+                reply.deferring()
                 calls.check(checks, for: self) { service, results in
                     service.continueStep(id, applying: results, round: round + 1, reply: reply)
                 }
@@ -469,7 +475,7 @@ actor FlowService {
     /// Runs the submit action of session `id`; `reply` is answered when it
     /// ends, fails, times out or is cancelled.
     private func runSubmit(_ id: String, _ request: SubmitRequest, reply: Reply<Void>) {
-        reply.emitQueued()
+        reply.deferring()
         let calls = self.calls
         submits.start(id, reply: reply) { token in
             calls.submit(request, for: self) { service, outcome in service.submitEnded(id, token: token, outcome: outcome) }
@@ -522,7 +528,7 @@ actor FlowService {
     func cancel(_ id: String) throws(FlowdError) {
         let now = clock.now
         try change(id) { session throws(SessionError) in try session.cancelSubmit(now: now) }
-        submits.cancel(id, FlowdError(.cancelled, "the submit was cancelled"))
+        submits.cancel(id)?(.failure(FlowdError(.cancelled, "the submit was cancelled")))
     }
 
     /// `Close`: deletes the session.

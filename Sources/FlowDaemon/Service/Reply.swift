@@ -6,16 +6,16 @@
 /// what the call caused. Tests make their own.
 struct Reply<Value: Sendable>: Sendable {
     private let answer: @Sendable (Result<Value, FlowdError>) -> Void
-    private let emit: @Sendable () -> Void
+    private let later: @Sendable () -> Void
 
-    /// A reply that calls `answer` with the outcome and `emitQueued` when the
-    /// service is about to wait (``emitQueued()``).
+    /// A reply that calls `answer` with the outcome, and `deferring` each
+    /// time the service is about to wait for plugins (``deferring()``).
     init(
-        emitQueued: @escaping @Sendable () -> Void = {},
+        deferring: @escaping @Sendable () -> Void = {},
         _ answer: @escaping @Sendable (Result<Value, FlowdError>) -> Void
     ) {
         self.answer = answer
-        self.emit = emitQueued
+        self.later = deferring
     }
 
     /// Answers the call.
@@ -23,16 +23,16 @@ struct Reply<Value: Sendable>: Sendable {
         answer(result)
     }
 
-    /// Before the answer waits for plugins: the events queued so far go out
-    /// now, so that a watcher sees a change (`State` `submitting`, say) when
-    /// it happens rather than when the plugin ends.
-    func emitQueued() {
-        emit()
+    /// The answer waits for plugins: the events queued so far go out now,
+    /// so that a watcher sees a change (`State` `submitting`, say) when it
+    /// happens rather than when the plugin ends.
+    func deferring() {
+        later()
     }
 
     /// The same call, answered with a value of another type.
     func adapting<Other: Sendable>(_ transform: @escaping @Sendable (Other) -> Value) -> Reply<Other> {
         let answer = self.answer
-        return Reply<Other>(emitQueued: emit) { result in answer(result.map(transform)) }
+        return Reply<Other>(deferring: later) { result in answer(result.map(transform)) }
     }
 }

@@ -1,4 +1,5 @@
 import FlowEngine
+import FlowProtocol
 import FlowStore
 import FoundationEssentials
 import Logging
@@ -11,7 +12,7 @@ import Logging
 /// A session is cached from its first call on; the store is read only on a
 /// miss. Every write goes to the store first: a change that could not be
 /// written is not made.
-struct SessionRepository {
+package struct SessionRepository {
     let store: SessionStore
     private var cache: SessionCache
     private let clock: any EngineClock

@@ -36,16 +36,16 @@ struct SubmitRunner {
         return submit.reply
     }
 
-    /// Cancels the submit of session `id`, if one runs, and answers its call
-    /// with `error`.
-    mutating func cancel(_ id: String, _ error: FlowdError) {
-        guard let submit = running.removeValue(forKey: id) else { return }
+    /// Cancels the submit of session `id`, if one runs; returns the reply
+    /// its call waits for (answered by the caller, once this returned).
+    mutating func cancel(_ id: String) -> Reply<Void>? {
+        guard let submit = running.removeValue(forKey: id) else { return nil }
         submit.task.cancel()
-        submit.reply(.failure(error))
+        return submit.reply
     }
 
-    /// Cancels every submit, answering each call with `error`.
-    mutating func cancelAll(_ error: FlowdError) {
-        for id in running.keys.sorted() { cancel(id, error) }
+    /// Cancels every submit; returns the replies their calls wait for.
+    mutating func cancelAll() -> [Reply<Void>] {
+        running.keys.sorted().compactMap { cancel($0) }
     }
 }
