@@ -192,8 +192,8 @@ let package = Package(
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
-                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "Systemd",
-                "Logging", flowKit,
+                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "ReactorTesting", "FlowEngine",
+                "FlowStore", "Systemd", "Logging", flowKit,
             ]),
         .testTarget(
             name: "FlowCLITests",
