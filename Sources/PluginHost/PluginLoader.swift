@@ -303,7 +303,8 @@ private struct LoadRun {
         if let q = quarantines[path] {
             if q.file == identity {
                 var record = refuse(q.reason, file: identity, status: .disabled)
-                record.name = q.name
+                // Quarantines recorded before the store kept names have none.
+                if !q.name.isEmpty { record.name = q.name }
                 records.append(record)
                 return
             }

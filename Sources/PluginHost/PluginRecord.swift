@@ -79,7 +79,7 @@ public struct PluginRecord: Sendable, Hashable {
 public struct PluginQuarantine: Sendable, Hashable, Codable {
     /// The plugin file.
     public var path: String
-    /// The plugin's name as far as it is known.
+    /// The plugin's name as far as it is known (empty: not known).
     public var name: String
     /// The one-line reason shown in `ListPlugins`.
     public var reason: String

@@ -33,8 +33,8 @@ struct PluginSetup {
             configuration: .init(
                 directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
                 quarantined: quarantined.load(),
-                // The system service trusts only root's files (DESIGN.md); a
-                // per-user daemon also its own user's.
+                // The system service trusts only root's files; a per-user
+                // daemon also its own user's.
                 trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
         ).load(crashGuard: crashGuard)
         quarantined.save(new: report.newQuarantines, lifted: report.liftedQuarantines)
@@ -80,7 +80,7 @@ private struct QuarantineRecords {
     func load() -> [PluginQuarantine] {
         do {
             return try store.disabledPlugins().compactMap { d in
-                d.file.map { PluginQuarantine(path: d.path, name: d.path, reason: d.reason, file: $0) }
+                d.file.map { PluginQuarantine(path: d.path, name: d.name, reason: d.reason, file: $0) }
             }
         } catch {
             logger.error("cannot read quarantined plugins: \(error.description)")
@@ -90,7 +90,7 @@ private struct QuarantineRecords {
 
     func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
         do {
-            for q in new { try store.disablePlugin(path: q.path, reason: q.reason, file: q.file) }
+            for q in new { try store.disablePlugin(path: q.path, name: q.name, reason: q.reason, file: q.file) }
             for q in lifted { try store.enablePlugin(path: q.path) }
         } catch {
             logger.error("cannot record quarantined plugins: \(error.description)")
