@@ -18,7 +18,7 @@ public typealias Authorizer<Target> = @Sendable (
 /// resolver (path → object or nil), so thousands of objects need no
 /// registration each. Keep the server alive as long as it should answer (the
 /// connection holds it weakly). Loop thread only.
-public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
+public final class ObjectServer: MethodCallHandler {
     /// The connection served.
     public let connection: Connection
     private var exact: [String: any AnyRegistration] = [:]
@@ -230,8 +230,8 @@ protocol AnyRegistration: AnyObject {
 /// introspection XML rendered once. Classes, so that routing a call passes
 /// references instead of copying the tables (each holds dictionaries and
 /// closures).
-final class CompiledTable<Target: Sendable> {
-    final class CompiledMethod {
+final class CompiledTable<Target: Sendable>: Sendable {
+    final class CompiledMethod: Sendable {
         let method: InterfaceTable<Target>.Method
         let inputSignature: Signature
         let outputSignature: Signature
@@ -280,7 +280,7 @@ final class CompiledTable<Target: Sendable> {
 }
 
 /// Immutable after init; used on the loop thread.
-final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable {
+final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let path: ObjectPath
     let isTree: Bool
     let tables: [CompiledTable<Target>]
