@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"]),
         // The deterministic loop tests drive by hand, also a SerialExecutor
         // (swift-nio's NIOEmbedded). Tests only.
-        .target(name: "ReactorTesting", dependencies: ["Reactor", "FlowdSystem"]),
+        .target(name: "ReactorTesting", dependencies: ["Reactor", "FlowdSystem"], path: "Tests/ReactorTesting"),
         // Swift over libdbus-1.
         .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"]),
         // The logging API (swift-log's shape): Logger, levels, the rule that
@@ -177,8 +177,9 @@ let package = Package(
             path: "Tests/Fixtures/Desktop/MainLoopProbe"),
 
         // Shared test helpers: temporary directories, a test child, a private
-        // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
-        .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
+        // dbus-daemon and a raw D-Bus proxy; FlowdSystem (child processes,
+        // locks) re-exported.
+        .target(name: "TestSupport", dependencies: ["FlowdSystem", "DBus"], path: "Tests/TestSupport"),
 
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),

@@ -112,25 +112,9 @@ extension Connection {
         return answer
     }
 
-    /// Gives `name` back (`ReleaseName`); blocks. True when it was released.
-    @discardableResult
-    public func releaseName(_ name: BusName) throws(DBusError) -> Bool {
-        let message = busCall("ReleaseName")
-        try message.append(.string(name.rawValue))
-        var reply = try call(message).arguments()
-        return try reply.next(UInt32.self) == 1
-    }
-
     /// Adds a match rule at the bus (`AddMatch`) and waits for it to take effect.
     public func addMatch(_ rule: MatchRule) throws(DBusError) {
         let message = busCall("AddMatch")
-        try message.append(.string(rule.description))
-        _ = try call(message)
-    }
-
-    /// Removes a match rule (`RemoveMatch`); blocks.
-    public func removeMatch(_ rule: MatchRule) throws(DBusError) {
-        let message = busCall("RemoveMatch")
         try message.append(.string(rule.description))
         _ = try call(message)
     }
@@ -181,13 +165,5 @@ extension Connection {
                 return Result { () throws(DBusError) -> UInt32 in try reader.next(UInt32.self) }
             })
         }
-    }
-
-    /// True when `name` has an owner on the bus (`NameHasOwner`); blocks.
-    public func nameHasOwner(_ name: BusName) throws(DBusError) -> Bool {
-        let message = busCall("NameHasOwner")
-        try message.append(.string(name.rawValue))
-        var reply = try call(message).arguments()
-        return try reply.next(Bool.self)
     }
 }

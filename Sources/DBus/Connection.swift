@@ -236,11 +236,6 @@ public final class Connection: @unchecked Sendable {
         guard !core.closed else { return }
         LibDBus.flush(raw)
     }
-
-    /// True when unix file descriptors can be passed on this connection.
-    public var canPassUnixFDs: Bool {
-        LibDBus.canSend(raw, type: TypeCode.unixFD)
-    }
 }
 
 /// A call sent with ``Connection/sendWithReply(_:timeout:onReply:)``, to

@@ -129,18 +129,6 @@ public final class Message: @unchecked Sendable {
         return DBusError(errorName ?? .failed, message)
     }
 
-    /// Throws the error of an error reply; returns self otherwise.
-    @discardableResult
-    public func throwIfError() throws(DBusError) -> Message {
-        if let error { throw error }
-        return self
-    }
-
-    /// True for a method call of `member` on `interface`; cheap (compares C strings).
-    public func isMethodCall(interface: InterfaceName, member: MemberName) -> Bool {
-        type == .methodCall && matches(interface: interface, member: member)
-    }
-
     /// True for a signal `member` on `interface`.
     public func isSignal(interface: InterfaceName, member: MemberName) -> Bool {
         type == .signal && matches(interface: interface, member: member)

@@ -63,13 +63,6 @@ public final class ObjectServer: MethodCallHandler {
         trees.sort { $0.path.rawValue.utf8.count > $1.path.rawValue.utf8.count }
     }
 
-    /// Removes the object or tree registered at `path`.
-    public func unexport(_ path: ObjectPath) {
-        connection.requireLoopThread()
-        exact[path.rawValue] = nil
-        trees.removeAll { $0.path == path }
-    }
-
     /// The registration serving `path`, with the object resolved.
     private func lookup(_ path: ObjectPath) -> (any AnyRegistration)? {
         if let registration = exact[path.rawValue] { return registration }

@@ -24,9 +24,6 @@ package enum ChildStream: Sendable {
     case null
     /// A pipe; this process gets the other end (``ChildProcess/standardInputPipe``, …).
     case pipe
-    /// A pipe that a thread of this process reads to its end, into
-    /// ``ChildProcess/standardOutput`` or ``ChildProcess/standardError``.
-    case capture
     /// The file at `path`, opened in the child with `flags` (and `mode` when
     /// it is created). A terminal opened this way after ``ChildProcess/Options/newSession``
     /// becomes the child's controlling terminal.
@@ -74,10 +71,10 @@ package final class ChildProcess: Sendable {
         package var environment: [String: String]
         /// Standard input; `/dev/null` unless said otherwise.
         package var standardInput: ChildStream = .null
-        /// Standard output.
-        package var standardOutput: ChildStream = .capture
-        /// Standard error.
-        package var standardError: ChildStream = .capture
+        /// Standard output; `/dev/null` unless said otherwise.
+        package var standardOutput: ChildStream = .null
+        /// Standard error; `/dev/null` unless said otherwise.
+        package var standardError: ChildStream = .null
         /// More descriptors for the child, by the number they get there
         /// (for example a socket as descriptor 3).
         package var extraDescriptors: [Int32: FileDescriptor] = [:]
@@ -86,9 +83,6 @@ package final class ChildProcess: Sendable {
         /// The child leads a session of its own (`setsid(2)`): no controlling
         /// terminal until it opens one.
         package var newSession = false
-        /// For ``ChildStream/capture``: keep only the last this many bytes of
-        /// each stream (nil: everything).
-        package var captureLimit: Int?
 
         /// Runs `executable` with `arguments` in `environment`.
         package init(_ executable: String, _ arguments: [String] = [], environment: [String: String]) {
@@ -117,9 +111,6 @@ package final class ChildProcess: Sendable {
         var exited = false
         /// Set once reaped.
         var termination: Termination?
-        var output = CapturedBytes()
-        var error = CapturedBytes()
-        var openCaptures = 0
     }
 
     /// Starts a child as `options` say.
@@ -146,15 +137,7 @@ package final class ChildProcess: Sendable {
         standardErrorPipe = stderr.kept
         let state = LockedValue(State())
         self.state = state
-        let limit = options.captureLimit
         do {
-            for (read, isError) in [(stdout.captured, false), (stderr.captured, true)] {
-                guard let read else { continue }
-                state.withLock { $0.openCaptures += 1 }
-                try SystemThread.detach(name: "flowd-capture") {
-                    Self.capture(read, into: state, isError: isError, limit: limit)
-                }
-            }
             let pid = self.pid
             try SystemThread.detach(name: "flowd-reaper") { Self.awaitExit(pid, state: state) }
         } catch {
@@ -163,18 +146,6 @@ package final class ChildProcess: Sendable {
             state.withLock { $0.exited = true; $0.termination = .signaled(.kill) }
             throw error
         }
-    }
-
-    /// Starts `executable` with `arguments`, standard input `/dev/null` and
-    /// the output captured. `environment` is added to this process's (and
-    /// overrides it), or is the whole environment without `inheritEnvironment`.
-    package convenience init(
-        _ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
-        inheritEnvironment: Bool = true
-    ) throws(SystemCallError) {
-        var all = inheritEnvironment ? CurrentProcess.environment() : [:]
-        all.merge(environment) { _, new in new }
-        try self.init(Options(executable, arguments, environment: all))
     }
 
     deinit {
@@ -196,20 +167,12 @@ package final class ChildProcess: Sendable {
     }
 
     /// Waits up to `timeout` (nil: as long as it takes) for the child to end
-    /// and its captured output to be read to the end; how it ended, or nil
-    /// when it is still running (or something it started still holds its
-    /// output open).
+    /// and reaps it (a group leader takes what it left in its group with it);
+    /// how it ended, or nil when it is still running.
     @discardableResult
     package func wait(timeout: Duration? = .seconds(30)) -> Termination? {
-        let deadline = timeout.map { MonotonicClock.now().advanced(by: $0) }
-        // A group leader is reaped as soon as it exits: that kills what it
-        // left in its group, which may be what holds its output open.
-        let leads = leadsGroup
-        guard state.wait(timeout: timeout, until: { $0.exited && ($0.openCaptures == 0 || leads) }) else { return nil }
-        let termination = reap()
-        let left = deadline.map { $0.duration(since: MonotonicClock.now()) }
-        guard state.wait(timeout: left, until: { $0.openCaptures == 0 }) else { return nil }
-        return termination
+        guard state.wait(timeout: timeout, until: \.exited) else { return nil }
+        return reap()
     }
 
     /// Sends `signal` to the child (to its process group when it leads one);
@@ -253,53 +216,7 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    // MARK: captured output
-
-    /// What the child wrote to a captured standard output so far.
-    package var standardOutput: String {
-        state.withLock { String(decoding: $0.output.bytes, as: UTF8.self) }
-    }
-
-    /// What the child wrote to a captured standard error so far.
-    package var standardError: String {
-        state.withLock { String(decoding: $0.error.bytes, as: UTF8.self) }
-    }
-
-    /// Waits up to `timeout` until `predicate` holds for the standard output
-    /// captured so far (for example "printed its address"). False on timeout,
-    /// or when the child ended and its output is complete without it.
-    package func waitForOutput(timeout: Duration = .seconds(20), until predicate: (String) -> Bool) -> Bool {
-        var matched = false
-        state.wait(timeout: timeout) { state in
-            matched = predicate(String(decoding: state.output.bytes, as: UTF8.self))
-            return matched || (state.exited && state.openCaptures == 0)
-        }
-        return matched
-    }
-
-    /// How ``run(_:_:environment:inheritEnvironment:timeout:)`` ended.
-    package struct Result: Sendable {
-        package let status: Termination
-        package let standardOutput: String
-        package let standardError: String
-    }
-
-    /// Runs a command to its end and returns its output. After `timeout` it
-    /// is terminated and the call throws ``Errno/timedOut``.
-    package static func run(
-        _ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
-        inheritEnvironment: Bool = true, timeout: Duration = .seconds(30)
-    ) throws(SystemCallError) -> Result {
-        let child = try ChildProcess(
-            executable, arguments, environment: environment, inheritEnvironment: inheritEnvironment)
-        guard let status = child.wait(timeout: timeout) else {
-            child.terminate(grace: .seconds(1))
-            throw SystemCallError("wait for \(child.commandLine)", errno: .timedOut)
-        }
-        return Result(status: status, standardOutput: child.standardOutput, standardError: child.standardError)
-    }
-
-    // MARK: the threads
+    // MARK: the reaper
 
     /// The reaper: `waitid(WEXITED | WNOWAIT)` sees the exit and leaves the
     /// zombie for ``reap()``.
@@ -307,35 +224,6 @@ package final class ChildProcess: Sendable {
         var info = siginfo_t()
         _ = SystemCall.valueOrErrno { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
         state.withLockNotifying { $0.exited = true }
-    }
-
-    private static func capture(_ fd: FileDescriptor, into state: LockedValue<State>, isError: Bool, limit: Int?) {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = (try? fd.read(into: &buffer)) ?? 0
-            state.withLockNotifying { state in
-                if count > 0 {
-                    if isError {
-                        state.error.append(buffer[0..<count], limit: limit)
-                    } else {
-                        state.output.append(buffer[0..<count], limit: limit)
-                    }
-                } else {
-                    state.openCaptures -= 1
-                }
-            }
-            if count <= 0 { return }
-        }
-    }
-}
-
-/// The bytes of one captured stream, or their last `limit`.
-private struct CapturedBytes {
-    var bytes: [UInt8] = []
-
-    mutating func append(_ chunk: ArraySlice<UInt8>, limit: Int?) {
-        bytes.append(contentsOf: chunk)
-        if let limit, bytes.count > limit { bytes.removeFirst(bytes.count - limit) }
     }
 }
 
@@ -346,8 +234,6 @@ private struct Spawner {
     struct Stream {
         /// A ``ChildStream/pipe`` end this process keeps.
         var kept: FileDescriptor?
-        /// A ``ChildStream/capture`` end a thread reads.
-        var captured: FileDescriptor?
     }
 
     var actions = posix_spawn_file_actions_t()
@@ -392,13 +278,12 @@ private struct Spawner {
         case .sameAs(let other):
             duplicate(other, to: number)
             return Stream()
-        case .pipe, .capture:
+        case .pipe:
             let (read, write) = try FileDescriptor.pipe()
             let (childEnd, ourEnd) = childReads ? (read, write) : (write, read)
             duplicate(childEnd.rawValue, to: number)
             childEnds.append(childEnd)
-            if case .pipe = stream { return Stream(kept: ourEnd) }
-            return Stream(captured: ourEnd)
+            return Stream(kept: ourEnd)
         }
     }
 

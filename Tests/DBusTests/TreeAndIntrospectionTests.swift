@@ -98,11 +98,6 @@ struct TreeAndIntrospectionTests {
         #expect(root.interfaces[Item.interface.rawValue] == nil)
         #expect(#expect(throws: DBusError.self) { try fixture.proxy(Item.prefix, Item.interface).call("Describe") }?.name
                 == .unknownObject)
-        // Unexport removes the whole tree.
-        let objects = fixture.objects
-        try fixture.onLoop { objects.value.unexport(Item.prefix) }
-        let gone = fixture.proxy(try Item.prefix.appending("i0"), Item.interface)
-        #expect(#expect(throws: DBusError.self) { try gone.call("Describe") }?.name == .unknownObject)
     }
 
     @Test("Introspect is generated from the tables, with annotations and child nodes")

@@ -196,7 +196,7 @@ struct DurabilityTests {
 
     /// Runs the `sqlite3` shell on the stopped daemon's database.
     static func sqlite(_ database: String, _ sql: String) throws -> String {
-        let result = try ChildProcess.run("sqlite3", ["-batch", "-bail", database, sql])
+        let result = try CapturedProcess.run("sqlite3", ["-batch", "-bail", database, sql])
         guard result.status == .exited(0) else { throw TestSupportError("sqlite3: \(result.standardError)") }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }

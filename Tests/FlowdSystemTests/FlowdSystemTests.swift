@@ -28,7 +28,7 @@ struct FlowdSystemTests {
         #expect(error?.description == "cannot read \(missing): No such file or directory")
         // A FIFO nobody writes to must not hang the reader.
         let fifo = dir.file("fifo")
-        let made = try ChildProcess.run("mkfifo", [fifo])
+        let made = try CapturedProcess.run("mkfifo", [fifo])
         #expect(made.status == .exited(0))
         #expect(throws: FileReadError.notARegularFile(path: fifo)) { try FileSystem.readFile(fifo, limit: 10) }
     }
@@ -77,11 +77,11 @@ struct FlowdSystemTests {
     @Test("a child gets a clean signal state, its output is captured, and its status read")
     func childProcess() throws {
         // Spawned from a thread that blocks SIGUSR2: the child must not inherit that.
-        let results = Mailbox<Result<ChildProcess.Result, SystemCallError>>()
+        let results = Mailbox<Result<CapturedProcess.Result, SystemCallError>>()
         let spawner = try SystemThread.spawn(name: "test-spawner") {
-            results.put(Result { () throws(SystemCallError) -> ChildProcess.Result in
+            results.put(Result { () throws(SystemCallError) -> CapturedProcess.Result in
                 try Signal.block([.user2])
-                return try ChildProcess.run(
+                return try CapturedProcess.run(
                     "/bin/sh", ["-c", "grep -E '^(SigBlk|SigIgn)' /proc/self/status; echo err >&2; exit 3"])
             })
         }
@@ -98,13 +98,13 @@ struct FlowdSystemTests {
         #expect(masks["SigBlk:"] == 0)
         #expect(masks["SigIgn:"].map { $0 & 0x7fff_ffff } == 0)
         #expect(result.standardError == "err\n")
-        let missing = #expect(throws: SystemCallError.self) { try ChildProcess.run("/nonexistent/program") }
+        let missing = #expect(throws: SystemCallError.self) { try CapturedProcess.run("/nonexistent/program") }
         #expect(missing?.errno == .noSuchFileOrDirectory)
     }
 
     @Test("waiting is bounded, and terminate ends a child that ignores SIGTERM with SIGKILL")
     func terminate() throws {
-        let child = try ChildProcess("/bin/sh", ["-c", "trap '' TERM; echo up; while :; do sleep 1; done"])
+        let child = try CapturedProcess("/bin/sh", ["-c", "trap '' TERM; echo up; while :; do sleep 1; done"])
         #expect(child.waitForOutput(timeout: .seconds(20)) { $0 == "up\n" })
         #expect(child.wait(timeout: .milliseconds(10)) == nil)
         #expect(child.exitStatus == nil)

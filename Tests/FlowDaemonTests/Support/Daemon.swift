@@ -84,7 +84,7 @@ struct DaemonSettings: Sendable {
 
 /// One `flowd` process with its own notification socket.
 final class FlowdProcess: @unchecked Sendable {
-    let child: ChildProcess
+    let child: CapturedProcess
     let notify: NotifySocket
 
     init(arguments: [String], environment: [String: String], notifyPath: String) throws {
@@ -92,7 +92,7 @@ final class FlowdProcess: @unchecked Sendable {
         var env = FlowdBinary.baseEnvironment()
         env["NOTIFY_SOCKET"] = notifyPath
         env.merge(environment) { _, new in new }
-        child = try ChildProcess(try FlowdBinary.require(), arguments, environment: env, inheritEnvironment: false)
+        child = try CapturedProcess(try FlowdBinary.require(), arguments, environment: env, inheritEnvironment: false)
     }
 
     /// What flowd wrote to stderr so far (its log, when not under the journal).

@@ -1,6 +1,8 @@
+import DBus
+
 /// A typed handle on one interface of a remote object, for raw calls in
-/// client mode (tests that send what no well-behaved client sends, tools).
-/// flowd's clients use FlowClient.
+/// client mode: tests that send what no well-behaved client sends. flowd's
+/// clients use FlowClient.
 ///
 /// ```swift
 /// let manager = Proxy(connection: connection, destination: "org.example.Forms1",
@@ -123,9 +125,25 @@ public struct Proxy: Sendable {
     public func ping() throws(DBusError) {
         try with(interface: .peer).call("Ping")
     }
+}
 
-    /// The match rule for this object's signal `member` (all its signals when nil).
-    public func signalRule(_ member: MemberName? = nil) -> MatchRule {
-        MatchRule(type: .signal, sender: destination, interface: interface, member: member, path: path)
+extension Connection {
+    /// A blocking call of the bus driver's `member` with `arguments`.
+    private func busDriver(_ member: MemberName, _ arguments: DBusValue...) throws(DBusError) -> MessageReader {
+        try Proxy(connection: self, destination: .bus, path: "/org/freedesktop/DBus", interface: .bus)
+            .call(member, arguments: arguments).arguments()
+    }
+
+    /// True when `name` has an owner on the bus (`NameHasOwner`); blocks.
+    public func nameHasOwner(_ name: BusName) throws(DBusError) -> Bool {
+        var reply = try busDriver("NameHasOwner", .string(name.rawValue))
+        return try reply.next(Bool.self)
+    }
+
+    /// Gives `name` back (`ReleaseName`); blocks. True when it was released.
+    @discardableResult
+    public func releaseName(_ name: BusName) throws(DBusError) -> Bool {
+        var reply = try busDriver("ReleaseName", .string(name.rawValue))
+        return try reply.next(UInt32.self) == 1
     }
 }
