@@ -159,7 +159,8 @@ actor FlowService: DaemonComponent {
     /// `StartSession`: a session of `flowID` for `uid`, made once the flow's
     /// options and prefill providers (if any) have answered.
     func startSession(
-        flowID: String, locale requested: String?, prefill: [String: AnswerValue], uid: UInt32, reply: Reply<String>
+        flowID: String, locale requested: String?, prefill: [String: AnswerValue],
+        answers: [String: AnswerValue] = [:], uid: UInt32, reply: Reply<String>
     ) {
         do throws(FlowdError) {
             guard let flow = catalog.flow(flowID) else { throw .notFound("no flow \"\(flowID)\"") }
@@ -175,34 +176,92 @@ actor FlowService: DaemonComponent {
                     throw .failed("cannot count the caller's sessions: \(error)")
                 }
             }
-            let new = NewSession(flow: flow, id: SessionID.make(), owner: uid, locale: locale, prefill: prefill)
+            let new = NewSession(
+                flow: flow, id: SessionID.make(), owner: uid, locale: locale, prefill: prefill, answers: answers)
             let requests = flow.providerRequests(locale: locale)
-            guard !requests.isEmpty else { return reply { () throws(FlowdError) in try create(new, provided: []) } }
+            guard !requests.isEmpty else { return create(new, provided: [], reply: reply) }
             reply.deferring()
             let context = PluginContext(
                 flowID: flow.id, sessionID: new.id, locale: locale, callerUID: uid, answers: [:], options: [:],
                 stateDirectory: "")
             calls.provide(requests, context: context, for: self) { service, provided in
-                reply { () throws(FlowdError) in try service.create(new, provided: zip(requests, provided).map { $0 }) }
+                service.create(new, provided: zip(requests, provided).map { $0 }, reply: reply)
             }
         } catch {
             reply(.failure(error))
         }
     }
 
-    /// A session ``startSession(flowID:locale:prefill:uid:reply:)`` makes.
+    /// A session ``startSession(flowID:locale:prefill:answers:uid:reply:)`` makes.
     private struct NewSession: Sendable {
         var flow: FlowDefinition
         var id: String
         var owner: UInt32
         var locale: String
         var prefill: [String: AnswerValue]
+        /// An answer file: answers for every step, which drive the new
+        /// session as far as they are valid (it never submits).
+        var answers: [String: AnswerValue]
     }
 
-    /// Makes, stores and announces `new` with what its providers gave, and
-    /// gives back its quota slot.
-    private func create(_ new: NewSession, provided: [(ProviderRequest, ProvidedValue)]) throws(FlowdError) -> String {
+    /// Makes `new` with what its providers gave, drives it with its answer
+    /// file, then stores and announces it; its quota slot is given back
+    /// whichever way it ends.
+    private func create(_ new: NewSession, provided: [(ProviderRequest, ProvidedValue)], reply: Reply<String>) {
+        let session: FlowSession
+        do throws(FlowdError) {
+            session = try make(new, provided: provided)
+        } catch {
+            quota.release(for: new.owner)
+            return reply(.failure(error))
+        }
+        drive(session, new, applying: nil, round: 1, reply: reply)
+    }
+
+    /// Runs the answer file of `new` on `session`, with the plugin checks it
+    /// asks for (one round per step at most: a step whose checks were asked
+    /// for treats missing results as failed the next time), then stores it.
+    private func drive(
+        _ session: FlowSession, _ new: NewSession, applying results: [PluginCheckResult]?, round: Int,
+        reply: Reply<String>
+    ) {
+        var session = session
+        if let results { _ = session.applyPluginResults(results) }
+        do throws(FlowdError) {
+            if !new.answers.isEmpty, round <= new.flow.steps.count + 1 {
+                let now = clock.now
+                let outcome = try engine { () throws(SessionError) in try session.run(answers: new.answers, now: now) }
+                if case .checking(let checks) = outcome {
+                    reply.deferring()
+                    calls.check(checks, for: self) { [session] service, results in
+                        service.drive(session, new, applying: results, round: round + 1, reply: reply)
+                    }
+                    return
+                }
+            }
+        } catch {
+            quota.release(for: new.owner)
+            return reply(.failure(error))
+        }
+        reply { () throws(FlowdError) in try store(session, new) }
+    }
+
+    /// Stores and announces a new session, and gives back its quota slot.
+    private func store(_ session: FlowSession, _ new: NewSession) throws(FlowdError) -> String {
         defer { quota.release(for: new.owner) }
+        try repository.save(session)
+        repository.cache(session)
+        quota.added(for: new.owner)
+        events.append(.sessionNew(id: new.id))
+        events.append(.sessionCountChanged)
+        events.log(
+            .info, "session started", id: .sessionStarted,
+            metadata: [.session: new.id, .flow: new.flow.id, .uid: new.owner])
+        return new.id
+    }
+
+    /// A new session with what its providers gave.
+    private func make(_ new: NewSession, provided: [(ProviderRequest, ProvidedValue)]) throws(FlowdError) -> FlowSession {
         let flow = new.flow
         var dynamicOptions: [String: [ChoiceOption]] = [:]
         var providedPrefill: [String: AnswerValue] = [:]
@@ -246,14 +305,7 @@ actor FlowService: DaemonComponent {
                 throw FlowdError(error)
             }
         }
-        try repository.save(session)
-        repository.cache(session)
-        quota.added(for: new.owner)
-        events.append(.sessionNew(id: new.id))
-        events.append(.sessionCountChanged)
-        events.log(
-            .info, "session started", id: .sessionStarted, metadata: [.session: new.id, .flow: flow.id, .uid: new.owner])
-        return new.id
+        return session
     }
 
     /// The sessions `uid` may see: its own, or all of them for root.

@@ -219,6 +219,8 @@ package struct Fixtures: Sendable {
                                OptionModel(id: "hosting", label: t("Hosting", "Hosting")),
                            ],
                            other: OtherOption(label: t("Other", "Andere")), hints: [t("Select all that apply", "Alle zutreffenden auswählen")]),
+                FieldModel(id: "estimate", type: .computed, label: t("Estimated price", "Geschätzter Preis"),
+                           value: .text(t("1,440 €", "1.440 €")), isSet: true),
             ],
             announcement: announcement(2, title), progress: progress(2), actions: actions(canContinue: false))
     }

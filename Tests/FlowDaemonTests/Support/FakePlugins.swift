@@ -80,9 +80,11 @@ final class FakePlugins: PluginGateway {
         }
     }
 
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
+    {
         guard case .field(let message) = await wait(.field(name, value)) else { throw Thrown() }
-        return message
+        return message.map(FieldAssessment.rejected) ?? .accepted
     }
 
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
