@@ -1,16 +1,16 @@
 import FlowdSystem
 
 /// A plugin the crash guard disabled.
-public struct DisabledPlugin: Hashable, Sendable {
+package struct DisabledPlugin: Hashable, Sendable {
     /// The plugin file's path, which the daemon records the plugin under.
-    public var path: String
+    package var path: String
     /// The name the plugin registered under; empty when it was recorded by
     /// a version before schema 4, which did not keep it.
     package var name: String
     /// Why it was disabled, for `ListPlugins` and the journal.
-    public var reason: String
+    package var reason: String
     /// When, in microseconds since the epoch.
-    public var disabledAt: Int64
+    package var disabledAt: Int64
     /// The file that was disabled; nil when it was not known.
     package var file: FileIdentity?
 
@@ -44,14 +44,14 @@ extension SessionStore {
     /// Clears the disabled record of the plugin file at `path`; returns
     /// whether there was one.
     @discardableResult
-    public func enablePlugin(path: String) throws(StoreError) -> Bool {
+    package func enablePlugin(path: String) throws(StoreError) -> Bool {
         try withDatabase { db throws(StoreError) -> Bool in
             try SessionQueries(db: db, path: self.path).enablePlugin(path)
         }
     }
 
     /// Every disabled plugin, by path.
-    public func disabledPlugins() throws(StoreError) -> [DisabledPlugin] {
+    package func disabledPlugins() throws(StoreError) -> [DisabledPlugin] {
         try withDatabase { db throws(StoreError) -> [DisabledPlugin] in
             try SessionQueries(db: db, path: self.path).disabledPlugins()
         }

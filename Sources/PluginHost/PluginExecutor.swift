@@ -15,7 +15,7 @@ import FlowdSystem
 /// handlers still run when a plugin overflows its stack. The jobs of one
 /// guarded plugin call come through a ``GuardedCallExecutor`` and run with
 /// their thread marked as inside that call (see ``FileCrashGuard``).
-public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
+package final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     private let lock = Lock()
     private var queue = JobQueue()
@@ -24,23 +24,23 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     private var peakThreadCount = 0
 
     /// The most threads the pool will have.
-    public let maximumThreads: Int
+    package let maximumThreads: Int
     /// How long an idle thread waits for work before it exits.
-    public let idleTimeout: Duration
+    package let idleTimeout: Duration
     private let threadName: String
 
     /// Makes an empty pool; threads start as calls arrive.
-    public init(maximumThreads: Int = 32, idleTimeout: Duration = .seconds(30), threadName: String = "flowd-plugin") {
+    package init(maximumThreads: Int = 32, idleTimeout: Duration = .seconds(30), threadName: String = "flowd-plugin") {
         self.maximumThreads = max(1, maximumThreads)
         self.idleTimeout = idleTimeout
         self.threadName = String(threadName.utf8.prefix(15)) ?? "flowd-plugin"
     }
 
     /// The shared pool the daemon uses.
-    public static let shared = PluginExecutor()
+    package static let shared = PluginExecutor()
 
     /// Called by the Swift runtime to run `job` on one of the pool's threads.
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         enqueue(QueuedJob(job: UnownedJob(job), call: nil))
     }
 
@@ -71,7 +71,7 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
 
     /// The number of threads alive now and the most there have been (for tests
     /// and the benchmark).
-    public var threadCounts: (current: Int, peak: Int) {
+    package var threadCounts: (current: Int, peak: Int) {
         lock.withLock { (threadCount, peakThreadCount) }
     }
 

@@ -18,9 +18,9 @@ import Reactor
 /// when the bus cannot be reached or another flowd owns the name,
 /// `software`, `cannotCreate` when the state directory or the database
 /// cannot be created or opened, and `configuration`.
-public enum DaemonMain {
+package enum DaemonMain {
     /// Runs the daemon; returns the exit status.
-    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+    package static func run(arguments: [String], environment: [String: String]) -> Int32 {
         let command: DaemonCommand
         do {
             command = try DaemonCommandLine.parse(arguments)
