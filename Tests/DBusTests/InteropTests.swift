@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Interop with gdbus and busctl")
 struct InteropTests {
     func run(_ fixture: BusFixture, _ tool: String, _ arguments: [String]) throws -> String {
-        let result = try CapturedProcess.run(tool, arguments, environment: fixture.bus.environment)
+        let result = try ChildProcess.run(tool, arguments, environment: fixture.bus.environment)
         #expect(result.status == .exited(0), "\(tool) \(arguments): \(result.standardError)")
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -34,7 +34,7 @@ struct InteropTests {
         #expect(introspection.contains("@org.freedesktop.DBus.Property.EmitsChangedSignal(\"invalidates\")"))
 
         // An error from a handler, as gdbus prints it.
-        let refused = try CapturedProcess.run("gdbus", ["call"] + base + ["--method", "org.flowd.Test.Fail", "'not today'"],
+        let refused = try ChildProcess.run("gdbus", ["call"] + base + ["--method", "org.flowd.Test.Fail", "'not today'"],
                                            environment: fixture.bus.environment)
         #expect(refused.status != .exited(0))
         #expect(refused.standardError.contains("org.flowd.Test.Error.Refused"))
@@ -65,10 +65,10 @@ struct InteropTests {
         }
         // Errors from our table, as busctl prints them (busctl does not check
         // signatures itself, so the server's InvalidArgs text comes through).
-        let result = try CapturedProcess.run("busctl", [address, "call", name, "/org/flowd/Test", "org.flowd.Test", "Nope"])
+        let result = try ChildProcess.run("busctl", [address, "call", name, "/org/flowd/Test", "org.flowd.Test", "Nope"])
         #expect(result.status != .exited(0))
         #expect(result.standardError.contains("No method Nope"))
-        let wrong = try CapturedProcess.run(
+        let wrong = try ChildProcess.run(
             "busctl", [address, "call", name, "/org/flowd/Test", "org.flowd.Test", "Add", "ss", "x", "y"])
         #expect(wrong.status != .exited(0))
         #expect(wrong.standardError.contains("org.flowd.Test.Add expects arguments 'ii', got 'ss'"), "\(wrong.standardError)")

@@ -183,7 +183,7 @@ struct ObjectServerTests {
         try #require(getuid() == 0, "needs root to switch to nobody")
         let fixture = try BusFixture(allowUsers: [65534])
         try fixture.exportService()
-        let result = try CapturedProcess.run(
+        let result = try ChildProcess.run(
             "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--",
                         "gdbus", "call", "--address", fixture.bus.address, "--dest", fixture.serverName.rawValue,
                         "--object-path", TestService.path.rawValue, "--method", "org.flowd.Test.WhoAmI"])

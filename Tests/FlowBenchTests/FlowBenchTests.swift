@@ -13,8 +13,8 @@ struct FlowBenchTests {
     /// The build directory holding flowd-bench, flowd and the plugins.
     static let buildDirectory = BuildProducts.directory(holding: "flowd-bench")
 
-    static func bench(_ arguments: [String]) throws -> CapturedProcess.Result {
-        try CapturedProcess.run(
+    static func bench(_ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
             buildDirectory + "/flowd-bench",
             arguments + ["--build-dir", buildDirectory, "--flows-dir", repository.appendingPathComponent("flows").path],
             timeout: .seconds(600))
@@ -49,7 +49,7 @@ struct FlowBenchTests {
 
     @Test("a build directory without flowd is refused with the reason")
     func missingFlowd() throws {
-        let run = try CapturedProcess.run(
+        let run = try ChildProcess.run(
             Self.buildDirectory + "/flowd-bench", ["--quick", "--build-dir", "/nonexistent"], timeout: .seconds(60))
         #expect(run.status == .exited(1))
         #expect(run.standardError.contains("no flowd at /nonexistent/flowd"))

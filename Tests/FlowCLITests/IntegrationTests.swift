@@ -9,7 +9,7 @@ struct IntegrationTests {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
     }
 
-    private func object(_ result: CapturedProcess.Result) throws -> [String: Any] {
+    private func object(_ result: ChildProcess.Result) throws -> [String: Any] {
         try #require(try json(result.standardOutput) as? [String: Any], "\(result.standardOutput)\n\(result.standardError)")
     }
 
@@ -165,12 +165,12 @@ struct IntegrationTests {
 
         let files = try TemporaryDirectory(prefix: "flowctl-check")
         let bad = try files.write("bad.json", #"{"format": 1, "id": "b", "title": "B", "steps": [{"id": "s", "title": "S", "fields": [{"id": "e", "label": "E", "type": "emial"}]}]}"#)
-        let check = try CapturedProcess.run(Binaries.flowctl, ["check", bad])
+        let check = try ChildProcess.run(Binaries.flowctl, ["check", bad])
         #expect(check.status == .exited(1))
         #expect(check.standardOutput.hasPrefix("\(bad): steps[0].fields[0].type: unknown type \"emial\""))
         let examples = try FileManager.default.contentsOfDirectory(atPath: Repository.flowsDirectory)
             .filter { $0.hasSuffix(".json") }.map { Repository.flowsDirectory + "/" + $0 }
-        let good = try CapturedProcess.run(Binaries.flowctl, ["check"] + examples)
+        let good = try ChildProcess.run(Binaries.flowctl, ["check"] + examples)
         #expect(good.status == .exited(0), "\(good.standardOutput)")
         #expect(good.standardOutput.split(separator: "\n").count == examples.count)
     }
@@ -178,14 +178,14 @@ struct IntegrationTests {
     @Test("no daemon: exit 69 and how to start it")
     func noDaemon() throws {
         let bus = try PrivateBus()
-        let result = try CapturedProcess.run(Binaries.flowctl, ["--address", bus.address, "flows"])
+        let result = try ChildProcess.run(Binaries.flowctl, ["--address", bus.address, "flows"])
         #expect(result.status == .exited(69))
         // flowd beside the built flowctl, by the path /proc/self/exe gives.
         let flowdPath = URL(fileURLWithPath: Binaries.flowd).resolvingSymlinksInPath().path
         #expect(result.standardError == "flowctl: flowd is not running on the bus at \(bus.address). Start it with: \(flowdPath) --address \(bus.address)\n")
         #expect(result.standardOutput.isEmpty)
 
-        let nowhere = try CapturedProcess.run(Binaries.flowctl, ["--address", "unix:path=/nonexistent/bus", "sessions"])
+        let nowhere = try ChildProcess.run(Binaries.flowctl, ["--address", "unix:path=/nonexistent/bus", "sessions"])
         #expect(nowhere.status == .exited(69))
         #expect(nowhere.standardError.hasPrefix("flowctl: cannot connect to the bus at unix:path=/nonexistent/bus"))
     }
@@ -194,7 +194,7 @@ struct IntegrationTests {
     func watch() throws {
         let flowd = try DaemonFixture()
         let id = try flowd.start("quick")
-        let watcher = try CapturedProcess(Binaries.flowctl, ["--address", flowd.address, "watch", id, "--json"])
+        let watcher = try ChildProcess(Binaries.flowctl, ["--address", flowd.address, "watch", id, "--json"])
         // The first line is the state it starts from: from then on it is subscribed.
         #expect(watcher.waitForOutput { $0.contains("\n") })
         #expect(try flowd.flowctl(["set", id, "ok=yes"]).status == .exited(0))
@@ -236,7 +236,7 @@ struct IntegrationTests {
                 COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count)
                 _flowctl; printf '%s\\n' "${COMPREPLY[@]}"
                 """
-            let result = try CapturedProcess.run("/bin/bash", ["-c", program])
+            let result = try ChildProcess.run("/bin/bash", ["-c", program])
             #expect(result.status == .exited(0), "\(result.standardError)")
             return result.standardOutput.split(separator: "\n").map(String.init)
         }
@@ -276,7 +276,7 @@ struct IntegrationTests {
         let flowd = try DaemonFixture(flows: ["consultation.json": text])
 
         let script = Repository.root.appendingPathComponent("scripts/demo-drive.sh").path
-        let result = try CapturedProcess.run(script, [flowd.address], environment: ["FLOWCTL": Binaries.flowctl])
+        let result = try ChildProcess.run(script, [flowd.address], environment: ["FLOWCTL": Binaries.flowctl])
         #expect(result.status == .exited(0), "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("Step 5 of 5 · Check your booking"))
         #expect(result.standardOutput.contains("✓ "))

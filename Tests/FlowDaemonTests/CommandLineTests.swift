@@ -10,8 +10,8 @@ import TestSupport
 /// (sysexits.h) and one clear line.
 @Suite("flowd's command line, end to end")
 struct CommandLineTests {
-    static func run(_ arguments: [String]) throws -> CapturedProcess.Result {
-        try CapturedProcess.run(
+    static func run(_ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(
             try FlowdBinary.require(), arguments, environment: FlowdBinary.baseEnvironment(), inheritEnvironment: false)
     }
 

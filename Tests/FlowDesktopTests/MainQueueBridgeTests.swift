@@ -10,7 +10,7 @@ struct MainQueueBridgeTests {
 
     @Test("a MainActor task, a detached task's result and DispatchQueue.main all run on the GLib loop thread")
     func mainActorWorkRunsOnTheLoop() throws {
-        let run = try CapturedProcess.run(Self.probe, timeout: .seconds(60))
+        let run = try ChildProcess.run(Self.probe, timeout: .seconds(60))
         #expect(run.status == .exited(0), "probe: \(run.standardOutput)\(run.standardError)")
         for check in ["main-actor-task", "detached-to-main-actor", "dispatch-main"] {
             #expect(run.standardOutput.contains("\(check): ran on the GLib loop thread"), "\(run.standardOutput)")
@@ -19,7 +19,7 @@ struct MainQueueBridgeTests {
 
     @Test("without the bridge, main-actor work never runs under GLib's loop (the probe can fail)")
     func withoutTheBridgeNothingRuns() throws {
-        let run = try CapturedProcess.run(Self.probe, ["--no-bridge", "--give-up-after", "1000"], timeout: .seconds(60))
+        let run = try ChildProcess.run(Self.probe, ["--no-bridge", "--give-up-after", "1000"], timeout: .seconds(60))
         #expect(run.status == .exited(1))
         #expect(run.standardOutput.contains("gave up waiting for: detached-to-main-actor, dispatch-main, main-actor-task"))
     }

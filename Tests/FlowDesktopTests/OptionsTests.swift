@@ -43,23 +43,23 @@ struct ExecutableTests {
 
     @Test("--list-fixtures names every fixture; --help prints the usage")
     func listsAndHelps() throws {
-        let list = try CapturedProcess.run(Self.binary, ["--list-fixtures"])
+        let list = try ChildProcess.run(Self.binary, ["--list-fixtures"])
         #expect(list.status == .exited(0))
         for name in Fixtures.catalog.map(\.name) { #expect(list.standardOutput.contains(name + "\t")) }
-        let help = try CapturedProcess.run(Self.binary, ["--help"])
+        let help = try ChildProcess.run(Self.binary, ["--help"])
         #expect(help.status == .exited(0))
         #expect(help.standardOutput.contains("Usage: flowd-gtk"))
     }
 
     @Test("without --fixture it says the window is not wired to flowd yet; bad input is refused")
     func refusesWhatItCannotDo() throws {
-        let flow = try CapturedProcess.run(Self.binary, ["consultation"])
+        let flow = try ChildProcess.run(Self.binary, ["consultation"])
         #expect(flow.status == .exited(2))
         #expect(flow.standardError.contains("shows built-in example screens only"))
-        let unknown = try CapturedProcess.run(Self.binary, ["--fixture", "nope"])
+        let unknown = try ChildProcess.run(Self.binary, ["--fixture", "nope"])
         #expect(unknown.status == .exited(2))
         #expect(unknown.standardError.contains("no fixture named 'nope'"))
-        let bad = try CapturedProcess.run(Self.binary, ["--resume"])
+        let bad = try ChildProcess.run(Self.binary, ["--resume"])
         #expect(bad.status == .exited(2))
         #expect(bad.standardError.contains("--resume needs a value"))
     }

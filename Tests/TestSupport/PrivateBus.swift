@@ -8,7 +8,7 @@ package final class PrivateBus: @unchecked Sendable {
     package private(set) var address: String
     /// The directory holding the socket and the config.
     package let directory: TemporaryDirectory
-    private var daemon: CapturedProcess
+    private var daemon: ChildProcess
     private let configPath: String
 
     /// Starts `dbus-daemon --nofork --print-address` and waits until it listens.
@@ -41,8 +41,8 @@ package final class PrivateBus: @unchecked Sendable {
         if !allowUsers.isEmpty { chmod(socket, 0o777) }
     }
 
-    private static func start(configPath: String) throws -> (CapturedProcess, String) {
-        let daemon = try CapturedProcess(
+    private static func start(configPath: String) throws -> (ChildProcess, String) {
+        let daemon = try ChildProcess(
             "dbus-daemon",
             ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(configPath)", "--print-address=1"],
             environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""])

@@ -22,6 +22,9 @@ struct PluginHostGateway: PluginGateway {
         switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
         case .success(let assessment): return assessment
         case .timedOut: throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
         case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
         }
@@ -31,6 +34,9 @@ struct PluginHostGateway: PluginGateway {
         switch await caller.validateStep(name, step: step, context: self.context(context)) {
         case .success(let issues): return issues
         case .timedOut: throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
         case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
         }
@@ -45,27 +51,42 @@ struct PluginHostGateway: PluginGateway {
         case .failure(let message, let detail):
             return .failure(message.map(SubmitFailure.localized) ?? .other, detail: detail)
         case .timedOut: return .failure(.timedOut, detail: "timed out after \(request.timeoutSeconds) s")
+        case .busy(let waited):
+            return .failure(.timedOut, detail: "no plugin thread was free for \(waited); the action did not run")
         case .cancelled: return .cancelled
         case .unavailable: return .failure(.other, detail: "no loaded plugin provides \(request.action)")
         }
     }
 
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        provider(await caller.options(name, field: field, context: self.context(context)))
+        provider(name, await caller.options(name, field: field, context: self.context(context)))
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        provider(await caller.prefill(name, field: field, context: self.context(context)))
+        provider(name, await caller.prefill(name, field: field, context: self.context(context)))
     }
 
-    private func provider<V>(_ result: PluginCallResult<V>) -> ProviderOutcome<V> {
+    private func provider<V>(_ name: String, _ result: PluginCallResult<V>) -> ProviderOutcome<V> {
         switch result {
         case .success(let v): return .success(v)
         case .failure(_, let detail): return .failure(detail: detail)
         case .timedOut: return .timedOut
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            return .timedOut
         case .cancelled: return .failure(detail: "cancelled")
         case .unavailable: return .failure(detail: "no loaded plugin provides it")
         }
+    }
+}
+
+extension PluginHostGateway {
+    /// A call that found no free plugin thread within its time limit: it
+    /// reaches the client as a timeout, and the journal says it never ran.
+    func logBusy(_ name: String, waited: Duration) {
+        logger.warning(
+            "plugin call \(name) was not made: no plugin thread was free for \(waited.description)",
+            metadata: [.plugin: name])
     }
 }
 

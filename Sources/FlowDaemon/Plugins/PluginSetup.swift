@@ -36,15 +36,19 @@ struct PluginSetup {
                 // The system service trusts only root's files; a per-user
                 // daemon also its own user's.
                 trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
-        ).load(crashGuard: crashGuard)
-        quarantined.save(new: report.newQuarantines, lifted: report.liftedQuarantines)
+        ).load(crashGuard: crashGuard) { new in
+            // Durable and in the journal before the next plugin loads: if that
+            // one crashes too, the next start still disables this one.
+            for q in new {
+                logger.error(
+                    "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+            }
+            return quarantined.save(new: new)
+        }
+        quarantined.lift(report.liftedQuarantines)
 
         for problem in report.directoryProblems {
             logger.warning("plugin directory \(problem.path): \(problem.reason)", metadata: [.path: problem.path])
-        }
-        for q in report.newQuarantines {
-            logger.error(
-                "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
         }
         // Calls the earlier process was in when it was killed (or crashed
         // elsewhere): nothing crashed in the plugin, so it is not blamed.
@@ -88,12 +92,24 @@ private struct QuarantineRecords {
         }
     }
 
-    func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
+    /// Records new quarantines (each committed before this returns); false
+    /// when the store refused one.
+    func save(new: [PluginQuarantine]) -> Bool {
         do {
             for q in new { try store.disablePlugin(path: q.path, name: q.name, reason: q.reason, file: q.file) }
+            return true
+        } catch {
+            logger.error("cannot record quarantined plugins: \(error.description); the next start tries again")
+            return false
+        }
+    }
+
+    /// Forgets quarantines whose file changed or went away.
+    func lift(_ lifted: [PluginQuarantine]) {
+        do {
             for q in lifted { try store.enablePlugin(path: q.path) }
         } catch {
-            logger.error("cannot record quarantined plugins: \(error.description)")
+            logger.error("cannot clear lifted plugin quarantines: \(error.description)")
         }
     }
 }

@@ -45,7 +45,7 @@ enum TestFlows {
 final class DaemonFixture: @unchecked Sendable {
     let bus: PrivateBus
     let directory: TemporaryDirectory
-    let daemon: CapturedProcess
+    let daemon: ChildProcess
 
     var address: String { bus.address }
 
@@ -56,7 +56,7 @@ final class DaemonFixture: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true)
         }
         for (name, text) in flows { try directory.write("flows/" + name, text) }
-        daemon = try CapturedProcess(
+        daemon = try ChildProcess(
             Binaries.flowd,
             ["--address", bus.address, "--flows-dir", directory.file("flows"), "--plugin-dir", directory.file("plugins"),
              "--state-dir", directory.file("state")],
@@ -85,15 +85,15 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// Runs the built flowctl against this daemon.
-    func flowctl(_ arguments: [String], environment: [String: String] = [:]) throws -> CapturedProcess.Result {
-        try CapturedProcess.run(Binaries.flowctl, ["--address", bus.address] + arguments, environment: environment)
+    func flowctl(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Result {
+        try ChildProcess.run(Binaries.flowctl, ["--address", bus.address] + arguments, environment: environment)
     }
 
     /// Runs flowctl with `input` on its standard input (through `sh`'s printf).
-    func flowctl(_ arguments: [String], input: String) throws -> CapturedProcess.Result {
+    func flowctl(_ arguments: [String], input: String) throws -> ChildProcess.Result {
         let quoted = (["--address", bus.address] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let script = "printf '%s' \"$INPUT\" | '\(Binaries.flowctl)' \(quoted.joined(separator: " "))"
-        return try CapturedProcess.run("/bin/sh", ["-c", script], environment: ["INPUT": input])
+        return try ChildProcess.run("/bin/sh", ["-c", script], environment: ["INPUT": input])
     }
 
     /// `flowctl start FLOW`'s id.

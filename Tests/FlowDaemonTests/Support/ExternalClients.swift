@@ -21,30 +21,30 @@ struct ExternalClient {
     static var canSwitchUser: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
 
     /// Runs `tool` with `arguments` in a minimal environment; the result.
-    func run(_ tool: String, _ arguments: [String]) throws -> CapturedProcess.Result {
+    func run(_ tool: String, _ arguments: [String]) throws -> ChildProcess.Result {
         let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         if let uid {
-            return try CapturedProcess.run(
+            return try ChildProcess.run(
                 "setpriv",
                 ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", tool] + arguments,
                 environment: environment, inheritEnvironment: false)
         }
-        return try CapturedProcess.run(tool, arguments, environment: environment, inheritEnvironment: false)
+        return try ChildProcess.run(tool, arguments, environment: environment, inheritEnvironment: false)
     }
 
     /// Starts `tool` in the background (for `gdbus monitor`), as ``uid`` when set.
-    func spawn(_ tool: String, _ arguments: [String]) throws -> CapturedProcess {
+    func spawn(_ tool: String, _ arguments: [String]) throws -> ChildProcess {
         let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         if let uid {
-            return try CapturedProcess(
+            return try ChildProcess(
                 "setpriv", ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", tool] + arguments,
                 environment: environment, inheritEnvironment: false)
         }
-        return try CapturedProcess(tool, arguments, environment: environment, inheritEnvironment: false)
+        return try ChildProcess(tool, arguments, environment: environment, inheritEnvironment: false)
     }
 
     /// `gdbus monitor` of everything flowd sends, started and subscribed.
-    func monitor() throws -> CapturedProcess {
+    func monitor() throws -> ChildProcess {
         let monitor = try spawn("gdbus", ["monitor", "--address", address, "--dest", "org.flowd.Flow1"])
         guard monitor.waitForOutput(until: { $0.contains("is owned by") }) else {
             monitor.terminate(grace: .seconds(1))
@@ -67,7 +67,7 @@ struct ExternalClient {
     // MARK: gdbus
 
     /// `gdbus call` of `interface.method` on `path` with GVariant-text arguments; the raw result.
-    func gdbus(_ path: String, _ method: String, _ arguments: [String] = []) throws -> CapturedProcess.Result {
+    func gdbus(_ path: String, _ method: String, _ arguments: [String] = []) throws -> ChildProcess.Result {
         try run(
             "gdbus",
             ["call", "--address", address, "--dest", "org.flowd.Flow1", "--object-path", path, "--method", method]
@@ -99,7 +99,7 @@ struct ExternalClient {
     // MARK: busctl
 
     /// `busctl --address=… <arguments>`.
-    func busctl(_ arguments: [String]) throws -> CapturedProcess.Result {
+    func busctl(_ arguments: [String]) throws -> ChildProcess.Result {
         try run("busctl", ["--address=\(address)"] + arguments)
     }
 
