@@ -353,28 +353,6 @@ struct ServiceEventTests {
         #expect(try await service.answer(answers).get() == ["even": "Must be even."])
     }
 
-    @Test("StartSession with an answer file: its plugin checks run before the session is stored, and it starts where the answers lead")
-    func startWithAnswers() async throws {
-        let service = try ServiceHarness(flows: ServiceFlows.all)
-        let answers = Answers<String>()
-        service.act {
-            $0.startSession(
-                flowID: "checked", locale: nil, prefill: [:], answers: ["even": .integer(4), "note": .text("hi")],
-                uid: 1000, reply: answers.reply)
-        }
-        #expect(answers.deferred >= 1 && answers.result == nil)
-        #expect(service.events().isEmpty, "nothing is announced before the session is stored")
-        let field = try await service.nextPluginCall()
-        #expect(field.kind == .field("test.even", .integer(4)))
-        field.field(nil)
-        let step = try await service.nextPluginCall()
-        #expect(step.kind == .step("test.step-check"))
-        step.step([])
-        let id = try await service.answer(answers).get()
-        #expect(try service.property(.currentStep, of: id) == .string("done"))
-        #expect(service.events() == ["SessionNew", "SessionCount"])
-    }
-
     @Test("StartSession with a bad answer file fails and gives its quota slot back")
     func startWithBadAnswers() throws {
         let service = try ServiceHarness(flows: ServiceFlows.all, limits: limits(perUser: 1))
