@@ -95,10 +95,13 @@ package enum PluginFiles {
     }
 
     /// Loads a fresh directory holding copies of `products`, with an in-memory
-    /// crash guard, and returns the report with a caller over it.
+    /// crash guard, and returns the report with a caller over it. The caller
+    /// gets an executor of its own: tests all call as one uid, and on the
+    /// shared executor one test's slow calls would fill that uid's share and
+    /// queue another test's.
     package static func load(
         _ products: [String], in temp: TemporaryDirectory, crashGuard: MemoryCrashGuard = MemoryCrashGuard(),
-        executor: PluginExecutor = .shared, configuration: PluginCaller.Configuration = .init()
+        executor: PluginExecutor = PluginExecutor(), configuration: PluginCaller.Configuration = .init()
     ) throws -> (report: PluginLoadReport, caller: PluginCaller) {
         let dir = try directory(products, in: temp)
         let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard)
