@@ -1,3 +1,4 @@
+import FlowClient
 import FlowProtocol
 
 /// One option a command accepts.
@@ -61,7 +62,7 @@ public struct CommandSpec: Sendable, Hashable {
 /// The options every command accepts.
 public struct GlobalOptions: Sendable, Hashable {
     /// The bus: `--system`, `--user` or `--address`.
-    public var bus: BusChoice = .user
+    package var bus: BusChoice = .user
     /// `--json`.
     public var json = false
     /// `--color`.
