@@ -9,7 +9,8 @@
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
-#   make demo-gtk        the desktop client's example screens in a window (needs a display)
+#   make demo-gtk        private bus + flowd with the example flows and plugins + a flow in flowd-gtk's window
+#                        (DEMO_FLOW=survey for another flow; needs a display)
 
 SWIFT    ?= swift
 PREFIX   ?= /usr/local
@@ -112,10 +113,12 @@ bench: build
 demo: build
 	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh "$(BIN_RELEASE)"
 
-# The desktop client's example screens (docs/desktop.md): start page, three
-# steps, Review, submit and success, driven by the window's own buttons.
+# The desktop client (docs/desktop.md): a private bus, flowd with the example
+# flows and the shipped plugins, and flowd-gtk on DEMO_FLOW (default
+# consultation; Escape shows every flow). Needs a display.
+DEMO_FLOW ?= consultation
 demo-gtk: build
-	"$(BIN_RELEASE)/flowd-gtk" --fixture tour
+	scripts/demo-gtk.sh "$(BIN_RELEASE)" "$(DEMO_FLOW)"
 
 clean:
 	$(SWIFT) package clean

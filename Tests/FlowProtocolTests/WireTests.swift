@@ -285,9 +285,12 @@ struct WireRoundTripTests {
         #expect(receipt["n"] == nil, "null is left out")
         #expect(receipt["list"] == .array(elementType: .variant, [.variant(.double(1))]))
         #expect(receipt["o"] == .vardict(["b": true]))
-        for answer: AnswerValue in [.text("a"), .list([]), .bool(false), .integer(1), .number(2)] {
+        for answer: AnswerValue in [.text("a"), .list([]), .list(["x", "y"]), .bool(false), .integer(1), .number(2)] {
             #expect(WireValue.isAnswer(WireValue.answer(answer)))
+            #expect(WireValue.answer(from: WireValue.answer(answer)) == answer, "\(answer) reads back")
         }
+        #expect(WireValue.answer(from: .uint32(7)) == .integer(7) && WireValue.answer(from: .int32(-7)) == .integer(-7))
+        #expect(WireValue.answer(from: .vardict([:])) == nil && WireValue.answer(from: .objectPath("/x")) == nil)
         #expect(!WireValue.isAnswer(.uint32(1)) && !WireValue.isAnswer(.array(elementType: .int32, [])))
     }
 }

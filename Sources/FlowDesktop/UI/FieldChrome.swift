@@ -1,8 +1,11 @@
 import Adwaita
+import FlowProtocol
 
 /// What every field shows around its input: the error under it (only once
-/// the person touched the field), then its help and rule hints, and the
-/// accessible name and description the screen reader reads on the input.
+/// the person touched the field), then its help and the rule hints the
+/// daemon describes (the multiple choice's, the pattern's, step rules,
+/// conditional requirements, plugin validators), and the accessible name
+/// and description the screen reader reads on the input.
 @MainActor
 final class FieldChrome {
     /// The field's block on the page: the input part, then the texts.
@@ -15,15 +18,18 @@ final class FieldChrome {
     private var hints: [String] = []
     private var error = ""
     private var extraNote = ""
+    /// The daemon's "(optional)".
+    private let optionalLabel: String
 
     /// The chrome around `row` in a boxed list of its own (entry rows, action rows).
-    convenience init(row: Widget) {
+    convenience init(row: Widget, optionalLabel: String) {
         let group = PreferencesGroup()
         group.add(row)
-        self.init(content: group)
+        self.init(content: group, optionalLabel: optionalLabel)
     }
 
-    init(content: Widget) {
+    init(content: Widget, optionalLabel: String) {
+        self.optionalLabel = optionalLabel
         root.append(content)
         for label in [errorLabel, notesLabel] {
             label.wraps = true
@@ -37,18 +43,21 @@ final class FieldChrome {
         notesLabel.addStyleClass("dim-label")
     }
 
+    /// The field's label as shown: with "(optional)" when it is.
+    func label(_ field: StepField) -> String { field.displayLabel(optionalLabel: optionalLabel) }
+
     /// The input the texts belong to; gets the accessible name and description.
-    func attach(input: Widget, field: FieldModel) {
+    func attach(input: Widget, field: StepField) {
         self.input = input
         update(field)
     }
 
     /// New label, help and hints from the daemon.
-    func update(_ field: FieldModel) {
-        input?.setAccessibleLabel(field.displayLabel)
+    func update(_ field: StepField) {
+        input?.setAccessibleLabel(label(field))
         input?.setAccessibleRequired(field.required)
         help = field.help
-        hints = field.hints
+        hints = field.hintTexts
         refresh()
     }
 

@@ -1,37 +1,38 @@
 import Adwaita
 import FlowKit
+import FlowProtocol
 
-/// A form or content step: header, fields (or the content's icon and text), buttons.
+/// A form or content step: header, fields (or the content's icon and text),
+/// the step's rule hints, buttons.
 @MainActor
-final class StepPage: Page {
-    private(set) var screen: StepScreen
+final class StepPageView: Page {
+    private(set) var session: SessionPage
+    private var page: StepPage { session.page }
     private let body = PageColumn()
     private let header = StepHeader()
     private let actions: ActionBar
     private var editors: [any FieldEditor] = []
     private var touched = TouchedFields()
     private let context: PageContext
-    private let contentIcon: Image?
     private let contentBody = Label()
+    private let stepHints = Label()
 
     var root: Widget { body.root }
     var defaultButton: Button? { actions.primary }
 
-    init(_ screen: StepScreen, context: PageContext) {
-        self.screen = screen
+    init(_ session: SessionPage, context: PageContext) {
+        self.session = session
         self.context = context
-        actions = ActionBar(actions: screen.actions, send: context.send)
+        actions = ActionBar(send: context.send)
+        let page = session.page
         body.column.append(header.root)
-        if screen.kind == .content, !screen.icon.isEmpty {
-            let icon = Image(iconName: screen.icon, pixelSize: 96)
+        if page.kind == .content, !page.icon.isEmpty {
+            let icon = Image(iconName: page.icon, pixelSize: 96)
             icon.addStyleClass("dim-label")
             icon.setMargins(top: 12, bottom: 6)
             body.column.append(icon)
-            contentIcon = icon
-        } else {
-            contentIcon = nil
         }
-        if screen.kind == .content {
+        if page.kind == .content {
             contentBody.wraps = true
             contentBody.xAlign = 0
             contentBody.isSelectable = true
@@ -39,39 +40,58 @@ final class StepPage: Page {
         }
         let editorContext = EditorContext(
             report: { [weak self] answers in self?.personAnswered(answers) },
-            activate: { [weak self] in self?.enterPressed() },
-            strings: context.strings)
-        for field in screen.fields {
+            activate: { [weak self] in self?.actions.activate() },
+            strings: context.strings, optionalLabel: page.optionalLabel)
+        for field in page.fields {
             let editor = FieldEditors.make(field, context: editorContext)
             editors.append(editor)
             body.column.append(editor.root)
         }
+        // The step's own rules (plugin step validators), said before the person continues.
+        stepHints.wraps = true
+        stepHints.xAlign = 0
+        stepHints.addStyleClass("dim-label")
+        stepHints.addStyleClass("caption")
+        body.column.append(stepHints)
         body.column.append(actions.root)
-        update(screen)
+        update(session)
+    }
+
+    /// The field ids of the step, in order: the same step with other fields
+    /// (a field that appeared or went) is a new page.
+    static func layout(of page: StepPage) -> [String] { page.fields.map { $0.id + ":" + $0.type.rawValue } }
+
+    /// True when `session` can be shown by updating this page in place.
+    func canShow(_ session: SessionPage) -> Bool {
+        session.page.id == page.id && Self.layout(of: session.page) == Self.layout(of: page)
     }
 
     /// New data for the same step (errors after typing, a label, CanContinue).
-    func update(_ screen: StepScreen) {
-        self.screen = screen
-        header.update(progress: screen.progress, title: screen.title, description: screen.description)
-        contentBody.text = screen.body
-        contentBody.isVisible = !screen.body.isEmpty
-        for field in screen.fields {
+    func update(_ session: SessionPage) {
+        self.session = session
+        header.update(session.page)
+        contentBody.text = page.body
+        contentBody.isVisible = !page.body.isEmpty
+        for field in page.fields {
             guard let editor = editors.first(where: { $0.fieldID == field.id }) else { continue }
             editor.update(field)
             editor.showError(touched.visibleError(for: field))
         }
-        actions.update(screen.actions, stepError: screen.error)
+        let hints = page.ruleHints.map(\.text).filter { !$0.isEmpty }
+        stepHints.text = hints.joined(separator: "\n")
+        stepHints.isVisible = !hints.isEmpty
+        actions.update(session)
     }
 
-    /// After a Continue the daemon refused: every field's error shows, touched or not.
+    /// After a Continue (or a Submit) the daemon refused: every field's
+    /// error shows, touched or not.
     func revealAllErrors() {
-        for field in screen.fields { touched.touch(field.id) }
-        update(screen)
+        for field in page.fields { touched.touch(field.id) }
+        update(session)
     }
 
     func focusFirst() {
-        if screen.actions.failure != nil {
+        if session.submitFailed {
             // A failed submit (a flow without Review): its message is under the button, at the end.
             actions.primary.grabFocus()
             body.root.scrollToEnd()
@@ -85,18 +105,14 @@ final class StepPage: Page {
     private func personAnswered(_ answers: [String: AnswerValue]) {
         for key in answers.keys {
             // `<field>.other` touches its field.
-            let id = screen.fields.first { $0.id == key || $0.otherKey == key }?.id ?? key
+            let id = page.fields.first { $0.id == key || $0.otherKey == key }?.id ?? key
             touched.touch(id)
-            if let field = screen.fields.first(where: { $0.id == id }),
+            if let field = page.fields.first(where: { $0.id == id }),
                 let editor = editors.first(where: { $0.fieldID == id })
             {
                 editor.showError(touched.visibleError(for: field))
             }
         }
         context.send(.answers(answers))
-    }
-
-    private func enterPressed() {
-        if screen.actions.canContinue { context.send(.continueStep) }
     }
 }
