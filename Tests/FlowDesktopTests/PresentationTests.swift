@@ -228,6 +228,9 @@ struct FieldPresentationTests {
         field.conditionallyRequired = false
         field.required = true
         #expect(field.displayLabel(optionalLabel: "(optional)") == "Phone")
+        var terms = StepField(id: "terms", type: .toggle, label: "I accept the terms")
+        terms.mustBeOn = true
+        #expect(terms.displayLabel(optionalLabel: "(optional)") == "I accept the terms", "a toggle that must be on is not optional")
     }
 
     @Test("the answer held comes back as a value; Other is the last choice")

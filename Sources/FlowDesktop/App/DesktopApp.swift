@@ -40,7 +40,7 @@ package enum DesktopApp {
                 programName: arguments.first ?? "flowd-gtk", locale: locale,
                 controller: WindowController(
                     client: client, bus: options.bus, locale: locale, strings: AppStrings(locale: locale),
-                    opening: opening))
+                    opening: opening, trace: CurrentProcess.environmentVariable("FLOWD_GTK_TRACE") == "1"))
         }
     }
 

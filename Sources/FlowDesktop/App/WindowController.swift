@@ -36,6 +36,8 @@ package final class WindowController {
     private let locale: String
     private let strings: AppStrings
     private let opening: Opening
+    /// Prints each screen shown and its transition (`FLOWD_GTK_TRACE=1`).
+    private let trace: Bool
     private weak var window: FlowWindow?
     private let calls = CallQueue()
 
@@ -67,7 +69,10 @@ package final class WindowController {
     private var unreachable = false
 
     /// A controller opening `opening` with `client`, on `bus`, in `locale`.
-    package init(client: FlowClient, bus: BusChoice, locale: String, strings: AppStrings, opening: Opening) {
+    package init(
+        client: FlowClient, bus: BusChoice, locale: String, strings: AppStrings, opening: Opening, trace: Bool = false
+    ) {
+        self.trace = trace
         self.client = client
         self.bus = bus
         self.locale = locale
@@ -95,6 +100,7 @@ package final class WindowController {
         switch event {
         case .answers(let answers): answered(answers)
         case .continueStep: continuePressed()
+        case .enterPressed: enterPressed()
         case .backToReview: navigate { client, id throws(FlowClientError) in try await client.goTo(id, step: "review") }
         case .back: navigate { client, id throws(FlowClientError) in try await client.back(id) }
         case .edit(let step): navigate { client, id throws(FlowClientError) in try await client.goTo(id, step: step) }
@@ -181,7 +187,7 @@ package final class WindowController {
             entries.sort { $0.updatedAt > $1.updatedAt }
             let sorted = flows.sorted { $0.title(in: locale) < $1.title(in: locale) }
             window?.setFlowTitle("")
-            window?.show(.start(StartScreen(flows: sorted, locale: locale, sessions: entries)))
+            show(.start(StartScreen(flows: sorted, locale: locale, sessions: entries)))
             if startEvents == nil { await watchStart() }
         } catch {
             showNotice(error, retry: .start)
@@ -307,20 +313,33 @@ package final class WindowController {
         guard let window, let properties, let page else { return }
         window.setFlowTitle(page.flowTitle)
         if submitRunning || properties.state == .submitting {
-            window.show(.submitting(page))
+            show(.submitting(page))
             return
         }
         if properties.state == .submitted {
-            window.show(.success(page, receipt: ReceiptLines.make(properties.receipt, referenceLabel: strings(.receiptReference))))
+            show(.success(page, receipt: ReceiptLines.make(properties.receipt, referenceLabel: strings(.receiptReference))))
             return
         }
         let failed = properties.state == .failed && !properties.lastError.isEmpty && page.error == properties.lastError
         let shown = SessionPage(withPending(page), submitFailed: failed, returningToReview: properties.returningToReview)
         if page.kind == .review, let review {
-            window.show(.review(shown, review))
+            show(.review(shown, review))
         } else {
-            window.show(.step(shown))
+            show(.step(shown))
         }
+    }
+
+    private func show(_ screen: Screen) {
+        guard let transition = window?.show(screen), trace else { return }
+        let name: String
+        switch transition {
+        case .slideForward: name = "slide-forward"
+        case .slideBack: name = "slide-back"
+        case .crossfade: name = "crossfade"
+        case .none: name = "none"
+        }
+        // Names and transitions only: never an answer.
+        Console.line("screen: \(Navigation.identity(of: screen)) \(name)")
     }
 
     /// `page` with the answers typed but not acknowledged yet, so a re-read
@@ -390,6 +409,19 @@ package final class WindowController {
                 await refresh()
             }
             if session == id { navigating = false }
+        }
+    }
+
+    /// Enter in a field: the answer just typed may not be sent yet (and
+    /// Continue not enabled yet), so it is sent first, then the main button's
+    /// action runs if the step can go on.
+    private func enterPressed() {
+        guard let id = session else { return }
+        Task {
+            await flushAnswers()
+            guard session == id, let page, let properties else { return }
+            let shown = SessionPage(page, returningToReview: properties.returningToReview)
+            if shown.primaryEnabled { handle(shown.primaryEvent) }
         }
     }
 
@@ -488,7 +520,7 @@ package final class WindowController {
         let reason = bus.unreachableMessage(error, flowd: FlowdLocation.current())
         unreachable = reason != nil
         window?.setFlowTitle("")
-        window?.show(.notice(NoticeScreen(
+        show(.notice(NoticeScreen(
             icon: reason != nil ? "network-offline-symbolic" : "dialog-warning-symbolic",
             title: strings(reason != nil ? .unreachableTitle : .notAvailableTitle),
             description: reason ?? error.message, retryLabel: strings(.retry))))

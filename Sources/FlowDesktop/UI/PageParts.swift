@@ -84,10 +84,8 @@ final class ActionBar {
     private let stepError = Label()
 
     private var primaryEvent = WindowEvent.continueStep
-    private let send: @MainActor (WindowEvent) -> Void
 
     init(send: @escaping @MainActor (WindowEvent) -> Void) {
-        self.send = send
         back = Button(mnemonic: "")
         primary = Button(mnemonic: "")
         primary.addStyleClass("suggested-action")
@@ -132,11 +130,6 @@ final class ActionBar {
         // A screen reader hears the failure when it reaches the button.
         primary.setAccessibleDescription(failure)
         primary.setDescribedBy(failure.isEmpty ? nil : failureLabel)
-    }
-
-    /// What Enter does on the page: the main button's action, when it can.
-    func activate() {
-        if primary.isSensitive { send(primaryEvent) }
     }
 }
 

@@ -40,7 +40,7 @@ final class StepPageView: Page {
         }
         let editorContext = EditorContext(
             report: { [weak self] answers in self?.personAnswered(answers) },
-            activate: { [weak self] in self?.actions.activate() },
+            activate: { context.send(.enterPressed) },
             strings: context.strings, optionalLabel: page.optionalLabel)
         for field in page.fields {
             let editor = FieldEditors.make(field, context: editorContext)

@@ -16,10 +16,11 @@ extension StepField {
     var otherKey: String { id + ".other" }
 
     /// The label as shown: "Phone (optional)" with the daemon's
-    /// `optionalLabel` when the field is not required and no rule can make
-    /// it so (such a field says when it becomes required in its hints).
+    /// `optionalLabel` when the field may be left as it is: not required, no
+    /// rule can make it so (such a field says when in its hints), and not a
+    /// toggle that must be on ("I accept the terms" is never optional).
     func displayLabel(optionalLabel: String) -> String {
-        required || conditionallyRequired || optionalLabel.isEmpty ? label : label + " " + optionalLabel
+        required || conditionallyRequired || mustBeOn || optionalLabel.isEmpty ? label : label + " " + optionalLabel
     }
 
     /// The options a person picks from: the field's own, then Other with its label.

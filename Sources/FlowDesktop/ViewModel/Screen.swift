@@ -140,6 +140,9 @@ package enum WindowEvent: Sendable, Hashable {
     /// cleared is an empty text or list; Other's text is `<field>.other`.
     case answers([String: AnswerValue])
     case continueStep
+    /// Enter in a single-line input: the main button's action, once the
+    /// answers just typed are in (nothing when the step still cannot go on).
+    case enterPressed
     /// The main button after an Edit from Review, on a step that cannot
     /// continue: `GoTo("review")`.
     case backToReview
