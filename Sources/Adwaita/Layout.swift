@@ -47,6 +47,13 @@ package final class ScrolledWindow: Widget {
         }
     }
 
+    /// Scrolls to the start (the top of a page whose focus is further down).
+    package func scrollToStart() {
+        if let adjustment = gtk_scrolled_window_get_vadjustment(flowd_scrolled_window(raw)) {
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_lower(adjustment))
+        }
+    }
+
     /// For a multi-line text view: a minimum height and a frame-like look.
     package func setMinimumContentHeight(_ height: Int) {
         gtk_scrolled_window_set_min_content_height(flowd_scrolled_window(raw), Int32(height))

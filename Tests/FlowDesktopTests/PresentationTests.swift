@@ -223,6 +223,7 @@ struct FieldPresentationTests {
         var field = StepField(id: "phone", type: .text, label: "Phone")
         #expect(field.displayLabel(optionalLabel: "(optional)") == "Phone (optional)")
         #expect(field.displayLabel(optionalLabel: "") == "Phone", "a 1.0 daemon gives no label: none is made up")
+        #expect(field.displayLabel(optionalLabel: "（任意）") == "Phone（任意）")
         field.conditionallyRequired = true
         #expect(field.displayLabel(optionalLabel: "(optional)") == "Phone", "its hint says when it is required")
         field.conditionallyRequired = false

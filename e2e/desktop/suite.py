@@ -334,7 +334,9 @@ def consultation_to_submission(ctx):
     app.find("list item", "What can we help with?: A desktop app")
     app.find("list item", "Phone: Not given")
     app.label_containing("We send a calendar invite")
-    app.reveal(app.find("label", "Step 4 of 4"))
+    # Review opens at its top (the focus is on the main button, further down).
+    top = wait_until(lambda: app.find("label", "Step 4 of 4").queryComponent().getExtents(0), "the progress line's place")
+    check(app.VIEW_TOP <= top.y <= app.VIEW_BOTTOM, f"Review does not open at its top (the progress line is at {top.y})")
     app.screenshot("review")
 
     # Edit, a step made invalid, "Back to review", "Not finished", Submit leads back to the step.

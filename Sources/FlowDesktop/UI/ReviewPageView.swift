@@ -68,7 +68,8 @@ final class ReviewPageView: Page {
 
     func focusFirst() {
         if actions.primary.isSensitive { actions.primary.grabFocus() } else { firstEdit?.grabFocus() }
-        // A failed submit's message is under the button, the last thing on the page.
-        if hasFailure { body.root.scrollToEnd() }
+        // A failed submit's message is under the button, the last thing on the page;
+        // otherwise the person reads Review from the top (Enter still submits).
+        if hasFailure { body.root.scrollToEnd() } else { body.root.scrollToStart() }
     }
 }
