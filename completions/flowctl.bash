@@ -36,7 +36,7 @@ _flowctl() {
             --system|--user|--session) _flowctl_bus+=("$word") ;;
             --address) _flowctl_bus+=(--address "${words[i+1]}"); ((i++)) ;;
             --address=*) _flowctl_bus+=("$word") ;;
-            --color|--locale) ((i++)) ;;
+            --color|--locale|--answers) ((i++)) ;;
             -*) ;;
             *) if [[ -z $command ]]; then command=$word; else args+=("$word"); fi ;;
         esac
@@ -46,12 +46,17 @@ _flowctl() {
         --address) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --locale) COMPREPLY=($(compgen -W "$_flowctl_locales" -- "$cur")); return ;;
+        --answers)
+            if declare -F _filedir >/dev/null; then _filedir json; else COMPREPLY=($(compgen -f -- "$cur")); fi
+            return
+            ;;
     esac
 
     if [[ $cur == -* ]]; then
         local options="--system --user --address --json --color --help --version"
         case $command in
-            start|run) options+=" --locale" ;;
+            start) options+=" --locale" ;;
+            run) options+=" --locale --answers --submit --dry-run" ;;
             flows|sessions) options+=" --quiet -q" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

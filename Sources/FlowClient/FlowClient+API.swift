@@ -16,14 +16,17 @@ extension FlowClient {
         }
     }
 
-    /// `StartSession` with the `locale` option (flowd's default when nil)
-    /// and `prefill` answers; returns the new session's id.
+    /// `StartSession` with the `locale` option (flowd's default when nil),
+    /// `prefill` answers and (since 1.1) `answers` for every step, which
+    /// drive the new session as far as they are valid; returns the new
+    /// session's id.
     package func startSession(
-        flow: String, locale: String?, prefill: [String: DBusValue]
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue] = [:]
     ) async throws(FlowClientError) -> String {
         var options: [String: DBusValue] = [:]
         if let locale { options["locale"] = .string(locale) }
         if !prefill.isEmpty { options["prefill"] = .vardict(prefill) }
+        if !answers.isEmpty { options["answers"] = .vardict(answers) }
         let member = FlowMember.Manager.startSession
         let arguments = try Self.arguments(of: try await callManager(member, [.string(flow), .vardict(options)]), member, "o")
         guard let path = arguments[0].objectPath, let id = FlowBus.sessionID(of: path) else {

@@ -24,6 +24,10 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     case path = "Path"
     case announcement = "Announcement"
     case receipt = "Receipt"
+    /// Since 1.1: the ids of the current step's fields that are shown, in
+    /// order. It changes when an answer shows or hides a field (`visibleIf`),
+    /// so a window can read the step again at once.
+    case visibleFields = "VisibleFields"
 
     /// The property's name on the bus.
     package var name: MemberName { MemberName(trusted: rawValue) }
@@ -37,6 +41,7 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
         case .createdAt, .updatedAt: return .uint64
         case .path: return "a(sss)"
         case .receipt: return "a{sv}"
+        case .visibleFields: return "as"
         }
     }
 
@@ -114,6 +119,8 @@ package struct SessionProperties: Sendable, Hashable {
     package var announcement = ""
     /// The last successful submit's receipt; empty before.
     package var receipt: [String: DBusValue] = [:]
+    /// The ids of the current step's shown fields, in order.
+    package var visibleFields: [String] = []
 
     /// Session `id` of `flowID`; the rest is set afterwards.
     package init(id: String, flowID: String) {
@@ -142,6 +149,7 @@ package struct SessionProperties: Sendable, Hashable {
         path = progress.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
         announcement = session.announcement
         receipt = record.receipt.map(WireValue.json) ?? [:]
+        visibleFields = session.visibleFieldIDs
     }
 
     /// The encoder: the D-Bus value of `property`.
@@ -168,6 +176,7 @@ package struct SessionProperties: Sendable, Hashable {
                 path.map { .structure([.string($0.step), .string($0.title), .string($0.status.rawValue)]) })
         case .announcement: return .string(announcement)
         case .receipt: return .vardict(receipt)
+        case .visibleFields: return .strings(visibleFields)
         }
     }
 
@@ -197,15 +206,17 @@ package struct SessionProperties: Sendable, Hashable {
         case .path: return path == other.path
         case .announcement: return announcement == other.announcement
         case .receipt: return receipt == other.receipt
+        case .visibleFields: return visibleFields == other.visibleFields
         }
     }
 
     /// The decoder of a `GetAll` reply: every property must be there with
-    /// its type.
+    /// its type, except those a flowd 1.0 does not have (`VisibleFields`).
     package init(dbus dictionary: [String: DBusValue]) throws(WireError) {
         self.init(id: "", flowID: "")
         for property in SessionProperty.allCases {
             guard let value = dictionary[property.rawValue] else {
+                if property == .visibleFields { continue }
                 throw WireError("the session's properties have no \(property.rawValue) (\(property.signature))")
             }
             try set(property, from: value)
@@ -251,6 +262,7 @@ package struct SessionProperties: Sendable, Hashable {
             path = steps
         case .announcement: announcement = try typed(String.self)
         case .receipt: receipt = try typed([String: DBusValue].self)
+        case .visibleFields: visibleFields = try typed([String].self)
         }
     }
 }

@@ -76,23 +76,29 @@ public final class PluginCaller: Sendable {
 
     // MARK: the capabilities
 
-    /// Runs field validator `name`: nil means the value is acceptable, a string
-    /// is the message to show under the field.
+    /// Runs field validator `name` (its `assess`, which for a validator
+    /// that does not warn is its `validate`): the value is accepted,
+    /// rejected with the message to show under the field, or warned about.
     public func validateField(
         _ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
-    ) async -> PluginCallResult<String?> {
+    ) async -> PluginCallResult<FieldAssessment> {
         guard let c = registry.capability(.fieldValidator, named: name),
             case .fieldValidator(_, let validator) = c.capability
         else { return .unavailable }
         let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
-            try await validator.validate(value, field: field, context: context)
+            try await validator.assess(value, field: field, context: context)
         }
-        return result.flatMap { message in
-            guard let message else { return .success(nil) }
+        return result.flatMap { assessment in
+            let message: String
+            switch assessment {
+            case .accepted: return .success(.accepted)
+            case .rejected(let m), .warning(let m): message = m
+            }
             guard let text = Self.cleanMessage(message) else {
                 return .failure(message: nil, detail: "\(name) returned an empty message")
             }
-            return .success(text)
+            if case .warning = assessment { return .success(.warning(text)) }
+            return .success(.rejected(text))
         }
     }
 
@@ -115,7 +121,7 @@ public final class PluginCaller: Sendable {
                 guard let text = Self.cleanMessage(issue.message) else {
                     return .failure(message: nil, detail: "\(name) returned an issue with an empty message")
                 }
-                cleaned.append(ValidationIssue(field: issue.field, message: text))
+                cleaned.append(ValidationIssue(field: issue.field, message: text, level: issue.level))
             }
             return .success(cleaned)
         }

@@ -157,6 +157,35 @@ struct ProgressSnapshotTests {
         case .time: return .text(pick % 3 == 0 ? "" : "10:3\(pick % 10)")
         case .email: return .text(pick % 3 == 0 ? "nope" : "a@example.org")
         case .text, .multiline, .secure: return .text(pick % 4 == 0 ? "" : String(repeating: "x", count: Int(pick % 16)))
+        case .computed: return .integer(Int64(pick % 20))  // refused: nothing sets a computed field
+        }
+    }
+
+    /// One move of a random walk, picked by `r`: an answer (valid or not)
+    /// to a field of the current step, Continue (plugins accept), Back, GoTo
+    /// a step or Review, or a submit begun, failed or cancelled.
+    static func move(_ session: inout FlowSession, _ r: UInt64, now: Int64) {
+        let flow = session.flow
+        switch r % 8 {
+        case 0, 1, 2:
+            if let step = flow.step(session.currentStepID), !step.fields.isEmpty {
+                let field = step.fields[Int(r >> 8) % step.fields.count]
+                _ = try? session.setAnswers([field.id: value(for: field, in: session, pick: r >> 16)], now: now)
+            }
+        case 3, 4:
+            if case .checking(let checks)? = try? session.continueStep(now: now) {
+                _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .accepted) })
+            }
+        case 5: try? session.back(now: now)
+        case 6:
+            let targets = flow.steps.map(\.id) + ["review"]
+            try? session.goTo(targets[Int(r >> 8) % targets.count], now: now)
+        default:
+            if session.state == .submitting {
+                if r & 0x100 == 0 { try? session.failSubmit(.other, now: now) } else { try? session.cancelSubmit(now: now) }
+            } else {
+                _ = try? session.beginSubmit(now: now)
+            }
         }
     }
 
@@ -182,28 +211,7 @@ struct ProgressSnapshotTests {
             var seen: Set<String> = []
             for move in 0..<400 {
                 let r = random.next()
-                let now = Int64(move + 10)
-                switch r % 8 {
-                case 0, 1, 2:
-                    if let step = flow.step(session.currentStepID), !step.fields.isEmpty {
-                        let field = step.fields[Int(r >> 8) % step.fields.count]
-                        _ = try? session.setAnswers([field.id: Self.value(for: field, in: session, pick: r >> 16)], now: now)
-                    }
-                case 3, 4:
-                    if case .checking(let checks)? = try? session.continueStep(now: now) {
-                        _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .accepted) })
-                    }
-                case 5: try? session.back(now: now)
-                case 6:
-                    let targets = flow.steps.map(\.id) + ["review"]
-                    try? session.goTo(targets[Int(r >> 8) % targets.count], now: now)
-                default:
-                    if session.state == .submitting {
-                        if r & 0x100 == 0 { try? session.failSubmit(.other, now: now) } else { try? session.cancelSubmit(now: now) }
-                    } else {
-                        _ = try? session.beginSubmit(now: now)
-                    }
-                }
+                Self.move(&session, r, now: Int64(move + 10))
                 Self.expectSame(session, "\(name)/\(locale) after move \(move) (\(r % 8)) on \(session.currentStepID)")
                 seen.insert("\(session.currentStepID) \(session.state.rawValue) \(session.returningToReview)")
             }

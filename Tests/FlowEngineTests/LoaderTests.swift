@@ -84,7 +84,7 @@ import Testing
     @Test func problemsReadFileColonPathColonMessage() throws {
         let problems = Fixture.problems(Fixture.wrap(#"{"id": "a", "title": "A", "fields": [{"id": "x", "type": "emial", "label": "X"}]}"#))
         let p = try #require(problems.first)
-        #expect(p.description == #"bad.json: steps[0].fields[0].type: unknown type "emial" (did you mean "email"? expected one of text, multiline, secure, email, number, date, time, toggle, choice, multichoice)"#)
+        #expect(p.description == #"bad.json: steps[0].fields[0].type: unknown type "emial" (did you mean "email"? expected one of text, multiline, secure, email, number, date, time, toggle, choice, multichoice, computed)"#)
     }
 
     @Test func unknownKeysAreErrorsWithASuggestion() {
@@ -105,9 +105,10 @@ import Testing
         expectProblem("[1, 2]", at: "$", "expected a flow definition (an object)")
     }
 
-    @Test func formatIsRequiredAndMustBeOne() {
+    @Test func formatIsRequiredAndMustBeOneOrTwo() {
         expectProblem(#"{"id": "t", "title": "T", "steps": []}"#, at: "$", "missing required key \"format\"")
-        expectProblem(#"{"format": 2, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 2")
+        expectProblem(#"{"format": 3, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 3 (this flowd reads formats 1 to 2)")
+        expectProblem(#"{"format": 0, "id": "t", "title": "T", "steps": []}"#, at: "format", "unsupported format 0")
     }
 
     @Test func keysThatDoNotFitTheFieldType() {

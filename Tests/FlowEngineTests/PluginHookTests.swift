@@ -19,12 +19,15 @@ actor FakeValidator: PluginValidating {
 
     struct Boom: Error {}
 
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
+    {
         let text = value.textValue ?? ""
         fieldCalls.append("\(name):\(text)")
         if failing || text == "boom" { throw Boom() }
         if text == "slow" { throw PluginCheckTimedOut() }
-        return text == "taken" ? "That name is taken." : nil
+        if text == "admin" { return .warning("Admin is a shared name; are you sure?") }
+        return text == "taken" ? .rejected("That name is taken.") : .accepted
     }
 
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {

@@ -182,13 +182,13 @@ import Testing
         _ = s.applyPluginResults(try s.setAnswers(["hostname": .text("ws-berlin-042"), "role": .text("laptop")], now: 1).checks
             .map { PluginCheckResult(check: $0, outcome: .accepted) })
         try s.next()
-        var returnDate = try field(s.currentStep(), "returnDate")
-        #expect(returnDate.conditionallyRequired && !returnDate.required)
-        #expect(returnDate.ruleHints.map(\.text) == ["Für Leihgeräte erforderlich", "Muss nach „Übergabedatum“ liegen"])
-        #expect(returnDate.ruleHints.map(\.kind) == [.requiredIf, .after])
+        // Format 2: the return date is shown only for a loan, and then required.
+        #expect(!s.currentStep().fields.contains { $0.id == "returnDate" })
         try s.set(["loan": .bool(true)])
-        returnDate = try field(s.currentStep(), "returnDate")
-        #expect(returnDate.required)
+        let returnDate = try field(s.currentStep(), "returnDate")
+        #expect(returnDate.required && !returnDate.conditionallyRequired)
+        #expect(returnDate.ruleHints.map(\.text) == ["Muss nach „Übergabedatum“ liegen"])
+        #expect(returnDate.ruleHints.map(\.kind) == [.after])
 
         let consultation = try Fixture.flow(String(decoding: Fixture.exampleBytes("consultation"), as: UTF8.self))
         let phone = try #require(consultation.field("phone"))

@@ -159,6 +159,49 @@ struct WireRoundTripTests {
         #expect(old.fields.map(\.id) == page.fields.map(\.id) && old.title == page.title)
     }
 
+    @Test("format 2: only shown fields, a computed value in words, warnings apart from errors, VisibleFields")
+    func format2Page() throws {
+        let flow = try FlowLoader.load("""
+            {"format": 2, "id": "f2", "title": "F2", "steps": [{"id": "s", "title": "S", "fields": [
+              {"id": "planned", "type": "number", "label": "Planned"},
+              {"id": "pages", "type": "number", "label": "Pages"},
+              {"id": "loan", "type": "toggle", "label": "Loan"},
+              {"id": "back", "type": "date", "label": "Return", "visibleIf": {"field": "loan", "equals": true}},
+              {"id": "price", "type": "computed", "label": "Price", "expr": "pages * 120", "display": "{value} €"}],
+             "rules": [{"before": ["planned", "pages"], "level": "warning", "message": "Fewer pages than planned?"}]}]}
+            """, fileName: "f2.json", capabilities: .any)
+        let clock = FixedClock(now: 1_750_000_000_000_000, today: CivilDate(iso: "2025-06-16")!)
+        var session = try FlowSession(flow: flow, id: String(repeating: "ef", count: 16), owner: 0, locale: "en", clock: clock)
+        _ = try session.setAnswers(["pages": .integer(12), "planned": .integer(20)], now: clock.now)
+        var page = StepPage(session.currentStep())
+        #expect(page.fields.map(\.id) == ["planned", "pages", "loan", "price"], "the hidden return date is not listed")
+        #expect(SessionProperties(session).visibleFields == ["planned", "pages", "loan", "price"])
+        let value = page.dbusValue
+        let fields = try #require(value.vardict?["fields"]?.vardicts)
+        let price = try #require(fields.first { $0["id"] == "price" })
+        #expect(price["type"] == "computed" && price["value"] == .int64(1440) && price["display"] == "1,440 €")
+        let planned = try #require(fields.first { $0["id"] == "planned" })
+        #expect(planned["warning"] == "Fewer pages than planned?" && planned["error"] == "", "a warning is not an error")
+        #expect(value.vardict?["warning"] == "")
+        #expect(try StepPage(dbusValue: value) == page)
+        _ = try session.setAnswers(["loan": .bool(true)], now: clock.now)
+        page = StepPage(session.currentStep())
+        #expect(page.fields.map(\.id) == ["planned", "pages", "loan", "back", "price"])
+        #expect(SessionProperties(session).visibleFields == ["planned", "pages", "loan", "back", "price"])
+        #expect(SessionProperties(session).changed(since: SessionProperties(session)).isEmpty)
+        // A page from a flowd 1.0 has no warning or display: it still decodes.
+        var old = try #require(page.dbusValue.vardict)
+        old["warning"] = nil
+        old["fields"] = .array(elementType: "a{sv}", page.fields.map { field in
+            var d = field.dbusValue.vardict ?? [:]
+            d["warning"] = nil
+            d["display"] = nil
+            return .vardict(d)
+        })
+        let decoded = try StepPage(dbus: old)
+        #expect(decoded.warning == "" && decoded.field("price")?.display == "")
+    }
+
     @Test("a content step and the complete step round-trip too")
     func otherKinds() throws {
         let flow = try FlowLoader.load(everyField, fileName: "wire.json", capabilities: .any)
@@ -224,8 +267,12 @@ struct WireRoundTripTests {
             #expect(value.hasType(property.signature), "\(property) is '\(value.signature)'")
             all[property.rawValue] = value
         }
-        #expect(all.count == 18)
+        #expect(all.count == 19, "18, and VisibleFields since 1.1")
         #expect(try SessionProperties(dbus: all) == properties)
+        // A flowd 1.0 has no VisibleFields: its GetAll still decodes.
+        var old = all
+        old["VisibleFields"] = nil
+        #expect(try SessionProperties(dbus: old).visibleFields.isEmpty)
         #expect(properties.state == .editing && properties.currentStep == "all" && properties.owner == 1000)
         #expect(properties.path.map(\.status) == [.done, .current, .upcoming])
 
@@ -233,7 +280,7 @@ struct WireRoundTripTests {
         var mirror = SessionProperties(id: "", flowID: "")
         for property in SessionProperty.allCases { try mirror.set(property, from: properties.value(of: property)) }
         #expect(mirror == properties)
-        #expect(SessionProperty.values(in: all).count == 18)
+        #expect(SessionProperty.values(in: all).count == 19)
     }
 
     @Test("the diff names exactly the properties that changed, in declaration order; constants never change")

@@ -17,9 +17,9 @@ struct CallerTests {
         let context = Samples.context(locale: "de")
 
         #expect(await caller.validateField("test.even", value: .integer(4), field: Samples.field(), context: context)
-            == .success(nil))
+            == .success(.accepted))
         #expect(await caller.validateField("test.even", value: .integer(3), field: Samples.field(label: "Anzahl"),
-            context: context) == .success("Anzahl must be even."))
+            context: context) == .success(.rejected("Anzahl must be even.")))
 
         let step = StepInfo(id: "s", title: "S", fields: [Samples.field("a"), Samples.field("b")])
         let same = Samples.context(answers: ["a": .text("x"), "b": .text("x")])
@@ -42,6 +42,26 @@ struct CallerTests {
         #expect(receipt == .success(SubmitReceipt([
             "reference": .string(Samples.submission().id), "answers": 1, "flow": "sample",
         ])))
+    }
+
+    @Test("warnings through the real plugin: a field validator's assess, a step validator's issues of level warning")
+    func warnings() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try PluginFiles.load(["FixtureTestPlugin"], in: temp)
+        let field = Samples.field(type: "date")
+        #expect(await caller.validateField("test.sunday", value: .text("2030-06-02"), field: field,
+            context: Samples.context(locale: "de")) == .success(.warning("Das ist ein Sonntag; da haben wir geschlossen.")))
+        #expect(await caller.validateField("test.sunday", value: .text("2000-01-01"), field: field,
+            context: Samples.context()) == .success(.rejected("That is in the past.")))
+        #expect(await caller.validateField("test.sunday", value: .text("2030-06-03"), field: field,
+            context: Samples.context()) == .success(.accepted))
+        // A validator written before warnings (validate only) still answers through assess.
+        #expect(await caller.validateField("test.even", value: .integer(3), field: Samples.field(label: "N"),
+            context: Samples.context()) == .success(.rejected("N must be even.")))
+        let step = StepInfo(id: "s", title: "S", fields: [Samples.field("a")])
+        let issues = await caller.validateStep("test.busy-step", step: step, context: Samples.context())
+        #expect(issues == .success([ValidationIssue(field: nil, message: "We are busy that week.", level: .warning),
+                                    ValidationIssue(field: "a", message: "Check this one.", level: .warning)]))
     }
 
     @Test("a name that is not loaded, or loaded under another kind, is unavailable")
@@ -198,7 +218,7 @@ struct CallerTests {
             ["FixtureTestPlugin", "FixtureHangPlugin"], in: temp, crashGuard: crashGuard, executor: executor,
             configuration: .init(validatorTimeout: .seconds(600)))
         let blockedCount = 6
-        var blocked: [Task<PluginCallResult<String?>, Never>] = []
+        var blocked: [Task<PluginCallResult<FieldAssessment>, Never>] = []
         for _ in 0..<blockedCount {
             blocked.append(Task {
                 await caller.validateField("hang.blocking", value: .text("x"), field: Samples.field(),
@@ -211,7 +231,7 @@ struct CallerTests {
         // Every blocked call holds a thread of its own...
         #expect(executor.threadCounts.current >= blockedCount)
         // ...and other calls still complete, many at once.
-        try await withThrowingTaskGroup(of: PluginCallResult<String?>.self) { group in
+        try await withThrowingTaskGroup(of: PluginCallResult<FieldAssessment>.self) { group in
             for i in 0..<20 {
                 group.addTask {
                     await caller.validateField("test.even", value: .integer(Int64(i)), field: Samples.field(),

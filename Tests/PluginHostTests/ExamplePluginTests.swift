@@ -59,13 +59,13 @@ struct ExamplePluginTests {
         let caller = PluginCaller(registry: report.registry, crashGuard: crashGuard)
         let field = Samples.field("vat", label: "VAT number")
         #expect(await caller.validateField("example.vat-number", value: .text("DE 123 456 789"), field: field,
-            context: Samples.context()) == .success(nil))
+            context: Samples.context()) == .success(.accepted))
         #expect(await caller.validateField("example.vat-number", value: .text("ATU12345678"), field: field,
-            context: Samples.context()) == .success(nil))
+            context: Samples.context()) == .success(.accepted))
         #expect(await caller.validateField("example.vat-number", value: .text("DE12345"), field: field,
-            context: Samples.context(locale: "de")) == .success("Diese USt-IdNr. hat nicht das richtige Format."))
+            context: Samples.context(locale: "de")) == .success(.rejected("Diese USt-IdNr. hat nicht das richtige Format.")))
         #expect(await caller.validateField("example.vat-number", value: .text("XX123"), field: field,
-            context: Samples.context()) == .success("Enter a VAT number with its country code, such as DE123456789."))
+            context: Samples.context()) == .success(.rejected("Enter a VAT number with its country code, such as DE123456789.")))
         #expect(await caller.options("example.rooms", field: field,
             context: Samples.context(options: ["rooms": ["Ada", "Grace"]])) == .success([
                 ChoiceOption(id: "ada", label: "Ada", icon: "x-office-calendar"),

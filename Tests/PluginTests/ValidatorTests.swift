@@ -35,7 +35,7 @@ struct HostnameTests {
         let temp = try TemporaryDirectory()
         let (_, caller) = try Shipped.load(in: temp)
         #expect(await caller.validateField("flowd.hostname", value: .text(name), field: Samples.field(),
-            context: Samples.context()) == .success(nil))
+            context: Samples.context()) == .success(.accepted))
     }
 
     @Test("refuses what is not one, with a message saying why", arguments: [
@@ -49,7 +49,7 @@ struct HostnameTests {
         let (_, caller) = try Shipped.load(in: temp)
         let result = await caller.validateField("flowd.hostname", value: .text(name), field: Samples.field(),
             context: Samples.context())
-        let message = try #require(result.value ?? nil, "\(name) was accepted")
+        let message = try #require(result.value?.rejection, "\(name) was accepted")
         #expect(message.contains(hint), "\(name): \(message)")
     }
 
@@ -60,9 +60,9 @@ struct HostnameTests {
         let strict = Samples.context(locale: "de", options: ["requireDomain": true])
         let message = await caller.validateField("flowd.hostname", value: .text("printer"), field: Samples.field(),
             context: strict)
-        #expect((message.value ?? nil)?.hasPrefix("Geben Sie einen vollständigen Hostnamen") == true)
+        #expect(message.value?.rejection?.hasPrefix("Geben Sie einen vollständigen Hostnamen") == true)
         #expect(await caller.validateField("flowd.hostname", value: .text("printer.example.org"),
-            field: Samples.field(), context: strict) == .success(nil))
+            field: Samples.field(), context: strict) == .success(.accepted))
         let bad = await caller.validateField("flowd.hostname", value: .text("printer"), field: Samples.field(),
             context: Samples.context(options: ["requireDomian": true]))
         #expect(bad.failureDetail?.contains("unknown option") == true)
@@ -81,7 +81,7 @@ struct UsernameTests {
         for name in ["root", "nobody", "daemon"] {
             let result = await caller.validateField("flowd.username-available", value: .text(name),
                 field: Samples.field(), context: Samples.context())
-            #expect(result.value == .some("The user name “\(name)” is already taken."), "\(name)")
+            #expect(result.value == .rejected("The user name “\(name)” is already taken."), "\(name)")
         }
     }
 
@@ -95,10 +95,10 @@ struct UsernameTests {
         let groupOnly = try #require(names.first { getpwnam($0) == nil && !$0.contains(where: \.isUppercase) })
         let checked = await caller.validateField("flowd.username-available", value: .text(groupOnly),
             field: Samples.field(), context: Samples.context())
-        #expect((checked.value ?? nil)?.contains("already taken") == true)
+        #expect(checked.value?.rejection?.contains("already taken") == true)
         let unchecked = await caller.validateField("flowd.username-available", value: .text(groupOnly),
             field: Samples.field(), context: Samples.context(options: ["checkGroups": false]))
-        #expect(unchecked == .success(nil))
+        #expect(unchecked == .success(.accepted))
     }
 
     @Test("a free, well-formed name is accepted")
@@ -108,7 +108,7 @@ struct UsernameTests {
         let name = "flowd-test-\(UInt32.random(in: 0...UInt32.max))"
         #expect(getpwnam(name) == nil)
         #expect(await caller.validateField("flowd.username-available", value: .text(name), field: Samples.field(),
-            context: Samples.context()) == .success(nil))
+            context: Samples.context()) == .success(.accepted))
     }
 
     @Test("malformed names are refused before any lookup", arguments: [
@@ -119,14 +119,14 @@ struct UsernameTests {
         let (_, caller) = try Shipped.load(in: temp)
         let result = await caller.validateField("flowd.username-available", value: .text(name),
             field: Samples.field(), context: Samples.context(locale: "fr"))
-        #expect((result.value ?? nil)?.hasPrefix("Utilisez jusqu’à 32 lettres minuscules") == true, "\(name)")
+        #expect(result.value?.rejection?.hasPrefix("Utilisez jusqu’à 32 lettres minuscules") == true, "\(name)")
     }
 }
 
 @Suite("flowd.date-window")
 struct DateWindowTests {
     func check(_ caller: PluginCaller, _ value: String, _ options: [String: JSONValue] = [:], locale: String = "en")
-        async -> PluginCallResult<String?>
+        async -> PluginCallResult<FieldAssessment>
     {
         await caller.validateField("flowd.date-window", value: .text(value), field: Samples.field(type: "date"),
             context: Samples.context(locale: locale, options: options))
@@ -141,10 +141,10 @@ struct DateWindowTests {
             await check(caller, isoDay(-1)), await check(caller, isoDay(31))]
         // Skip the check in the rare run that straddles midnight.
         guard localToday().epochDay == before else { return }
-        #expect(results[0] == .success(nil))
-        #expect(results[1] == .success(nil))
-        #expect(results[2].value == .some("Choose a date from \(isoDay(0)) to \(isoDay(30))."))
-        #expect(results[3].value == .some("Choose a date from \(isoDay(0)) to \(isoDay(30))."))
+        #expect(results[0] == .success(.accepted))
+        #expect(results[1] == .success(.accepted))
+        #expect(results[2].value == .rejected("Choose a date from \(isoDay(0)) to \(isoDay(30))."))
+        #expect(results[3].value == .rejected("Choose a date from \(isoDay(0)) to \(isoDay(30))."))
     }
 
     @Test("minDays and maxDays move the window")
@@ -156,10 +156,10 @@ struct DateWindowTests {
         let results = [await check(caller, isoDay(0), window), await check(caller, isoDay(1), window),
             await check(caller, isoDay(14), window), await check(caller, isoDay(15), window, locale: "es")]
         guard localToday().epochDay == before else { return }
-        #expect(results[0].value == .some("Choose a date from \(isoDay(1)) to \(isoDay(14))."))
-        #expect(results[1] == .success(nil))
-        #expect(results[2] == .success(nil))
-        #expect(results[3].value == .some("Elija una fecha del \(isoDay(1)) al \(isoDay(14))."))
+        #expect(results[0].value == .rejected("Choose a date from \(isoDay(1)) to \(isoDay(14))."))
+        #expect(results[1] == .success(.accepted))
+        #expect(results[2] == .success(.accepted))
+        #expect(results[3].value == .rejected("Elija una fecha del \(isoDay(1)) al \(isoDay(14))."))
     }
 
     @Test("malformed dates get the format message; bad options fail", arguments: [
@@ -168,7 +168,7 @@ struct DateWindowTests {
     func malformed(value: String) async throws {
         let temp = try TemporaryDirectory()
         let (_, caller) = try Shipped.load(in: temp)
-        #expect(await check(caller, value).value == .some("Enter a date as YYYY-MM-DD."))
+        #expect(await check(caller, value).value == .rejected("Enter a date as YYYY-MM-DD."))
     }
 
     @Test("bad options are refused")
@@ -251,7 +251,7 @@ struct RuleDescriptionTests {
         // The messages come in the language too: a malformed host name.
         let message = await caller.validateField("flowd.hostname", value: .text("-x"), field: Samples.field(),
             context: Samples.context(locale: locale))
-        #expect(locale == "en" || (message.value ?? nil)?.hasPrefix("Use letters") == false, "\(locale)")
+        #expect(locale == "en" || message.value?.rejection?.hasPrefix("Use letters") == false, "\(locale)")
     }
 
     @Test("regions and scripts find their language: zh-TW is Traditional, pt-PT Brazilian, sv English")

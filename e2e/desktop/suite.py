@@ -689,7 +689,9 @@ def flowd_restarts_and_the_window_follows(ctx):
     ctx.flowd.restart()
     app.label_containing("Connected again")
     check(app.process.poll() is None, "flowd-gtk exited when flowd restarted")
-    app.type(app.find("spin button", "About how many pages?"), "12")
+    app.type(app.find("spin button", "A website: about how many pages?"), "12")
+    # The computed estimate (flow format 2), in words from the daemon.
+    wait_until(lambda: any("1,440 €" in text_of(l) for l in app.all("label")), "the estimate worked out from the pages")
     cont(app)
     app.wait_screen("step:when")
     app.find("label", "Step 3 of 5")
@@ -711,7 +713,7 @@ def keyboard_only_with_announcements(ctx):
     # Alt+C: the mnemonic of "_Continue".
     app.key("c", modifiers=("alt",))
     check(app.wait_screen("step:pages") == "slide-forward", "Alt+C did not continue")
-    app.wait_typing_reaches("spin button", "About how many pages?", "7")
+    app.wait_typing_reaches("spin button", "A website: about how many pages?", "7")
     # Alt+Left goes back.
     app.key("Left", modifiers=("alt",))
     check(app.wait_screen("step:service") == "slide-back", "Alt+Left did not go back")

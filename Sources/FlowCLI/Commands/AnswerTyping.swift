@@ -84,6 +84,8 @@ public enum AnswerTyping {
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)
+        case .computed:
+            throw CLIError(.dataError, "field \(quote(field.id)) is computed from other answers and cannot be set")
         case .text, .multiline, .secure, .email, .date, .time:
             return .string(text)
         }
@@ -115,7 +117,7 @@ public enum AnswerTyping {
         if key.hasSuffix(".other"), let field = step.field(String(key.dropLast(6))), field.other {
             return (field, true)
         }
-        let names = step.fields.map(\.id)
+        let names = step.fields.filter { $0.type != .computed }.map(\.id)
         if names.isEmpty {
             throw CLIError(.dataError, "step \(quote(step.id)) has no fields to set")
         }

@@ -172,8 +172,16 @@ public enum FlowctlCommandLine {
             options: [], minArguments: 1, maxArguments: 1, group: .steps),
         CommandSpec(
             name: "run", arguments: "FLOW", summary: "fill in a flow step by step in the terminal",
-            details: "Starts a session of FLOW and walks through it interactively: one step at a time, a prompt for each field, errors shown as they come back, Back, Review with Edit, and Submit. Ctrl-C leaves the session saved; resume it with 'flowctl resume SESSION'.",
-            options: [localeOption], minArguments: 1, maxArguments: 1, group: .interactive, acceptsJSON: false),
+            details: """
+                Starts a session of FLOW and walks through it interactively: one step at a time, a prompt for each field, errors shown as they come back, Back, Review with Edit, and Submit. Ctrl-C leaves the session saved; resume it with 'flowctl resume SESSION'.
+                With --answers FILE it runs without a person: FILE is JSON, field id → value, as 'flowctl answers' prints it in JSON (or a submission the spool plugin wrote). flowd follows the branches the answers choose and stops at the first step that does not validate: its errors are printed, the exit status is 1, and the session stays for 'flowctl resume'. When every step passed the session waits on Review; --submit sends it, --dry-run closes it and sends nothing.
+                """,
+            options: [
+                localeOption,
+                OptionSpec("answers", value: "FILE", help: "drive the session with the answers in FILE (JSON), without prompts"),
+                OptionSpec("submit", help: "with --answers: submit once every step passed, and wait for the result"),
+                OptionSpec("dry-run", help: "with --answers: check every step on the path, then close the session; submit nothing"),
+            ], minArguments: 1, maxArguments: 1, group: .interactive, acceptsJSON: false),
         CommandSpec(
             name: "resume", arguments: "SESSION", summary: "continue a session interactively",
             details: "Continues SESSION interactively where it was left, in the session's language.",

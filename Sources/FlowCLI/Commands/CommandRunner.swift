@@ -76,7 +76,12 @@ final class CommandRunner {
         case "plugins": return try plugins()
         case "watch": return try watch(try resolveSession(args[0]))
         case "check": return check(args)
-        case "run": return try runWizard(flow: args[0])
+        case "run":
+            if let file = command.options["answers"] { return try runAnswers(flow: args[0], file: file) }
+            if command.flag("submit") || command.flag("dry-run") {
+                throw .usage("--submit and --dry-run go with --answers FILE (see 'flowctl run --help')")
+            }
+            return try runWizard(flow: args[0])
         case "resume": return try resumeWizard(try resolveSession(args[0]))
         case "__complete":
             out(completions(args).map { $0 + "\n" }.joined())

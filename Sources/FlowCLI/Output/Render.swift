@@ -134,6 +134,7 @@ public enum Render {
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
         if !step.icon.isEmpty && step.kind == .content { text += style.dim("icon: " + step.icon) + "\n" }
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
+        if !step.warning.isEmpty { text += "\n" + style.yellow("! " + step.warning) + "\n" }
         for field in step.fields {
             text += "\n" + Render.field(field, locale: locale, style: style)
         }
@@ -148,7 +149,10 @@ public enum Render {
         text += "\n"
         var lines: [(String, String, @Sendable (String) -> String)] = []
         lines.append(("Field", field.id + " (" + field.type.rawValue + ")", { style.cyan($0) }))
-        if let value = fieldValue(field, locale: locale) {
+        if field.type == .computed {
+            // Worked out by flowd, in its words: "1,440 €".
+            lines.append(("Value", field.display.isEmpty ? "not given" : field.display, { $0 }))
+        } else if let value = fieldValue(field, locale: locale) {
             lines.append(("Value", value, { $0 }))
         } else {
             lines.append(("Value", "not set", { style.dim($0) }))
@@ -163,6 +167,7 @@ public enum Render {
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty { lines.append(("Rules", rules, { style.dim($0) })) }
         if !field.error.isEmpty { lines.append(("Error", field.error, { style.red($0) })) }
+        if !field.warning.isEmpty { lines.append(("Warning", field.warning, { style.yellow($0) })) }
         let width = lines.map { displayWidth($0.0) }.max() ?? 0
         for (key, value, decorate) in lines {
             text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"

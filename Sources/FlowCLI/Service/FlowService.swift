@@ -10,8 +10,11 @@ import FlowProtocol
 package protocol FlowService: AnyObject, Sendable {
     /// `Manager.ListFlows`.
     func listFlows() async throws(FlowClientError) -> [FlowSummary]
-    /// `Manager.StartSession`; returns the new session's id.
-    func startSession(flow: String, locale: String?, prefill: [String: DBusValue]) async throws(FlowClientError) -> String
+    /// `Manager.StartSession`; returns the new session's id. `answers`
+    /// (since 1.1) drive the new session as far as they are valid.
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String
     /// `Manager.ListSessions`: the caller's sessions.
     func listSessions() async throws(FlowClientError) -> [SessionListing]
     /// `Manager.ListPlugins`.
@@ -43,6 +46,13 @@ package protocol FlowService: AnyObject, Sendable {
     /// A round trip to flowd, after which the signals of every call it
     /// answered before have arrived.
     func ping() async throws(FlowClientError)
+}
+
+extension FlowService {
+    /// `Manager.StartSession` without answers.
+    func startSession(flow: String, locale: String?, prefill: [String: DBusValue]) async throws(FlowClientError) -> String {
+        try await startSession(flow: flow, locale: locale, prefill: prefill, answers: [:])
+    }
 }
 
 extension FlowClient: FlowService {}

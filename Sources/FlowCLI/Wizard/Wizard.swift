@@ -126,33 +126,37 @@ final class Wizard: Sendable {
         if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
         if !first.body.isEmpty { say("\n" + first.body + "\n") }
         if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
+        if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
 
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
-        // not asked again; "e" asks them all.
-        var toAsk = step.fields.filter { !$0.isSet || !$0.error.isEmpty }
-        if toAsk.count < step.fields.count { say("\n") }
-        for field in step.fields where !toAsk.contains(field) {
+        // not asked again; "e" asks them all. Computed fields are never asked.
+        let askable = step.fields.filter { $0.type != .computed }
+        var toAsk = askable.filter { !$0.isSet || !$0.error.isEmpty }
+        if toAsk.count < askable.count { say("\n") }
+        for field in step.fields where !toAsk.contains(field) && field.type != .computed {
             let shown = currentAnswer(field, choices: choiceList(field),
                                       yes: Strings.builtin.text(.yes, locale: locale), no: Strings.builtin.text(.no, locale: locale))
             say(style.bold(field.label.isEmpty ? field.id : field.label) + ": " + (shown ?? "") + "\n")
         }
         while true {
-            for field in toAsk {
-                switch try ask(field, step: step) {
-                case .answered: continue
-                case .back:
-                    if step.canGoBack {
-                        try call { [session] s async throws(FlowClientError) in try await s.back(session) }
-                        return .next
-                    }
-                    say(style.yellow(WizardText.firstStep.text(locale)) + "\n")
+            switch try askFields(toAsk, step: &step) {
+            case .answered: break
+            case .back:
+                if step.canGoBack {
+                    try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                     return .next
-                case .quit: return .quit
-                case .ended: return .ended
                 }
+                say(style.yellow(WizardText.firstStep.text(locale)) + "\n")
+                return .next
+            case .quit: return .quit
+            case .ended: return .ended
             }
             step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
+            // What flowd worked out from the answers: "Estimated price: 1,440 €".
+            for field in step.fields where field.type == .computed && !field.display.isEmpty {
+                say(style.bold(field.label) + ": " + field.display + "\n")
+            }
 
             // The actions: Continue (Enter), Back, change the answers, Quit.
             var actions = ["Enter: " + step.continueLabel]
@@ -179,7 +183,7 @@ final class Wizard: Sendable {
                 try call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "e":
-                toAsk = step.fields
+                toAsk = step.fields.filter { $0.type != .computed }
                 continue
             case "q", ":quit":
                 return .quit
@@ -213,8 +217,30 @@ final class Wizard: Sendable {
                 }
             }
             let named = step.fields.filter { errors[$0.id] != nil || errors[$0.id + ".other"] != nil }
-            toAsk = named.isEmpty ? step.fields : named
+            toAsk = (named.isEmpty ? step.fields : named).filter { $0.type != .computed }
         }
+    }
+
+    /// Asks `fields` in order. After each answer the step is read again, as
+    /// a window would: a field the answer shows (`visibleIf`) is asked next,
+    /// one it hides is not asked any more, and a warning is said under the
+    /// field (it never stops the person).
+    private func askFields(_ fields: [StepField], step: inout StepPage) throws(CLIError) -> FieldOutcome {
+        var queue = fields.map(\.id)
+        var asked: Set<String> = []
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard let field = step.field(id) else { continue }  // hidden by an earlier answer
+            asked.insert(id)
+            let outcome = try ask(field, step: step)
+            guard case .answered = outcome else { return outcome }
+            let before = Set(step.fields.map(\.id))
+            step = try call { [session] s async throws(FlowClientError) in try await s.step(session) }
+            if let warning = step.field(id)?.warning, !warning.isEmpty { say(style.yellow("  ! " + warning) + "\n") }
+            let appeared = step.fields.filter { $0.type != .computed && !before.contains($0.id) && !asked.contains($0.id) }
+            queue = appeared.map(\.id) + queue
+        }
+        return .answered
     }
 
     /// Asks one field until the daemon accepts the answer (or the person

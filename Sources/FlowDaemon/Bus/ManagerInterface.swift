@@ -28,14 +28,15 @@ enum ManagerInterface {
                 let front = manager.front
                 let limits = try front.withService { $0.configuration.limits }
                 try ValueMapping.checkLength(flow, what: "the flow id", limits: limits)
-                let (locale, prefill) = try startOptions(options, limits: limits)
+                let (locale, prefill, answers) = try startOptions(options, limits: limits)
                 let uid = try front.uid(of: call)
                 let sender = call.sender
                 Task {
                     let result: Result<String, FlowdError>
                     do throws(FlowdError) {
                         result = .success(
-                            try await front.service.startSession(flowID: flow, locale: locale, prefill: prefill, uid: uid))
+                            try await front.service.startSession(
+                                flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid))
                     } catch {
                         result = .failure(error)
                     }
@@ -95,12 +96,15 @@ enum ManagerInterface {
             .init(ManagerSignal.sessionRemovedMember, [Argument("id", "s"), Argument("session", "o")]),
         ])
 
-    /// The `StartSession` options: `locale` (s) and `prefill` (a{sv}).
+    /// The `StartSession` options: `locale` (s), `prefill` (a{sv}) and,
+    /// since 1.1, `answers` (a{sv}: answers for every step, which drive the
+    /// new session as far as they are valid).
     static func startOptions(
         _ options: [String: DBusValue], limits: SessionLimits
-    ) throws(FlowdError) -> (locale: String?, prefill: [String: AnswerValue]) {
+    ) throws(FlowdError) -> (locale: String?, prefill: [String: AnswerValue], answers: [String: AnswerValue]) {
         var locale: String?
         var prefill: [String: AnswerValue] = [:]
+        var answers: [String: AnswerValue] = [:]
         for (key, value) in options {
             switch key {
             case "locale":
@@ -109,20 +113,24 @@ enum ManagerInterface {
                 }
                 guard s.utf8.count <= 35 else { throw .invalidArgs("option locale is too long for a locale tag") }
                 locale = s
-            case "prefill":
+            case "prefill", "answers":
                 guard case .dictionary(.string, .variant, let entries) = value else {
-                    throw .invalidArgs("option prefill has D-Bus type '\(value.signature)'; expected 'a{sv}'")
+                    throw .invalidArgs("option \(key) has D-Bus type '\(value.signature)'; expected 'a{sv}'")
                 }
                 var dict: [String: DBusValue] = [:]
                 for entry in entries {
                     guard case .string(let k) = entry.key else { continue }
                     dict[k] = entry.value.variantValue ?? entry.value
                 }
-                prefill = try ValueMapping.answers(dict, limits: limits)
+                if key == "prefill" {
+                    prefill = try ValueMapping.answers(dict, limits: limits)
+                } else {
+                    answers = try ValueMapping.answers(dict, limits: limits, maxCount: ValueMapping.maxAnswerFileEntries(limits))
+                }
             default:
-                throw .invalidArgs("unknown option \"\(key.prefix(64))\" (expected locale or prefill)")
+                throw .invalidArgs("unknown option \"\(key.prefix(64))\" (expected locale, prefill or answers)")
             }
         }
-        return (locale, prefill)
+        return (locale, prefill, answers)
     }
 }

@@ -7,9 +7,15 @@ import FlowKit
 enum ValueMapping {
     /// The answers of a `SetAnswers` call (or the `prefill` option), typed and
     /// bounded. Values arrive already unwrapped from their variants.
-    static func answers(_ dict: [String: DBusValue], limits: SessionLimits) throws(FlowdError) -> [String: AnswerValue] {
-        guard dict.count <= limits.maxAnswersPerCall else {
-            throw .limitExceeded("\(dict.count) answers in one call are over the limit of \(limits.maxAnswersPerCall)")
+    ///
+    /// - Parameter maxCount: the most entries; `MaxAnswersPerCall` unless
+    ///   the call answers a whole flow (``maxAnswerFileEntries``).
+    static func answers(
+        _ dict: [String: DBusValue], limits: SessionLimits, maxCount: Int? = nil
+    ) throws(FlowdError) -> [String: AnswerValue] {
+        let maxCount = maxCount ?? limits.maxAnswersPerCall
+        guard dict.count <= maxCount else {
+            throw .limitExceeded("\(dict.count) answers in one call are over the limit of \(maxCount)")
         }
         var result: [String: AnswerValue] = [:]
         result.reserveCapacity(dict.count)
@@ -59,6 +65,12 @@ enum ValueMapping {
             throw .invalidArgs(
                 "the answer to \(field) has D-Bus type '\(value.signature)'; expected s, as, b, an integer type or d")
         }
+    }
+
+    /// The most entries of an answer file (the `answers` option of
+    /// `StartSession`): every field a flow may have, each with its Other text.
+    static func maxAnswerFileEntries(_ limits: SessionLimits) -> Int {
+        max(limits.maxAnswersPerCall, 2 * FlowLoadLimits.default.maxFields)
     }
 
     /// Refuses a string longer than the configured bound (in UTF-8 bytes).

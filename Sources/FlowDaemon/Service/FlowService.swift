@@ -274,7 +274,8 @@ actor FlowService {
     /// Starts a session of `flowID` for `uid`: runs the flow's options and
     /// prefill providers, then stores the new session.
     func startSession(
-        flowID: String, locale requested: String?, prefill: [String: AnswerValue], uid: UInt32
+        flowID: String, locale requested: String?, prefill: [String: AnswerValue],
+        answers: [String: AnswerValue] = [:], uid: UInt32
     ) async throws(FlowdError) -> String {
         guard let flow = catalog.flow(flowID) else { throw .notFound("no flow \"\(flowID)\"") }
         let locale = LocaleFallback.normalize(requested ?? "en")
@@ -333,6 +334,16 @@ actor FlowService {
                 session = try FlowSession(
                     flow: flow, id: id, owner: uid, locale: locale, clock: clock, prefill: prefill,
                     dynamicOptions: dynamicOptions)
+            } catch {
+                throw FlowdError(error)
+            }
+        }
+        if !answers.isEmpty {
+            // An answer file (issue 17): the session starts where its answers
+            // lead, as far as they are valid; it never submits.
+            let now = clock.now
+            do {
+                _ = try await session.run(answers: answers, now: now, validating: plugins)
             } catch {
                 throw FlowdError(error)
             }

@@ -35,7 +35,9 @@ enum ProviderOutcome<Value: Sendable>: Sendable {
 struct NoPlugins: PluginGateway {
     struct Missing: Error {}
 
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
+    {
         throw Missing()
     }
 

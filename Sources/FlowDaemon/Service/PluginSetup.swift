@@ -111,9 +111,11 @@ struct PluginHostGateway: PluginGateway {
         return c
     }
 
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
+    {
         switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
-        case .success(let message): return message
+        case .success(let assessment): return assessment
         case .timedOut: throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
         case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)

@@ -56,6 +56,7 @@ enum FieldEditors {
         case .time: return TimeEditor(field, context: context)
         case .toggle: return ToggleEditor(field, context: context)
         case .choice, .multichoice: return ChoiceEditor(field, style: ChoiceStyle.of(field), context: context)
+        case .computed: return ComputedEditor(field, context: context)
         }
     }
 }

@@ -10,8 +10,12 @@ extension FlowBuilder {
     ///   - isOnlyField: the field is its step's only one, so it may leave out
     ///     `label`, which is then `stepTitle`;
     ///   - stepTitle: the step's title (nil when it could not be read, which
-    ///     is a problem of its own).
-    mutating func field(_ node: JSONNode, _ path: JSONPath, isOnlyField: Bool, stepTitle: LocalizedText?) -> FieldDefinition? {
+    ///     is a problem of its own);
+    ///   - step, index: where the field is, for what its `visibleIf` and
+    ///     `expr` may read (earlier steps, and the fields above it).
+    mutating func field(
+        _ node: JSONNode, _ path: JSONPath, isOnlyField: Bool, stepTitle: LocalizedText?, step: Int, index: Int
+    ) -> FieldDefinition? {
         guard let o = reader.object(node, path, "a field") else { return nil }
         reader.checkKeys(o, allowed: Self.fieldKeys, in: "a field")
         var id: String?
@@ -20,14 +24,19 @@ extension FlowBuilder {
         if let id, type == nil { references.untypedFields.insert(id) }
         var label: LocalizedText?
         if let n = o["label"] {
-            label = reader.localized(n, path / "label", "the label")
+            label = piped(n, path / "label", "the label", step: step)
         } else if isOnlyField {
             label = stepTitle
         } else {
             missing(o, "label", "a string or translations; only the single field of a step may leave it out, and then takes the step's title")
         }
-        let help = o["help"].flatMap { reader.localized($0, path / "help", "the help text") }
-        let placeholder = o["placeholder"].flatMap { reader.localized($0, path / "placeholder", "the placeholder") }
+        let help = o["help"].flatMap { piped($0, path / "help", "the help text", step: step) }
+        let placeholder = o["placeholder"].flatMap { piped($0, path / "placeholder", "the placeholder", step: step) }
+        var visibleIf: Condition?
+        if let n = o["visibleIf"], requireFormat2(path / "visibleIf", "\"visibleIf\"") {
+            visibleIf = condition(n, path / "visibleIf", step: step, above: index)
+        }
+        let computed = computedKeys(o, path, type: type, id: id, step: step, index: index)
 
         if let type { checkApplicability(o, type: type) }
         let required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
@@ -38,6 +47,11 @@ extension FlowBuilder {
         let choice = choiceRules(o, path, type: type)
         if type == .toggle && o.has("required") {
             problem(path / "required", "a toggle always has a value; use \"mustBeOn\": true to require it to be on")
+        }
+        if type == .computed {
+            for key in ["required", "placeholder", "prefill", "validators", "messages"] where o.has(key) {
+                problem(path / key, "a computed field is worked out from other answers, never typed in, so it takes no \(quoted(key))")
+            }
         }
         let prefill = o["prefill"].flatMap { provider($0, path / "prefill", kind: .prefillProvider, what: "prefill provider") }
         let validators = o["validators"].map { self.validators($0, path / "validators") } ?? []
@@ -63,7 +77,8 @@ extension FlowBuilder {
             minimum: number.minimum, maximum: number.maximum, integer: number.integer, after: dates.after,
             before: dates.before, minSelected: choice.minSelected, maxSelected: choice.maxSelected,
             options: choice.options, optionsFrom: choice.optionsFrom, other: choice.other,
-            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages)
+            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages,
+            visibleIf: visibleIf, expression: computed.expression, display: computed.display, decimals: computed.decimals)
     }
 
     /// `type`, with a suggestion for a typo; nil when missing or unknown.
@@ -74,7 +89,10 @@ extension FlowBuilder {
             return nil
         }
         guard let s = reader.string(n, path / "type", "the field type") else { return nil }
-        if let type = FieldType(rawValue: s) { return type }
+        if let type = FieldType(rawValue: s) {
+            if type == .computed && !requireFormat2(path / "type", "the type \"computed\"") { return nil }
+            return type
+        }
         var message = "unknown type \(quoted(s)) ("
         if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
         problem(path / "type", message + "expected one of \(typeList))")
@@ -90,6 +108,7 @@ extension FlowBuilder {
         (["minSelected", "maxSelected"], [.multichoice], "multichoice"),
         (["options", "optionsFrom", "other", "otherLabel"], [.choice, .multichoice], "choice and multichoice"),
         (["mustBeOn"], [.toggle], "toggle"),
+        (["expr", "display", "decimals"], [.computed], "computed"),
     ]
 
     private mutating func checkApplicability(_ o: ObjectView, type: FieldType) {

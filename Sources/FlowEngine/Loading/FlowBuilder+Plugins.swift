@@ -37,9 +37,10 @@ extension FlowBuilder {
         let options = o["options"].flatMap { reader.pluginOptions($0, path / "options") } ?? [:]
         let message = o["message"].flatMap { reader.localized($0, path / "message", "the message") }
         let hint = o["hint"].flatMap { reader.localized($0, path / "hint", "the hint") }
+        let level = self.level(o, path)
         guard let name else { return nil }
         requireCapability(.fieldValidator, name, path / "plugin", "field validator")
-        return PluginRule(name: name, options: options, message: message, hint: hint)
+        return PluginRule(name: name, options: options, message: message, hint: hint, level: level)
     }
 
     /// A problem when no loaded plugin provides `name` as a `kind`, with a

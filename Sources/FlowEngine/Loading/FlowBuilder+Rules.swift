@@ -20,6 +20,7 @@ extension FlowBuilder {
         if o.has("options") && kindName != "plugin" { problem(path / "options", "\"options\" belongs to plugin rules") }
         let message = o["message"].flatMap { reader.localized($0, path / "message", "the message") }
         let hint = o["hint"].flatMap { reader.localized($0, path / "hint", "the hint") }
+        let level = self.level(o, path)
         let p = path / kindName
         guard let value = o[kindName] else { return nil }
         let kind: StepRule.Kind
@@ -28,7 +29,7 @@ extension FlowBuilder {
             guard let name = reader.capabilityName(value, p) else { return nil }
             requireCapability(.stepValidator, name, p, "step validator")
             let options = o["options"].flatMap { reader.pluginOptions($0, path / "options") } ?? [:]
-            kind = .plugin(PluginRule(name: name, options: options, message: message, hint: hint))
+            kind = .plugin(PluginRule(name: name, options: options, message: message, hint: hint, level: level))
         case "requiredIf":
             guard let field = reader.string(value, p, "the field id") else { return nil }
             guard let c = o["if"] else {
@@ -59,19 +60,28 @@ extension FlowBuilder {
             default: kind = .after(a, b)
             }
         }
-        return StepRule(kind: kind, message: message, hint: hint)
+        return StepRule(kind: kind, message: message, hint: hint, level: level)
     }
 
-    /// A condition (`if`, `requiredIf`): a field test, or `all`, `any`, `not`.
-    mutating func condition(_ node: JSONNode, _ path: JSONPath, step: Int) -> Condition? {
+    /// A condition (`if`, `requiredIf`, `visibleIf`): a field test, an
+    /// expression, or `all`, `any`, `not`.
+    ///
+    /// - Parameter above: for a field's `visibleIf`, the field's index on
+    ///   its step: the condition may read only the fields above it there.
+    mutating func condition(_ node: JSONNode, _ path: JSONPath, step: Int, above: Int? = nil) -> Condition? {
         guard let o = reader.object(node, path, "a condition") else { return nil }
         reader.checkKeys(o, allowed: Self.conditionKeys, in: "a condition")
-        let forms = ["field", "all", "any", "not"].filter { o.has($0) }
+        let forms = ["field", "all", "any", "not", "expr"].filter { o.has($0) }
         guard forms.count == 1 else {
-            problem(path, "a condition has exactly one of: field (with equals, in or notEmpty), all, any, not")
+            problem(path, "a condition has exactly one of: field (with equals, in or notEmpty), all, any, not, expr")
             return nil
         }
         switch forms[0] {
+        case "expr":
+            guard requireFormat2(path / "expr", "\"expr\"") else { return nil }
+            guard let e = expression(o["expr"] ?? .null, path / "expr") else { return nil }
+            references.exprRefs.append(.init(step: step, fieldLimit: above, path: path / "expr", expression: e, computedField: nil))
+            return .expr(e)
         case "all", "any":
             let key = forms[0]
             guard let items = reader.array(o[key] ?? .null, path / key, "a list of conditions", max: limits.maxConditionItems)
@@ -82,12 +92,12 @@ extension FlowBuilder {
             }
             var list: [Condition] = []
             for (i, item) in items.enumerated() {
-                if let c = condition(item, path / key / i, step: step) { list.append(c) }
+                if let c = condition(item, path / key / i, step: step, above: above) { list.append(c) }
             }
             guard list.count == items.count else { return nil }
             return key == "all" ? .all(list) : .any(list)
         case "not":
-            return condition(o["not"] ?? .null, path / "not", step: step).map(Condition.not)
+            return condition(o["not"] ?? .null, path / "not", step: step, above: above).map(Condition.not)
         default:
             guard let field = reader.string(o["field"] ?? .null, path / "field", "the field id") else { return nil }
             let tests = ["equals", "in", "notEmpty"].filter { o.has($0) }
@@ -98,7 +108,7 @@ extension FlowBuilder {
             switch tests[0] {
             case "equals":
                 guard let v = conditionValue(o["equals"] ?? .null, path / "equals") else { return nil }
-                references.conditionLeaves.append(.init(step: step, path: path, field: field, values: [(v, path / "equals")]))
+                references.conditionLeaves.append(.init(step: step, fieldLimit: above, path: path, field: field, values: [(v, path / "equals")]))
                 return .equals(field: field, value: v)
             case "in":
                 guard let items = reader.array(o["in"] ?? .null, path / "in", "a list of values", max: limits.maxConditionItems)
@@ -112,11 +122,11 @@ extension FlowBuilder {
                     if let v = conditionValue(item, path / "in" / i) { values.append((v, path / "in" / i)) }
                 }
                 guard values.count == items.count else { return nil }
-                references.conditionLeaves.append(.init(step: step, path: path, field: field, values: values))
+                references.conditionLeaves.append(.init(step: step, fieldLimit: above, path: path, field: field, values: values))
                 return .oneOf(field: field, values: values.map(\.0))
             default:
                 guard let b = reader.bool(o["notEmpty"] ?? .null, path / "notEmpty") else { return nil }
-                references.conditionLeaves.append(.init(step: step, path: path, field: field, values: []))
+                references.conditionLeaves.append(.init(step: step, fieldLimit: above, path: path, field: field, values: []))
                 return .notEmpty(field: field, expected: b)
             }
         }

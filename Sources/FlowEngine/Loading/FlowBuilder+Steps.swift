@@ -25,8 +25,8 @@ extension FlowBuilder {
             }
         }
         var title: LocalizedText?
-        if let n = o["title"] { title = reader.localized(n, path / "title", "the title") } else { missing(o, "title", "a string or translations") }
-        let description = o["description"].flatMap { reader.localized($0, path / "description", "the description") }
+        if let n = o["title"] { title = piped(n, path / "title", "the title", step: index) } else { missing(o, "title", "a string or translations") }
+        let description = o["description"].flatMap { piped($0, path / "description", "the description", step: index) }
 
         var body: LocalizedText?
         var icon: String?
@@ -34,7 +34,7 @@ extension FlowBuilder {
         var rules: [StepRule] = []
         switch kind {
         case .content:
-            body = o["body"].flatMap { reader.localized($0, path / "body", "the body") }
+            body = o["body"].flatMap { piped($0, path / "body", "the body", step: index) }
             icon = o["icon"].flatMap { reader.iconName($0, path / "icon") }
             for key in ["fields", "rules"] where o.has(key) {
                 problem(path / key, "a content step has no \(key) (use \"kind\": \"form\")")
@@ -43,7 +43,7 @@ extension FlowBuilder {
             for key in ["body", "icon"] where o.has(key) {
                 problem(path / key, "\(quoted(key)) applies only to content steps (\"kind\": \"content\")")
             }
-            fields = self.fields(o, path, title: title)
+            fields = self.fields(o, path, title: title, step: index)
             if let n = o["rules"], let items = reader.array(n, path / "rules", "the list of rules", max: limits.maxRulesPerStep) {
                 for (i, item) in items.enumerated() {
                     if let r = stepRule(item, path / "rules" / i, step: index) { rules.append(r) }
@@ -59,7 +59,7 @@ extension FlowBuilder {
     /// A form step's `fields`. The only field of a step may leave out its
     /// label: it is the step's `title` (a one-question step whose title is
     /// the question).
-    private mutating func fields(_ o: ObjectView, _ path: JSONPath, title: LocalizedText?) -> [FieldDefinition] {
+    private mutating func fields(_ o: ObjectView, _ path: JSONPath, title: LocalizedText?, step: Int) -> [FieldDefinition] {
         guard let n = o["fields"] else {
             missing(o, "fields", "a list of fields, or \"kind\": \"content\"")
             return []
@@ -71,7 +71,7 @@ extension FlowBuilder {
         fieldCount += items.count
         let onlyField = items.count == 1
         return items.enumerated().compactMap { i, item in
-            field(item, path / "fields" / i, isOnlyField: onlyField, stepTitle: title)
+            field(item, path / "fields" / i, isOnlyField: onlyField, stepTitle: title, step: step, index: i)
         }
     }
 

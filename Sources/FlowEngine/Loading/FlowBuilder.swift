@@ -16,6 +16,10 @@ struct FlowBuilder {
     var references = FlowReferences()
     /// Fields read so far, for the flow-wide limit.
     var fieldCount = 0
+    /// The file's `format` (1 until read; a file without it is refused).
+    var format = 1
+    /// Nodes of every expression read so far, for the flow-wide limit.
+    var expressionNodes = 0
 
     var limits: FlowLoadLimits { reader.limits }
 
@@ -26,13 +30,14 @@ struct FlowBuilder {
     static let fieldKeys = ["id", "type", "label", "help", "placeholder", "required", "mustBeOn", "minLength",
                             "maxLength", "pattern", "minimum", "maximum", "integer", "after", "before",
                             "minSelected", "maxSelected", "options", "optionsFrom", "other", "otherLabel",
-                            "prefill", "validators", "messages", "patternHint"]
+                            "prefill", "validators", "messages", "patternHint", "visibleIf", "expr", "display",
+                            "decimals"]
     static let optionKeys = ["id", "label", "icon"]
     static let nextKeys = ["if", "goto"]
     static let ruleKeys = ["equals", "notEquals", "before", "after", "requiredIf", "if", "plugin", "options",
-                           "message", "hint"]
-    static let conditionKeys = ["field", "equals", "in", "notEmpty", "all", "any", "not"]
-    static let validatorKeys = ["plugin", "options", "message", "hint"]
+                           "message", "hint", "level"]
+    static let conditionKeys = ["field", "equals", "in", "notEmpty", "all", "any", "not", "expr"]
+    static let validatorKeys = ["plugin", "options", "message", "hint", "level"]
     static let providerKeys = ["provider", "options"]
     static let reviewKeys = ["title", "note", "submitTitle"]
     static let submitKeys = ["action", "options", "timeoutSeconds", "successMessage"]
@@ -59,11 +64,15 @@ struct FlowBuilder {
         reader.checkKeys(o, allowed: Self.flowKeys, in: "the flow")
 
         if let f = o["format"] {
-            if let v = reader.integer(f, path / "format", Int.min...Int.max), v != FlowLoader.formatVersion {
-                problem(path / "format", "unsupported format \(v) (this flowd reads format \(FlowLoader.formatVersion))")
+            if let v = reader.integer(f, path / "format", Int.min...Int.max) {
+                if (1...FlowLoader.formatVersion).contains(v) {
+                    format = v
+                } else {
+                    problem(path / "format", "unsupported format \(v) (this flowd reads formats 1 to \(FlowLoader.formatVersion))")
+                }
             }
         } else {
-            missing(o, "format", "1")
+            missing(o, "format", "1 or 2")
         }
         if let s = o["$schema"] { _ = reader.string(s, path / "$schema", "a schema reference") }
 
@@ -93,11 +102,17 @@ struct FlowBuilder {
             problem(path / "steps", "\(fieldCount) fields in all are over the limit of \(limits.maxFields)")
         }
 
+        if expressionNodes > limits.expression.maxNodesPerFlow {
+            problem(path, "the flow's expressions have \(expressionNodes) parts in all, over the limit of \(limits.expression.maxNodesPerFlow)")
+        }
+
         // Pass 2 needs every step; it only makes sense when their shapes were read.
+        var computedTypes: [String: ExprType] = [:]
         if reader.sink.isEmpty {
             var linter = FlowLinter(reader: reader, references: references)
             linter.check(steps)
             reader = linter.reader
+            computedTypes = linter.computedTypes
         }
         guard reader.sink.isEmpty, let id, let title else { return nil }
 
@@ -105,7 +120,8 @@ struct FlowBuilder {
                                                          review: review, submit: submit, finishTitle: finishTitle)
         return FlowDefinition(
             id: id, title: title, description: description, steps: steps, review: review, submit: submit,
-            finishTitle: finishTitle, locales: locales, source: root)
+            finishTitle: finishTitle, locales: locales, source: root, format: format, computedTypes: computedTypes,
+            pipes: references.pipes)
     }
 
     /// `locales`: the flow's declared translations, each once.
@@ -131,8 +147,8 @@ struct FlowBuilder {
         reader.checkKeys(r, allowed: Self.reviewKeys, in: "review")
         references.hasReview = true
         return ReviewDefinition(
-            title: r["title"].flatMap { reader.localized($0, path / "title", "the review title") },
-            note: r["note"].flatMap { reader.localized($0, path / "note", "the review note") },
+            title: r["title"].flatMap { piped($0, path / "title", "the review title", step: nil) },
+            note: r["note"].flatMap { piped($0, path / "note", "the review note", step: nil) },
             submitTitle: r["submitTitle"].flatMap { reader.localized($0, path / "submitTitle", "the submit button's label") })
     }
 
@@ -157,7 +173,7 @@ struct FlowBuilder {
                 problem(path / "timeoutSeconds", "\(t) is out of range (expected more than 0 and at most \(Int(limits.maxTimeoutSeconds)) seconds)")
             }
         }
-        let success = o["successMessage"].flatMap { reader.localized($0, path / "successMessage", "the success message") }
+        let success = o["successMessage"].flatMap { piped($0, path / "successMessage", "the success message", step: nil) }
         return SubmitDefinition(action: action, options: options, timeoutSeconds: timeout, successMessage: success)
     }
 
@@ -184,6 +200,7 @@ struct FlowBuilder {
                 add(f.placeholder)
                 add(f.otherLabel)
                 add(f.patternHint)
+                add(f.display)
                 for o in f.options { add(o.label) }
             }
         }

@@ -6,6 +6,9 @@ struct FlowReferences {
     /// A field test in a condition.
     struct ConditionLeaf {
         var step: Int
+        /// In a field's `visibleIf`: the field's index, above which the
+        /// condition may read fields of its own step.
+        var fieldLimit: Int?
         var path: JSONPath
         var field: String
         /// The compared values and where they are; empty for `notEmpty`.
@@ -30,7 +33,33 @@ struct FlowReferences {
         var target: String
     }
 
+    /// An expression: a computed field's `expr`, or an `{"expr": …}` condition.
+    struct ExprRef {
+        var step: Int
+        /// As ``ConditionLeaf/fieldLimit``.
+        var fieldLimit: Int?
+        var path: JSONPath
+        var expression: Expression
+        /// The computed field whose value this is; nil for a condition, which
+        /// must be yes/no.
+        var computedField: String?
+    }
+
+    /// A `{field}` placeholder in a piped text.
+    struct PipeRef {
+        /// The step whose text it is (it may read earlier steps); nil for
+        /// Review and the success message.
+        var step: Int?
+        var path: JSONPath
+        var field: String
+        var position: Int
+    }
+
     var conditionLeaves: [ConditionLeaf] = []
+    var exprRefs: [ExprRef] = []
+    /// Some piped text has a placeholder or an escaped brace.
+    var pipes = false
+    var pipeRefs: [PipeRef] = []
     var nextRefs: [NextRef] = []
     var ruleRefs: [RuleRef] = []
     /// Fields whose type could not be read: later checks skip them.
@@ -50,21 +79,32 @@ struct FlowReferences {
 struct FlowLinter {
     var reader: DocumentReader
     let references: FlowReferences
+    /// The type of each computed field's value, once ``check(_:)`` ran.
+    var computedTypes: [String: ExprType] = [:]
 
-    private mutating func problem(_ path: JSONPath, _ message: String) {
+    init(reader: DocumentReader, references: FlowReferences) {
+        self.reader = reader
+        self.references = references
+    }
+
+    mutating func problem(_ path: JSONPath, _ message: String) {
         reader.sink.add(path, message)
     }
 
-    /// Where each field of the flow is: its step, its definition, its path.
-    typealias FieldTable = [String: (step: Int, field: FieldDefinition, path: JSONPath)]
+    /// Where each field of the flow is: its step, its index there, its
+    /// definition, its path.
+    typealias FieldTable = [String: (step: Int, index: Int, field: FieldDefinition, path: JSONPath)]
 
     /// Checks `steps` as a whole; problems go to the reader's sink.
     mutating func check(_ steps: [StepDefinition]) {
         let (stepIndex, fields) = uniqueIDs(steps)
         guard reader.sink.isEmpty else { return }
-        if checkNextTargets(steps, stepIndex: stepIndex) { checkReachability(steps, stepIndex: stepIndex) }
+        let graphOK = checkNextTargets(steps, stepIndex: stepIndex)
+        if graphOK { checkReachability(steps, stepIndex: stepIndex) }
+        checkExpressions(steps, fields: fields)
         checkConditions(steps, fields: fields)
         checkStepRules(steps, fields: fields)
+        checkPlaceholders(steps, fields: fields, stepIndex: graphOK ? stepIndex : nil)
     }
 
     /// Step ids are unique, and field ids are unique across the whole flow.
@@ -84,7 +124,7 @@ struct FlowLinter {
                 if let first = fields[f.id] {
                     problem(p / "id", "duplicate field id \(quoted(f.id)) (first used at \(first.path / "id")); field ids are unique in the whole flow")
                 } else {
-                    fields[f.id] = (i, f, p)
+                    fields[f.id] = (i, j, f, p)
                 }
             }
         }
@@ -128,8 +168,11 @@ struct FlowLinter {
     /// with a value of its type.
     private mutating func checkConditions(_ steps: [StepDefinition], fields: FieldTable) {
         for leaf in references.conditionLeaves {
-            checkConditionField(leaf.field, at: leaf.path / "field", fromStep: leaf.step, steps: steps, fields: fields)
-            guard let f = fields[leaf.field], !references.untypedFields.contains(leaf.field), f.field.type != .secure else { continue }
+            if let why = unreadable(leaf.field, fromStep: leaf.step, above: leaf.fieldLimit, steps: steps, fields: fields) {
+                problem(leaf.path / "field", why)
+                continue
+            }
+            guard let f = fields[leaf.field], !references.untypedFields.contains(leaf.field) else { continue }
             for (value, path) in leaf.values { checkConditionValue(value, at: path, field: f.field) }
         }
     }
@@ -150,6 +193,10 @@ struct FlowLinter {
                     problem(path, "\(quoted(name)) is on step \(quoted(steps[f.step].id)); the rule's message goes to this field, so it must be on this step")
                 } else if f.step > ref.step {
                     problem(path, "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); rules can use this step's fields and earlier ones")
+                }
+                if f.field.type == .computed {
+                    problem(path, "\(quoted(name)) is computed; step rules compare fields a person fills in (use an expression in a condition)")
+                    continue
                 }
                 if !references.untypedFields.contains(name) { types.append(f.field.type) }
             }
@@ -193,25 +240,46 @@ struct FlowLinter {
         }
     }
 
-    private mutating func checkConditionField(
-        _ name: String, at path: JSONPath, fromStep step: Int, steps: [StepDefinition],
-        fields: FieldTable
-    ) {
+    /// Why a condition or expression on step `step` cannot read field
+    /// `name`, or nil when it can: the field exists, is on this step or an
+    /// earlier one (above the field, for a field's own `visibleIf` and
+    /// `expr`), and is not secure.
+    func unreadable(_ name: String, fromStep step: Int, above: Int?, steps: [StepDefinition], fields: FieldTable)
+        -> String?
+    {
         guard let f = fields[name] else {
             var message = "the condition reads the unknown field \(quoted(name))"
             if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
-            problem(path, message)
-            return
+            return message
         }
         if f.step > step {
-            problem(path, "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); a condition can read this step's fields and earlier ones")
+            return "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); a condition can read this step's fields and earlier ones"
+        }
+        if f.step == step, let above, f.index >= above {
+            return f.index == above
+                ? "a field cannot depend on itself"
+                : "\(quoted(name)) comes after this field on its step; a field's visibleIf and expr can read the fields above it and earlier steps"
         }
         if f.field.type == .secure {
-            problem(path, "a condition cannot read the secure field \(quoted(name)) (secure values are not kept across restarts)")
+            return "a condition cannot read the secure field \(quoted(name)) (secure values are not kept across restarts)"
         }
+        return nil
     }
 
     private mutating func checkConditionValue(_ value: ConditionValue, at path: JSONPath, field: FieldDefinition) {
+        if field.type == .computed {
+            let fits: Bool
+            switch (computedTypes[field.id], value) {
+            case (nil, _): return  // its expression did not check
+            case (.number?, .number), (.bool?, .bool), (.text?, .text): fits = true
+            case (.date?, .text(let s)): fits = CivilDate(iso: s) != nil
+            default: fits = false
+            }
+            if !fits, let type = computedTypes[field.id] {
+                problem(path, "\(quoted(field.id)) computes \(type.described), so compare it with one")
+            }
+            return
+        }
         switch (field.type, value) {
         case (.choice, .text(let s)), (.multichoice, .text(let s)):
             guard field.optionsFrom == nil else { return }  // options are only known when a session starts

@@ -1,6 +1,6 @@
 import FlowKit
 
-/// Loads and lints flow files (format 1, see docs/flow-format.md).
+/// Loads and lints flow files (formats 1 and 2, see docs/flow-format.md).
 ///
 /// The engine does no I/O: the daemon reads the file and passes its bytes and
 /// its name. Every problem is reported as `file: json.path: message`, all of
@@ -15,8 +15,9 @@ import FlowKit
 /// 3. ``FlowLinter`` (pass 2): ids, references, conditions and the step
 ///    graph, across steps.
 public enum FlowLoader {
-    /// The only flow format this engine reads.
-    public static let formatVersion = 1
+    /// The newest flow format this engine reads; it reads every format
+    /// from 1 on (format 1 files load unchanged).
+    public static let formatVersion = 2
 
     /// Parses, decodes and lints one flow file.
     ///

@@ -33,6 +33,8 @@ public struct FlowLoadLimits: Sendable, Hashable {
     public var maxTimeoutSeconds = 3600.0
     /// Bounds on `pattern`.
     public var pattern = PatternLimits.default
+    /// Bounds on expressions (format 2).
+    package var expression = ExpressionLimits.default
     /// How many problems a failed load reports before it stops listing them.
     public var maxProblems = 50
 

@@ -16,6 +16,11 @@ public enum BuiltinString: String, CaseIterable, Sendable {
     case listSeparator
     /// Shown in Review in place of a secure value.
     case secureMask
+    /// How computed numbers are written: the separator of thousands ("," in
+    /// English, "." in German), the decimal separator, and the fewest digits
+    /// before the separator at which grouping starts ("2" in Spanish: 1440,
+    /// but 14.400). Not sentences: data a translator sets once.
+    case numberGroupSeparator, numberDecimalSeparator, numberMinimumGrouping
     /// "Sending…": the label while a submit runs, and its announcement.
     case submitting, submitted
     /// "Not sent": a cancelled submit.

@@ -3,6 +3,9 @@ import FlowKit
 /// The type of a field, which fixes its answer value and the rules it accepts.
 public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
     case text, multiline, secure, email, number, date, time, toggle, choice, multichoice
+    /// Format 2: a read-only value worked out from other answers by an
+    /// expression (``FieldDefinition/expression``); nothing can set it.
+    case computed
 
     /// Types whose answer is a string the person types.
     public var isTextual: Bool {
@@ -25,6 +28,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
         case .date: return "a date string (YYYY-MM-DD)"
         case .time: return "a time string (HH:MM)"
         case .toggle: return "a boolean"
+        case .computed: return "no value (it is computed from other answers)"
         }
     }
 }
@@ -38,7 +42,7 @@ public enum FieldRule: String, Sendable, Hashable, CaseIterable {
     /// Whether this rule can apply to a field of `type`.
     func applies(to type: FieldType) -> Bool {
         switch self {
-        case .required: return type != .toggle
+        case .required: return type != .toggle && type != .computed
         case .mustBeOn: return type == .toggle
         case .format: return type == .date || type == .time
         case .minLength, .maxLength, .pattern: return type.isTextual
@@ -81,6 +85,9 @@ public struct PluginRule: Sendable, Hashable {
     /// Says what the validator wants before the person fails it; replaces
     /// the plugin's own description (`describeRule`).
     package let hint: LocalizedText?
+    /// Format 2: `warning` makes what the plugin reports a warning, which
+    /// is shown but never stops Continue.
+    package let level: IssueLevel
 }
 
 /// A bound of a date rule: a fixed date or the day the check runs.
@@ -151,6 +158,19 @@ public struct FieldDefinition: Sendable, Hashable {
     public let validators: [PluginRule]
     /// Replacement messages keyed by rule.
     public let messages: [FieldRule: LocalizedText]
+    /// Format 2: the field is asked only while this holds; a hidden field
+    /// is not validated, and its answer is kept but left out everywhere, as
+    /// an answer on an abandoned branch is. Nil: always shown.
+    package let visibleIf: Condition?
+    /// A `computed` field's expression.
+    package let expression: Expression?
+    /// A `computed` field's display, with `{value}` for the formatted value
+    /// ("{value} €"); nil shows the value alone.
+    package let display: LocalizedText?
+    /// A `computed` number's decimal places (0 to 3): it is rounded to them
+    /// and shown with exactly that many. Nil: rounded to 3, and shown
+    /// without trailing zeros.
+    package let decimals: Int?
 
     /// The longest value the field accepts: `maxLength`, lowered to what its
     /// `pattern` can check (``PatternRegex/maxInputLength``).

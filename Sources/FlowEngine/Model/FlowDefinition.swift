@@ -26,7 +26,7 @@ public struct SubmitDefinition: Sendable, Hashable {
     public static let defaultTimeoutSeconds = 30.0
 }
 
-/// A loaded, linted flow definition (format 1). See docs/flow-format.md.
+/// A loaded, linted flow definition (format 1 or 2). See docs/flow-format.md.
 ///
 /// Only ``FlowLoader`` makes one, so every value of this type has passed lint.
 /// It is `Codable`: it encodes as the flow document it was loaded from, and
@@ -53,6 +53,17 @@ public struct FlowDefinition: Sendable {
     /// A hash of the document's content (16 hex digits); a session records it
     /// so a restore can tell that the flow changed since.
     public let fingerprint: String
+    /// The file's `format`: 1, or 2 for a flow that may use field
+    /// conditions, piping, computed values and warnings.
+    package let format: Int
+    /// The type of each computed field's value, as the linter worked it out.
+    let computedTypes: [String: ExprType]
+    /// Some field has a `visibleIf` or is computed: working out the path
+    /// also works out which fields are shown and what they compute.
+    let hasFieldLogic: Bool
+    /// Some piped text (format 2) has a placeholder or an escaped brace, so
+    /// the session's words fill them from the answers.
+    let pipes: Bool
 
     let source: JSONNode
     let stepIndex: [String: Int]
@@ -67,8 +78,12 @@ public struct FlowDefinition: Sendable {
     init(
         id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
         review: ReviewDefinition?, submit: SubmitDefinition?, finishTitle: LocalizedText?, locales: [String],
-        source: JSONNode
+        source: JSONNode, format: Int = 1, computedTypes: [String: ExprType] = [:], pipes: Bool = false
     ) {
+        self.format = format
+        self.pipes = pipes
+        self.computedTypes = computedTypes
+        self.hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
         self.id = id
         self.title = title
         self.description = description

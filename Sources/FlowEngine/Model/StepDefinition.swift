@@ -19,11 +19,25 @@ public enum ConditionValue: Sendable, Hashable {
     }
 }
 
-/// A condition on answers, as in a `next` rule's `if` or `requiredIf`.
+/// Answers as conditions and expressions read them: what a session's
+/// answers add up to at one moment (its path, the fields shown, the
+/// computed values).
+struct AnswerReader {
+    /// The day `today` means, from the engine's clock.
+    let today: CivilDate
+    /// A field's answer as it counts: nil when not given, on a step off the
+    /// path, or hidden by its `visibleIf`. An unset toggle is `false`.
+    let answer: (String) -> AnswerValue?
+    /// A field's value as an expression reads it (typed by the field).
+    let value: (String) -> ExprValue
+}
+
+/// A condition on answers, as in a `next` rule's `if`, `requiredIf` or a
+/// field's `visibleIf`.
 ///
-/// A field whose step is not on the current path counts as unanswered, so an
-/// abandoned branch never steers the flow.
-public indirect enum Condition: Sendable, Hashable {
+/// A field whose step is not on the current path, or which is hidden,
+/// counts as unanswered, so an abandoned branch never steers the flow.
+package indirect enum Condition: Sendable, Hashable {
     /// `{"field": F, "equals": v}`.
     case equals(field: String, value: ConditionValue)
     /// `{"field": F, "in": [v, …]}`.
@@ -36,20 +50,25 @@ public indirect enum Condition: Sendable, Hashable {
     case any([Condition])
     /// `{"not": c}`.
     case not(Condition)
+    /// Format 2: `{"expr": "pageCount > 50"}`, a yes/no expression.
+    case expr(Expression)
 
-    /// Evaluates the condition with `answer(field)` giving the effective answer.
-    func holds(_ answer: (String) -> AnswerValue?) -> Bool {
+    /// Evaluates the condition on the answers `reader` gives.
+    func holds(_ reader: AnswerReader) -> Bool {
         switch self {
-        case .equals(let f, let v): return v.matches(answer(f))
+        case .equals(let f, let v): return v.matches(reader.answer(f))
         case .oneOf(let f, let vs):
-            let a = answer(f)
+            let a = reader.answer(f)
             return vs.contains { $0.matches(a) }
         case .notEmpty(let f, let expected):
-            let present = answer(f).map { !isBlank($0) } ?? false
+            let present = reader.answer(f).map { !isBlank($0) } ?? false
             return present == expected
-        case .all(let cs): return cs.allSatisfy { $0.holds(answer) }
-        case .any(let cs): return cs.contains { $0.holds(answer) }
-        case .not(let c): return !c.holds(answer)
+        case .all(let cs): return cs.allSatisfy { $0.holds(reader) }
+        case .any(let cs): return cs.contains { $0.holds(reader) }
+        case .not(let c): return !c.holds(reader)
+        case .expr(let e):
+            var evaluator = ExpressionEvaluator(today: reader.today, value: reader.value)
+            return evaluator.holds(e)
         }
     }
 
@@ -59,6 +78,7 @@ public indirect enum Condition: Sendable, Hashable {
         case .equals(let f, _), .oneOf(let f, _), .notEmpty(let f, _): return [f]
         case .all(let cs), .any(let cs): return cs.flatMap(\.fieldIDs)
         case .not(let c): return c.fieldIDs
+        case .expr(let e): return e.fieldIDs
         }
     }
 }
@@ -96,7 +116,7 @@ public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
 /// without a condition is the default and must come last.
 public struct NextRule: Sendable, Hashable {
     /// The rule's `if`; nil for the default rule.
-    public let condition: Condition?
+    package let condition: Condition?
     /// The rule's `goto`.
     public let target: StepTarget
 }
@@ -104,7 +124,7 @@ public struct NextRule: Sendable, Hashable {
 /// A rule that checks a step's fields together.
 public struct StepRule: Sendable, Hashable {
     /// What the rule checks.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The two fields must be equal (confirm password); the error goes to the second.
         case equals(String, String)
         /// The two fields must differ; the error goes to the second.
@@ -120,12 +140,15 @@ public struct StepRule: Sendable, Hashable {
     }
 
     /// What the rule checks.
-    public let kind: Kind
+    package let kind: Kind
     /// Replaces the default message.
     public let message: LocalizedText?
     /// Says what the rule wants before the person breaks it ("Required for
     /// loans"); replaces the built-in description (and a plugin's own).
     package let hint: LocalizedText?
+    /// Format 2: a `warning` is shown with its field (or the step) and
+    /// never stops Continue.
+    package let level: IssueLevel
 
     /// The field an error of this rule is attached to (`nil` for a plugin).
     public var targetField: String? {

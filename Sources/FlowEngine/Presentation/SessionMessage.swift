@@ -12,6 +12,10 @@ package indirect enum SessionMessage: Sendable, Hashable {
     /// A text of the flow file (a title, a label, a custom message), its
     /// `{name}` placeholders filled.
     case flow(LocalizedText, [String: SessionMessage] = [:])
+    /// A text of the flow file that answers are piped into (format 2: a
+    /// title, a label, help, a body, the review note, the success message):
+    /// its `{field}` placeholders show the answers (see ``Piping``).
+    case piped(LocalizedText)
     /// Text that is already in the session's locale: a plugin's message, a
     /// number, a date, an id.
     case verbatim(String)
@@ -28,11 +32,19 @@ package struct SessionText: Sendable {
     package let locale: String
     /// flowd's catalog of built-in strings.
     package let strings: Strings
+    /// What `{field}` placeholders show; nil leaves piped texts as written
+    /// (format 1 flows, and texts said outside a session).
+    let piping: PipedAnswers?
 
     /// Words in `locale` (normalized or not; the catalog falls back).
     package init(locale: String, strings: Strings = .builtin) {
+        self.init(locale: locale, strings: strings, piping: nil)
+    }
+
+    init(locale: String, strings: Strings, piping: PipedAnswers?) {
         self.locale = locale
         self.strings = strings
+        self.piping = piping
     }
 
     /// The message in words.
@@ -45,11 +57,28 @@ package struct SessionText: Sendable {
         case .flow(let text, let arguments):
             let template = text.resolve(locale)
             return arguments.isEmpty ? template : Strings.fill(template, arguments.mapValues(callAsFunction))
+        case .piped(let text):
+            return piped(text.resolve(locale))
         }
+    }
+
+    /// A piped text's words: its placeholders filled with the answers, in
+    /// this locale.
+    func piped(_ template: String) -> String {
+        guard let piping else { return template }
+        let plain = SessionText(locale: locale, strings: strings, piping: nil)
+        return Piping.fill(template) { piping.value($0, plain) }
     }
 
     /// Each issue in words.
     package func callAsFunction(_ issues: FieldIssues) -> FieldErrors {
         issues.mapValues(callAsFunction)
     }
+}
+
+/// What the `{field}` placeholders of a session's piped texts show: each
+/// field's answer as Review shows it, in the words' locale, or nil when it
+/// has none (then the placeholder's fallback is used).
+struct PipedAnswers: Sendable {
+    let value: @Sendable (_ field: String, _ words: SessionText) -> String?
 }

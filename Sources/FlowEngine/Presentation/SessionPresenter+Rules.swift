@@ -84,7 +84,7 @@ extension SessionPresenter {
 
     /// A field's label in the page's locale (its id if the flow lost it).
     private func label(of id: String) -> String {
-        flow.field(id)?.label.resolve(locale) ?? id
+        flow.field(id).map { words(.piped($0.label)) } ?? id
     }
 
     /// A condition's value as the person knows it: an option's label,

@@ -28,7 +28,7 @@ package struct SessionPresenter {
         _ session: FlowSession, locale: String? = nil, strings: Strings = .builtin, descriptions: RuleDescriptions = .none
     ) {
         self.session = session
-        let words = SessionText(locale: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
+        let words = session.words(in: locale.map(LocaleFallback.normalize) ?? session.record.locale, strings: strings)
         self.words = words
         let fits = descriptions.flowFingerprint == session.flow.fingerprint && descriptions.locale == words.locale
         self.descriptions = fits ? descriptions.texts : [:]
@@ -40,9 +40,11 @@ package struct SessionPresenter {
 
     // MARK: Pages
 
-    /// Everything `GetStep` returns for the current step.
+    /// Everything `GetStep` returns for the current step: only the fields
+    /// that are shown.
     package func step() -> StepView {
-        let p = session.route()
+        let r = session.resolve(including: flow.stepIndex[record.currentStep])
+        let p = r.route
         let (index, count) = session.progress(p)
         let canGoBack = session.canGoBack(route: p)
         let canContinue = session.canContinue
@@ -52,12 +54,13 @@ package struct SessionPresenter {
         let submitError = record.state == .failed ? record.lastError : nil
         func page(
             id: String, kind: StepView.Kind, title: String, description: String = "", body: String = "",
-            icon: String = "", fields: [FieldView] = [], error: String, announcement: String, continueLabel: String,
-            canGoBack: Bool, canContinue: Bool, ruleHints: [RuleHint] = []
+            icon: String = "", fields: [FieldView] = [], error: String, warning: String = "", announcement: String,
+            continueLabel: String, canGoBack: Bool, canContinue: Bool, ruleHints: [RuleHint] = []
         ) -> StepView {
             StepView(
                 id: id, kind: kind, title: title, description: description, body: body, icon: icon, fields: fields,
-                error: error, announcement: announcement, index: index, count: count, continueLabel: continueLabel,
+                error: error, warning: warning, announcement: announcement, index: index, count: count,
+                continueLabel: continueLabel,
                 backLabel: backLabel, canGoBack: canGoBack, canContinue: canContinue, progressLabel: progressLabel,
                 retryLabel: words(.builtin(.tryAgain)), cancelLabel: words(.builtin(.cancel)),
                 submittingLabel: words(.builtin(.submitting)), notSentLabel: words(.builtin(.notSent)),
@@ -68,7 +71,7 @@ package struct SessionPresenter {
         if record.currentStep == FlowSession.reviewID {
             return page(
                 id: FlowSession.reviewID, kind: .review, title: words(session.reviewTitle),
-                description: flow.review?.note?.resolve(locale) ?? "", error: submitError ?? "",
+                description: flow.review?.note.map { words(.piped($0)) } ?? "", error: submitError ?? "",
                 announcement: record.announcement, continueLabel: submitLabel, canGoBack: canGoBack,
                 canContinue: canContinue)
         }
@@ -79,37 +82,45 @@ package struct SessionPresenter {
                 announcement: record.announcement, continueLabel: "", canGoBack: false, canContinue: false)
         }
         let step = flow.steps[si]
-        let shown = words(session.issues(of: step, shownOnly: true, plugins: true))
+        let found = session.findings(of: step, shownOnly: true, plugins: true, in: r)
+        let errors = words(found.errors)
+        let warnings = words(found.warnings)
         return page(
-            id: step.id, kind: step.kind == .content ? .content : .form, title: step.title.resolve(locale),
-            description: step.description?.resolve(locale) ?? "", body: step.body?.resolve(locale) ?? "",
-            icon: step.icon ?? "", fields: step.fields.map { fieldView($0, on: step, error: shown[$0.id] ?? "") },
-            error: submitError ?? shown[""] ?? "", announcement: words(session.arrival(atStep: si, path: p)),
-            continueLabel: continueLabel(route: p, isFinished: session.isFinished), canGoBack: canGoBack,
+            id: step.id, kind: step.kind == .content ? .content : .form, title: words(.piped(step.title)),
+            description: step.description.map { words(.piped($0)) } ?? "",
+            body: step.body.map { words(.piped($0)) } ?? "", icon: step.icon ?? "",
+            fields: step.fields.filter(r.shows).map {
+                fieldView($0, on: step, in: r, error: errors[$0.id] ?? "", warning: warnings[$0.id] ?? "")
+            },
+            error: submitError ?? errors[""] ?? "", warning: warnings[""] ?? "",
+            announcement: words(session.arrival(atStep: si, path: p)),
+            continueLabel: continueLabel(route: p, isFinished: session.finishedSteps(r)), canGoBack: canGoBack,
             canContinue: canContinue, ruleHints: ruleHints(of: step))
     }
 
     /// The Review page: one group per form step on the path. Works in any
     /// state (and for a flow without Review, for tools).
     package func review() -> ReviewView {
-        let p = session.route()
+        let r = session.resolve()
+        let p = r.route
         let settled = record.state == .submitted
+        let isFinished = session.finishedSteps(r)
         var groups: [ReviewGroup] = []
         for i in p where flow.steps[i].kind == .form {
             let step = flow.steps[i]
-            let finished = settled || session.isFinished(i)
-            let title = step.title.resolve(locale)
+            let finished = settled || isFinished(i)
+            let title = words(.piped(step.title))
             groups.append(ReviewGroup(
                 step: step.id, title: title, finished: finished,
                 status: finished ? "" : words(.builtin(.notFinished)),
                 editLabel: words(.builtin(.edit, ["step": .verbatim(title)])),
-                answers: step.fields.map {
-                    ReviewAnswer(field: $0.id, label: $0.label.resolve(locale), display: display($0))
+                answers: step.fields.filter(r.shows).map {
+                    ReviewAnswer(field: $0.id, label: words(.piped($0.label)), display: display($0, in: r))
                 }))
         }
         return ReviewView(
-            title: words(session.reviewTitle), groups: groups, note: flow.review?.note?.resolve(locale) ?? "",
-            submitLabel: submitLabel, canSubmit: p.allSatisfy(session.isFinished))
+            title: words(session.reviewTitle), groups: groups, note: flow.review?.note.map { words(.piped($0)) } ?? "",
+            submitLabel: submitLabel, canSubmit: p.allSatisfy(isFinished))
     }
 
     /// The flow's title and description in the locale shown, and the flow
@@ -121,14 +132,9 @@ package struct SessionPresenter {
     /// The path-dependent values, with the path predicted once and each
     /// step's "finished" worked out once.
     package func progress() -> ProgressSnapshot {
-        let p = session.route()
-        var known: [Int: Bool] = [:]
-        let finished = { (i: Int) -> Bool in
-            if let f = known[i] { return f }
-            let f = session.isFinished(i)
-            known[i] = f
-            return f
-        }
+        let r = session.resolve()
+        let p = r.route
+        let finished = session.finishedSteps(r)
         let (index, count) = session.progress(p)
         return ProgressSnapshot(
             stepIndex: index, stepCount: count, canGoBack: session.canGoBack(route: p),
@@ -139,7 +145,8 @@ package struct SessionPresenter {
     /// "Continue", "Back to review", the flow's finish title, or the submit
     /// label on Review.
     package var continueLabel: String {
-        continueLabel(route: session.route(), isFinished: session.isFinished)
+        let r = session.resolve()
+        return continueLabel(route: r.route, isFinished: session.finishedSteps(r))
     }
 
     /// The localized Back label.
@@ -147,7 +154,8 @@ package struct SessionPresenter {
 
     /// The predicted path with each entry's status, Review last.
     package var path: [PathEntry] {
-        path(route: session.route(), isFinished: session.isFinished)
+        let r = session.resolve()
+        return path(route: r.route, isFinished: session.finishedSteps(r))
     }
 
     private func continueLabel(route p: [Int], isFinished: (Int) -> Bool) -> String {
@@ -166,7 +174,7 @@ package struct SessionPresenter {
         var out = p.map { i -> PathEntry in
             let status: PathEntry.Status =
                 settled ? .done : (i == current ? .current : (isFinished(i) ? .done : .upcoming))
-            return PathEntry(id: flow.steps[i].id, title: flow.steps[i].title.resolve(locale), status: status)
+            return PathEntry(id: flow.steps[i].id, title: words(.piped(flow.steps[i].title)), status: status)
         }
         if flow.hasReview {
             let status: PathEntry.Status =
@@ -189,16 +197,24 @@ package struct SessionPresenter {
         return field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(locale), icon: $0.icon) }
     }
 
-    private func fieldView(_ f: FieldDefinition, on step: StepDefinition, error: String) -> FieldView {
+    private func fieldView(
+        _ f: FieldDefinition, on step: StepDefinition, in r: Resolution, error: String, warning: String
+    ) -> FieldView {
         let today = session.clock.today
-        let value = f.type == .secure ? nil : record.answers[f.id]
+        let value: AnswerValue?
+        switch f.type {
+        case .secure: value = nil
+        case .computed: value = r.computed[f.id]?.answer
+        default: value = record.answers[f.id]
+        }
         return FieldView(
-            id: f.id, type: f.type, label: f.label.resolve(locale), help: f.help?.resolve(locale) ?? "",
-            placeholder: f.placeholder?.resolve(locale) ?? "", required: session.isRequiredNow(f, on: step),
+            id: f.id, type: f.type, label: words(.piped(f.label)), help: f.help.map { words(.piped($0)) } ?? "",
+            placeholder: f.placeholder.map { words(.piped($0)) } ?? "", required: session.isRequiredNow(f, on: step, in: r),
             options: f.type.isChoice ? options(of: f) : [], other: f.other,
             otherLabel: f.other ? otherLabel(f) : "",
             value: value, otherText: f.other ? record.answers[f.otherKey]?.textValue : nil,
-            isSet: session.storedValue(f.id) != nil, error: error,
+            isSet: value != nil || session.storedValue(f.id) != nil, error: error, warning: warning,
+            display: f.type == .computed ? session.displayValue(f, in: r, words: words) ?? "" : "",
             hint: f.type == .multichoice ? words(.builtin(.selectAllThatApply)) : "",
             minLength: f.minLength, maxLength: f.effectiveMaxLength, minimum: f.minimum, maximum: f.maximum, integer: f.integer,
             minSelected: f.minSelected, maxSelected: f.maxSelected,
@@ -207,7 +223,7 @@ package struct SessionPresenter {
             yesLabel: f.type == .toggle ? words(.builtin(.yes)) : "", noLabel: f.type == .toggle ? words(.builtin(.no)) : "",
             patternHint: patternHint(f),
             conditionallyRequired: !f.required && step.rules.contains { rule in
-                if case .requiredIf(let target, _) = rule.kind { return target == f.id }
+                if case .requiredIf(let target, _) = rule.kind { return target == f.id && rule.level == .error }
                 return false
             },
             ruleHints: ruleHints(of: f, on: step))
@@ -217,35 +233,15 @@ package struct SessionPresenter {
         f.otherLabel?.resolve(locale) ?? words(.builtin(.other))
     }
 
-    /// An answer as Review shows it.
-    private func display(_ f: FieldDefinition) -> String {
-        let notGiven = words(.builtin(.notGiven))
-        switch f.type {
-        case .secure:
+    /// An answer as Review shows it: its words, a mask for a secure value
+    /// that is set, "Not given" for the rest.
+    private func display(_ f: FieldDefinition, in r: Resolution) -> String {
+        if f.type == .secure {
             let set = session.storedValue(f.id) != nil
                 || (record.state == .submitted && record.secureFieldsSet.contains(f.id))
-            return set ? words(.builtin(.secureMask)) : notGiven
-        case .toggle:
-            return words(.builtin(record.answers[f.id]?.boolValue == true ? .yes : .no))
-        default:
-            break
+            return words(.builtin(set ? .secureMask : .notGiven))
         }
-        guard let v = record.answers[f.id], !isBlank(v) else { return notGiven }
-        let options = self.options(of: f)
-        func label(_ id: String) -> String {
-            if id == "other" && f.other {
-                if let t = record.answers[f.otherKey]?.textValue, !isBlank(.text(t)) { return t }
-                return otherLabel(f)
-            }
-            return options.first { $0.id == id }?.label ?? id
-        }
-        switch v {
-        case .text(let s): return f.type == .choice ? label(s) : s
-        case .list(let l): return l.map(label).joined(separator: words(.builtin(.listSeparator)))
-        case .bool(let b): return words(.builtin(b ? .yes : .no))
-        case .integer(let i): return String(i)
-        case .number(let d): return formatNumber(d)
-        }
+        return session.displayValue(f, in: r, words: words) ?? words(.builtin(.notGiven))
     }
 }
 
@@ -278,6 +274,17 @@ extension FlowSession {
 
     /// The predicted path with each entry's status, Review last.
     public var path: [PathEntry] { SessionPresenter(self).path }
+
+    /// The ids of the current step's fields that are shown (format 2
+    /// `visibleIf`), in order; empty off a form step. What the
+    /// `VisibleFields` property says, so a window hears when one appears.
+    package var visibleFieldIDs: [String] {
+        guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return [] }
+        let step = flow.steps[i]
+        guard flow.hasFieldLogic else { return step.fields.map(\.id) }
+        let r = resolve(including: i)
+        return step.fields.filter(r.shows).map(\.id)
+    }
 
     /// ``stepIndex``, ``stepCount``, ``canGoBack``, ``canContinue``,
     /// ``continueLabel`` and ``path`` at once: the same values, with the path

@@ -20,12 +20,16 @@ public struct StepView: Sendable, Hashable {
     public let body: String
     /// Content steps: a freedesktop icon name, or empty.
     public let icon: String
-    /// Form steps: the fields in order.
+    /// Form steps: the fields shown, in order (a field whose `visibleIf`
+    /// does not hold is left out).
     public let fields: [FieldView]
     /// A step-level message (a plugin step validator's, not tied to a
     /// field), or the last submit's failure while the session is `failed`
     /// (on Review, or on the last step of a flow without Review), or empty.
     public let error: String
+    /// Since 1.1: a step-level warning (a rule or plugin of level warning,
+    /// not tied to a field), or empty. It never stops Continue.
+    package let warning: String
     /// "Step 2 of 4, Day and time".
     public let announcement: String
     /// N of "Step N of M", from 1.
@@ -131,6 +135,12 @@ public struct FieldView: Sendable, Hashable {
     public let isSet: Bool
     /// The error to show under the field, or empty.
     public let error: String
+    /// Since 1.1: a warning to show under the field, or empty; it never
+    /// stops Continue.
+    package let warning: String
+    /// Since 1.1: a computed field's value in words, formatted for the
+    /// locale with the flow's `display` ("1,440 €"); empty for other fields.
+    package let display: String
     /// "Select all that apply" for a multiple choice, otherwise empty.
     public let hint: String
     /// The `minLength` rule, in Unicode scalars.
@@ -198,7 +208,7 @@ public struct ReviewGroup: Sendable, Hashable {
     public let status: String
     /// "Edit Day and time": the accessible label of the Edit action, which is `GoTo(step)`.
     public let editLabel: String
-    /// One entry per field, in order.
+    /// One entry per field shown, in order.
     public let answers: [ReviewAnswer]
 }
 

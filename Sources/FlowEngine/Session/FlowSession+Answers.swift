@@ -3,28 +3,21 @@ import FlowKit
 // Answers: reading them along the path, setting them (type and option
 // checks, normalizing, secure values apart), and provider options.
 extension FlowSession {
-    /// The answers on the path: answers on abandoned branches are left out.
-    /// An unset toggle counts as `false`; Other's text is included as
-    /// `<field>.other` when Other is chosen.
+    /// The answers on the path: answers on abandoned branches and to hidden
+    /// fields are left out, computed values are in. An unset toggle counts
+    /// as `false`; Other's text is included as `<field>.other` when Other is
+    /// chosen.
     ///
     /// - Parameter includeSecure: add secure answers (as text). Only a submit
     ///   action may see them; `GetAnswers` leaves them out.
     public func answersOnPath(includeSecure: Bool) -> [String: AnswerValue] {
+        answersOnPath(includeSecure: includeSecure, in: resolve())
+    }
+
+    func answersOnPath(includeSecure: Bool, in r: Resolution) -> [String: AnswerValue] {
         var out: [String: AnswerValue] = [:]
-        for i in route() {
-            for f in flow.steps[i].fields {
-                if f.type == .secure {
-                    if includeSecure, let s = scratch.secure[f.id] { out[f.id] = .text(s) }
-                    continue
-                }
-                if f.type == .toggle {
-                    out[f.id] = record.answers[f.id] ?? .bool(false)
-                    continue
-                }
-                guard let v = record.answers[f.id], !isBlank(v) else { continue }
-                out[f.id] = v
-                if f.other, chosenOther(v), let t = record.answers[f.otherKey], !isBlank(t) { out[f.otherKey] = t }
-            }
+        for i in r.route {
+            out.merge(answers(of: flow.steps[i], includeSecure: includeSecure, in: r)) { a, _ in a }
         }
         return out
     }
@@ -32,15 +25,16 @@ extension FlowSession {
     /// What a submit action receives; its `id` is the session id, so every
     /// retry carries the same id.
     public func submission(now: Int64) -> Submission {
+        let r = resolve()
         var secure: [String: String] = [:]
-        for i in route() {
-            for f in flow.steps[i].fields where f.type == .secure {
+        for i in r.route {
+            for f in flow.steps[i].fields where f.type == .secure && r.shows(f) {
                 if let s = scratch.secure[f.id] { secure[f.id] = s }
             }
         }
         return Submission(
             id: record.id, flowID: flow.id, sessionID: record.id, ownerUID: record.owner, locale: locale,
-            answers: answersOnPath(includeSecure: false), secureAnswers: secure, submittedAt: now)
+            answers: answersOnPath(includeSecure: false, in: r), secureAnswers: secure, submittedAt: now)
     }
 
     /// Stores answers for fields of the current step (and `<field>.other`).
@@ -68,6 +62,7 @@ extension FlowSession {
             guard let target = answerTarget(key), flow.fieldLocation[target.field.id]?.step == si else {
                 throw SessionError(.invalidArgs, "\(quoted(key)) is not a field of the current step \(quoted(step.id))")
             }
+            guard target.field.type != .computed else { throw computedField(key) }
             checked.append((key, target.field, try checkValue(value, key: key, field: target.field, isOther: target.isOther)))
         }
         var changed = false
@@ -82,9 +77,16 @@ extension FlowSession {
             leaveFailedState()
         }
         record.updatedAt = now
+        announceNewWarnings()
+        let r = resolve(including: si)
         let touched = Set(checked.map(\.field.id))
-        let checks = step.fields.filter { touched.contains($0.id) }.flatMap { fieldChecks($0, retryFailures: true) }
-        return SetAnswersResult(errors: words(issues(of: step, shownOnly: true, plugins: true)), checks: checks)
+        let checks = step.fields.filter { touched.contains($0.id) }.flatMap { fieldChecks($0, retryFailures: true, in: r) }
+        return SetAnswersResult(errors: words(issues(of: step, shownOnly: true, plugins: true, in: r)), checks: checks)
+    }
+
+    /// The refusal of an answer to a computed field, which nothing sets.
+    func computedField(_ key: String) -> SessionError {
+        SessionError(.invalidArgs, "\(quoted(key)) is computed from other answers and cannot be set")
     }
 
     /// Checks answers for the current step exactly as ``setAnswers(_:now:)``
@@ -152,6 +154,8 @@ extension FlowSession {
             return value
         }
         switch field.type {
+        case .computed:
+            throw computedField(key)
         case .text, .multiline, .secure, .email, .date, .time:
             guard case .text = value else { throw wrongType() }
             return value
@@ -227,13 +231,21 @@ extension FlowSession {
         }
     }
 
-    /// One step's non-secure answers, as `StepCompleted` carries them.
-    func answers(of step: StepDefinition) -> [String: AnswerValue] {
+    /// One step's answers as they count on `r` (as `StepCompleted` carries
+    /// them): hidden fields left out, computed values in, secure ones only
+    /// with `includeSecure`.
+    func answers(of step: StepDefinition, includeSecure: Bool = false, in r: Resolution) -> [String: AnswerValue] {
         var out: [String: AnswerValue] = [:]
-        for f in step.fields where f.type != .secure {
-            if f.type == .toggle {
+        for f in step.fields where r.shows(f) {
+            switch f.type {
+            case .secure:
+                if includeSecure, let s = scratch.secure[f.id] { out[f.id] = .text(s) }
+            case .toggle:
                 out[f.id] = record.answers[f.id] ?? .bool(false)
-            } else if let v = record.answers[f.id], !isBlank(v) {
+            case .computed:
+                if let v = r.computed[f.id]?.answer { out[f.id] = v }
+            default:
+                guard let v = record.answers[f.id], !isBlank(v) else { continue }
                 out[f.id] = v
                 if f.other, chosenOther(v), let t = record.answers[f.otherKey], !isBlank(t) { out[f.otherKey] = t }
             }

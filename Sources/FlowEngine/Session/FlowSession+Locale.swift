@@ -53,7 +53,8 @@ extension FlowSession {
         scratch.clearVerdicts()
         var checks: [PluginCheck] = []
         if let i = flow.stepIndex[record.currentStep] {
-            checks = flow.steps[i].fields.flatMap { fieldChecks($0, retryFailures: true) }
+            let r = resolve(including: i)
+            checks = flow.steps[i].fields.flatMap { fieldChecks($0, retryFailures: true, in: r) }
         }
         return LocaleChange(
             checks: checks, providers: flow.providerRequests(locale: normalized).filter { $0.kind == .options })

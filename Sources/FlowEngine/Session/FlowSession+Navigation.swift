@@ -14,32 +14,22 @@ extension FlowSession {
         if record.currentStep == Self.reviewID { return .submit(nil, try beginSubmit(now: now)) }
         guard let si = flow.stepIndex[record.currentStep] else { return .noChange }
         let step = flow.steps[si]
-        if step.kind == .form {
-            for f in step.fields { insertSorted(f.id, into: &record.shownErrors) }
-            record.updatedAt = now
-            let builtIn = issues(of: step, shownOnly: false, plugins: false)
-            let pending = SessionScratch.PendingContinue(step: step.id, revision: record.revision)
-            let resuming = scratch.pendingContinue == pending
-            scratch.pendingContinue = nil
-            guard builtIn.isEmpty else { return .stayed(words(issues(of: step, shownOnly: false, plugins: true))) }
-            let checks = step.fields.flatMap { fieldChecks($0, retryFailures: !resuming) }
-                + stepChecks(step, retryFailures: !resuming)
-            if !checks.isEmpty {
-                if !resuming {
-                    scratch.pendingContinue = pending
-                    return .checking(checks)
-                }
-                // Asked for and still missing: fail closed.
-                _ = applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .failed) })
-            }
-            recordStepMessages(step)
-            let all = issues(of: step, shownOnly: false, plugins: true)
-            guard all.isEmpty else { return .stayed(words(all)) }
+        switch accept(si, now: now) {
+        case .stayed(let errors): return .stayed(errors)
+        case .checking(let checks): return .checking(checks)
+        case .accepted: break
         }
-        insertSorted(step.id, into: &record.completed)
-        record.updatedAt = now
-        let completion = StepCompletion(step: step.id, answers: answers(of: step))
-        let p = route()
+        let completion = StepCompletion(step: step.id, answers: answers(of: step, in: resolve(including: si)))
+        return try moveOn(from: si, completion: completion, now: now)
+    }
+
+    /// Where an accepted step `si` leads: along the path, back to Review
+    /// after an Edit, to Review, or (the last step of a flow without Review)
+    /// into the submit.
+    mutating func moveOn(from si: Int, completion: StepCompletion, now: Int64) throws(SessionError) -> ContinueOutcome {
+        let r = resolve()
+        let p = r.route
+        let isFinished = finishedSteps(r)
         guard let pos = p.firstIndex(of: si) else {
             moveTo(p.first(where: { !isFinished($0) }) ?? 0, now: now)
             return .moved(completion)
@@ -61,6 +51,51 @@ extension FlowSession {
             return .moved(completion)
         }
         return .submit(completion, try beginSubmit(now: now))
+    }
+
+    /// What Continue's checks of one step found.
+    enum Acceptance {
+        /// The step passes: it is finished now.
+        case accepted
+        /// These errors stop it.
+        case stayed(FieldErrors)
+        /// Plugin results are missing (see ``ContinueOutcome/checking(_:)``).
+        case checking([PluginCheck])
+    }
+
+    /// Continue's checks of step `si` without the move: every error of the
+    /// step is shown from now on, the built-in rules, then the plugin
+    /// checks (asked for once; a second call treats a check still missing
+    /// as failed), then the plugin step messages. A step that passes is
+    /// finished.
+    mutating func accept(_ si: Int, now: Int64) -> Acceptance {
+        let step = flow.steps[si]
+        if step.kind == .form {
+            for f in step.fields { insertSorted(f.id, into: &record.shownErrors) }
+            record.updatedAt = now
+            let r = resolve(including: si)
+            let builtIn = issues(of: step, shownOnly: false, plugins: false, in: r)
+            let pending = SessionScratch.PendingContinue(step: step.id, revision: record.revision)
+            let resuming = scratch.pendingContinue == pending
+            scratch.pendingContinue = nil
+            guard builtIn.isEmpty else { return .stayed(words(issues(of: step, shownOnly: false, plugins: true, in: r))) }
+            let checks = step.fields.flatMap { fieldChecks($0, retryFailures: !resuming, in: r) }
+                + stepChecks(step, retryFailures: !resuming, in: r)
+            if !checks.isEmpty {
+                if !resuming {
+                    scratch.pendingContinue = pending
+                    return .checking(checks)
+                }
+                // Asked for and still missing: fail closed.
+                _ = applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .failed) })
+            }
+            recordStepMessages(step)
+            let all = issues(of: step, shownOnly: false, plugins: true, in: r)
+            guard all.isEmpty else { return .stayed(words(all)) }
+        }
+        insertSorted(step.id, into: &record.completed)
+        record.updatedAt = now
+        return .accepted
     }
 
     /// Back along the path actually taken (from Review: to the last step).
@@ -99,7 +134,8 @@ extension FlowSession {
     ///   never visited, while submitting and once submitted.
     public mutating func goTo(_ target: String, now: Int64) throws(SessionError) {
         try requireMutable()
-        let p = route()
+        let r = resolve()
+        let p = r.route
         if target == Self.reviewID {
             guard flow.hasReview else { throw SessionError(.notFound, "flow \(quoted(flow.id)) has no review") }
             if record.currentStep == Self.reviewID { return }
@@ -128,6 +164,7 @@ extension FlowSession {
             return
         }
         if tpos == cpos { return }
+        let isFinished = finishedSteps(r)
         if tpos > cpos, let unfinished = p[cpos..<tpos].first(where: { !isFinished($0) }) {
             throw SessionError(.invalidState, "step \(quoted(flow.steps[unfinished].id)) is not finished; Continue from it first")
         }

@@ -35,7 +35,9 @@ extension FlowSession {
         record.flowFingerprint = flow.fingerprint
 
         // The position must still make sense.
-        let p = route()
+        let r = resolve()
+        let p = r.route
+        let isFinished = finishedSteps(r)
         let position = record.currentStep
         let valid: Bool
         switch position {

@@ -3,36 +3,6 @@ import FlowKit
 // The path the answers predict, where the session is on it, and the moves
 // between steps that every operation shares.
 extension FlowSession {
-    /// The step indices of the path the current answers predict.
-    func route() -> [Int] {
-        var out: [Int] = []
-        var onPath = Array(repeating: false, count: flow.steps.count)
-        var i = 0
-        while i < flow.steps.count {
-            out.append(i)
-            onPath[i] = true
-            let step = flow.steps[i]
-            let target: StepTarget
-            if step.next.isEmpty {
-                target = i + 1 < flow.steps.count ? .step(flow.steps[i + 1].id) : .complete
-            } else {
-                let answer: (String) -> AnswerValue? = { conditionAnswer($0, onPath: onPath) }
-                target = step.next.first { $0.condition?.holds(answer) ?? true }?.target ?? .complete
-            }
-            guard case .step(let id) = target, let next = flow.stepIndex[id], next > i else { break }
-            i = next
-        }
-        return out
-    }
-
-    /// An answer as conditions see it: nothing off the path; an unset toggle is false.
-    private func conditionAnswer(_ field: String, onPath: [Bool]) -> AnswerValue? {
-        guard let loc = flow.fieldLocation[field], onPath[loc.step] else { return nil }
-        let f = flow.steps[loc.step].fields[loc.field]
-        if f.type == .toggle { return record.answers[field] ?? .bool(false) }
-        return record.answers[field]
-    }
-
     /// N and M of "Step N of M" on path `p`.
     func progress(_ p: [Int]) -> (index: Int, count: Int) {
         let count = p.count + (flow.hasReview ? 1 : 0)
@@ -41,10 +11,22 @@ extension FlowSession {
     }
 
     /// Continue accepted the step with its current answers, and they still pass.
-    func isFinished(_ i: Int) -> Bool {
+    func isFinished(_ i: Int, in r: Resolution) -> Bool {
         let step = flow.steps[i]
         guard record.completed.contains(step.id) else { return false }
-        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true).isEmpty
+        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: r).isEmpty
+    }
+
+    /// ``isFinished(_:in:)`` for each step, worked out once: what the
+    /// moves and pages that ask about several steps pass around.
+    func finishedSteps(_ r: Resolution) -> (Int) -> Bool {
+        var known: [Int: Bool] = [:]
+        return { i in
+            if let f = known[i] { return f }
+            let f = self.isFinished(i, in: r)
+            known[i] = f
+            return f
+        }
     }
 
     func canGoBack(route path: [Int]) -> Bool {
@@ -96,19 +78,19 @@ extension FlowSession {
         let count = p.count + (flow.hasReview ? 1 : 0)
         let index = (p.firstIndex(of: i) ?? 0) + 1
         return .builtin(.stepAnnouncement, [
-            "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": .flow(flow.steps[i].title),
+            "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": .piped(flow.steps[i].title),
         ])
     }
 
     /// The Review page's title.
     var reviewTitle: SessionMessage {
-        flow.review?.title.map { .flow($0) } ?? .builtin(.review)
+        flow.review?.title.map { .piped($0) } ?? .builtin(.review)
     }
 
     /// The receipt's `message`, else the flow's success message.
     var successMessage: SessionMessage? {
         if let m = record.receipt?["message"]?.stringValue, !m.isEmpty { return .verbatim(m) }
-        return flow.submit?.successMessage.map { .flow($0) }
+        return flow.submit?.successMessage.map { .piped($0) }
     }
 
     mutating func moveTo(_ i: Int, now: Int64) {
@@ -118,6 +100,7 @@ extension FlowSession {
         record.state = .editing
         record.lastError = nil
         announce(arrival(atStep: i, path: route()))
+        record.announcedWarnings = currentWarnings()
         record.updatedAt = now
         scratch.pendingContinue = nil
     }
@@ -127,6 +110,7 @@ extension FlowSession {
         record.state = .review
         record.lastError = nil
         record.returningToReview = false
+        record.announcedWarnings = [:]
         let (index, count) = progress(route())
         announce(.builtin(.stepAnnouncement, [
             "n": .verbatim(String(index)), "m": .verbatim(String(count)), "title": reviewTitle,

@@ -18,8 +18,9 @@ extension FlowSession {
         case .submitting: throw SessionError(.invalidState, "a submit is already running")
         case .editing, .review, .failed: break
         }
-        let p = route()
-        if let unfinished = p.first(where: { !isFinished($0) }) {
+        let r = resolve()
+        let isFinished = finishedSteps(r)
+        if let unfinished = r.route.first(where: { !isFinished($0) }) {
             if flow.hasReview { record.returningToReview = true }
             for f in flow.steps[unfinished].fields { insertSorted(f.id, into: &record.shownErrors) }
             moveTo(unfinished, now: now)
@@ -36,7 +37,7 @@ extension FlowSession {
         record.updatedAt = now
         scratch.pendingContinue = nil
         let options = flow.submit?.options ?? [:]
-        let context = pluginContext(answers: answersOnPath(includeSecure: false), options: options)
+        let context = pluginContext(answers: answersOnPath(includeSecure: false, in: r), options: options)
         return .run(SubmitRequest(
             action: action, options: options, timeoutSeconds: flow.submit?.timeoutSeconds ?? SubmitDefinition.defaultTimeoutSeconds,
             submission: submission(now: now), context: context))

@@ -43,8 +43,9 @@ public struct FlowSession: Sendable {
     /// The session's locale, normalized.
     var locale: String { record.locale }
 
-    /// Words for the texts the session keeps and returns, in its locale.
-    var words: SessionText { SessionText(locale: record.locale) }
+    /// Words for the texts the session keeps and returns, in its locale,
+    /// with the answers piped into the flow's texts.
+    var words: SessionText { words(in: record.locale) }
 
     // MARK: - Creating and restoring
 
@@ -86,10 +87,12 @@ public struct FlowSession: Sendable {
             guard let target = answerTarget(key) else {
                 throw SessionError(.invalidArgs, "prefill names \(quoted(key)), which is not a field of flow \(quoted(flow.id))")
             }
+            guard target.field.type != .computed else { throw computedField(key) }
             checked.append((key, target.field, try checkValue(value, key: key, field: target.field, isOther: target.isOther)))
         }
         for item in checked { store(item.value, key: item.key, field: item.field) }
         announce(arrival(atStep: 0, path: route()))
+        record.announcedWarnings = currentWarnings()
     }
 
     /// Restores a session from its record, with the flow as loaded now.
@@ -165,7 +168,7 @@ public struct FlowSession: Sendable {
         if record.currentStep == Self.reviewID { return true }
         guard let i = flow.stepIndex[record.currentStep] else { return false }
         let step = flow.steps[i]
-        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true).isEmpty
+        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: resolve(including: i)).isEmpty
     }
 
     /// True after an Edit from Review, until the session is back there.

@@ -54,6 +54,9 @@ public enum PluginCheckOutcome: Sendable, Hashable {
     case accepted
     /// A field validator's message, in the session's locale.
     case rejected(String)
+    /// A field validator's warning, in the session's locale: shown, never
+    /// stopping Continue.
+    case warning(String)
     /// A step validator's issues.
     case issues([ValidationIssue])
     /// The validator threw: the person sees "Couldn't check this value" (fail closed).
@@ -64,6 +67,15 @@ public enum PluginCheckOutcome: Sendable, Hashable {
     /// The outcome of a field validator's return value.
     public init(fieldMessage: String?) {
         self = fieldMessage.map(PluginCheckOutcome.rejected) ?? .accepted
+    }
+
+    /// The outcome of a field validator's assessment.
+    package init(_ assessment: FieldAssessment) {
+        switch assessment {
+        case .accepted: self = .accepted
+        case .rejected(let message): self = .rejected(message)
+        case .warning(let message): self = .warning(message)
+        }
     }
 
     /// The outcome of a step validator's return value.
@@ -90,8 +102,10 @@ public struct PluginCheckResult: Sendable {
 /// what tests fake. Calls may throw and may time out (throw
 /// ``PluginCheckTimedOut`` to get the timeout message).
 public protocol PluginValidating: Sendable {
-    /// Runs the field validator `name`; nil accepts the value, a string is the message.
-    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String?
+    /// Runs the field validator `name` (its `assess`): it accepts the
+    /// value, rejects it with a message, or warns.
+    func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldAssessment
     /// Runs the step validator `name`; an empty array accepts the step.
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
 }
@@ -111,7 +125,7 @@ extension PluginCheck {
             switch subject {
             case .field(let info, let value):
                 outcome = PluginCheckOutcome(
-                    fieldMessage: try await validator.validateField(self.validator, value: value, field: info, context: context))
+                    try await validator.validateField(self.validator, value: value, field: info, context: context))
             case .step(let info):
                 outcome = PluginCheckOutcome(
                     stepIssues: try await validator.validateStep(self.validator, step: info, context: context))

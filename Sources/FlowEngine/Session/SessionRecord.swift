@@ -64,6 +64,10 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     /// the words change (``FlowSession/setLocale(_:now:)`` rewords the last
     /// one). Records written before it existed read as 0.
     package internal(set) var announcementSequence: UInt64 = 0
+    /// The warnings of the current step already announced, field id (or
+    /// `""`) → message: a warning is announced once, when it appears.
+    /// Records written before flowd 1.1 read as none.
+    package internal(set) var announcedWarnings: [String: String] = [:]
     /// The receipt of the successful submit.
     public internal(set) var receipt: [String: JSONValue]?
     /// When the (last) submit began, in microseconds since the epoch.
@@ -75,6 +79,21 @@ public struct SessionRecord: Sendable, Hashable, Codable {
         public var revision: UInt64
         /// Field id (or `""`) → message.
         public var messages: [String: String]
+        /// Field id (or `""`) → warning (since flowd 1.1).
+        package var warnings: [String: String] = [:]
+    }
+}
+
+extension SessionRecord.StepMessages {
+    private enum Keys: String, CodingKey { case revision, messages, warnings }
+
+    /// Reads step messages as the synthesized encoder writes them; records
+    /// written before warnings existed have none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        revision = try c.decode(UInt64.self, forKey: .revision)
+        messages = try c.decode([String: String].self, forKey: .messages)
+        warnings = try c.decodeIfPresent([String: String].self, forKey: .warnings) ?? [:]
     }
 }
 
@@ -109,5 +128,6 @@ extension SessionRecord {
         submittedAt = try c.decodeIfPresent(Int64.self, forKey: .submittedAt)
         // Added in flowd 1.1.
         announcementSequence = try c.decodeIfPresent(UInt64.self, forKey: .announcementSequence) ?? 0
+        announcedWarnings = try c.decodeIfPresent([String: String].self, forKey: .announcedWarnings) ?? [:]
     }
 }

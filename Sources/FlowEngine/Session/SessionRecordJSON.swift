@@ -64,11 +64,15 @@ extension SessionRecord {
             w.key("revision"); w.unsigned(messages.revision)
             w.key("messages")
             try w.object(messages.messages) { (w, text) throws(RecordEncodingError) in w.string(text) }
+            w.key("warnings")
+            try w.object(messages.warnings) { (w, text) throws(RecordEncodingError) in w.string(text) }
             w.close()
         }
         if let lastError { w.key("lastError"); w.string(lastError) }
         w.key("announcement"); w.string(announcement)
         w.key("announcementSequence"); w.unsigned(announcementSequence)
+        w.key("announcedWarnings")
+        try w.object(announcedWarnings) { (w, text) throws(RecordEncodingError) in w.string(text) }
         if let receipt {
             w.key("receipt")
             try w.object(receipt) { (w, value) throws(RecordEncodingError) in try w.json(value, at: "receipt") }

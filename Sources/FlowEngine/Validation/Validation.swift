@@ -98,25 +98,33 @@ enum FieldValidation {
             if l.contains("other") && field.other && (otherText.map { isBlank(.text($0)) } ?? true) {
                 return c.message(field, .other, .otherRequired)
             }
-        case .toggle:
+        case .toggle, .computed:
             break
         }
         return nil
     }
 
-    /// The errors of a step's cross-field rules, keyed by the field they
-    /// attach to. `answer` gives the effective value of any field (secure
-    /// values included).
-    static func stepRuleErrors(
-        _ step: StepDefinition, answer: (String) -> AnswerValue?, flow: FlowDefinition
-    ) -> FieldIssues {
-        var out: FieldIssues = [:]
+    /// What a step's cross-field rules find, keyed by the field they attach
+    /// to: errors, and the findings of rules of level `warning`. `reader`
+    /// gives the effective value of any field (secure values included); a
+    /// rule whose field is `hidden` does not apply.
+    static func stepRuleIssues(
+        _ step: StepDefinition, reader: AnswerReader, hidden: Set<String>, flow: FlowDefinition
+    ) -> (errors: FieldIssues, warnings: FieldIssues) {
+        var errors: FieldIssues = [:]
+        var warnings: FieldIssues = [:]
+        let answer = reader.answer
         for rule in step.rules {
-            guard let target = rule.targetField, out[target] == nil else { continue }
+            guard let target = rule.targetField, !hidden.contains(target) else { continue }
+            let isWarning = rule.level == .warning
+            if (isWarning ? warnings[target] : errors[target]) != nil { continue }
             let custom = rule.message.map { SessionMessage.flow($0) }
+            func report(_ message: SessionMessage) {
+                if isWarning { warnings[target] = message } else { errors[target] = message }
+            }
             func fail(_ key: BuiltinString, other: String) {
-                let label = flow.field(other).map { SessionMessage.flow($0.label) } ?? .verbatim(other)
-                out[target] = custom ?? .builtin(key, ["field": label])
+                let label = flow.field(other).map { SessionMessage.piped($0.label) } ?? .verbatim(other)
+                report(custom ?? .builtin(key, ["field": label]))
             }
             switch rule.kind {
             case .equals(let a, let b):
@@ -133,14 +141,14 @@ enum FieldValidation {
                 if isBefore && order >= 0 { fail(isNumber ? .mustBeLess : .mustBeBefore, other: b) }
                 if !isBefore && order <= 0 { fail(isNumber ? .mustBeGreater : .mustBeAfter, other: b) }
             case .requiredIf(let f, let condition):
-                if condition.holds(answer), present(answer(f)) == nil {
-                    out[f] = custom ?? .builtin(.required)
+                if condition.holds(reader), present(answer(f)) == nil {
+                    report(custom ?? .builtin(.required))
                 }
             case .plugin:
                 continue
             }
         }
-        return out
+        return (errors, warnings)
     }
 
     private static func present(_ v: AnswerValue?) -> AnswerValue? {

@@ -22,6 +22,8 @@ package struct StepPage: Sendable, Hashable {
     package var fields: [StepField] = []
     /// A step-level message, or empty.
     package var error = ""
+    /// Since 1.1: a step-level warning (never stops Continue), or empty.
+    package var warning = ""
     /// What a screen reader says on arrival.
     package var announcement = ""
     /// N of "Step N of M", from 1.
@@ -80,6 +82,7 @@ package struct StepPage: Sendable, Hashable {
         icon = view.icon
         fields = view.fields.map(StepField.init)
         error = view.error
+        warning = view.warning
         announcement = view.announcement
         index = view.index
         count = view.count
@@ -106,7 +109,7 @@ package struct StepPage: Sendable, Hashable {
             "id": .string(id), "kind": .string(kind.rawValue), "title": .string(title),
             "description": .string(description), "body": .string(body), "icon": .string(icon),
             "fields": .array(elementType: "a{sv}", fields.map(\.dbusValue)), "error": .string(error),
-            "announcement": .string(announcement), "index": .uint32(UInt32(clamping: index)),
+            "warning": .string(warning), "announcement": .string(announcement), "index": .uint32(UInt32(clamping: index)),
             "count": .uint32(UInt32(clamping: count)), "continueLabel": .string(continueLabel),
             "backLabel": .string(backLabel), "canGoBack": .bool(canGoBack), "canContinue": .bool(canContinue),
             "progressLabel": .string(progressLabel), "retryLabel": .string(retryLabel),
@@ -134,6 +137,8 @@ package struct StepPage: Sendable, Hashable {
         body = try d.required("body")
         icon = try d.required("icon")
         error = try d.required("error")
+        // Since 1.1: a flowd 1.0 does not send it.
+        warning = try d.optional("warning") ?? ""
         announcement = try d.required("announcement")
         index = try d.count("index")
         count = try d.count("count")
@@ -187,6 +192,11 @@ package struct StepField: Sendable, Hashable {
     package var isSet = false
     /// The error to show under the field, or empty.
     package var error = ""
+    /// Since 1.1: a warning to show under the field (never stops Continue), or empty.
+    package var warning = ""
+    /// Since 1.1: a `computed` field's value in words, formatted for the
+    /// locale ("1,440 €"); empty for other fields.
+    package var display = ""
     /// "Select all that apply" for a multiple choice, or empty.
     package var hint = ""
     /// The `minLength` rule, in Unicode scalars.
@@ -269,6 +279,8 @@ package struct StepField: Sendable, Hashable {
         otherValue = view.otherText
         isSet = view.isSet
         error = view.error
+        warning = view.warning
+        display = view.display
         hint = view.hint
         minLength = view.minLength
         maxLength = view.maxLength
@@ -294,8 +306,8 @@ package struct StepField: Sendable, Hashable {
             "placeholder": .string(placeholder), "required": .bool(required),
             "options": .array(elementType: "(ss)", options.map { .structure([.string($0.id), .string($0.label)]) }),
             "other": .bool(other), "otherLabel": .string(otherLabel), "isSet": .bool(isSet), "error": .string(error),
-            "hint": .string(hint), "conditionallyRequired": .bool(conditionallyRequired),
-            "ruleHints": RuleHints.dbusValue(ruleHints),
+            "warning": .string(warning), "display": .string(display), "hint": .string(hint),
+            "conditionallyRequired": .bool(conditionallyRequired), "ruleHints": RuleHints.dbusValue(ruleHints),
         ]
         // Toggles only, and a pattern's hint only when the field has a pattern.
         if !yesLabel.isEmpty { d["yesLabel"] = .string(yesLabel) }
@@ -333,6 +345,9 @@ package struct StepField: Sendable, Hashable {
         otherValue = try d.optional("otherValue")
         isSet = try d.required("isSet")
         error = try d.required("error")
+        // Since 1.1: a flowd 1.0 does not send them.
+        warning = try d.optional("warning") ?? ""
+        display = try d.optional("display") ?? ""
         hint = try d.required("hint")
         minLength = try d.optionalCount("minLength")
         maxLength = try d.optionalCount("maxLength")

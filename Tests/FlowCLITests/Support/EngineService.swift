@@ -96,8 +96,10 @@ final class EngineService: FlowService, @unchecked Sendable {
         }
     }
 
-    func startSession(flow: String, locale: String?, prefill: [String: DBusValue]) async throws(FlowClientError) -> String {
-        calls.append("StartSession")
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String {
+        calls.append(answers.isEmpty ? "StartSession" : "StartSession(answers)")
         guard let definition = flows[flow] else { throw Self.refusal(.notFound, "no flow \(flow)") }
         let id = String(format: "%032x", nextID)
         nextID += 1
@@ -113,9 +115,23 @@ final class EngineService: FlowService, @unchecked Sendable {
                 options[request.field.id] = [ChoiceOption(id: "09:00", label: "09:00"), ChoiceOption(id: "09:30", label: "09:30")]
             }
         }
+        var typed: [String: AnswerValue] = [:]
+        for (key, value) in answers {
+            guard let answer = Self.answer(value) else {
+                throw Self.refusal(.invalidArgs, "\(key): unsupported type \(value.signature)")
+            }
+            typed[key] = answer
+        }
         do {
-            sessions[id] = try FlowSession(
+            var session = try FlowSession(
                 flow: definition, id: id, owner: 1000, locale: locale ?? "en", clock: clock, dynamicOptions: options)
+            // As flowd does: the answers drive the new session, plugins accepting everything.
+            var outcome = try session.run(answers: typed, now: clock.now)
+            while case .checking(let checks) = outcome {
+                _ = session.applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: PluginCheckOutcome(fieldMessage: nil)) })
+                outcome = try session.run(answers: typed, now: clock.now)
+            }
+            sessions[id] = session
         } catch {
             throw Self.refusal(.invalidArgs, error.message)
         }
@@ -320,7 +336,9 @@ final class AbsentService: FlowService, @unchecked Sendable {
         .notRunning, "flowd is not running on the bus",
         underlying: DBusError(name: .serviceUnknown, message: "The name org.flowd.Flow1 was not provided by any .service files"))
     func listFlows() async throws(FlowClientError) -> [FlowSummary] { throw error }
-    func startSession(flow: String, locale: String?, prefill: [String: DBusValue]) async throws(FlowClientError) -> String { throw error }
+    func startSession(
+        flow: String, locale: String?, prefill: [String: DBusValue], answers: [String: DBusValue]
+    ) async throws(FlowClientError) -> String { throw error }
     func listSessions() async throws(FlowClientError) -> [SessionListing] { throw error }
     func listPlugins() async throws(FlowClientError) -> [PluginSummary] { throw error }
     func step(_ session: String) async throws(FlowClientError) -> StepPage { throw error }

@@ -22,9 +22,10 @@ public enum FlowKitABI {
     /// with the missing symbol, before any of its code runs.
     ///
     /// History: 1, the first; 2, `describeRule` on `FieldValidator` and
-    /// `StepValidator` (flowd 1.1).
+    /// `StepValidator`; 3, warnings: `FieldValidator.assess` and
+    /// `ValidationIssue.level` (both flowd 1.1).
     @_alwaysEmitIntoClient
-    public static var version: UInt32 { 2 }
+    public static var version: UInt32 { 3 }
 
     /// The C symbol that returns the ABI version, `@convention(c) () -> UInt32`.
     public static let abiSymbol = "flowd_plugin_abi_version"

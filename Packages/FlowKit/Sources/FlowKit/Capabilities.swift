@@ -18,17 +18,51 @@ public protocol FieldValidator: Sendable {
     /// (say "within the next 30 days", not the dates). Throwing, or taking
     /// too long, shows no description; the value is still checked.
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String?
+
+    /// Checks the value like ``validate(_:field:context:)``, and may also
+    /// warn: what the daemon calls. The default returns `validate`'s
+    /// answer, so a validator that never warns implements only `validate`;
+    /// one that warns implements this too (and `validate` as the same check
+    /// without the warnings). A warning is shown under the field and never
+    /// stops Continue.
+    func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment
 }
 
 extension FieldValidator {
     /// No description: the rule is only seen when a value breaks it.
     public func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? { nil }
+
+    /// ``validate(_:field:context:)``'s answer: a message is an error.
+    public func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
+        try await validate(value, field: field, context: context).map(FieldAssessment.rejected) ?? .accepted
+    }
+}
+
+/// What a field validator found (``FieldValidator/assess(_:field:context:)``).
+public enum FieldAssessment: Sendable, Hashable {
+    /// The value is fine.
+    case accepted
+    /// The value is wrong; the message (in `context.locale`) is shown under
+    /// the field, and Continue stays.
+    case rejected(String)
+    /// The value is allowed but worth a second look; the message is shown
+    /// under the field and never stops Continue ("That is a Sunday; we are
+    /// closed then.").
+    case warning(String)
+
+    /// The message of a rejection; nil when the value is accepted or only
+    /// warned about.
+    public var rejection: String? {
+        if case .rejected(let message) = self { return message }
+        return nil
+    }
 }
 
 /// Checks a step's fields together, on Continue.
 public protocol StepValidator: Sendable {
     /// Returns the problems found; an empty array means the step is valid.
-    /// `context.answers` holds the answers, this step's included.
+    /// `context.answers` holds the answers, this step's included. An issue
+    /// of level ``IssueLevel/warning`` is shown and never stops Continue.
     func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
 
     /// Describes the rule in a short sentence in `context.locale`, which a

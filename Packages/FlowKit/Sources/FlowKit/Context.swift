@@ -41,7 +41,7 @@ public struct FieldInfo: Sendable {
     /// The field's id within its step.
     public var id: String
     /// The field type: `text`, `multiline`, `secure`, `email`, `number`, `date`,
-    /// `time`, `toggle`, `choice` or `multichoice`.
+    /// `time`, `toggle`, `choice`, `multichoice` or (flow format 2) `computed`.
     public var type: String
     /// The field's label in the session's locale.
     public var label: String
@@ -69,16 +69,35 @@ public struct StepInfo: Sendable {
     }
 }
 
+/// How much a finding counts.
+public enum IssueLevel: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The value or step is wrong: Continue stays until it is mended.
+    case error
+    /// Worth a second look, but the person may go on: shown with the field
+    /// (or the step), never stopping Continue ("That is a Sunday; we are
+    /// closed then.").
+    case warning
+}
+
 /// One problem a step validator found.
 public struct ValidationIssue: Sendable, Hashable {
     /// The field the message belongs to, or nil for the step as a whole.
     public var field: String?
     /// The message, in the session's locale.
     public var message: String
+    /// An error (the default) or a warning.
+    public var level: IssueLevel
 
+    /// An error on `field` (nil: the step).
     public init(field: String?, message: String) {
+        self.init(field: field, message: message, level: .error)
+    }
+
+    /// An issue of `level` on `field` (nil: the step).
+    public init(field: String?, message: String, level: IssueLevel) {
         self.field = field
         self.message = message
+        self.level = level
     }
 }
 

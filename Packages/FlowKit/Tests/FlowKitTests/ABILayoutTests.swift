@@ -11,7 +11,8 @@ import Testing
 /// conforms to every capability protocol: a new requirement stops it compiling
 /// — unless it has a default implementation. Such a requirement keeps plugins'
 /// sources compiling but still changes the witness tables they are compiled
-/// with, so it bumps the version by hand (ABI 2: `describeRule`).
+/// with, so it bumps the version by hand (ABI 2: `describeRule`; ABI 3:
+/// `assess`, with `ValidationIssue.level`'s layout change).
 @Suite struct ABILayout {
     struct Layout: Equatable, CustomStringConvertible {
         var size: Int
@@ -25,13 +26,15 @@ import Testing
 
     /// The public value types plugins and the daemon exchange, and their
     /// layouts on 64-bit Linux as of the ABI version they were recorded for.
-    static let recorded: (abi: UInt32, layouts: [(String, Layout, Layout)]) = (2, [
+    static let recorded: (abi: UInt32, layouts: [(String, Layout, Layout)]) = (3, [
         ("AnswerValue", layout(AnswerValue.self), Layout(size: 17, alignment: 8)),
         ("JSONValue", layout(JSONValue.self), Layout(size: 17, alignment: 8)),
         ("PluginContext", layout(PluginContext.self), Layout(size: 88, alignment: 8)),
         ("FieldInfo", layout(FieldInfo.self), Layout(size: 48, alignment: 8)),
         ("StepInfo", layout(StepInfo.self), Layout(size: 40, alignment: 8)),
-        ("ValidationIssue", layout(ValidationIssue.self), Layout(size: 32, alignment: 8)),
+        ("ValidationIssue", layout(ValidationIssue.self), Layout(size: 33, alignment: 8)),
+        ("IssueLevel", layout(IssueLevel.self), Layout(size: 1, alignment: 1)),
+        ("FieldAssessment", layout(FieldAssessment.self), Layout(size: 17, alignment: 8)),
         ("ChoiceOption", layout(ChoiceOption.self), Layout(size: 48, alignment: 8)),
         ("Submission", layout(Submission.self), Layout(size: 96, alignment: 8)),
         ("SubmitReceipt", layout(SubmitReceipt.self), Layout(size: 8, alignment: 8)),

@@ -104,6 +104,46 @@ import Testing
         #expect(try await registered.describeRule(field: field, context: context) == "In den nächsten 14 Tagen")
     }
 
+    /// A validator written for FlowKit 1.1 that warns: a Sunday is allowed,
+    /// with a second look; a date in the past is an error.
+    struct Opening: FieldValidator, StepValidator {
+        func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+            value.textValue == "2025-01-01" ? "That is in the past." : nil
+        }
+        func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
+            if let error = try await validate(value, field: field, context: context) { return .rejected(error) }
+            return value.textValue == "2025-06-15" ? .warning("That is a Sunday; we are closed then.") : .accepted
+        }
+        func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+            [ValidationIssue(field: "day", message: "Busy day.", level: .warning)]
+        }
+    }
+
+    @Test("warnings: assess defaults to validate's answer (Noop is written as before 1.1); a validator's own through the protocol")
+    func warnings() async throws {
+        let field = FieldInfo(id: "day", type: "date", label: "Day")
+        let context = PluginContext(
+            flowID: "f", sessionID: "s", locale: "en", callerUID: 0, answers: [:], options: [:], stateDirectory: "")
+        let noop: any FieldValidator = Noop()
+        #expect(try await noop.assess(.text("x"), field: field, context: context) == .accepted)
+        let opening: any FieldValidator = Opening()
+        #expect(try await opening.assess(.text("2025-01-01"), field: field, context: context) == .rejected("That is in the past."))
+        #expect(try await opening.assess(.text("2025-06-15"), field: field, context: context)
+            == .warning("That is a Sunday; we are closed then."))
+        #expect(try await opening.assess(.text("2025-06-16"), field: field, context: context) == .accepted)
+        // A plugin that only implements validate still assesses: its message is an error.
+        struct Old: FieldValidator {
+            func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? { "No." }
+        }
+        let old: any FieldValidator = Old()
+        #expect(try await old.assess(.text("x"), field: field, context: context) == .rejected("No."))
+        let step: any StepValidator = Opening()
+        let issues = try await step.validate(step: StepInfo(id: "s", title: "S", fields: [field]), context: context)
+        #expect(issues.map(\.level) == [.warning])
+        #expect(ValidationIssue(field: nil, message: "x").level == .error)
+        #expect(IssueLevel.allCases.map(\.rawValue) == ["error", "warning"])
+    }
+
     @Test("the kinds' names are the ones flowctl and the docs print")
     func kindNames() {
         #expect(CapabilityKind.allCases.map(\.rawValue)

@@ -15,6 +15,31 @@ struct EvenValidator: FieldValidator {
     }
 }
 
+/// `test.sunday`: a validator written for FlowKit ABI 3 that warns. A date
+/// on a Sunday of June 2030 (`2030-06-02`) is allowed with a warning; one in
+/// the past (`2000-01-01`) is an error; anything else passes.
+struct SundayValidator: FieldValidator {
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        value.textValue == "2000-01-01" ? "That is in the past." : nil
+    }
+
+    func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
+        if let error = try await validate(value, field: field, context: context) { return .rejected(error) }
+        guard value.textValue == "2030-06-02" else { return .accepted }
+        return .warning(context.locale.hasPrefix("de")
+            ? "Das ist ein Sonntag; da haben wir geschlossen." : "That is a Sunday; we are closed then.")
+    }
+}
+
+/// `test.busy-step`: a step validator that only warns, on the step and on
+/// its first field.
+struct BusyStepValidator: StepValidator {
+    func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+        [ValidationIssue(field: nil, message: "We are busy that week.", level: .warning),
+         ValidationIssue(field: step.fields.first?.id, message: "Check this one.", level: .warning)]
+    }
+}
+
 /// `test.same-answers`: the step's first two fields must hold the same answer.
 struct SameAnswersValidator: StepValidator {
     func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
@@ -103,6 +128,8 @@ public func flowdPluginRegister() -> UnsafeMutableRawPointer? {
         capabilities: [
             .fieldValidator("test.even", EvenValidator()),
             .stepValidator("test.same-answers", SameAnswersValidator()),
+            .fieldValidator("test.sunday", SundayValidator()),
+            .stepValidator("test.busy-step", BusyStepValidator()),
             .submitAction("test.slow-submit", SlowSubmit()),
             .submitAction("test.echo-submit", EchoSubmit()),
             .submitAction("test.fail-submit", FailSubmit()),
