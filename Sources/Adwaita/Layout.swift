@@ -16,6 +16,11 @@ package final class Box: Widget {
 
     package func append(_ child: Widget) { gtk_box_append(flowd_box(raw), child.widget) }
     package func remove(_ child: Widget) { gtk_box_remove(flowd_box(raw), child.widget) }
+
+    /// Puts `child` right after `sibling` (first when nil); other children keep their place (and focus).
+    package func insert(_ child: Widget, after sibling: Widget?) {
+        gtk_box_insert_child_after(flowd_box(raw), child.widget, sibling?.widget)
+    }
 }
 
 /// `AdwClamp`: keeps its child at a readable width on wide windows.

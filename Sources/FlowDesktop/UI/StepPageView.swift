@@ -16,6 +16,13 @@ final class StepPageView: Page {
     private let context: PageContext
     private let contentBody = Label()
     private let stepHints = Label()
+    /// A warning not tied to a field: said, never in the way of Continue.
+    private let stepWarning = Label()
+    /// What the editors report to: made once, with the step's "(optional)".
+    private lazy var editorContext = EditorContext(
+        report: { [weak self] answers in self?.personAnswered(answers) },
+        activate: { [context] in context.send(.enterPressed) },
+        strings: context.strings, optionalLabel: session.page.optionalLabel)
 
     var root: Widget { body.root }
     var defaultButton: Button? { actions.primary }
@@ -38,36 +45,31 @@ final class StepPageView: Page {
             contentBody.isSelectable = true
             body.column.append(contentBody)
         }
-        let editorContext = EditorContext(
-            report: { [weak self] answers in self?.personAnswered(answers) },
-            activate: { context.send(.enterPressed) },
-            strings: context.strings, optionalLabel: page.optionalLabel)
         for field in page.fields {
             let editor = FieldEditors.make(field, context: editorContext)
             editors.append(editor)
             body.column.append(editor.root)
         }
-        // The step's own rules (plugin step validators), said before the person continues.
-        stepHints.wraps = true
-        stepHints.xAlign = 0
+        // The step's warning, then its own rules (plugin step validators), said before the person continues.
+        for label in [stepWarning, stepHints] {
+            label.wraps = true
+            label.xAlign = 0
+            label.addStyleClass("caption")
+            body.column.append(label)
+        }
+        stepWarning.addStyleClass("field-warning")
         stepHints.addStyleClass("dim-label")
-        stepHints.addStyleClass("caption")
-        body.column.append(stepHints)
         body.column.append(actions.root)
         update(session)
     }
 
-    /// The field ids of the step, in order: the same step with other fields
-    /// (a field that appeared or went) is a new page.
-    static func layout(of page: StepPage) -> [String] { page.fields.map { $0.id + ":" + $0.type.rawValue } }
+    /// True when `session` can be shown by updating this page in place: the same step.
+    func canShow(_ session: SessionPage) -> Bool { session.page.id == page.id && session.page.kind == page.kind }
 
-    /// True when `session` can be shown by updating this page in place.
-    func canShow(_ session: SessionPage) -> Bool {
-        session.page.id == page.id && Self.layout(of: session.page) == Self.layout(of: page)
-    }
-
-    /// New data for the same step (errors after typing, a label, CanContinue).
+    /// New data for the same step (errors after typing, a label, CanContinue,
+    /// a field shown or hidden by another answer).
     func update(_ session: SessionPage) {
+        placeEditors(for: session.page.fields)
         self.session = session
         header.update(session.page)
         contentBody.text = page.body
@@ -77,10 +79,34 @@ final class StepPageView: Page {
             editor.update(field)
             editor.showError(touched.visibleError(for: field))
         }
+        stepWarning.text = page.warning
+        stepWarning.isVisible = !page.warning.isEmpty
         let hints = page.ruleHints.map(\.text).filter { !$0.isEmpty }
         stepHints.text = hints.joined(separator: "\n")
         stepHints.isVisible = !hints.isEmpty
         actions.update(session)
+    }
+
+    /// Adds the editors of fields that appeared (a `visibleIf` now holds)
+    /// after the field before them, and removes those of fields that went;
+    /// the others stay as they are, so the person's focus and typing are kept.
+    private func placeEditors(for fields: [StepField]) {
+        guard fields.map(\.id) != editors.map(\.fieldID) else { return }
+        var placed: [any FieldEditor] = []
+        var previous: Widget = header.root
+        for field in fields {
+            if let editor = editors.first(where: { $0.fieldID == field.id }) {
+                placed.append(editor)
+                previous = editor.root
+                continue
+            }
+            let editor = FieldEditors.make(field, context: editorContext)
+            body.column.insert(editor.root, after: previous)
+            placed.append(editor)
+            previous = editor.root
+        }
+        for editor in editors where !placed.contains(where: { $0 === editor }) { body.column.remove(editor.root) }
+        editors = placed
     }
 
     /// After a Continue (or a Submit) the daemon refused: every field's
