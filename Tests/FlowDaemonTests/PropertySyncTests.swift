@@ -138,7 +138,8 @@ struct PropertySyncTests {
 
     /// Waits for the Manager's `SessionCount` to be `expected`.
     private static func count(_ watcher: EventWatcher, _ expected: UInt32) async -> Bool {
-        await watcher.next { $0 == .sessionCount(expected) } != nil
+        // Generous: a full parallel test run on two cores is slow to deliver.
+        await watcher.next(timeout: .seconds(45)) { $0 == .sessionCount(expected) } != nil
     }
 
     // Two tests, so that no idle timeout runs while sessions start and close:
