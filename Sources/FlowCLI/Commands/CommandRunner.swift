@@ -23,7 +23,7 @@ final class CommandRunner {
 
     /// The person's language (`LC_ALL`, `LC_MESSAGES`, `LANG`), for flowctl's
     /// own words outside a session; English when the environment names none.
-    var personLocale: String { Self.environmentLocale(context.environment) ?? "en" }
+    var personLocale: String { RequestedLocale.fromEnvironment { context.environment[$0] } ?? "en" }
 
     /// The calls to flowd, made at first use.
     func calls() throws(CLIError) -> FlowdCalls {
@@ -144,20 +144,7 @@ final class CommandRunner {
             }
             return given
         }
-        return Self.environmentLocale(context.environment)
-    }
-
-    /// The language of the environment as a tag (`de_DE.UTF-8` → `de-DE`);
-    /// nil when unset, `C` or `POSIX`.
-    static func environmentLocale(_ environment: [String: String]) -> String? {
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            guard let value = environment[key], !value.isEmpty else { continue }
-            let base = value.split(whereSeparator: { $0 == "." || $0 == "@" }).first.map(String.init) ?? value
-            if base == "C" || base == "POSIX" { return nil }
-            let tag = LocaleFallback.normalize(value)
-            return LocaleFallback.isWellFormed(tag) ? tag : nil
-        }
-        return nil
+        return RequestedLocale.fromEnvironment { context.environment[$0] }
     }
 
     // MARK: lists

@@ -86,3 +86,16 @@ extension CLIError {
         }
     }
 }
+
+extension BusChoice {
+    /// "the session bus", "the system bus", "the bus at ADDR", in `locale`,
+    /// for flowctl's sentences; ``displayName`` is the English one the
+    /// shared client code (and flowd-gtk's standard error) uses.
+    package func displayName(in locale: String) -> String {
+        switch self {
+        case .system: return FlowctlText.busSystem.text(locale)
+        case .user: return FlowctlText.busSession.text(locale)
+        case .address(let address): return FlowctlText.busAddress.text(locale, ["address": address])
+        }
+    }
+}

@@ -8,9 +8,9 @@ import Synchronization
 /// end the process (then the terminal is restored, its message printed, and
 /// the process ends) or to let it run on, even while the main thread is
 /// blocked in a D-Bus call or in a `read` of the terminal.
-public enum Interrupts {
+package enum Interrupts {
     /// What to do about a signal.
-    public enum Response: Sendable {
+    package enum Response: Sendable {
         /// Restore the terminal, write `message` (if any) to standard output,
         /// and end the process with `status`.
         case exit(status: Int32, message: String?)
@@ -20,14 +20,14 @@ public enum Interrupts {
 
     /// Decides what a signal (its number) means now. Without one, the process
     /// ends with 128 + the signal and no message.
-    public typealias Handler = @Sendable (_ signal: Int32) -> Response
+    package typealias Handler = @Sendable (_ signal: Int32) -> Response
 
     private static let handler = LockedValue<Handler?>(nil)
     private static let started = Atomic<Bool>(false)
 
     /// Blocks the signals and starts the signal thread. Call once, early in
     /// `main`, before any other thread exists.
-    public static func install() {
+    package static func install() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let signals: [Signal] = [.interrupt, .terminate, .hangUp]
         // Blocking cannot fail for these signals; without the thread, they
@@ -46,7 +46,7 @@ public enum Interrupts {
     }
 
     /// Runs `body` with `onInterrupt` as the handler, then puts the previous one back.
-    public static func whileHandling<T, E: Error>(
+    package static func whileHandling<T, E: Error>(
         _ onInterrupt: @escaping Handler, _ body: () throws(E) -> T
     ) throws(E) -> T {
         let previous = handler.withLock { current in
