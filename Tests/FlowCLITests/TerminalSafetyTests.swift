@@ -1,4 +1,8 @@
 @testable import FlowCLI
+import DBus
+import FlowEngine
+import FlowKit
+import FlowProtocol
 import Foundation
 import TestSupport
 import Testing
@@ -27,6 +31,46 @@ struct TerminalSafetyTests {
         #expect(bounded.count == TerminalText.limit)
         #expect(bounded.hasSuffix("…"))
         #expect(TerminalText.clean(String(repeating: "y", count: TerminalText.limit)).count == TerminalText.limit)
+    }
+
+    @Test("every text of a step page is cleaned, the API 1.1 keys included (labels, flow texts, locales, hints, yes/no)")
+    func everyPageKey() {
+        let bad = "x\u{1B}]0;owned\u{07}\u{1B}[2J\r"
+        var field = StepField(id: bad, type: .toggle, label: bad)
+        field.help = bad; field.placeholder = bad; field.otherLabel = bad; field.error = bad
+        field.warning = bad; field.display = bad; field.hint = bad; field.after = bad; field.before = bad
+        field.value = .string(bad); field.otherValue = bad
+        field.options = [ChoiceOption(id: bad, label: bad, icon: bad)]
+        field.yesLabel = bad; field.noLabel = bad; field.patternHint = bad
+        field.ruleHints = [RuleHint(kind: .equals, subject: bad, text: bad)]
+        var page = StepPage(id: bad, kind: .form, title: bad)
+        page.description = bad; page.body = bad; page.icon = bad; page.error = bad; page.warning = bad
+        page.announcement = bad; page.continueLabel = bad; page.backLabel = bad
+        page.progressLabel = bad; page.retryLabel = bad; page.cancelLabel = bad; page.submittingLabel = bad
+        page.notSentLabel = bad; page.optionalLabel = bad; page.flowTitle = bad; page.flowDescription = bad
+        page.locale = bad; page.effectiveLocale = bad
+        page.ruleHints = [RuleHint(kind: .plugin, subject: bad, text: bad)]
+        page.fields = [field]
+
+        // Every string the page puts on the bus, walked, so a key added later
+        // and not cleaned fails here.
+        func strings(_ value: DBusValue) -> [String] {
+            switch value {
+            case .string(let s): return [s]
+            case .array(_, let items): return items.flatMap(strings)
+            case .dictionary(_, _, let entries): return entries.flatMap { strings($0.key) + strings($0.value) }
+            case .structure(let fields): return fields.flatMap(strings)
+            case .variant(let inner): return strings(inner)
+            default: return []
+            }
+        }
+        let before = strings(page.dbusValue).filter { $0 == bad }.count
+        #expect(before >= 30, "the page carries the hostile text in every key (\(before))")
+        let cleaned = strings(page.terminalSafe().dbusValue)
+        #expect(!cleaned.isEmpty)
+        for text in cleaned { #expect(hasNoControls(text), "\(text.debugDescription)") }
+        #expect(page.terminalSafe().fields.first?.ruleHints.first?.text == "x")
+        #expect(page.terminalSafe().ruleHints.first?.text == "x")
     }
 
     /// A flow whose texts carry escape sequences, a validator (`test.even`)

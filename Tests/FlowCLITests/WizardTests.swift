@@ -25,6 +25,9 @@ struct WizardTests {
 
     private var onlySession: String? { service.sessions.keys.first }
 
+    /// A command other than the wizard, with no input.
+    private func runCommand(_ arguments: [String]) -> Run { wizard(arguments, []).0 }
+
     @Test("consultation end to end: inline errors fixed, Back, Review with Edit, Submit")
     func consultation() async throws {
         let (run, source) = wizard(["run", "consultation"], [
@@ -92,11 +95,11 @@ struct WizardTests {
         let out = run.stdout
         // Unanswered: the example is its own line, the prompt bare; Enter skips.
         #expect(out.contains("at most 254 characters\ne.g. name@example.com\n> "), "\(out)")
-        #expect(out.contains("Phone (optional)\nat most 32 characters\nOptional: Enter leaves it empty.\n> "))
+        #expect(out.contains("Phone (optional)\nDigits, spaces and an optional leading +\nat most 32 characters\nOptional: Enter leaves it empty.\n> "))
         // Answered: the answer in brackets on the prompt, no example; Enter keeps it, :clear removes it.
         #expect(out.contains("Email *\nWe send the calendar invite here.\nat most 254 characters\n[ada@example.com] > "))
         #expect(out.contains(
-            "Phone (optional)\nat most 32 characters\nOptional: Enter keeps this answer; :clear removes it.\n[+49 30 1234] > "),
+            "Phone (optional)\nDigits, spaces and an optional leading +\nat most 32 characters\nOptional: Enter keeps this answer; :clear removes it.\n[+49 30 1234] > "),
             "\(out)")
         let id = try #require(onlySession)
         let answers = try await service.answers(id)
@@ -167,13 +170,33 @@ struct WizardTests {
         let flags = source.echoFlags
         #expect(flags[3...5] == [false, false, false])
         #expect(flags[0] == true && flags[2] == true && flags[6] == true)
-        let mismatch = try #require(run.stdout.range(of: "Repeat the password *\n> "))
+        // The equals rule is said up front, under the label.
+        let mismatch = try #require(run.stdout.range(of: "Repeat the password *\nMust match Password\n> "))
         // The refusal, the label again, what flowd holds (masked), and the prompt without a kept value.
         #expect(run.stdout[mismatch.upperBound...].hasPrefix(
             "  ✗ The passwords do not match.\nRepeat the password *\nCurrent answer: •••••••• (not accepted)\n> \n"),
             "\(run.stdout[mismatch.upperBound...].prefix(200))")
         #expect(!run.stdout.contains("correct horse"), "a secret never reaches the screen")
         #expect(run.stdout.contains("(yes/no)"))
+    }
+
+    @Test("the rules flowd says up front are said before the prompt: a pattern's hint, a step rule's hint; show lists them")
+    func ruleHints() throws {
+        try service.add("""
+            {"format": 1, "id": "hinted", "title": "Hinted", "steps": [
+              {"id": "one", "title": "One", "fields": [
+                {"id": "code", "type": "text", "label": "Code", "required": true,
+                 "pattern": "[A-Z]+", "patternHint": "Capital letters only"},
+                {"id": "again", "type": "text", "label": "Code again", "required": true}],
+               "rules": [{"equals": ["code", "again"], "message": "The codes differ.", "hint": "The same code once more"}]}]}
+            """)
+        let (run, _) = wizard(["run", "hinted"], ["ABC", ":quit"])
+        #expect(run.stdout.contains("Code *\nCapital letters only\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("Code again *\nThe same code once more\n"), "\(run.stdout)")
+        let id = try #require(onlySession)
+        let show = runCommand(["show", id])
+        #expect(show.stdout.contains("Capital letters only"), "\(show.stdout)")
+        #expect(show.stdout.contains("The same code once more"), "\(show.stdout)")
     }
 
     @Test("the built-in strings follow the session's language")

@@ -227,6 +227,7 @@ package enum Render {
         }
         // On Review the description is the note, which the review shows last.
         if !step.description.isEmpty && step.kind != .review { text += style.dim(step.description) + "\n" }
+        for hint in step.ruleHints where !hint.text.isEmpty { text += style.dim(hint.text) + "\n" }
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
         // A content step's icon is a name for windows (dialog-information): nothing a
         // person reads; --json keeps it.
@@ -263,7 +264,8 @@ package enum Render {
             }
             lines.append((caption(.captionOptions), options.joined(separator: ", "), { $0 }))
         }
-        if !field.hint.isEmpty { lines.append((caption(.captionHint), field.hint, { style.dim($0) })) }
+        let hints = field.hintTexts
+        if !hints.isEmpty { lines.append((caption(.captionHint), hints.joined(separator: " "), { style.dim($0) })) }
         if !field.help.isEmpty { lines.append((caption(.captionHelp), field.help, { style.dim($0) })) }
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty { lines.append((caption(.captionRules), rules, { style.dim($0) })) }

@@ -160,6 +160,12 @@ extension ChoiceOption: TerminalSafe {
     }
 }
 
+extension RuleHint: TerminalSafe {
+    package func terminalSafe() -> RuleHint {
+        RuleHint(kind: kind, subject: subject.terminalSafe(), text: text.terminalSafe())
+    }
+}
+
 extension StepField: TerminalSafe {
     package func terminalSafe() -> StepField {
         var field = self
@@ -177,6 +183,10 @@ extension StepField: TerminalSafe {
         field.hint = hint.terminalSafe()
         field.after = after.terminalSafe()
         field.before = before.terminalSafe()
+        field.yesLabel = yesLabel.terminalSafe()
+        field.noLabel = noLabel.terminalSafe()
+        field.patternHint = patternHint.terminalSafe()
+        field.ruleHints = ruleHints.terminalSafe()
         return field
     }
 }
@@ -195,6 +205,17 @@ extension StepPage: TerminalSafe {
         page.announcement = announcement.terminalSafe()
         page.continueLabel = continueLabel.terminalSafe()
         page.backLabel = backLabel.terminalSafe()
+        page.progressLabel = progressLabel.terminalSafe()
+        page.retryLabel = retryLabel.terminalSafe()
+        page.cancelLabel = cancelLabel.terminalSafe()
+        page.submittingLabel = submittingLabel.terminalSafe()
+        page.notSentLabel = notSentLabel.terminalSafe()
+        page.optionalLabel = optionalLabel.terminalSafe()
+        page.flowTitle = flowTitle.terminalSafe()
+        page.flowDescription = flowDescription.terminalSafe()
+        page.locale = locale.terminalSafe()
+        page.effectiveLocale = effectiveLocale.terminalSafe()
+        page.ruleHints = ruleHints.terminalSafe()
         return page
     }
 }
@@ -221,6 +242,7 @@ extension FlowSummary: TerminalSafe {
         flow.title = title.terminalSafe()
         flow.titles = titles.terminalSafe()
         flow.description = description.terminalSafe()
+        flow.descriptions = descriptions.terminalSafe()
         flow.locales = locales.terminalSafe()
         return flow
     }

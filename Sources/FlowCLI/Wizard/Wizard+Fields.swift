@@ -14,6 +14,8 @@ extension Wizard {
     func stepPage(_ first: StepPage) throws(CLIError) -> Outcome {
         say("\n" + Render.progress(first, locale: locale, style: style))
         if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
+        // The step's own rules (plugin step validators), said before its fields.
+        for hint in first.ruleHints where !hint.text.isEmpty { say(style.dim(hint.text) + "\n") }
         if !first.body.isEmpty { say("\n" + first.body + "\n") }
         if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
         if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
@@ -259,7 +261,9 @@ extension Wizard {
     private func showHeader(_ field: StepField, choices: [ChoiceOption]) {
         say("\n" + labelLine(field) + "\n")
         if !field.help.isEmpty { say(style.dim(field.help) + "\n") }
-        if !field.hint.isEmpty { say(style.dim(field.hint) + "\n") }
+        // The choice's hint, the pattern's and the rules beyond the field's own
+        // constraints (comparisons, requiredIf, plugin validators), up front.
+        for hint in field.hintTexts { say(style.dim(hint) + "\n") }
         // Numbers right-aligned, so that labels line up past 9 options.
         let digits = String(choices.count).count
         for (number, option) in choices.enumerated() {
