@@ -28,6 +28,8 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureCrashPlugin", "Crash"),
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
     ("FixturePatientPlugin", "Patient"),
+    ("FixtureOddPlugin", "Odd"),
+    ("FixtureOtherFlowKitPlugin", "OtherFlowKit"),
 ]
 
 let package = Package(

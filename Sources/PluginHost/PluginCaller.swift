@@ -53,6 +53,9 @@ public final class PluginCaller: Sendable {
         public static let maxOptions = 500
         /// Issues from a step validator.
         public static let maxIssues = 100
+        /// The option id an options provider must not use: a choice field's
+        /// Other answers it.
+        package static let reservedOptionID = "other"
     }
 
     /// The plugins to call.
@@ -189,6 +192,13 @@ public final class PluginCaller: Sendable {
             for option in options {
                 if option.id.isEmpty || !ids.insert(option.id).inserted {
                     return .failure(message: nil, detail: "\(name) returned an empty or repeated option id")
+                }
+                // The flow's Other choice answers "other": an option of that
+                // id would be taken for it.
+                if option.id == Limits.reservedOptionID {
+                    return .failure(
+                        message: nil,
+                        detail: "\(name) returned the option id \"other\", which is reserved for a field's Other choice")
                 }
             }
             return .success(options)

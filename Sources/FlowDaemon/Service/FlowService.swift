@@ -292,7 +292,9 @@ actor FlowService {
             let context = PluginContext(
                 flowID: flow.id, sessionID: id, locale: locale, callerUID: uid, answers: [:],
                 options: request.provider.options, stateDirectory: stateDirectory)
-            let metadata: LogMetadata = [.flow: flow.id, .plugin: request.provider.name, .field: request.field.id]
+            var metadata: LogMetadata = [.flow: flow.id, .capability: request.provider.name, .field: request.field.id]
+            metadata[.plugin] = plugins.pluginName(
+                providing: request.kind == .options ? .optionsProvider : .prefillProvider, request.provider.name)
             switch request.kind {
             case .options:
                 switch await plugins.options(request.provider.name, field: request.field, context: context) {
