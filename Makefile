@@ -1,7 +1,8 @@
 # flowd — build, test, demo, install.
 #
 #   make                 release build of the daemon, flowctl and the shipped plugins
-#   make test            every test: unit, integration (private dbus-daemon), desktop (Xvfb), system (real systemd),
+#   make test            every test: unit, integration (private dbus-daemon), desktop (Xvfb), the plugin template
+#                        (built from the installed SDK, loaded by the installed flowd), system (real systemd),
 #                        package (the .deb in a clean Debian 12)
 #   make test-desktop    the desktop client in a headless X server, driven through AT-SPI (e2e/desktop)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
@@ -22,7 +23,7 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-desktop test-system test-package demo demo-gtk install stage deb bench clean setup
+.PHONY: all build debug test test-unit test-desktop test-template test-system test-package demo demo-gtk install stage deb bench clean setup
 
 all: build
 
@@ -41,6 +42,7 @@ test-unit:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
 	$(SWIFT) test --package-path Packages/FlowKit $(SWIFTFLAGS)
+	$(MAKE) -C Packages/PluginTemplate test SWIFT="$(SWIFT)" FLOWD_SDK="$(CURDIR)/Packages"
 
 # The desktop client end to end (e2e/desktop/README.md): flowd-gtk in Xvfb
 # with a private session bus and its accessibility bus, driven through AT-SPI;
@@ -51,6 +53,14 @@ test-desktop:
 	$(SWIFT) build --product flowd-gtk $(SWIFTFLAGS)
 	@e2e/desktop/run.sh "$(BIN_DEBUG)" "$(DESKTOP_SHOTS)"; status=$$?; \
 		if [ $$status -eq 77 ]; then exit 0; else exit $$status; fi
+
+# The plugin template (docs/plugins.md, "Start from the template") as a new
+# author gets it: from the install tree's SDK, its own unit tests, its
+# Makefile's build, and flowd from the install tree loading it with no
+# toolchain on the library path (scripts/test-template.sh).
+test-template:
+	$(MAKE) stage
+	scripts/test-template.sh stage
 
 # End-to-end under a real systemd in a container (e2e/system/README.md): the
 # staged install, the hardening score and unit verification (nothing booted),
@@ -75,6 +85,7 @@ test-package: deb
 # own insists.
 test: test-unit
 	$(MAKE) test-desktop
+	$(MAKE) test-template
 	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) test-system && $(MAKE) test-package; else \
 		echo "make test: NOT RUN: the system suite (real systemd in a container) needs root; run: sudo make test-system"; \
 		echo "make test: NOT RUN: the package suite (the .deb in a clean Debian 12 container) needs root; run: sudo make test-package"; \
@@ -119,6 +130,6 @@ demo-gtk: build
 
 clean:
 	$(SWIFT) package clean
-	rm -rf Packages/FlowKit/.build
+	rm -rf Packages/FlowKit/.build Packages/PluginTemplate/.build
 	rm -rf stage demo-state build-deb .cache/package-test
 	if command -v dh >/dev/null; then debian/rules clean; fi

@@ -73,6 +73,9 @@ public struct PluginLoader: Sendable {
         /// The uids a plugin file and its directory may belong to: root and
         /// this process's euid.
         public var trustedOwners: Set<UInt32>
+        /// Only these file names in the directories (`flowd-plugin-probe`
+        /// checks one file as flowd would); nil, the default: every `*.so`.
+        package var onlyFiles: Set<String>?
 
         /// Loads from `directories`; everything else has a safe default.
         public init(
@@ -226,7 +229,8 @@ private struct LoadRun {
             return
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        for name in names.sorted() where name.hasSuffix(".so") && !name.hasPrefix(".") {
+        for name in names.sorted()
+        where name.hasSuffix(".so") && !name.hasPrefix(".") && configuration.onlyFiles?.contains(name) ?? true {
             loadFile(directory: dir, name: name, path: base + "/" + name)
         }
         // A quarantined file that is gone no longer needs its quarantine.
