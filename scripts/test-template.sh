@@ -6,6 +6,7 @@
 # directory, and check that
 #   - its RUNPATH is the tree's flowd library directory and nothing else;
 #   - every library it needs resolves there, none from the Swift toolchain;
+#   - the tree's flowd-plugin-probe loads and calls it;
 #   - flowd from the tree, started with an empty environment (no
 #     LD_LIBRARY_PATH), loads it, maps nothing from the toolchain, and a flow
 #     that uses its validator gets the validator's message in German.
@@ -41,6 +42,11 @@ runpath=$(readelf -d "$PLUGIN" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
 libraries=$(env -u LD_LIBRARY_PATH ldd "$PLUGIN")
 if grep -q "not found" <<<"$libraries"; then fail "a library does not resolve: $libraries"; fi
 if grep -q "$TOOLCHAIN" <<<"$libraries"; then fail "a library resolves into the toolchain: $libraries"; fi
+
+# The installed probe loads it with flowd's checks and calls it.
+probe=$(env -i PATH=/usr/bin:/bin "$STAGE/usr/bin/flowd-plugin-probe" "$PLUGIN" call myplugin.postcode --value 1011 --locale de) ||
+    fail "flowd-plugin-probe: $probe"
+grep -q "^rejected: Value muss aus fünf Ziffern bestehen" <<<"$probe" || fail "flowd-plugin-probe said: $probe"
 
 mkdir -p "$WORK/flows" "$WORK/state"
 cat >"$WORK/flows/address.json" <<'FLOW'
