@@ -188,6 +188,9 @@ func report<V>(_ result: PluginCallResult<V>, _ lines: (V) -> [String]) -> SysEx
     case .timedOut:
         Output.line("timed out")
         return .failure
+    case .busy(let waited):
+        Output.line("not made: no plugin thread was free for \(waited)")
+        return .failure
     case .cancelled, .unavailable:
         Output.line("not available")
         return .failure

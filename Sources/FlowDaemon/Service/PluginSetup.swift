@@ -33,18 +33,22 @@ struct PluginSetup {
             configuration: .init(
                 directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
                 quarantined: quarantined.load(),
-                // The system service trusts only root's files (DESIGN.md); a
-                // per-user daemon also its own user's.
+                // The system service trusts only root's files; a per-user
+                // daemon also its own user's.
                 trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
-        ).load(crashGuard: crashGuard)
-        quarantined.save(new: report.newQuarantines, lifted: report.liftedQuarantines)
+        ).load(crashGuard: crashGuard) { new in
+            // Durable and in the journal before the next plugin loads: if that
+            // one crashes too, the next start still disables this one.
+            for q in new {
+                logger.error(
+                    "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+            }
+            return quarantined.save(new: new)
+        }
+        quarantined.lift(report.liftedQuarantines)
 
         for problem in report.directoryProblems {
             logger.warning("plugin directory \(problem.path): \(problem.reason)", metadata: [.path: problem.path])
-        }
-        for q in report.newQuarantines {
-            logger.error(
-                "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
         }
         // Calls the earlier process was in when it was killed (or crashed
         // elsewhere): nothing crashed in the plugin, so it is not blamed.
@@ -88,12 +92,24 @@ private struct QuarantineRecords {
         }
     }
 
-    func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
+    /// Records new quarantines (each committed before this returns); false
+    /// when the store refused one.
+    func save(new: [PluginQuarantine]) -> Bool {
         do {
             for q in new { try store.disablePlugin(path: q.path, reason: q.reason, file: q.file) }
+            return true
+        } catch {
+            logger.error("cannot record quarantined plugins: \(error.description); the next start tries again")
+            return false
+        }
+    }
+
+    /// Forgets quarantines whose file changed or went away.
+    func lift(_ lifted: [PluginQuarantine]) {
+        do {
             for q in lifted { try store.enablePlugin(path: q.path) }
         } catch {
-            logger.error("cannot record quarantined plugins: \(error.description)")
+            logger.error("cannot clear lifted plugin quarantines: \(error.description)")
         }
     }
 }
@@ -122,6 +138,9 @@ struct PluginHostGateway: PluginGateway {
         case .timedOut:
             logger.warning("validator \(name) timed out", metadata: metadata)
             throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited, metadata: metadata)
+            throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(name, detail: detail, metadata: metadata, logger: logger)
         case .cancelled, .unavailable:
             throw PluginCallFailed(name, detail: "not available", metadata: metadata, logger: logger)
@@ -136,6 +155,9 @@ struct PluginHostGateway: PluginGateway {
         case .success(let issues): return issues
         case .timedOut:
             logger.warning("step validator \(name) timed out", metadata: metadata)
+            throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited, metadata: metadata)
             throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(name, detail: detail, metadata: metadata, logger: logger)
         case .cancelled, .unavailable:
@@ -160,6 +182,8 @@ struct PluginHostGateway: PluginGateway {
         case .failure(let message, let detail):
             return .failure(message.map(SubmitFailure.localized) ?? .other, detail: detail)
         case .timedOut: return .failure(.timedOut, detail: "timed out after \(request.timeoutSeconds) s")
+        case .busy(let waited):
+            return .failure(.timedOut, detail: "no plugin thread was free for \(waited); the action did not run")
         case .cancelled: return .cancelled
         case .unavailable: return .failure(.other, detail: "no loaded plugin provides \(request.action)")
         }
@@ -180,21 +204,36 @@ struct PluginHostGateway: PluginGateway {
     }
 
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        provider(await caller.options(name, field: field, context: self.context(context)))
+        provider(.optionsProvider, name, context, await caller.options(name, field: field, context: self.context(context)))
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        provider(await caller.prefill(name, field: field, context: self.context(context)))
+        provider(.prefillProvider, name, context, await caller.prefill(name, field: field, context: self.context(context)))
     }
 
-    private func provider<V>(_ result: PluginCallResult<V>) -> ProviderOutcome<V> {
+    private func provider<V>(
+        _ kind: CapabilityKind, _ name: String, _ context: PluginContext, _ result: PluginCallResult<V>
+    ) -> ProviderOutcome<V> {
         switch result {
         case .success(let v): return .success(v)
         case .failure(_, let detail): return .failure(detail: detail)
         case .timedOut: return .timedOut
+        case .busy(let waited):
+            logBusy(name, waited: waited, metadata: callMetadata(kind, name, context))
+            return .timedOut
         case .cancelled: return .failure(detail: "cancelled")
         case .unavailable: return .failure(detail: "no loaded plugin provides it")
         }
+    }
+}
+
+extension PluginHostGateway {
+    /// A call that found no free plugin thread within its time limit: it
+    /// reaches the client as a timeout, and the journal says it never ran.
+    func logBusy(_ name: String, waited: Duration, metadata: LogMetadata) {
+        logger.warning(
+            "plugin call \(name) was not made: no plugin thread was free for \(waited.description)",
+            metadata: metadata)
     }
 }
 
