@@ -13,7 +13,6 @@
 # Usage: scripts/test-template.sh STAGE (the install tree's DESTDIR)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 STAGE=$(cd "${1:?usage: scripts/test-template.sh STAGE}" && pwd)
 SDK=$STAGE/usr/share/flowd/sdk
 LIB=$STAGE/usr/lib/flowd
@@ -55,25 +54,8 @@ cat >"$WORK/flows/address.json" <<'FLOW'
              "fields": [{"id": "postcode", "type": "text", "label": "Postleitzahl", "required": true,
                          "validators": [{"plugin": "myplugin.postcode"}]}]}] }
 FLOW
-cat >"$WORK/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$WORK/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
-dbus-daemon --config-file="$WORK/bus.conf" --nofork --print-address=1 >"$WORK/address" 2>"$WORK/bus.log" &
-BUS_PID=$!
-i=0
-while [ ! -s "$WORK/address" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-ADDRESS=$(head -n1 "$WORK/address")
+. "$(dirname "$0")/private-bus.sh"
+start_private_bus "$WORK"
 
 env -i PATH=/usr/bin:/bin LANG=C.UTF-8 "$STAGE/usr/libexec/flowd" --address "$ADDRESS" \
     --flows-dir "$WORK/flows" --plugin-dir "$WORK/plugins" --state-dir "$WORK/state" 2>"$WORK/flowd.log" &
