@@ -6,5 +6,5 @@ extension FlowKitABI {
     /// A hash of FlowKit's sources (comments and white space aside) that
     /// this code was compiled against; see ``version``.
     @_alwaysEmitIntoClient
-    public static var interfaceFingerprint: UInt64 { 0xf61474a9f780077a }
+    public static var interfaceFingerprint: UInt64 { 0x4e4c5c87373c82c6 }
 }
