@@ -100,6 +100,9 @@ let package = Package(
         .target(name: "FlowStore", dependencies: ["CSQLite", "FlowdSystem"]),
         // The epoll event loop the daemon and the bus connection run on.
         .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"]),
+        // The deterministic loop tests drive by hand, also a SerialExecutor
+        // (swift-nio's NIOEmbedded). Tests only.
+        .target(name: "ReactorTesting", dependencies: ["Reactor", "FlowdSystem"], path: "Tests/ReactorTesting"),
         // Swift over libdbus-1.
         .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"]),
         // The logging API (swift-log's shape): Logger, levels, the rule that
@@ -119,7 +122,7 @@ let package = Package(
         .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
         // The typed client of the whole API, on a Reactor loop of its own:
         // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
-        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
+        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowdSystem", flowKit]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
@@ -136,10 +139,10 @@ let package = Package(
         // The desktop client's one seam over GTK and libadwaita: typed widgets,
         // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
         .target(name: "Adwaita", dependencies: ["CAdw", "FlowdSystem"], linkerSettings: [.linkedLibrary("dispatch")]),
-        // The desktop client: view models, pages, navigation, keyboard, its own strings.
+        // The desktop client: the window on FlowClient, its pages, navigation, keyboard, its own strings.
         .target(
             name: "FlowDesktop",
-            dependencies: ["Adwaita", "FlowEngine", "FlowdSystem", flowKit],
+            dependencies: ["Adwaita", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit],
             // The app's own strings (window chrome, start page), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")
@@ -153,7 +156,10 @@ let package = Package(
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
+            dependencies: [
+                "FlowClient", "FlowDaemon", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem",
+                "Systemd", flowKit,
+            ]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
             name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
@@ -189,13 +195,14 @@ let package = Package(
             path: "Tests/Fixtures/Desktop/MainLoopProbe"),
 
         // Shared test helpers: temporary directories, a test child, a private
-        // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
-        .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
+        // dbus-daemon and a raw D-Bus proxy; FlowdSystem (child processes,
+        // locks) re-exported.
+        .target(name: "TestSupport", dependencies: ["FlowdSystem", "DBus"], path: "Tests/TestSupport"),
 
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
-        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
-        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus", "Logging"]),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "ReactorTesting", "CDBus", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Logging", "TestSupport"]),
         .testTarget(name: "FlowdSystemTests", dependencies: ["FlowdSystem", "TestSupport"]),
@@ -204,13 +211,15 @@ let package = Package(
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
-                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "Systemd",
-                "Logging", flowKit,
+                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "ReactorTesting", "FlowEngine",
+                "FlowStore", "Systemd", "Logging", flowKit,
             ]),
         .testTarget(
             name: "FlowCLITests",
             dependencies: ["TestSupport", "FlowCLI", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
-        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
+        .testTarget(
+            name: "FlowDesktopTests",
+            dependencies: ["FlowDesktop", "Adwaita", "FlowClient", "FlowProtocol", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),

@@ -1,0 +1,115 @@
+import FlowEngine
+import FlowKit
+import FlowStore
+import Logging
+import PluginHost
+
+/// The plugins the daemon runs with: the gateway the service calls, the
+/// capabilities flows are linted against, and what the loader found (for
+/// `ListPlugins`).
+struct PluginSetup {
+    var gateway: any PluginGateway
+    var capabilities: CapabilityCatalog
+    var records: [PluginRecord]
+
+    /// Loads the plugins of the configured directories.
+    ///
+    /// The crash guard's records live in `<state>/plugin-calls`; plugins whose
+    /// own code crashed the daemon during a call are quarantined
+    /// in the store's plugin table, so they stay disabled across restarts until
+    /// their file changes.
+    static func load(
+        configuration: DaemonConfiguration, stateDirectory: String, store: SessionStore, logger: Logger
+    ) -> PluginSetup {
+        let crashGuard: any CrashGuard
+        do {
+            crashGuard = try FileCrashGuard(path: stateDirectory + "/plugin-calls")
+        } catch {
+            logger.error("the plugin crash guard cannot keep records (\(error.description)); plugins run unguarded")
+            crashGuard = MemoryCrashGuard()
+        }
+        let quarantined = QuarantineRecords(store: store, logger: logger)
+        let report = PluginLoader(
+            configuration: .init(
+                directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
+                quarantined: quarantined.load(),
+                // The system service trusts only root's files; a per-user
+                // daemon also its own user's.
+                trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
+        ).load(crashGuard: crashGuard) { new in
+            // Durable and in the journal before the next plugin loads: if that
+            // one crashes too, the next start still disables this one.
+            for q in new {
+                logger.error(
+                    "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+            }
+            return quarantined.save(new: new)
+        }
+        quarantined.lift(report.liftedQuarantines)
+
+        for problem in report.directoryProblems {
+            logger.warning("plugin directory \(problem.path): \(problem.reason)", metadata: [.path: problem.path])
+        }
+        // Calls the earlier process was in when it was killed (or crashed
+        // elsewhere): nothing crashed in the plugin, so it is not blamed.
+        for call in report.interruptedCalls {
+            logger.notice("\(call.interruptionNotice)", metadata: [.plugin: call.pluginName, .path: call.pluginPath])
+        }
+        for record in report.registry.records where record.status != .loaded {
+            logger.error(
+                "plugin refused: \(record.path): \(record.error ?? record.status.rawValue)", id: .pluginRefused,
+                metadata: [.plugin: record.name, .path: record.path])
+        }
+        for record in report.registry.records where record.status == .loaded {
+            logger.info(
+                "plugin \(record.name) \(record.version) loaded from \(record.path)",
+                metadata: [.plugin: record.name, .path: record.path])
+        }
+
+        let caller = PluginCaller(
+            registry: report.registry, crashGuard: crashGuard,
+            configuration: .init(validatorTimeout: configuration.pluginCallTimeout, providerTimeout: configuration.pluginCallTimeout))
+        return PluginSetup(
+            gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
+            capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }),
+            records: report.registry.records)
+    }
+}
+
+/// Quarantined plugins, kept in the store's plugin table under their path.
+private struct QuarantineRecords {
+    let store: SessionStore
+    let logger: Logger
+
+    func load() -> [PluginQuarantine] {
+        do {
+            return try store.disabledPlugins().compactMap { d in
+                d.file.map { PluginQuarantine(path: d.path, name: d.name, reason: d.reason, file: $0) }
+            }
+        } catch {
+            logger.error("cannot read quarantined plugins: \(error.description)")
+            return []
+        }
+    }
+
+    /// Records new quarantines (each committed before this returns); false
+    /// when the store refused one.
+    func save(new: [PluginQuarantine]) -> Bool {
+        do {
+            for q in new { try store.disablePlugin(path: q.path, name: q.name, reason: q.reason, file: q.file) }
+            return true
+        } catch {
+            logger.error("cannot record quarantined plugins: \(error.description); the next start tries again")
+            return false
+        }
+    }
+
+    /// Forgets quarantines whose file changed or went away.
+    func lift(_ lifted: [PluginQuarantine]) {
+        do {
+            for q in lifted { try store.enablePlugin(path: q.path) }
+        } catch {
+            logger.error("cannot clear lifted plugin quarantines: \(error.description)")
+        }
+    }
+}
