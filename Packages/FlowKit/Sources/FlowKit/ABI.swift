@@ -23,11 +23,11 @@ public enum FlowKitABI {
     /// `describeRule`; 3, warnings). Since SDK 1.1 the number is
     /// `0x8000_0000 | (fingerprint & 0x7fff_ffff)`: never one of those.
     @_alwaysEmitIntoClient
-    public static var version: UInt32 { version(ofFingerprint: interfaceFingerprint) }
+    public static var version: Version { version(ofFingerprint: interfaceFingerprint) }
 
     /// The ABI version that belongs to an interface fingerprint.
     @_alwaysEmitIntoClient
-    public static func version(ofFingerprint fingerprint: UInt64) -> UInt32 {
+    public static func version(ofFingerprint fingerprint: UInt64) -> Version {
         0x8000_0000 | UInt32(truncatingIfNeeded: fingerprint ^ (fingerprint >> 32)) & 0x7fff_ffff
     }
 

@@ -3,8 +3,17 @@
 //     FLOWKIT_WRITE_FINGERPRINT=1 swift test --package-path Packages/FlowKit --filter ABIFingerprint
 
 extension FlowKitABI {
+    /// `UInt64`, under a name that changes with the fingerprint: a change
+    /// of the fingerprint is then a change of a declaration plugins use,
+    /// which makes an incremental build recompile them (a new value in
+    /// an inlined body alone does not, and would leave stale plugins).
+    public typealias Fingerprintc104817de533c4e4 = UInt64
+    /// `UInt32`, the type of ``version``, under the same changing name.
+    public typealias Version = Versionc104817de533c4e4
+    public typealias Versionc104817de533c4e4 = UInt32
+
     /// A hash of FlowKit's sources (comments and white space aside) that
     /// this code was compiled against; see ``version``.
     @_alwaysEmitIntoClient
-    public static var interfaceFingerprint: UInt64 { 0x4e4c5c87373c82c6 }
+    public static var interfaceFingerprint: Fingerprintc104817de533c4e4 { 0xc104817de533c4e4 }
 }

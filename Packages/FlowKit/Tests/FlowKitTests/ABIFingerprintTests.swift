@@ -148,10 +148,19 @@ enum InterfaceHash {
         //     FLOWKIT_WRITE_FINGERPRINT=1 swift test --package-path Packages/FlowKit --filter ABIFingerprint
 
         extension FlowKitABI {
+            /// `UInt64`, under a name that changes with the fingerprint: a change
+            /// of the fingerprint is then a change of a declaration plugins use,
+            /// which makes an incremental build recompile them (a new value in
+            /// an inlined body alone does not, and would leave stale plugins).
+            public typealias Fingerprint\(hex(fingerprint).dropFirst(2)) = UInt64
+            /// `UInt32`, the type of ``version``, under the same changing name.
+            public typealias Version = Version\(hex(fingerprint).dropFirst(2))
+            public typealias Version\(hex(fingerprint).dropFirst(2)) = UInt32
+
             /// A hash of FlowKit's sources (comments and white space aside) that
             /// this code was compiled against; see ``version``.
             @_alwaysEmitIntoClient
-            public static var interfaceFingerprint: UInt64 { \(hex(fingerprint)) }
+            public static var interfaceFingerprint: Fingerprint\(hex(fingerprint).dropFirst(2)) { \(hex(fingerprint)) }
         }
 
         """
