@@ -39,7 +39,7 @@ all: build
 setup:
 	scripts/setup-debian.sh
 
-# What `make` builds, product by product: what `make install` ships and
+# What `make` builds, product by product: what `make install` ships, and
 # flowd-bench. Not every target: the fuzz targets import modules @testable,
 # which a release build cannot; Fuzz/run.sh and the debug build make them.
 RELEASE_PRODUCTS := flowd flowctl flowd-gtk flowd-plugin-probe flowd-bench \
