@@ -16,6 +16,7 @@
 # flowd's log is "$DEMO/flowd.log".
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/private-bus.sh"
 
 # Runs once, whichever of EXIT, INT and TERM comes first.
 demo_cleanup() {
@@ -69,25 +70,7 @@ demo_start_installed() {
 
 # The bus, and flowd on it with FLOWS and PLUGINS, until flowctl gets an answer.
 demo_serve() {
-    cat > "$DEMO/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$DEMO/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
-    dbus-daemon --config-file="$DEMO/bus.conf" --nofork --print-address=1 > "$DEMO/address" 2> "$DEMO/bus.log" &
-    BUS_PID=$!
-    i=0
-    while [ ! -s "$DEMO/address" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-    ADDRESS=$(head -n1 "$DEMO/address")
+    start_private_bus "$DEMO"
     echo "demo: private bus at $ADDRESS"
 
     "$FLOWD" --address "$ADDRESS" --flows-dir "$FLOWS" --plugin-dir "$PLUGINS" \
