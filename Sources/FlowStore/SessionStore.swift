@@ -274,7 +274,8 @@ public final class SessionStore: Sendable {
 
     /// Runs a passive WAL checkpoint now: copies committed pages from the WAL
     /// back into the database file and syncs both, without waiting for
-    /// readers. Returns the number of WAL frames checkpointed.
+    /// readers. Returns the number of WAL frames checkpointed: 0 when
+    /// another checkpoint was running at that moment (SQLite's BUSY).
     ///
     /// It runs on a second connection, not under the store's lock, so it can
     /// run on a background thread while the event loop keeps committing.
@@ -304,6 +305,11 @@ public final class SessionStore: Sendable {
                     state.database = db
                 }
                 return try db.checkpoint(.passive).checkpointed
+            } catch where error.code == .busy {
+                // A passive checkpoint never waits: SQLite answers BUSY when
+                // another checkpoint (the main connection's automatic one)
+                // runs at that moment. Nothing was copied; the next one will.
+                return 0
             } catch {
                 throw StoreError.from(error, path: path)
             }

@@ -43,20 +43,20 @@ struct CrashLoopTests {
                 arguments: arguments, environment: ["SWIFT_BACKTRACE": "enable=no"],
                 notifyPath: directory.file("notify-\(start)"))
             do {
-                try process.waitUntilReady()
+                try await process.ready()
                 daemon = process
                 logs.append(process.standardError)
                 break
             } catch {
                 // A start that crashed died by the plugin's signal, before READY=1.
-                if case .signaled = process.child.wait(timeout: .seconds(20)) {} else {
+                if case .signaled = await process.ended(timeout: .seconds(20)) {} else {
                     Issue.record("start \(start) did not crash: \(error)")
                 }
                 logs.append(process.standardError)
             }
         }
         let running = try #require(daemon, "no start of \(count + 1) got ready; the logs:\n\(logs.joined(separator: "\n--\n"))")
-        defer { if running.child.exitStatus == nil { _ = running.terminate() } }
+        defer { if running.child.exitStatus == nil { running.child.terminate(grace: .zero) } }
         // Exactly N crashes, then a start that serves.
         #expect(logs.count == count + 1)
 
@@ -79,6 +79,6 @@ struct CrashLoopTests {
             let lines = all.split(separator: "\n").filter { $0.contains("plugin \(stem) crashed the daemon during loading") }
             #expect(lines.count == 1, "\(file): \(lines)")
         }
-        #expect(running.terminate() == .exited(0))
+        #expect(await running.terminate() == .exited(0))
     }
 }

@@ -47,19 +47,19 @@ struct InterruptedSubmitTests {
             while ContinuousClock.now < announced {
                 pidText = (try? String(contentsOfFile: hook.file("pid"), encoding: .utf8)) ?? ""
                 if !pidText.isEmpty { break }
-                _ = Latch().wait(timeout: .milliseconds(20))
+                try await Task.sleep(for: .milliseconds(20))
             }
             let pid = try #require(Int32(pidText.filter(\.isNumber)), "the hook never started")
             #expect(try await client.property(.state, of: session) == "submitting")
 
-            fixture.daemon.kill()
+            await fixture.daemon.kill()
             // The program goes with flowd, not minutes later.
-            #expect(waitUntilGone(pid), "the command \(pid) outlived flowd")
+            #expect(await offThePool { waitUntilGone(pid) }, "the command \(pid) outlived flowd")
             if case .success = await pending.result {
                 Issue.record("the interrupted Submit succeeded")
             }
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             let retrying = try fixture.connect()
             #expect(try await retrying.property(.state, of: session) == "failed")
             try await retrying.submit(session)

@@ -65,7 +65,7 @@ struct PluginFairnessTests {
             while clock.now < deadline && runner.exitStatus == nil {
                 submitting = try await fixture.client.listSessions().filter { $0.state == .submitting }.count
                 if submitting == Self.submits { break }
-                _ = Latch().wait(timeout: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(50))
             }
             #expect(submitting == Self.submits, "\(runner.standardError)")
 
@@ -74,7 +74,7 @@ struct PluginFairnessTests {
             #expect(try await fixture.client.property(.state, of: root) == "editing")
 
             // Every submit ends submitted: none waited for a thread at the cost of its own time.
-            #expect(runner.wait(timeout: .seconds(120)) == .exited(0), "\(runner.standardError)")
+            #expect(await runner.ended(before: MonotonicClock.now().advanced(by: .seconds(120))) == .exited(0), "\(runner.standardError)")
             let results = (try? String(contentsOfFile: work + "/results", encoding: .utf8)) ?? ""
             let lines = results.split(separator: "\n")
             #expect(lines.count == Self.submits)

@@ -37,12 +37,12 @@ struct StateDirectoryTests {
         let daemon = try FlowdProcess(
             arguments: ["--address", bus.address, "--flows-dir", flows, "--plugin-dir", directory.file("no-plugins")],
             environment: ["HOME": home], notifyPath: directory.file("notify"))
-        defer { if daemon.child.exitStatus == nil { daemon.kill() } }
-        try daemon.waitUntilReady()
+        defer { if daemon.child.exitStatus == nil { daemon.child.terminate(grace: .zero) } }
+        try await daemon.ready()
         let client = try FlowClient(bus: .address(bus.address))
         let session = try await client.start("quick")
         #expect(try await client.setAnswers(session, ["stars": .int64(4)]) == [:])
-        #expect(daemon.terminate() == .exited(0), "\(daemon.standardError)")
+        #expect(await daemon.terminate() == .exited(0), "\(daemon.standardError)")
         // The database is where the link leads, private.
         let database = elsewhere + "/state/flowd/sessions.sqlite"
         #expect(FileManager.default.fileExists(atPath: database), "\(daemon.standardError)")

@@ -192,10 +192,10 @@ struct SubmitTests {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
             let (session, pending) = try await Self.slowSubmitRunning(fixture)
-            fixture.daemon.kill()
+            await fixture.daemon.kill()
             let outcome = await pending.value
             #expect((try? outcome.get()) == nil, "a killed daemon cannot have succeeded")
-            try fixture.startAgain()
+            try await fixture.startAgain()
             // The plugin was in a healthy call, not crashing: it is not blamed.
             // flowd says so at notice level and keeps the plugin.
             let log = fixture.daemon.standardError
@@ -238,10 +238,10 @@ struct SubmitTests {
             let session = try await Self.onReview(client, "crash")
             // The action aborts the whole daemon: the call gets no reply of its own.
             await #expect(throws: FlowClientError.self) { try await client.submit(session) }
-            let died = fixture.daemon.child.wait(timeout: .seconds(60))
+            let died = await fixture.daemon.ended(timeout: .seconds(60))
             #expect(died != nil && died != .exited(0), "flowd survived a crashing plugin: \(String(describing: died))")
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             let plugins = try await client.listPlugins()
             let crash = try #require(plugins.first { $0.name == "crash" }, "\(plugins)")
             #expect(crash.status == .disabled)
@@ -266,14 +266,14 @@ struct SubmitTests {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
             let (session, pending) = try await Self.slowSubmitRunning(fixture)
-            #expect(fixture.stop() == .exited(0), "\(fixture.daemon.standardError)")
+            #expect(await fixture.stop() == .exited(0), "\(fixture.daemon.standardError)")
             let outcome = await pending.value
             if case .failure(let error) = outcome {
                 #expect(error.name?.rawValue == "org.flowd.Flow1.Error.Cancelled", "\(error)")
             } else {
                 Issue.record("Submit succeeded although flowd stopped")
             }
-            try fixture.startAgain()
+            try await fixture.startAgain()
             #expect(try await client.property(.state, of: session) == "failed")
             #expect(try await client.property(.lastError, of: session).string?.localizedCaseInsensitiveContains("interrupted") == true)
         }

@@ -100,3 +100,32 @@ public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool)
     }
     return true
 }
+
+/// Runs `body`, which blocks its thread (a wait for a child, a socket, a
+/// latch), on a thread of its own and suspends until it returns. Swift's
+/// cooperative pool has one thread per core (two here): a test that blocks
+/// one of them holds up every other test's tasks meanwhile, and those whose
+/// checks need a task to resume within seconds miss them.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+        let run: @Sendable () -> Void = { continuation.resume(returning: Result { try body() }) }
+        do {
+            try SystemThread.detach(name: "test-blocking", run)
+        } catch {
+            continuation.resume(returning: .failure(error))
+        }
+    }
+    return try result.get()
+}
+
+/// ``offThePool(_:)`` for a body that does not throw.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        do {
+            try SystemThread.detach(name: "test-blocking") { continuation.resume(returning: body()) }
+        } catch {
+            // No thread to be had: block this one rather than fail the test.
+            continuation.resume(returning: body())
+        }
+    }
+}
