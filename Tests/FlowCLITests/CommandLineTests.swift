@@ -206,5 +206,5 @@ struct CommandLineTests {
 }
 
 extension CommandSpec: CustomTestStringConvertible {
-    public var testDescription: String { name }
+    package var testDescription: String { name }
 }
