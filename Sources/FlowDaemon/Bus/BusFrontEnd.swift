@@ -91,7 +91,7 @@ final class BusFrontEnd: DaemonComponent {
             try link.server.exportTree(
                 under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
                 authorize: { session, call, proceed in session.front.authorize(call, .sessionOwner(session.id), proceed) },
-                children: { _ in [] },
+                children: { path, caller, done in front.value.sessionNodes(under: path, caller: caller, done) },
                 resolve: { path in FlowBus.sessionID(of: path).map { SessionObject(id: $0, bound: front) } })
             if audience.delivery == .callers {
                 link.nameWatch = connection.onNameOwnerChanged { change in
@@ -310,6 +310,20 @@ final class BusFrontEnd: DaemonComponent {
             }
             audience.add(sender, watching: id)
             return nil
+        }
+    }
+
+    /// The session nodes `caller` sees when it introspects the session tree
+    /// (`busctl tree`, `gdbus introspect --recurse`): its own sessions, every
+    /// one for root, none when its uid cannot be told (fail closed).
+    func sessionNodes(under path: ObjectPath, caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void) {
+        guard path == FlowBus.sessionPrefix, let caller, let users = link?.users else { return done([]) }
+        let front = LoopBound(self, loop: loop)
+        users.unixUser(of: caller) { result in
+            guard case .success(let uid) = result,
+                  let sessions = try? front.value.withService({ service throws(FlowdError) in try service.listSessions(uid: uid) })
+            else { return done([]) }
+            done(sessions.map(\.id).filter(SessionID.isValid))
         }
     }
 
