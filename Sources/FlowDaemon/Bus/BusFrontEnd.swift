@@ -65,8 +65,10 @@ final class BusFrontEnd: DaemonComponent {
         self.limits = limits
         self.reload = reload
         self.busLost = busLost
-        // On the system bus, another user must not see someone's answers go by.
-        self.audience = SignalAudience(delivery: settings.bus == .system ? .callers : .broadcast)
+        // Only a per-user session bus is one user's alone: anywhere else another
+        // user must not see someone's answers go by. A bus given with
+        // `--address` is asked at start (``start()``).
+        self.audience = SignalAudience(delivery: settings.bus == .session ? .broadcast : .callers)
     }
 
     // MARK: - Start and stop
@@ -81,6 +83,13 @@ final class BusFrontEnd: DaemonComponent {
             try connection.attach(to: loop)
         } catch {
             throw StartFailure(status: .unavailable, message: "cannot connect to the \(bus.description) bus: \(error.message)")
+        }
+        // Privacy is decided by the bus, not by the option: a bus whose
+        // daemon runs as flowd's own user is that user's (a per-user session
+        // bus, a private test bus) and gets broadcasts; any other (the system
+        // bus's socket given with --address, say) only owner-only signals.
+        if case .address = bus, (try? connection.unixUser(of: "org.freedesktop.DBus")) == CurrentProcess.userID {
+            audience = SignalAudience(delivery: .broadcast)
         }
         var link = Link(connection: connection, server: ObjectServer(connection: connection), users: UnixUserCache(connection: connection))
         let front = LoopBound(self, loop: loop)
