@@ -267,7 +267,9 @@ actor FlowService: DaemonComponent {
         var providedPrefill: [String: AnswerValue] = [:]
         for (request, value) in provided {
             let field = request.field.id
-            let metadata: LogMetadata = [.flow: flow.id, .plugin: request.provider.name, .field: field]
+            var metadata: LogMetadata = [.flow: flow.id, .capability: request.provider.name, .field: field]
+            metadata[.plugin] = calls.gateway.pluginName(
+                providing: request.kind == .options ? .optionsProvider : .prefillProvider, request.provider.name)
             switch value {
             case .options(.success(let options)):
                 dynamicOptions[field] = options
