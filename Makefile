@@ -62,8 +62,8 @@ test-unit:
 
 # The fuzzers briefly (docs/fuzzing.md): each libFuzzer target 10 s from its
 # corpus (so a regression input kept there fails here), the D-Bus fuzzer and
-# the soak test 20 s each.
-test-fuzz:
+# the soak test 20 s each against the debug flowd.
+test-fuzz: debug
 	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds 10
 	$(PYTHON3) Fuzz/bus/fuzz.py --seconds 20
 	$(PYTHON3) Fuzz/bus/soak.py --seconds 20 --clients 8
@@ -165,12 +165,14 @@ DEMO_FLOW ?= consultation
 demo-gtk: build
 	scripts/demo-gtk.sh "$(BIN_RELEASE)" "$(DEMO_FLOW)"
 
-# Each libFuzzer target, then the D-Bus fuzzer, for FUZZ_SECONDS each.
-fuzz:
+# Each libFuzzer target, then the D-Bus fuzzer (against the debug flowd), for
+# FUZZ_SECONDS each (docs/fuzzing.md).
+fuzz: debug
 	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds $(FUZZ_SECONDS)
 	$(PYTHON3) Fuzz/bus/fuzz.py --seconds $(FUZZ_SECONDS)
 
-# Many clients for SOAK_SECONDS: latency percentiles, bounded memory and descriptors.
+# Many clients for SOAK_SECONDS: latency percentiles, bounded memory and
+# descriptors (docs/fuzzing.md).
 soak: debug
 	$(PYTHON3) Fuzz/bus/soak.py --seconds $(SOAK_SECONDS)
 

@@ -150,7 +150,13 @@ install -D -m 0644 "$SRCDIR/data/icons/org.flowd.Flows.svg" "$DESTDIR$DATADIR/ic
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/flows"
 flows=$(find "$SRCDIR/flows" -maxdepth 1 -name '*.json' 2>/dev/null | sort || true)
 if [ -n "$flows" ]; then
-    for f in $flows; do install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/flows/"; done
+    # In the source tree a flow names its schema as ../docs/flow.schema.json;
+    # installed, the schema is beside the flows directory ($DATADIR/flowd).
+    for f in $flows; do
+        target="$DESTDIR$DATADIR/flowd/flows/$(basename "$f")"
+        sed 's#"\$schema": "\.\./docs/flow\.schema\.json"#"$schema": "../flow.schema.json"#' "$f" >"$target"
+        chmod 0644 "$target"
+    done
 else
     warn "flows/*.json does not exist yet; no flows installed"
 fi
@@ -203,6 +209,7 @@ install_optional docs/plugins.md "$DOCDIR" plugins.md
 install_optional docs/flow-format.md "$DOCDIR" flow-format.md
 install_optional docs/flow.schema.json "$DATADIR/flowd" flow.schema.json
 install_optional docs/dbus-api.md "$DOCDIR" dbus-api.md
+install_optional docs/flowctl.md "$DOCDIR" flowctl.md
 install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
