@@ -107,7 +107,12 @@ check_install() {
         { fail "apt did not pull libcurl4 and libsqlite3-0 (the webhook's and the store's libraries): $added"; return 1; }
     local f out
     for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
-        out=$(ldd "$f" 2>&1) || { fail "ldd $f: $out"; return 1; }
+        # A plugin has no RUNPATH of its own: flowd's DT_RPATH finds its
+        # libraries in /usr/lib/flowd when flowd loads it; resolve it so.
+        case "$f" in
+            /usr/lib/flowd/plugins/*) out=$(LD_LIBRARY_PATH=/usr/lib/flowd ldd "$f" 2>&1) ;;
+            *) out=$(ldd "$f" 2>&1) ;;
+        esac || { fail "ldd $f: $out"; return 1; }
         ! grep -q 'not found' <<<"$out" || { fail "$f: $(grep 'not found' <<<"$out" | tr '\n' ' ')"; return 1; }
     done
 }

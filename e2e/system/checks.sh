@@ -19,13 +19,25 @@ SHIPPED_PLUGINS="spool command webhook validators providers"
 SECRET="e2e-secret-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 
 # --- the "package post-install" steps ----------------------------------------------------------
+# Runs "$@" with the library path flowd gives the plugins it loads when $1 is
+# a plugin, else as it is.
+plugin_search_path() {
+    local file=$1; shift
+    case "$file" in
+        /usr/lib/flowd/plugins/*) LD_LIBRARY_PATH=/usr/lib/flowd "$@" ;;
+        *) "$@" ;;
+    esac
+}
+
 check_no_toolchain() {
     [ ! -e /opt/swift ] || [ -z "$(ls -A /opt/swift 2>/dev/null)" ] || fail "/opt/swift exists in the container" || return 1
     ! command -v swift >/dev/null || fail "a swift binary is on PATH: $(command -v swift)" || return 1
     local f out
     for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
         if [ "$(head -c 4 "$f" | tr -d '\177')" != ELF ]; then note "$f is not an ELF file (a fake?)"; continue; fi
-        out=$(ldd "$f" 2>&1) || { fail "ldd $f: $out"; return 1; }
+        # A plugin has no RUNPATH of its own: flowd's DT_RPATH ($ORIGIN/../lib/flowd)
+        # finds its libraries when flowd loads it, so resolve it as flowd would.
+        out=$(plugin_search_path "$f" ldd "$f" 2>&1) || { fail "ldd $f: $out"; return 1; }
         if grep -q 'not found' <<<"$out"; then fail "$f: $(grep 'not found' <<<"$out" | tr '\n' ' ')"; return 1; fi
     done
     out=$(/usr/libexec/flowd --version 2>&1) || { fail "/usr/libexec/flowd --version failed: $out"; return 1; }
@@ -33,7 +45,7 @@ check_no_toolchain() {
     out=$(/usr/bin/flowctl --version 2>&1) || { fail "/usr/bin/flowctl --version failed: $out"; return 1; }
     if [ -x /usr/bin/python3 ]; then
         # dlopen every shipped plugin the way the daemon does: through /proc/self/fd/N.
-        /usr/bin/python3 - /usr/lib/flowd/plugins/*.so <<'EOF' || { fail "a plugin does not load"; return 1; }
+        LD_LIBRARY_PATH=/usr/lib/flowd /usr/bin/python3 - /usr/lib/flowd/plugins/*.so <<'EOF' || { fail "a plugin does not load"; return 1; }
 import ctypes, os, sys
 for p in sys.argv[1:]:
     fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
