@@ -7,6 +7,7 @@
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
+#   make uninstall       the same variables: removes it again (keeps configuration and sessions)
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
 #   make demo-gtk        the desktop client's example screens in a window (needs a display)
@@ -22,7 +23,7 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-desktop test-system test-package demo demo-gtk install stage deb bench clean setup
+.PHONY: all build debug test test-unit test-desktop test-system test-package demo demo-gtk install uninstall stage deb bench clean setup
 
 all: build
 
@@ -84,6 +85,12 @@ test: test-unit
 # tree runs without the Swift toolchain (RUNPATHs, runtime libraries).
 install: build
 	BUILD_DIR="$(BIN_RELEASE)" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install.sh
+
+# What `make install` put in place, with the same DESTDIR and PREFIX; an edited
+# flowd.conf, your flows and drop-ins, /var/lib/flowd and the flowd user stay
+# (docs/admin.md, "Upgrade, roll back, remove").
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install.sh --uninstall
 
 # `make install` into ./stage with PREFIX=/usr, as a package would: what the
 # end-to-end suite boots.

@@ -40,7 +40,19 @@ public enum DaemonMain {
             return SysExits.ok.rawValue
         case .run(let options):
             return serve(options, environment: environment).rawValue
+        case .checkConfig(let options):
+            return checkConfiguration(options, environment: environment).rawValue
         }
+    }
+
+    /// `flowd --check-config`: the report on stdout, each problem on stderr.
+    private static func checkConfiguration(_ options: DaemonOptions, environment: [String: String]) -> SysExits {
+        let layout = InstallLayout.derived(fromExecutable: CurrentProcess.executablePath() ?? "/usr/libexec/flowd")
+        let result = ConfigurationCheck.run(options, loader: ConfigurationLoader(layout: layout, environment: environment))
+        print(result.text, terminator: "")
+        for warning in result.warnings { FileDescriptor.printError("flowd: warning: \(warning)") }
+        for problem in result.problems { FileDescriptor.printError("flowd: \(problem)") }
+        return result.status
     }
 
     private static func serve(_ options: DaemonOptions, environment: [String: String]) -> SysExits {
@@ -50,21 +62,19 @@ public enum DaemonMain {
         do {
             configuration = try loader.load(options)
         } catch {
-            FileDescriptor.printError("flowd: \(error.description)")
-            return .configuration
+            return exit(.configuration, "\(error.description)")
         }
         let logger = FlowdLog.makeLogger(verbose: configuration.verbose)
+        logger.info("\(FlowdLog.filesRead(configuration.files))")
         guard let stateDirectory = configuration.stateDirectory else {
-            logger.error("no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
-            return .configuration
+            return exit(.configuration, "no state directory: give --state-dir, or set HOME or STATE_DIRECTORY")
         }
 
         let loop: EventLoop
         do {
             loop = try EventLoop()
         } catch {
-            logger.error("cannot create the event loop: \(error.description)")
-            return .software
+            return exit(.software, "cannot create the event loop: \(error.description)")
         }
         // Signals are blocked before any other thread exists, so they all
         // arrive at the loop's signalfd.
@@ -74,8 +84,7 @@ public enum DaemonMain {
             _ = try loop.onSignals([.hangUp]) { _ in lifecycle.reload() }
             Signal.ignoreBrokenPipe()
         } catch {
-            logger.error("cannot handle signals: \(error.description)")
-            return .software
+            return exit(.software, "cannot handle signals: \(error.description)")
         }
 
         // The store creates the state directory (mode 0700) with its database:
@@ -87,8 +96,7 @@ public enum DaemonMain {
                 configuration: SessionStore.Configuration(
                     durability: configuration.durability == .power ? .powerLoss : .processCrash))
         } catch {
-            logger.error("cannot open the session database: \(error.description)")
-            return .cannotCreate
+            return exit(.cannotCreate, "cannot open the session database: \(error.description)")
         }
         defer { try? store.close() }
 
@@ -101,8 +109,7 @@ public enum DaemonMain {
                 executor: loop.executor, store: store, configuration: configuration, stateDirectory: stateDirectory,
                 plugins: plugins.gateway, capabilities: plugins.capabilities, logger: logger, clock: SystemClock())
         } catch {
-            logger.error("cannot start the service: \(error.message)")
-            return .cannotCreate
+            return exit(.cannotCreate, "cannot start the service: \(error.message)")
         }
         // The rest needs the service's executor, which is the running loop.
         let startup = Startup(
@@ -113,11 +120,17 @@ public enum DaemonMain {
         do {
             try loop.run()
         } catch {
-            logger.error("the event loop failed: \(error.description)")
-            return .software
+            return exit(.software, "the event loop failed: \(error.description)")
         }
         startup.shutDown()
         return lifecycle.exitStatus
+    }
+
+    /// Logs why flowd exits, at `err` where the journal keeps it under the
+    /// unit (``FlowdLog/makeExitLogger()``), and returns `status`.
+    static func exit(_ status: SysExits, _ reason: LogMessage) -> SysExits {
+        FlowdLog.makeExitLogger().error(reason)
+        return status
     }
 
     /// Logs the flows refused or shadowed at load.
@@ -188,8 +201,7 @@ private final class Startup: @unchecked Sendable {
             connection = try Connection(configuration.bus.connectionBus, logger: logger)
             try connection.attach(to: lifecycle.loop)
         } catch {
-            logger.error("cannot connect to the \(configuration.bus.description) bus: \(error.message)")
-            return lifecycle.fail(.unavailable)
+            return lifecycle.fail(.unavailable, "cannot connect to the \(configuration.bus.description) bus: \(error.message)")
         }
         self.connection = connection
         let lifecycle = self.lifecycle
@@ -204,12 +216,11 @@ private final class Startup: @unchecked Sendable {
             switch try connection.requestName(FlowBus.name, flags: [.doNotQueue]) {
             case .primaryOwner, .alreadyOwner: break
             case .exists, .inQueue:
-                logger.error("another process owns \(FlowBus.name.rawValue) on the \(configuration.bus.description) bus")
-                return lifecycle.fail(.unavailable)
+                return lifecycle.fail(
+                    .unavailable, "another process owns \(FlowBus.name.rawValue) on the \(configuration.bus.description) bus")
             }
         } catch {
-            logger.error("cannot serve \(FlowBus.name.rawValue): \(error.message)")
-            return lifecycle.fail(.unavailable)
+            return lifecycle.fail(.unavailable, "cannot serve \(FlowBus.name.rawValue): \(error.message)")
         }
         connection.onDisconnect { lifecycle.busLost() }
         lifecycle.beforeStop = { [weak self] in self?.beforeStop() }

@@ -58,9 +58,9 @@ final class Lifecycle: @unchecked Sendable {
         timers.append(loop.schedule(after: .seconds(1), repeating: every) { [weak self] in self?.expire() })
     }
 
-    /// Start-up failed: stop the loop and exit with `status`.
-    func fail(_ status: SysExits) {
-        exitStatus = status
+    /// Start-up failed: log why, stop the loop and exit with `status`.
+    func fail(_ status: SysExits, _ reason: LogMessage) {
+        exitStatus = DaemonMain.exit(status, reason)
         loop.stop()
     }
 
@@ -86,9 +86,7 @@ final class Lifecycle: @unchecked Sendable {
 
     /// SIGHUP.
     func reload() {
-        if case .failure(let error) = reloadNow() {
-            logger.error("reload failed: \(error.message)")
-        }
+        _ = reloadNow()
     }
 
     /// Re-reads the configuration and the flows (SIGHUP, `Reload`). A bad
@@ -101,6 +99,9 @@ final class Lifecycle: @unchecked Sendable {
         do {
             configuration = try loader.load(options)
         } catch {
+            // The caller of Reload gets the reason too, but `systemctl reload`
+            // prints only "Job failed": the journal is where it is read.
+            logger.error("reload failed, the running configuration stays: \(error.description)", id: .reloadFailed)
             return .failure(FlowdError(.failed, "the configuration has an error, nothing was changed: \(error.description)"))
         }
         let catalog = front.service.assumeIsolated { $0.reload(configuration) }
@@ -108,7 +109,7 @@ final class Lifecycle: @unchecked Sendable {
         // now, also when the reload came from SIGHUP rather than a call.
         front.flush()
         DaemonMain.report(catalog, logger: logger)
-        logger.notice("reloaded: \(catalog.flows.count) flows")
+        logger.notice("reloaded: \(catalog.flows.count) flows; \(FlowdLog.filesRead(configuration.files))")
         updateStatus()
         return .success(())
     }

@@ -48,6 +48,7 @@ check_postinst() {
     getent passwd flowd >/dev/null || fail "sysusers did not create the flowd user" || return 1
     systemctl daemon-reload || fail "daemon-reload failed" || return 1
     systemctl reload dbus || fail "reloading the bus configuration failed" || return 1
+    journalctl --update-catalog || fail "journalctl --update-catalog failed" || return 1
     mkdir -p /etc/flowd/flows
     cp "$TESTS"/flows/*.json /etc/flowd/flows/
 }
@@ -308,6 +309,104 @@ check_reload() {
     ! grep -q '"e2e-reloaded"' <<<"$out" || fail "e2e-reloaded still listed after its file was removed and flowd reloaded"
 }
 
+# --- administration: configuration that applies, failures that show (issue 21) -------------------
+CONF_D=/etc/flowd/flowd.conf.d
+
+# /etc/flowd stays root's: the unit must not hand it to the flowd user (ConfigurationDirectory=).
+check_config_dir_root_owned() {
+    is_state active || { systemctl start flowd || { fail "systemctl start flowd failed"; return 1; }; }
+    local st
+    st=$(stat -c '%U %a' /etc/flowd) || { fail "no /etc/flowd"; return 1; }
+    [ "$st" = "root 755" ] || fail "/etc/flowd is '$st' after flowd started, expected 'root 755'"
+}
+
+# A fresh install has no /etc/flowd/flowd.conf in this container (only /usr is laid over): a
+# drop-in alone must apply, and the journal must say which files were read.
+check_dropin_without_main_file() {
+    [ ! -e /etc/flowd/flowd.conf ] || { fail "/etc/flowd/flowd.conf exists; the check needs a fresh install without it"; return 1; }
+    install -d -m 0755 "$CONF_D" "$E2E_SRV/flows"
+    sed -e 's/"id": "e2e"/"id": "e2e-dropin"/' "$TESTS/flows/e2e.json" >"$E2E_SRV/flows/e2e-dropin.json"
+    printf '[Daemon]\nFlowsDirectory=/etc/flowd/flows\nFlowsDirectory=%s/flows\nFlowsDirectory=/usr/share/flowd/flows\n' \
+        "$E2E_SRV" >"$CONF_D/50-e2e.conf"
+    local since out
+    since=$(date +%s)
+    systemctl restart flowd || { fail "systemctl restart flowd with only a drop-in failed"; return 1; }
+    out=$(mcall ListFlows)
+    grep -q '"e2e-dropin"' <<<"$out" || { fail "the drop-in's flows directory was not applied: $out"; return 1; }
+    wait_for 10 "the journal naming the drop-in as read" journal_since_has "$since" "configuration read from $CONF_D/50-e2e.conf" ||
+        return 1
+    note "journal: $(journalctl -b -u flowd -o cat --no-pager --since "@$since" | grep -m1 'configuration read')"
+}
+journal_since_has() { journalctl -b -u flowd -o cat --no-pager --since "@$1" | grep -qF "$2"; } # SINCE TEXT
+
+# flowd --check-config: the effective configuration and the files read; 78 and the file:line for an error.
+check_check_config() {
+    local out rc
+    out=$(/usr/libexec/flowd --system --check-config 2>&1) || { fail "flowd --check-config failed: $out"; return 1; }
+    grep -qF "# read: $CONF_D/50-e2e.conf" <<<"$out" || { fail "--check-config does not list the drop-in as read: $out"; return 1; }
+    grep -qx "FlowsDirectory=$E2E_SRV/flows" <<<"$out" || { fail "--check-config does not show the effective FlowsDirectory=: $out"; return 1; }
+    grep -qx "# flow e2e-dropin: served ($E2E_SRV/flows/e2e-dropin.json)" <<<"$out" || { fail "--check-config does not list the flows: $out"; return 1; }
+    printf '[Limits]\nMaxSesions=3\n' >"$CONF_D/90-typo.conf"
+    out=$(/usr/libexec/flowd --system --check-config 2>&1)
+    rc=$?
+    rm -f "$CONF_D/90-typo.conf"
+    [ "$rc" -eq 78 ] || { fail "--check-config of a bad drop-in exited $rc, expected 78: $out"; return 1; }
+    grep -qF "$CONF_D/90-typo.conf:2: unknown key \"MaxSesions\" in [Limits]" <<<"$out" ||
+        { fail "--check-config does not name the file, line and key: $out"; return 1; }
+}
+
+# expect_failed_start STATUS REASON: flowd failed to start with exit STATUS, was not restarted, and
+# REASON is in `journalctl -u flowd -p err` and in `systemctl status flowd`.
+expect_failed_start() {
+    local status=$1 reason=$2 got
+    wait_for 30 "flowd failed" is_state failed || return 1
+    got=$(prop ExecMainStatus)
+    [ "$got" = "$status" ] || { fail "flowd exited with $got, expected $status"; return 1; }
+    [ "$(restarts)" = 0 ] || { fail "flowd was restarted $(restarts) times after exit $status (RestartPreventExitStatus=)"; return 1; }
+    wait_for 10 "'$reason' in journalctl -u flowd -p err" err_journal_has "$reason" || return 1
+    systemctl status flowd --no-pager --full -n 20 | grep -qF "$reason" ||
+        { fail "systemctl status flowd does not show '$reason': $(systemctl status flowd --no-pager --full -n 20)"; return 1; }
+    note "journal -p err: $(journalctl -b -u flowd -p err -o cat --no-pager | grep -F "$reason" | tail -n 1)"
+}
+err_journal_has() { journalctl -b -u flowd -p err -o cat --no-pager | grep -qF "$1"; }
+
+check_config_error_shown() {
+    printf '[Limits]\nMaxSesions=3\n' >"$CONF_D/90-typo.conf"
+    systemctl restart flowd 2>/dev/null && { fail "flowd started with an unknown key in a drop-in"; return 1; }
+    expect_failed_start 78 "$CONF_D/90-typo.conf:2: unknown key \"MaxSesions\" in [Limits]" || return 1
+    # Fixing the file is enough: no reset-failed.
+    rm -f "$CONF_D/90-typo.conf"
+    systemctl start flowd || fail "systemctl start flowd after the fix failed: $(systemctl status flowd --no-pager -n 5)"
+}
+
+check_state_dir_error_shown() {
+    local db=/var/lib/flowd/sessions.sqlite
+    systemctl stop flowd
+    install -d -m 0700 -o root -g root /var/lib/flowd-e2e-saved
+    mv "$db" "$db"-wal "$db"-shm /var/lib/flowd-e2e-saved/ 2>/dev/null
+    mkdir "$db"   # a directory where the database should be: it cannot be opened
+    systemctl start flowd 2>/dev/null && { fail "flowd started without a usable database"; return 1; }
+    expect_failed_start 73 "cannot open the session database" || return 1
+    rmdir "$db"
+    mv /var/lib/flowd-e2e-saved/* /var/lib/flowd/ && rmdir /var/lib/flowd-e2e-saved
+    systemctl start flowd || fail "systemctl start flowd after the fix failed"
+}
+
+check_reload_error_shown() {
+    local pid out
+    pid=$(prop MainPID)
+    printf '[Limits]\nIdleTimeout=soon\n' >"$CONF_D/90-typo.conf"
+    out=$(systemctl reload flowd 2>&1) && { fail "systemctl reload with a bad drop-in succeeded"; return 1; }
+    is_state active && [ "$(prop MainPID)" = "$pid" ] || { fail "flowd did not keep running after a failed reload"; return 1; }
+    wait_for 10 "the failed reload's reason in journalctl -u flowd -p err" err_journal_has "reload failed" || return 1
+    err_journal_has "$CONF_D/90-typo.conf:2: [Limits] IdleTimeout: expected a time span" ||
+        { fail "the failed reload's journal entry does not name the file and key: $(journalctl -b -u flowd -p err -o cat --no-pager | tail -n 2)"; return 1; }
+    systemctl status flowd --no-pager --full -n 20 | grep -qF "90-typo.conf:2" ||
+        { fail "systemctl status flowd does not show the failed reload's reason"; return 1; }
+    rm -f "$CONF_D/90-typo.conf"
+    systemctl reload flowd || fail "systemctl reload after the fix failed"
+}
+
 # --- the example drop-ins: the command and webhook actions under the shipped sandbox --------------
 # The drop-ins are the installed examples (/usr/share/doc/flowd/examples/flowd.service.d/), changed
 # only the way docs/admin.md tells an administrator to change them.
@@ -363,6 +462,25 @@ expect_submit_refused() {
         { fail "flowd did not survive the failed submit: $(systemctl is-active flowd), PID $(prop MainPID) (was $pid)"; return 1; }
 }
 
+# Every shipped example starts flowd as shipped, and with every commented-out setting uncommented.
+check_examples_start() {
+    local f name variant
+    for f in "$EXAMPLES"/*.conf; do
+        name=$(basename "$f")
+        for variant in shipped uncommented; do
+            if [ "$variant" = shipped ]; then
+                install_dropin "$name" -e '' || return 1
+            else
+                install_dropin "$name" -e 's/^#\([A-Z][A-Za-z]*=\)/\1/' || return 1
+            fi
+            is_state active || { fail "flowd is $(systemctl is-active flowd) with $name ($variant)"; return 1; }
+            note "$name ($variant): flowd active"
+            rm -f "$DROPINS/$name"
+        done
+    done
+    systemctl daemon-reload && systemctl restart flowd || fail "restart without the examples failed"
+}
+
 SID=""
 REFUSED_ID=""   # the session check_command_without_dropin could not submit
 start_e2e_command() { # NOTE: SID becomes an e2e-command session on Review
@@ -390,10 +508,10 @@ check_command_with_dropin() {
     # docs/admin.md: point ExecPaths= at the hook's directory, add the script's interpreter, and
     # the directory it writes to as ReadWritePaths=. Also, for the example flow device-enrolment
     # (check_device_enrolment), the line that allows /usr/bin/logger.
-    has_lines command.conf '^ExecPaths=/usr/local/libexec/flowd-hooks$' '^#ReadWritePaths=' '^#ExecPaths=/usr/bin/logger$' ||
+    has_lines command.conf '^ExecPaths=-/usr/local/libexec/flowd-hooks$' '^#ReadWritePaths=' '^#ExecPaths=/usr/bin/logger$' ||
         return 1
     install_dropin command.conf \
-        -e "s|^ExecPaths=/usr/local/libexec/flowd-hooks\$|ExecPaths=$E2E_SRV/hooks /usr/bin/sh|" \
+        -e "s|^ExecPaths=-/usr/local/libexec/flowd-hooks\$|ExecPaths=$E2E_SRV/hooks /usr/bin/sh|" \
         -e "s|^#ReadWritePaths=.*|ReadWritePaths=$E2E_SRV/out|" \
         -e "s|^#ExecPaths=/usr/bin/logger\$|ExecPaths=/usr/bin/logger|" || return 1
     local id state out
@@ -420,7 +538,8 @@ check_command_with_dropin() {
 }
 
 check_device_enrolment() {
-    [ -f "$DROPINS/command.conf" ] || { fail "no command drop-in (the previous check failed)"; return 1; }
+    # docs/admin.md's table: command.conf with its ExecPaths=/usr/bin/logger line uncommented, nothing else.
+    install_dropin command.conf -e "s|^#ExecPaths=/usr/bin/logger\$|ExecPaths=/usr/bin/logger|" || return 1
     local id state host when
     host="ws-e2e-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
     when=$(date -d '+1 day' +%F)   # the flow takes a handover date 0 to 30 days ahead
@@ -564,6 +683,15 @@ check_journal() {
 
 journal_has() { journalctl -b -u flowd -o cat --no-pager "$1" | grep -q .; }
 
+# The installed journal catalog explains flowd's MESSAGE_IDs (journalctl -x).
+check_catalog() {
+    local out
+    out=$(journalctl --list-catalog 2>&1 | grep -c ' flowd: ')
+    [ "$out" -ge 12 ] || { fail "the journal catalog has $out flowd entries, expected 12: $(journalctl --list-catalog | grep flowd)"; return 1; }
+    out=$(journalctl -b -x -u flowd --no-pager -o short MESSAGE_ID=995f4e09ab32461ebef85cbb74068c45 | tail -n 20)
+    grep -qF 'A flowd session was started' <<<"$out" || { fail "journalctl -x does not explain 'session started': $out"; return 1; }
+}
+
 check_no_secret_anywhere() {
     # Have journald write out everything it has received before it is searched.
     journalctl --sync && journalctl --flush || { fail "journalctl --sync/--flush failed"; return 1; }
@@ -618,11 +746,18 @@ else
     check "systemctl start: active, STATUS= shown by systemctl status" check_start_status
     check "every shipped plugin loads under the sandbox" check_plugins_loaded
     check "D-Bus activation: ListFlows starts a stopped flowd" check_activation
+    check "/etc/flowd stays root's after flowd started" check_config_dir_root_owned
+    check "a drop-in without flowd.conf applies; the journal names the files read" check_dropin_without_main_file
+    check "flowd --check-config: effective configuration; 78 and file:line for an error" check_check_config
+    check "a configuration error: exit 78, not restarted, reason at err in journal and status; fixed by the file" check_config_error_shown
+    check "an unopenable database: exit 73, not restarted, reason at err in journal and status" check_state_dir_error_shown
+    check "a failed reload: flowd keeps running, the reason at err in journal and status" check_reload_error_shown
     check "a whole flow with flowctl --system ends in the spool" check_flow_with_flowctl
     check "another user: own session yes, root's session AccessDenied" check_other_user
     check "SIGKILL: restarted, the session intact at its path" check_kill_restart
     check "no watchdog pings: restarted" check_watchdog
     check "systemctl reload picks up a new flow file" check_reload
+    check "every example drop-in starts flowd, as shipped and with every line uncommented" check_examples_start
     check "command action, shipped unit: SubmitFailed (exec denied), flowd unharmed" check_command_without_dropin
     check "command action with the example drop-in: the hook runs, submitted" check_command_with_dropin
     check "device-enrolment (logger) with the drop-in as docs/admin.md says: submitted" check_device_enrolment
@@ -630,6 +765,7 @@ else
     check "webhook action with the example drop-in: support-request POSTed, submitted" check_webhook_with_dropin
     check "drop-ins removed: the shipped unit again" check_dropins_removed
     check "journal: FLOWD_* fields and MESSAGE_IDs for the flow" check_journal
+    check "the journal catalog explains flowd's MESSAGE_IDs (journalctl -x)" check_catalog
     check "no secure value in the journal or on disk" check_no_secret_anywhere
     check "no restart the checks did not cause" check_no_unexpected_restarts
     check "systemctl stop: STOPPING=1 and a clean exit" check_stop

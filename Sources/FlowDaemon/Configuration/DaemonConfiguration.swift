@@ -62,6 +62,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var disabledPlugins: [String] = []
     /// Log debug messages too.
     public var verbose = false
+    /// The configuration files read, in the order they were applied (empty:
+    /// only built-in defaults and the command line).
+    package var files: [String] = []
 
     /// The built-in defaults for an installation laid out by `layout`.
     public init(layout: InstallLayout) {
