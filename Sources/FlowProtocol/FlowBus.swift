@@ -44,6 +44,8 @@ package enum FlowMember {
         package static let getSession: MemberName = "GetSession"
         package static let listPlugins: MemberName = "ListPlugins"
         package static let reload: MemberName = "Reload"
+        /// Since 1.2.
+        package static let getStatus: MemberName = "GetStatus"
     }
 
     /// The Session interface's members.

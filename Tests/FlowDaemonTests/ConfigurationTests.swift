@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FlowDaemon
 
@@ -111,11 +112,13 @@ import Testing
             MaxSessionsPerUser=3
             MaxSessions=9
             IdleTimeout=1h 30min
+            SettledRetention=2d
             [Plugins]
             CallTimeout=250ms
             Disable=flowd.webhook flowd.command
             """
         let config = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
+        #expect(config.limits.settledRetention == .seconds(172_800))
         #expect(config.bus == .system)
         #expect(config.flowDirectories == ["/srv/flows"])
         #expect(config.pluginDirectories == ["/srv/plugins"])
@@ -197,6 +200,25 @@ import Testing
         let emptyAgain = try Self.loader(["/etc/flowd/flowd.conf": empty.fileLines.joined(separator: "\n")]).load(DaemonOptions())
         #expect(emptyAgain.flowDirectories == [], "an emptied list stays empty")
         #expect(emptyAgain.fileLines == empty.fileLines)
+    }
+
+    /// etc/flowd.conf, the sample installed as /etc/flowd/flowd.conf, names
+    /// every key with its built-in default: uncommented, it changes nothing.
+    @Test func theSampleFileListsEveryKeyWithItsDefault() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sample = try String(contentsOf: repository.appendingPathComponent("etc/flowd.conf"), encoding: .utf8)
+        let uncommented = sample.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#") && line.dropFirst().first?.isUppercase == true ? String(line.dropFirst()) : String(line)
+        }.joined(separator: "\n")
+        let config = try Self.loader(["/etc/flowd/flowd.conf": uncommented]).load(DaemonOptions())
+        var defaults = try Self.loader([:]).load(DaemonOptions())
+        defaults.stateDirectory = "/var/lib/flowd"
+        #expect(config.fileLines == defaults.fileLines)
+        let keys = defaults.fileLines.compactMap { $0.split(separator: "=").first.map(String.init) }.filter { !$0.hasPrefix("[") }
+        for key in keys {
+            #expect(sample.contains("\n#\(key)="), "etc/flowd.conf does not show \(key)")
+        }
     }
 
     @Test func commandLineWinsOverFiles() throws {

@@ -74,6 +74,7 @@ final class CommandRunner {
             try call { s async throws(FlowClientError) in try await s.close(id) }
             return .success
         case "plugins": return try plugins()
+        case "status": return try status()
         case "watch": return try watch(try resolveSession(args[0]))
         case "check": return check(args)
         case "run":
@@ -161,6 +162,17 @@ final class CommandRunner {
             if context.stdoutIsTerminal { err("No sessions. Start one with: flowctl start FLOW, or flowctl run FLOW\n") }
         } else {
             out(Render.sessions(sessions, style: style))
+        }
+        return .success
+    }
+
+    func status() throws(CLIError) -> ExitCode {
+        let status = try call { s async throws(FlowClientError) in try await s.status() }
+        let now = WallClock.microsecondsSinceEpoch()
+        if json {
+            printJSON(JSONShapes.status(status, now: now))
+        } else {
+            out(Render.status(status, now: now, style: style))
         }
         return .success
     }

@@ -98,6 +98,7 @@ extension DaemonConfiguration {
             "MaxSessionsPerUser=\(limits.maxSessionsPerUser)",
             "MaxSessions=\(limits.maxSessions)",
             "IdleTimeout=\(ConfigValue.timeSpanText(limits.idleTimeout))",
+            "SettledRetention=\(ConfigValue.timeSpanText(limits.settledRetention))",
             "",
             "[Plugins]",
             "CallTimeout=\(ConfigValue.timeSpanText(pluginCallTimeout))",

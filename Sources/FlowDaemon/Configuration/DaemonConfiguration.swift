@@ -28,8 +28,12 @@ public struct SessionLimits: Sendable, Equatable {
     public var maxSessionsPerUser = 64
     /// Most live sessions in all.
     public var maxSessions = 50_000
-    /// A session untouched for this long is deleted.
+    /// A session untouched for this long is deleted (a settled one has its own retention).
     public var idleTimeout: Duration = .seconds(7 * 86400)
+    /// A settled (submitted) session is deleted this long after it settled.
+    /// Until then its owner can read its receipt; it does not count toward
+    /// ``maxSessionsPerUser``.
+    package var settledRetention: Duration = .seconds(86400)
 
     public init() {}
 }
@@ -137,6 +141,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("Limits", "MaxSessionsPerUser"): limits.maxSessionsPerUser = try count(maximum: 10_000_000)
             case ("Limits", "MaxSessions"): limits.maxSessions = try count(maximum: 10_000_000)
             case ("Limits", "IdleTimeout"): limits.idleTimeout = try span()
+            case ("Limits", "SettledRetention"): limits.settledRetention = try span()
             case ("Plugins", "CallTimeout"): pluginCallTimeout = try span()
             case ("Plugins", "Disable"):
                 if a.value.isEmpty {
