@@ -1,8 +1,8 @@
 # flowd — build, test, demo, install.
 #
 #   make                 release build of the daemon, flowctl and the shipped plugins
-#   make test            every test: unit, integration (private dbus-daemon), desktop (Xvfb), system (real systemd),
-#                        package (the .deb in a clean Debian 12)
+#   make test            every test: unit, integration (private dbus-daemon), the fuzzers briefly,
+#                        desktop (Xvfb), system (real systemd), package (the .deb in a clean Debian 12)
 #   make test-desktop    the desktop client in a headless X server, driven through AT-SPI (e2e/desktop)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
@@ -10,6 +10,8 @@
 #   make uninstall       the same variables: removes it again (keeps configuration and sessions)
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
+#   make fuzz            every fuzz target, then the D-Bus fuzzer, FUZZ_SECONDS each (default 600)
+#   make soak            many clients against flowd for SOAK_SECONDS (default 600)
 #   make demo-gtk        the desktop client's example screens in a window (needs a display)
 
 SWIFT    ?= swift
@@ -23,7 +25,13 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-desktop test-system test-package demo demo-gtk install uninstall stage deb bench clean setup
+.PHONY: all build debug test test-unit test-fuzz test-desktop test-system test-package demo demo-gtk install uninstall stage deb bench
+.PHONY: fuzz soak clean setup
+
+# Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
+PYTHON3 ?= /usr/bin/python3
+FUZZ_SECONDS ?= 600
+SOAK_SECONDS ?= 600
 
 all: build
 
@@ -42,6 +50,15 @@ test-unit:
 	$(SWIFT) build --build-tests $(SWIFTFLAGS)
 	$(SWIFT) test --skip-build
 	$(SWIFT) test --package-path Packages/FlowKit $(SWIFTFLAGS)
+	Fuzz/run.sh --replay
+
+# The fuzzers briefly (docs/fuzzing.md): each libFuzzer target 10 s from its
+# corpus (so a regression input kept there fails here), the D-Bus fuzzer and
+# the soak test 20 s each.
+test-fuzz:
+	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds 10
+	$(PYTHON3) Fuzz/bus/fuzz.py --seconds 20
+	$(PYTHON3) Fuzz/bus/soak.py --seconds 20 --clients 8
 
 # The desktop client end to end (e2e/desktop/README.md): flowd-gtk in Xvfb
 # with a private session bus and its accessibility bus, driven through AT-SPI;
@@ -75,6 +92,7 @@ test-package: deb
 # skipped with a line saying so (CI runs as root); `make test-system` on its
 # own insists.
 test: test-unit
+	$(MAKE) test-fuzz
 	$(MAKE) test-desktop
 	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) test-system && $(MAKE) test-package; else \
 		echo "make test: NOT RUN: the system suite (real systemd in a container) needs root; run: sudo make test-system"; \
@@ -123,6 +141,15 @@ demo: build
 # steps, Review, submit and success, driven by the window's own buttons.
 demo-gtk: build
 	"$(BIN_RELEASE)/flowd-gtk" --fixture tour
+
+# Each libFuzzer target, then the D-Bus fuzzer, for FUZZ_SECONDS each.
+fuzz:
+	SWIFT="$(SWIFT)" Fuzz/run.sh --seconds $(FUZZ_SECONDS)
+	$(PYTHON3) Fuzz/bus/fuzz.py --seconds $(FUZZ_SECONDS)
+
+# Many clients for SOAK_SECONDS: latency percentiles, bounded memory and descriptors.
+soak: debug
+	$(PYTHON3) Fuzz/bus/soak.py --seconds $(SOAK_SECONDS)
 
 clean:
 	$(SWIFT) package clean

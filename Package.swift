@@ -27,7 +27,18 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureHangPlugin", "Hang"),
     ("FixtureCrashPlugin", "Crash"),
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
+    ("FixtureCrashInABIPlugin", "CrashInABI"),
     ("FixturePatientPlugin", "Patient"),
+]
+
+/// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
+let fuzzTargets: [(String, [Target.Dependency])] = [
+    ("json", ["FlowEngine"]),
+    ("flow", ["FlowEngine", flowKit]),
+    ("pattern", ["FlowEngine", flowKit]),
+    ("session", ["FlowEngine", flowKit]),
+    ("config", ["FlowDaemon"]),
+    ("dbus-args", ["FlowDaemon", "DBus"]),
 ]
 
 let package = Package(
@@ -61,8 +72,9 @@ let package = Package(
         // GTK 4.8 and libadwaita 1.2 for the desktop client, with the helpers Swift cannot call.
         .systemLibrary(name: "CAdw", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         // The C declarations Swift's Glibc module leaves out (epoll, eventfd,
-        // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros).
-        .systemLibrary(name: "CFlowdSystem"),
+        // timerfd, signalfd, the _GNU_SOURCE functions, the wait macros), and
+        // the child's side of a spawn, which must be C (spawn.c).
+        .target(name: "CFlowdSystem"),
         // The shared system layer: errno, files, child processes, threads,
         // locks, clocks, signals, the environment, sysexits, the version.
         // The only module besides the `Lib*` seams that talks to C.
@@ -196,6 +208,14 @@ let package = Package(
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
+        // The fuzz targets (Fuzz/, docs/fuzzing.md): built as usual they
+        // replay the inputs named on their command line; Fuzz/run.sh builds
+        // them with libFuzzer and AddressSanitizer and fuzzes.
+        .target(name: "FuzzSupport", dependencies: ["FlowdSystem"], path: "Fuzz/Support"),
+    ] + fuzzTargets.map { name, dependencies in
+        .executableTarget(
+            name: "fuzz-\(name)", dependencies: ["FuzzSupport"] + dependencies, path: "Fuzz/Targets/\(name)")
+    } + [
         // Holds the architecture to what docs/architecture.md says (which
         // files may talk to C); reads the source tree, links nothing.
         .testTarget(name: "ArchitectureTests"),

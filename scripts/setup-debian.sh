@@ -24,6 +24,7 @@ PACKAGES="
   libcurl4
   valgrind
   sqlite3
+  python3-dbus
   libgtk-4-dev
   libadwaita-1-dev
   xvfb

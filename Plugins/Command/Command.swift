@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Options:
 /// - `path` (absolute path, required): the program. It is run directly
-///   (`posix_spawn`), never through a shell.
+///   (`execve`), never through a shell.
 /// - `args` (array of strings): its arguments after `argv[0]` (which is `path`).
 /// - `timeoutSeconds` (0.1–3600, default 30): then SIGTERM to its process
 ///   group, and SIGKILL two seconds later. The flow's own `timeoutSeconds`
@@ -18,9 +18,10 @@ import Foundation
 /// The program gets an environment of its own, nothing inherited:
 /// `PATH=/usr/bin:/bin`, `LANG` from the session locale (`pt-BR` →
 /// `pt_BR.UTF-8`, `de` → `de_DE.UTF-8`, unknown → `C.UTF-8`), `FLOWD_LOCALE`
-/// (the locale as the session has it), `FLOWD_FLOW`, `FLOWD_SESSION` and
-/// `FLOWD_SUBMISSION` (the submission id, stable across retries: use it to make
-/// a retry idempotent). Its standard input is the submission JSON; every file
+/// (the locale as the session has it), `FLOWD_FLOW`, `FLOWD_SESSION`,
+/// `FLOWD_IDEMPOTENCY_KEY` (the same on every attempt to submit the same
+/// answers, also after flowd was killed during one: use it to drop a repeat)
+/// and `FLOWD_SUBMISSION` (the same value, its older name). Its standard input is the submission JSON; every file
 /// descriptor above 2 is closed; signals are reset to their defaults and
 /// unblocked; it leads a process group of its own.
 ///
@@ -28,7 +29,10 @@ import Foundation
 /// a JSON object, it becomes the receipt (keep secrets out of it). Any other
 /// status fails the submit with the last non-empty line of standard error as
 /// the message the person sees, so write it for people, in `$LANG`. When the
-/// program leaves processes behind in its group, they are killed.
+/// program leaves processes behind in its group, they are killed. The program
+/// dies with flowd (SIGKILL when the daemon's process ends, however it ends),
+/// so a submit interrupted by a crash or `kill -9` is not still running when
+/// the person retries it.
 struct CommandAction: SubmitAction {
     static let name = "flowd.command"
 
@@ -51,7 +55,8 @@ struct CommandAction: SubmitAction {
             "FLOWD_LOCALE": Self.sanitizedLocale(context.locale),
             "FLOWD_FLOW": context.flowID,
             "FLOWD_SESSION": context.sessionID,
-            "FLOWD_SUBMISSION": submission.id,
+            "FLOWD_IDEMPOTENCY_KEY": submission.idempotencyKey,
+            "FLOWD_SUBMISSION": submission.idempotencyKey,
         ]
 
         try Task.checkCancellation()

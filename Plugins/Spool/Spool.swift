@@ -13,13 +13,15 @@ import Foundation
 /// - `includeSecure` (bool, default false): also write secure answers. Off by
 ///   default, so secrets never reach the disk unless an administrator asks.
 ///
-/// The file is `<submission id>.json`, mode 0600: written to a temporary file
-/// in the same directory (`O_CREAT|O_EXCL`), fsynced, renamed over the final
-/// name, and the directory fsynced, so after success the file survives a power
-/// cut and a reader never sees half a file. A retry of the same submission
-/// (same id) replaces the file; there is never a second one.
+/// The file is `<idempotency key>.json`, mode 0600: written to a temporary
+/// file in the same directory (`O_CREAT|O_EXCL`), fsynced, renamed over the
+/// final name, and the directory fsynced, so after success the file survives a
+/// power cut and a reader never sees half a file. A retry of the same answers
+/// (same key) replaces the file; there is never a second one. Changed answers
+/// get a new key, and so a file of their own: a reader that wants one file per
+/// session takes the newest for each `session`.
 ///
-/// The receipt is `{"reference": <submission id>}`; the file's path is not
+/// The receipt is `{"reference": <idempotency key>}`; the file's path is not
 /// in it (receipts reach clients, and the daemon's layout is not their business).
 struct SpoolAction: SubmitAction {
     static let name = "flowd.spool"
@@ -27,14 +29,15 @@ struct SpoolAction: SubmitAction {
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
         let options = try PluginOptions(context.options, capability: Self.name, allowed: ["directory", "includeSecure"])
         let directory = try Self.directory(options: options, context: context)
-        guard SpoolFile.isSafeName(submission.id) else {
-            throw PluginConfigurationError(Self.name, "submission id is not a plain file name")
+        let key = submission.idempotencyKey
+        guard SpoolFile.isSafeName(key) else {
+            throw PluginConfigurationError(Self.name, "the idempotency key is not a plain file name")
         }
         let document = SubmissionDocument(submission, includeSecure: try options.bool("includeSecure") ?? false)
         let bytes = try document.encoded()
         try Task.checkCancellation()
-        try SpoolFile.writeAtomically(Array(bytes), directory: directory, name: submission.id + ".json")
-        return SubmitReceipt(["reference": .string(submission.id)])
+        try SpoolFile.writeAtomically(Array(bytes), directory: directory, name: key + ".json")
+        return SubmitReceipt(["reference": .string(key)])
     }
 
     /// The configured directory, or the default under the state directory.

@@ -20,8 +20,9 @@ import FoundationNetworking
 /// - `includeSecure` (bool, default false): put secure answers in the body.
 ///
 /// The request carries `Content-Type: application/json`, `Accept:
-/// application/json`, `Idempotency-Key: <submission id>`, which stays the
-/// same when the person retries, so a server can drop duplicates, and
+/// application/json`, `Idempotency-Key: <the submission's idempotency key>`,
+/// which stays the same when the person retries the same answers, so a server
+/// can drop duplicates, and
 /// `User-Agent: flowd-webhook/<flowd version>` unless `headers` gives one.
 ///
 /// A 2xx answer is success; a JSON object in its body becomes the receipt
@@ -60,7 +61,7 @@ struct WebhookAction: SubmitAction {
         }
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue(submission.id, forHTTPHeaderField: "Idempotency-Key")
+        request.setValue(submission.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
 
         try Task.checkCancellation()
         let (data, response) = try await HTTPExchange.post(request, timeout: timeout, locale: context.locale)

@@ -105,6 +105,28 @@ enum LibDBus {
     }
 
     /// `dbus_message_ref`.
+    /// `dbus_message_marshal`: the message in wire format (a message that was
+    /// never sent gets serial 1 there, as the wire format needs one).
+    static func marshal(_ m: OpaquePointer) -> [UInt8] {
+        if dbus_message_get_serial(m) == 0 { dbus_message_set_serial(m, 1) }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        checkMemory(dbus_message_marshal(m, &buffer, &length), "dbus_message_marshal")
+        defer { free(buffer) }
+        guard let buffer else { return [] }
+        return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+    }
+
+    /// `dbus_message_demarshal`: a message from wire format, which libdbus
+    /// validates as it would a message from the bus.
+    static func demarshal(_ bytes: [UInt8]) -> (OpaquePointer?, DBusError?) {
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                withError { dbus_message_demarshal(chars.baseAddress, Int32(chars.count), $0) }
+            }
+        }
+    }
+
     static func ref(message: OpaquePointer) { _ = dbus_message_ref(message) }
     /// `dbus_message_unref`.
     static func unref(message: OpaquePointer) { dbus_message_unref(message) }

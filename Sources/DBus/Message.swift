@@ -48,6 +48,20 @@ public final class Message: @unchecked Sendable {
             destination: destination?.rawValue, path: path.rawValue, interface: interface?.rawValue, member: member.rawValue))
     }
 
+    /// A message read from its wire format, checked by libdbus as a message
+    /// from the bus is (for the fuzzers of the daemon's argument parsing).
+    package static func demarshaling(_ bytes: [UInt8]) throws(DBusError) -> Message {
+        let (raw, error) = LibDBus.demarshal(bytes)
+        if let error { throw error }
+        guard let raw else { throw DBusError(.invalidArgs, "not a D-Bus message") }
+        return Message(adopting: raw)
+    }
+
+    /// The message in its wire format.
+    package func marshaled() -> [UInt8] {
+        LibDBus.marshal(raw)
+    }
+
     /// A signal (`dbus_message_new_signal`). Set ``destination`` to unicast it.
     public static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) -> Message {
         Message(adopting: LibDBus.newSignal(path: path.rawValue, interface: interface.rawValue, member: member.rawValue))

@@ -90,9 +90,11 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
                 if tree.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
             }
         }
-        // No object here, but maybe objects below it: answer Introspect and Peer.
+        // No object here, but maybe objects below it: answer Introspect and
+        // Peer. A tree's root is such a node even when it lists no children
+        // (a tree may keep its objects to itself): its parent lists it.
         let children = childNames(of: path)
-        if !children.isEmpty {
+        if !children.isEmpty || isTreeRoot(path) {
             if (interface == nil || interface == .introspectable) && member == "Introspect" {
                 reply(to: message, introspection: Introspection.document(interfaces: Introspection.nodeInterfaces, children: children))
                 return true
@@ -136,6 +138,11 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 
     /// Child node names of `path`: the next element toward every exported
     /// object and tree below it, and what the trees list at or above it.
+    /// True when a tree is registered at `path` itself.
+    func isTreeRoot(_ path: ObjectPath) -> Bool {
+        trees.contains { $0.path == path }
+    }
+
     func childNames(of path: ObjectPath) -> [String] {
         var names: Set<String> = []
         for key in exact.keys {
@@ -207,7 +214,8 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     public func introspect(_ path: ObjectPath) -> String? {
         let children = childNames(of: path)
         if let registration = lookup(path), let xml = registration.introspect(path, children: children) { return xml }
-        return children.isEmpty ? nil : Introspection.document(interfaces: Introspection.nodeInterfaces, children: children)
+        return children.isEmpty && !isTreeRoot(path)
+            ? nil : Introspection.document(interfaces: Introspection.nodeInterfaces, children: children)
     }
 }
 

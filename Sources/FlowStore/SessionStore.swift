@@ -69,6 +69,9 @@ public final class SessionStore: Sendable {
 
     /// The path of the database file.
     public let path: String
+    /// The same with the directories' symbolic links resolved: what SQLite
+    /// opens (its no-follow flag refuses a link anywhere in a path).
+    private let openPath: String
     /// The settings the store was opened with.
     public let configuration: Configuration
     private let connection: LockedValue<SQLiteDatabase?>
@@ -78,9 +81,10 @@ public final class SessionStore: Sendable {
 
     /// Opens (creating if needed) the store at `path`.
     ///
-    /// The parent directory is created with mode 0700 if missing; the file
-    /// is created (or tightened) to mode 0600 and must not be a symbolic
-    /// link. Then WAL mode, the durability, `busy_timeout`, `foreign_keys`
+    /// The parent directory is created with mode 0700 if missing, and must
+    /// not be writable by group or others; symbolic links among the
+    /// directories are followed. The file is created (or tightened) to mode
+    /// 0600 and must not be a symbolic link itself. Then WAL mode, the durability, `busy_timeout`, `foreign_keys`
     /// and `trusted_schema = OFF` are set, and the schema is migrated. A
     /// file that is not a database, a database from another program and a
     /// database from a newer flowd are refused with their own errors.
@@ -88,13 +92,17 @@ public final class SessionStore: Sendable {
         guard !path.isEmpty else { throw .invalidArgument("the database path is empty") }
         self.path = path
         self.configuration = configuration
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try StoreFiles.ensureDirectory(String(path[..<slash]))
+        var openPath = path
+        if let slash = path.lastIndex(of: "/") {
+            let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+            let canonical = try StoreFiles.ensureDirectory(directory)
+            openPath = (canonical == "/" ? "" : canonical) + path[slash...]
         }
-        try StoreFiles.ensurePrivateFiles(path)
+        self.openPath = openPath
+        try StoreFiles.ensurePrivateFiles(openPath)
         let db: SQLiteDatabase
         do {
-            db = try SQLiteDatabase(path: path, flags: [.readWrite, .create, .noFollow, .noMutex])
+            db = try SQLiteDatabase(path: openPath, flags: [.readWrite, .create, .noFollow, .noMutex])
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -295,7 +303,8 @@ public final class SessionStore: Sendable {
 
     /// Runs a passive WAL checkpoint now: copies committed pages from the WAL
     /// back into the database file and syncs both, without waiting for
-    /// readers. Returns the number of WAL frames checkpointed.
+    /// readers. Returns the number of WAL frames checkpointed: 0 when
+    /// another checkpoint was running at that moment (SQLite's BUSY).
     ///
     /// It runs on a second connection, not under the store's lock, so it can
     /// run on a background thread while the event loop keeps committing.
@@ -306,6 +315,7 @@ public final class SessionStore: Sendable {
     @discardableResult
     public func checkpoint() throws(StoreError) -> Int {
         let path = self.path
+        let openPath = self.openPath
         let busyTimeout = configuration.busyTimeout
         let isClosed = connection.withLock { $0 == nil }
         guard !isClosed else { throw .closed }
@@ -316,7 +326,7 @@ public final class SessionStore: Sendable {
                 if let open = state.database {
                     db = open
                 } else {
-                    db = try SQLiteDatabase(path: path, flags: [.readWrite, .noFollow, .noMutex])
+                    db = try SQLiteDatabase(path: openPath, flags: [.readWrite, .noFollow, .noMutex])
                     try db.setBusyTimeout(milliseconds: Self.milliseconds(busyTimeout))
                     // A connection learns that the file is in WAL mode only by
                     // reading it; until then a checkpoint silently does nothing.
@@ -324,6 +334,11 @@ public final class SessionStore: Sendable {
                     state.database = db
                 }
                 return try db.checkpoint(.passive).checkpointed
+            } catch where error.code == .busy {
+                // A passive checkpoint never waits: SQLite answers BUSY when
+                // another checkpoint (the main connection's automatic one)
+                // runs at that moment. Nothing was copied; the next one will.
+                return 0
             } catch {
                 throw StoreError.from(error, path: path)
             }

@@ -6,10 +6,17 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case directory(path: String, reason: String)
     /// A path on the way to the database exists but is not a directory.
     case notADirectory(path: String)
+    /// The directory of the database is writable by group or others
+    /// (`mode`, for example 0777): someone else could replace the database.
+    case unsafeDirectory(path: String, mode: UInt32)
+    /// The database file is a symbolic link. Links among the directories
+    /// above it are followed; the file itself must not be one, since
+    /// whoever can change the link could point flowd's writes elsewhere.
+    case symbolicLink(path: String)
     /// The database file or its `-wal`/`-shm` companion could not be
     /// created, opened or given mode 0600; `reason` is the system's.
     case file(path: String, reason: String)
-    /// The database path (or a companion) is a symbolic link, a device or
+    /// The database path (or a companion) is a device, a directory or
     /// anything else that is not a regular file.
     case notARegularFile(path: String)
     /// The file exists but is not a SQLite database (`SQLITE_NOTADB`).
@@ -49,10 +56,19 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "cannot create or open the state directory \(path): \(reason)"
         case .notADirectory(let path):
             return "\(path) is not a directory"
+        case .unsafeDirectory(let path, let mode):
+            let octal = String(mode, radix: 8)
+            return "the state directory \(path) is writable by group or others (mode "
+                + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)), so others could replace "
+                + "the session database; flowd refuses it: make it private (chmod 0700 \(path))"
+        case .symbolicLink(let path):
+            return "\(path) is a symbolic link; flowd refuses a symbolic link as its database file (whoever can "
+                + "change the link could point flowd's writes elsewhere), though links in the directories above "
+                + "it are fine: put the database file itself there"
         case .file(let path, let reason):
             return "cannot prepare the database file \(path): \(reason)"
         case .notARegularFile(let path):
-            return "\(path) is not a regular file (symbolic links are refused)"
+            return "\(path) is not a regular file"
         case .notADatabase(let path):
             return "\(path) is not a SQLite database; move it away and flowd starts with an empty store"
         case .foreignDatabase(let path, let reason):

@@ -2,17 +2,32 @@ import FlowdSystem
 
 /// Creating the database's directory and giving the database files their modes.
 enum StoreFiles {
-    /// Creates `directory` and any missing parents with mode 0700. Existing
-    /// directories keep their mode: the administrator (or systemd's
-    /// `StateDirectoryMode=`) owns that choice.
-    static func ensureDirectory(_ directory: String) throws(StoreError) {
-        guard !directory.isEmpty else { return }
+    /// Creates `directory` and any missing parents with mode 0700, and
+    /// returns its canonical path (symbolic links resolved). Existing
+    /// directories keep their mode — the administrator (or systemd's
+    /// `StateDirectoryMode=`) owns that choice — but one that group or
+    /// others may write to is refused: they could replace the database.
+    ///
+    /// Why the canonical path: SQLite's no-follow flag refuses a symbolic
+    /// link anywhere in a path, and a link among the directories (a
+    /// symlinked `~/.local`, `/var/lib` on another disk) is no risk. Only
+    /// the database file itself must not be one, which the file checks see.
+    static func ensureDirectory(_ directory: String) throws(StoreError) -> String {
+        guard !directory.isEmpty else { return directory }
+        let canonical: String
+        let status: FileStatus
         do {
             try FileSystem.makeDirectories(directory, mode: 0o700)
+            canonical = try FileSystem.canonicalPath(directory)
+            status = try FileSystem.status(canonical)
         } catch {
             if error.errno == .notADirectory { throw .notADirectory(path: error.path ?? directory) }
             throw .directory(path: error.path ?? directory, reason: describe(error.errno))
         }
+        if status.isWritableByGroupOrOthers {
+            throw .unsafeDirectory(path: directory, mode: status.permissions)
+        }
+        return canonical
     }
 
     /// Creates `path` with mode 0600 if missing, or tightens an existing
@@ -35,7 +50,7 @@ enum StoreFiles {
                 mode: 0o600)
         } catch {
             if !create && error.errno == .noSuchFileOrDirectory { return }
-            if error.errno == .tooManySymbolicLinks { throw .notARegularFile(path: path) }
+            if error.errno == .tooManySymbolicLinks { throw .symbolicLink(path: path) }
             throw .file(path: path, reason: describe(error.errno))
         }
         do {

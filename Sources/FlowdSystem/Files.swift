@@ -149,6 +149,14 @@ package enum FileSystem {
         }
     }
 
+    /// `realpath(3)`: the absolute path with every symbolic link, `.` and
+    /// `..` resolved; the file must exist.
+    package static func canonicalPath(_ path: String) throws(SystemCallError) -> String {
+        guard let resolved = realpath(path, nil) else { throw SystemCallError("realpath", path: path, errno: .current) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `chmod(2)`.
     package static func changeMode(_ path: String, _ mode: UInt32) throws(SystemCallError) {
         _ = try SystemCall.check("chmod", path: path) { chmod(path, mode_t(mode)) }

@@ -13,7 +13,7 @@ import Glibc
 /// runs. A fatal signal on a marked thread turns the word to "crashed".
 struct FaultMarker: @unchecked Sendable, Hashable {
     // @unchecked: the pointer is only handed to C, which touches the word
-    // atomically; the mapping outlives every marker (see GuardedCallExecutor).
+    // atomically; the mapping outlives every marker (see CallExecutor).
     /// The state word.
     var word: UnsafeMutablePointer<UInt64>
     /// The word's value while the call runs.

@@ -16,6 +16,11 @@ public enum PluginCallResult<Value: Sendable>: Sendable {
     case timedOut
     /// The caller's task was cancelled first (for example `Cancel` on a submit).
     case cancelled
+    /// No plugin thread was free for this call's whole timeout (the pool is
+    /// full of calls that block their threads): the plugin was never called,
+    /// so trying again later is safe. Time spent waiting for a thread does
+    /// not count against the call's own timeout; this bounds it.
+    case busy(waited: Duration)
     /// No loaded plugin provides a capability of that kind and name.
     case unavailable
 }
@@ -29,6 +34,12 @@ extension PluginCallResult: Equatable where Value: Equatable {}
 /// returns or throws, the timeout runs out, or the calling task is cancelled.
 /// Only the plugin's own work stays on the plugin's thread; the timeout and
 /// the caller never wait for it.
+///
+/// The timeout counts from when the plugin's code starts on a pool thread,
+/// not from the call: a call that waits for a thread (behind other calls of
+/// the same uid; see ``PluginExecutor``) does not lose its time. The wait is
+/// bounded by the same duration, after which the call ends ``PluginCallResult/busy(waited:)``
+/// without the plugin having run.
 public final class PluginCaller: Sendable {
     /// Timeouts for the calls that have no per-flow timeout.
     public struct Configuration: Sendable {
@@ -85,7 +96,7 @@ public final class PluginCaller: Sendable {
         guard let c = registry.capability(.fieldValidator, named: name),
             case .fieldValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) {
             try await validator.assess(value, field: field, context: context)
         }
         return result.flatMap { assessment in
@@ -109,7 +120,7 @@ public final class PluginCaller: Sendable {
         guard let c = registry.capability(.stepValidator, named: name),
             case .stepValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) {
             try await validator.validate(step: step, context: context)
         }
         return result.flatMap { issues in
@@ -163,7 +174,7 @@ public final class PluginCaller: Sendable {
         guard let c = registry.capability(.submitAction, named: name),
             case .submitAction(_, let action) = c.capability
         else { return .unavailable }
-        return await call(c, timeout: timeout) {
+        return await call(c, timeout: timeout, uid: context.callerUID) {
             try await action.submit(submission, context: context)
         }
     }
@@ -175,7 +186,7 @@ public final class PluginCaller: Sendable {
         guard let c = registry.capability(.optionsProvider, named: name),
             case .optionsProvider(_, let provider) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.providerTimeout) {
+        let result = await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) {
             try await provider.options(for: field, context: context)
         }
         return result.flatMap { options in
@@ -202,24 +213,25 @@ public final class PluginCaller: Sendable {
         guard let c = registry.capability(.prefillProvider, named: name),
             case .prefillProvider(_, let provider) = c.capability
         else { return .unavailable }
-        return await call(c, timeout: timeout ?? configuration.providerTimeout) {
+        return await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) {
             try await provider.prefill(for: field, context: context)
         }
     }
 
     // MARK: the call path
 
-    /// Runs `body` — a call into `capability`'s plugin — on the plugin
-    /// executor, inside the crash guard, and returns the first of: its result,
-    /// `.timedOut` after `timeout`, `.cancelled` when the calling task is
-    /// cancelled.
+    /// Runs `body` — a call into `capability`'s plugin for `uid` — on the
+    /// plugin executor, in `uid`'s queue, inside the crash guard, and returns
+    /// the first of: its result, `.timedOut` once `timeout` has passed since
+    /// the plugin's code started, `.busy` when no thread took it within
+    /// `timeout`, `.cancelled` when the calling task is cancelled.
     ///
     /// With a guard that hands out fault markers (``FileCrashGuard``), every
     /// job of the call — its first, each resumption after an `await`, its
     /// child tasks' — runs on a pool thread marked as inside this call, so a
     /// fatal signal in the plugin's code is recorded as the plugin's crash.
     public func call<Value: Sendable>(
-        _ capability: RegisteredCapability, timeout: Duration,
+        _ capability: RegisteredCapability, timeout: Duration, uid: UInt32? = nil,
         _ body: @escaping @Sendable () async throws -> Value
     ) async -> PluginCallResult<Value> {
         if Task.isCancelled { return .cancelled }
@@ -238,10 +250,13 @@ public final class PluginCaller: Sendable {
                     GuardedCall(
                         pluginPath: plugin.path, pluginName: plugin.name, capability: name,
                         startedAt: WallClock.microsecondsSinceEpoch()))
-                let callExecutor: any TaskExecutor =
-                    token.faultMarker.map { GuardedCallExecutor(pool: executor, marker: $0, owner: crashGuard) }
-                    ?? executor
+                let callExecutor = CallExecutor(pool: executor, marker: token.faultMarker, owner: crashGuard, uid: uid)
                 let work = Task.detached(executorPreference: callExecutor) {
+                    // A thread took the call: its own time starts now.
+                    guard rendezvous.start(limit: limit) else {
+                        crashGuard.end(token)
+                        return
+                    }
                     let outcome: PluginCallResult<Value>
                     do {
                         outcome = .success(try await body())
@@ -256,10 +271,11 @@ public final class PluginCaller: Sendable {
                     withExtendedLifetime(callExecutor) {}
                     rendezvous.resolve(outcome)
                 }
-                let timer = DeadlineTimer.shared.schedule(after: limit) {
-                    rendezvous.resolve(.timedOut)
+                // Until a thread takes it, the call waits at most its timeout.
+                let waiting = DeadlineTimer.shared.schedule(after: limit) {
+                    rendezvous.resolve(.busy(waited: limit))
                 }
-                rendezvous.attach(work: work, timer: timer)
+                rendezvous.attach(work: work, waitingTimer: waiting)
             }
         } onCancel: {
             rendezvous.resolve(.cancelled)
@@ -296,19 +312,25 @@ extension PluginCallResult {
         case .failure(let message, let detail): return .failure(message: message, detail: detail)
         case .timedOut: return .timedOut
         case .cancelled: return .cancelled
+        case .busy(let waited): return .busy(waited: waited)
         case .unavailable: return .unavailable
         }
     }
 }
 
 /// Where the first outcome of a call meets the waiting caller. Whichever of
-/// plugin, timer and cancellation resolves first wins; the others are no-ops.
+/// plugin, timers and cancellation resolves first wins; the others are no-ops.
+///
+/// Two timers in turn: while the call waits for a pool thread, the one that
+/// ends it `.busy`; once its code starts (``start(limit:)``), the call's own
+/// timeout.
 private final class Rendezvous<Value: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<PluginCallResult<Value>, Never>?
         var result: PluginCallResult<Value>?
         var work: Task<Void, Never>?
         var timer: UInt64?
+        var started = false
     }
     private let state = LockedValue(State())
 
@@ -327,18 +349,38 @@ private final class Rendezvous<Value: Sendable>: Sendable {
         return true
     }
 
-    /// Keeps the tasks so that the winner can cancel them.
-    func attach(work: Task<Void, Never>, timer: UInt64) {
-        let resolved = state.withLock { s in
-            if s.result != nil { return true }
+    /// Keeps the task and the waiting timer so that the winner can cancel
+    /// them. The timer is dropped when the code has started already.
+    func attach(work: Task<Void, Never>, waitingTimer: UInt64) {
+        let (resolved, started) = state.withLock { s in
+            if s.result != nil { return (true, s.started) }
             s.work = work
-            s.timer = timer
-            return false
+            if !s.started { s.timer = waitingTimer }
+            return (false, s.started)
         }
-        if resolved {
-            work.cancel()
-            DeadlineTimer.shared.cancel(timer)
+        if resolved { work.cancel() }
+        if resolved || started { DeadlineTimer.shared.cancel(waitingTimer) }
+    }
+
+    /// The plugin's code is about to run: replaces the waiting timer with the
+    /// call's timeout, `limit` from now. False when the call is already over
+    /// (it waited too long, or was cancelled): then the plugin must not run.
+    func start(limit: Duration) -> Bool {
+        let proceed = state.withLock { s -> Bool in
+            guard s.result == nil else { return false }
+            s.started = true
+            return true
         }
+        guard proceed else { return false }
+        let timer = DeadlineTimer.shared.schedule(after: limit) { [self] in resolve(.timedOut) }
+        let (waiting, resolved) = state.withLock { s -> (UInt64?, Bool) in
+            if s.result != nil { return (nil, true) }
+            defer { s.timer = timer }
+            return (s.timer, false)
+        }
+        if let waiting { DeadlineTimer.shared.cancel(waiting) }
+        if resolved { DeadlineTimer.shared.cancel(timer) }
+        return true
     }
 
     /// Delivers `result` unless something else was first.

@@ -109,10 +109,21 @@ public struct PluginLoader: Sendable {
 
     /// Loads every plugin it can. Asks `crashGuard` first for the calls an
     /// earlier process left behind: quarantines the plugins whose call crashed,
-    /// reports the merely interrupted calls, and clears the leftovers.
-    public func load(crashGuard: any CrashGuard) -> PluginLoadReport {
+    /// hands the new quarantines to `record`, reports the merely interrupted
+    /// calls, and clears the leftovers.
+    ///
+    /// `record` must keep the quarantines where the next process finds them
+    /// (the daemon's store) before it returns true. Only then are the crash
+    /// guard's leftovers cleared, and only then does any plugin load: if
+    /// another plugin crashes this process while it loads, the next start
+    /// still knows the first one. (With both records gone, two plugins that
+    /// crash while loading would take turns crashing every start.) When
+    /// `record` returns false, the leftovers stay for the next start.
+    public func load(
+        crashGuard: any CrashGuard, record: ([PluginQuarantine]) -> Bool = { _ in true }
+    ) -> PluginLoadReport {
         var run = LoadRun(configuration: configuration, crashGuard: crashGuard)
-        return run.execute()
+        return run.execute(record: record)
     }
 }
 
@@ -153,14 +164,13 @@ private struct LoadRun {
         self.crashGuard = crashGuard
     }
 
-    mutating func execute() -> PluginLoadReport {
+    mutating func execute(record: ([PluginQuarantine]) -> Bool) -> PluginLoadReport {
         for q in configuration.quarantined {
             quarantines[q.path] = q
         }
         // Leftovers: the plugin was in a call when the earlier process went
         // away. Only a crash in the plugin's own code is its fault.
         let leftovers = crashGuard.pending()
-        crashGuard.clearPending()
         for leftover in leftovers {
             let call = leftover.call
             guard case .crashed(let signal) = leftover.ending else {
@@ -174,6 +184,9 @@ private struct LoadRun {
             quarantines[q.path] = q
             newQuarantines.append(q)
         }
+        // Kept before the crash guard forgets them, and before any plugin
+        // code runs in this process.
+        if record(newQuarantines) { crashGuard.clearPending() }
 
         var seenDirectories = Set<String>()
         for directory in configuration.directories where seenDirectories.insert(directory).inserted {

@@ -105,6 +105,24 @@ struct TreeAndIntrospectionTests {
         #expect(#expect(throws: DBusError.self) { try gone.call("Describe") }?.name == .unknownObject)
     }
 
+    @Test("a tree that lists no children is still a node its parent's Introspect leads to")
+    func privateTreeIsIntrospectable() throws {
+        // The D-Bus fuzzer found this: flowd's Manager lists the node
+        // "session", and Introspect of it answered UnknownObject, so a
+        // recursive introspection (busctl tree, gdbus introspect -r) failed.
+        let fixture = try BusFixture()
+        try Self.exportItems(fixture, ids: [])
+        let parent = try IntrospectionReader.parse(fixture.proxy(Item.prefix.parent ?? "/", .introspectable).introspect())
+        #expect(parent.children.contains(String(Item.prefix.lastComponent ?? "")))
+        let root = try IntrospectionReader.parse(fixture.proxy(Item.prefix, .introspectable).introspect())
+        #expect(root.children.isEmpty)
+        #expect(root.interfaces[Item.interface.rawValue] == nil)
+        try fixture.proxy(Item.prefix, .peer).call("Ping")
+        // Still no object there.
+        #expect(#expect(throws: DBusError.self) { try fixture.proxy(Item.prefix, Item.interface).call("Describe") }?.name
+                == .unknownObject)
+    }
+
     @Test("Introspect is generated from the tables, with annotations and child nodes")
     func introspection() throws {
         let fixture = try BusFixture()

@@ -127,12 +127,12 @@ struct ClientTests {
             let watcher = try await EventWatcher(watcherClient, session: session)
             let before = try await watcherClient.step(session)
 
-            #expect(fixture.stop() == .exited(0))
+            #expect(await fixture.stop() == .exited(0))
             #expect(await watcher.next { $0 == .serviceLost } != nil, "no serviceLost when flowd left")
             let outage = await #expect(throws: FlowClientError.self) { _ = try await watcherClient.step(session) }
             #expect(outage?.kind == .notRunning, "\(String(describing: outage))")
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             #expect(await watcher.next { $0 == .reconnected } != nil, "no reconnected once flowd was back")
             // It hears about the session again before it calls it itself: the
             // system service sends a session's signals only to its callers, and
@@ -162,8 +162,8 @@ struct ClientTests {
             try fixture.bus.restart()
             #expect(await watcher.next { $0 == .serviceLost } != nil, "no serviceLost when the bus went away")
             // flowd lost its bus too, and stops (systemd would start it again).
-            #expect(fixture.daemon.child.wait(timeout: .seconds(30)) != nil)
-            try fixture.startAgain()
+            #expect(await fixture.daemon.ended(timeout: .seconds(30)) != nil)
+            try await fixture.startAgain()
             #expect(await watcher.next { $0 == .reconnected } != nil, "no reconnected once the bus and flowd were back")
             #expect(try await client.step(session).id == "rating")
             try await client.setAnswers(session, ["stars": .int64(5)])

@@ -105,7 +105,7 @@ struct DurabilityTests {
             }
             #expect(await waitUntil(timeout: .seconds(120)) { progress.value >= 1000 },
                     "the clients did not get 1000 mutations acknowledged")
-            fixture.daemon.kill()
+            await fixture.daemon.kill()
             #expect(fixture.daemon.child.exitStatus == .signaled(.kill))
             var results: [WorkerLog] = []
             for worker in running { results.append(await worker.value) }
@@ -121,7 +121,7 @@ struct DurabilityTests {
                 #expect(bytes.range(of: needle) == nil, "the secure value is in \(name)")
             }
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             var checked = 0
             for log in results {
                 for (id, path) in log.created where !log.uncertain.contains(id) {
@@ -224,7 +224,7 @@ struct DurabilityTests {
             try await client.setAnswers(session, ["stars": .int64(3)])
             try await client.continueStep(session)
             try await client.setAnswers(session, ["comment": "Almost sent"])
-            #expect(fixture.stop() == .exited(0))
+            #expect(await fixture.stop() == .exited(0))
 
             let database = fixture.stateDirectory + "/sessions.sqlite"
             let hex = try Self.sqlite(database, "SELECT hex(payload) FROM sessions WHERE id = '\(session)';")
@@ -237,7 +237,7 @@ struct DurabilityTests {
                 database, "UPDATE sessions SET state = 'submitting', payload = X'\(newHex)' WHERE id = '\(session)';")
             #expect(try Self.sqlite(database, "SELECT state FROM sessions WHERE id = '\(session)';") == "submitting")
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             #expect(try await client.property(.state, of: session) == "failed")
             let message = try #require(try await client.property(.lastError, of: session).string)
             #expect(message.localizedCaseInsensitiveContains("interrupted"), "\(message)")

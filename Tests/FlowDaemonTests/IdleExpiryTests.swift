@@ -13,25 +13,37 @@ struct IdleExpiryTests {
         { $0 == .sessionRemoved(id: id) }
     }
 
-    /// Touches `session` (a new answer) every 200 ms on a thread of its own
-    /// until `keepGoing` is false: on a loaded machine the touches keep
-    /// their rhythm whatever the test's tasks wait for.
-    /// Returns the failures, the last value the session acknowledged, and
-    /// whether the thread has stopped.
-    static func keepTouching(
-        _ client: FlowClient, _ session: String, while keepGoing: Locked<Bool>
-    ) -> (failures: Locked<[String]>, last: Locked<Int64>, stopped: Locked<Bool>) {
+    /// Starts a session of `quick` and touches it (a new answer) every
+    /// 200 ms, all on a thread of its own, until `keepGoing` is false: on a
+    /// loaded machine the first touch follows the start at once, and the
+    /// touches keep their rhythm, whatever the test's tasks wait for (its
+    /// calls run on the clients' loop thread, never on the cooperative pool).
+    /// Returns the session (nil until started), the failures, the last value
+    /// the session acknowledged, and whether the thread has stopped.
+    static func startTouching(
+        _ client: FlowClient, while keepGoing: Locked<Bool>
+    ) -> (session: Locked<String?>, failures: Locked<[String]>, last: Locked<Int64>, stopped: Locked<Bool>) {
+        let session = Locked<String?>(nil)
         let failures = Locked<[String]>([])
         let last = Locked<Int64>(0)
         let stopped = Locked(false)
         Foundation.Thread {
+            defer { stopped.withLock { $0 = true } }
+            let id: String
+            do {
+                id = try Blocking.run { () async throws -> String in try await client.start("quick") }
+                session.withLock { $0 = id }
+            } catch {
+                failures.withLock { $0.append("StartSession: \(error)") }
+                return
+            }
             var stars: Int64 = 1
             while keepGoing.value {
                 stars = stars == 1 ? 2 : 1
                 let value = stars
                 do throws(FlowClientError) {
                     let errors = try Blocking.run { () async throws(FlowClientError) -> [String: String] in
-                        try await client.setAnswers(session, ["stars": .int64(value)])
+                        try await client.setAnswers(id, ["stars": .int64(value)])
                     }
                     if errors.isEmpty {
                         last.withLock { $0 = value }
@@ -43,29 +55,29 @@ struct IdleExpiryTests {
                 }
                 Foundation.Thread.sleep(forTimeInterval: 0.2)
             }
-            stopped.withLock { $0 = true }
         }.start()
-        return (failures, last, stopped)
+        return (session, failures, last, stopped)
     }
 
-    @Test("IdleTimeout=2s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
+    @Test("IdleTimeout=5s: an untouched session goes (SessionRemoved, then NotFound); a touched one stays while touched")
     func expiry() async throws {
-        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=5s\n")) { fixture in
             let watcher = try await EventWatcher(try fixture.connect())
             let client = fixture.client
             let untouched = try await client.start("quick")
-            let touched = try await client.start("quick")
 
-            // Touch one session while waiting (up to 30 s) for the other to go.
+            // Touch another session while waiting (up to 30 s) for this one to go.
             let touching = Locked(true)
-            let (failures, last, stopped) = Self.keepTouching(client, touched, while: touching)
+            let (session, failures, last, stopped) = Self.startTouching(client, while: touching)
+            #expect(await waitUntil(timeout: .seconds(30)) { session.value != nil || stopped.value })
+            let touched = try #require(session.value, "the touched session did not start: \(failures.value)")
             let removed = await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: untouched))
             #expect(removed != nil, "the untouched session did not expire")
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.getSession(untouched) }
             await expectDBusError(FlowdErrorName.notFound) { _ = try await client.step(untouched) }
 
             // Keep touching for longer than the idle time: the session stays.
-            try await Task.sleep(for: .seconds(4))
+            try await Task.sleep(for: .seconds(7))
             touching.withLock { $0 = false }
             #expect(await waitUntil { stopped.value }, "the touching thread did not stop")
             #expect(failures.value.isEmpty, "a touch failed: \(failures.value)")
@@ -89,8 +101,8 @@ struct IdleExpiryTests {
             let watcher = try await EventWatcher(try fixture.connect())
             let id = try await fixture.client.start("trip")
             #expect(await watcher.nextManagerSignal(timeout: .seconds(30), where: Self.removal(of: id)) != nil)
-            #expect(fixture.stop() == .exited(0))
-            try fixture.startAgain()
+            #expect(await fixture.stop() == .exited(0))
+            try await fixture.startAgain()
             await expectDBusError(FlowdErrorName.notFound) { _ = try await fixture.client.getSession(id) }
             #expect(try await fixture.client.listSessions().isEmpty)
         }

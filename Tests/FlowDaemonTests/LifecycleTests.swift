@@ -32,7 +32,7 @@ struct LifecycleTests {
         #expect(notify.waitForAssignment("WATCHDOG") != nil, "no WATCHDOG=1 although WATCHDOG_USEC is set")
 
         // SIGTERM: STOPPING=1, then a clean exit.
-        let status = fixture.stop()
+        let status = await fixture.stop()
         #expect(status == .exited(0), "\(fixture.allStandardError)")
         #expect(notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
         let order = notify.assignments.map(\.name)
@@ -48,7 +48,7 @@ struct LifecycleTests {
         try await withDaemon { fixture in
             // A round trip to the daemon, then everything it sent so far.
             try await fixture.client.ping()
-            let status = fixture.stop()
+            let status = await fixture.stop()
             #expect(status == .exited(0))
             // STOPPING=1 is the last message: once it is read, everything is.
             #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
@@ -64,7 +64,7 @@ struct LifecycleTests {
             let session = try await fixture.client.start("quick")
             try await fixture.client.setAnswers(session, ["stars": .int64(5)])
             try await fixture.client.continueStep(session)
-            #expect(fixture.stop() == .exited(0))
+            #expect(await fixture.stop() == .exited(0))
             let lines = fixture.daemon.standardError.split(separator: "\n").map(String.init)
             let pid = fixture.daemon.child.pid
             #expect(lines.count >= 4, "\(lines)")
@@ -83,7 +83,7 @@ struct LifecycleTests {
     func sigint() async throws {
         try await withDaemon { fixture in
             fixture.daemon.child.send(.interrupt)
-            #expect(fixture.daemon.child.wait(timeout: .seconds(20)) == .exited(0))
+            #expect(await fixture.daemon.ended(timeout: .seconds(20)) == .exited(0))
             #expect(fixture.daemon.notify.waitForAssignment("STOPPING", timeout: .seconds(5)) == "1")
         }
     }
@@ -107,8 +107,8 @@ struct LifecycleTests {
             #expect(try #require(updated.uint64) >= createdValue)
             #expect(try await fixture.client.property(.id, of: trip) == .string(trip))
 
-            #expect(fixture.stop() == .exited(0))
-            try fixture.startAgain()
+            #expect(await fixture.stop() == .exited(0))
+            try await fixture.startAgain()
 
             let after = try await fixture.client.listSessions()
             #expect(Set(after.map(\.path)) == Set(before.map(\.path)))

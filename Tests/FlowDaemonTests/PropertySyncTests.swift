@@ -140,10 +140,11 @@ struct PropertySyncTests {
     func sessionCount() async throws {
         // Long enough that the first session does not expire before the
         // second starts on a loaded machine; short enough to wait for.
-        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=6s\n")) { fixture in
+        // (Under a full parallel test run on two cores, 6 s was not always enough.)
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=15s\n")) { fixture in
             let watcher = try await EventWatcher(try fixture.connect())
             func count(_ expected: UInt32) async -> Bool {
-                await watcher.next { $0 == .sessionCount(expected) } != nil
+                await watcher.next(timeout: .seconds(45)) { $0 == .sessionCount(expected) } != nil
             }
             let first = try await fixture.client.start("quick")
             #expect(await count(1))

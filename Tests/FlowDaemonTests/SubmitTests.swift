@@ -84,7 +84,8 @@ struct SubmitTests {
             #expect(try await client.property(.state, of: session) == "submitted")
             let signal = try #require(await watcher.nextSignal(of: session) { if case .submitted = $0 { true } else { false } })
             guard case .submitted(let receipt) = signal else { return }
-            #expect(receipt["reference"] == .string(session), "the submission id is the session id")
+            // The submission id is the idempotency key: the session and the revision of its answers (one SetAnswers).
+            #expect(receipt["reference"] == .string(session + "-1"))
             #expect(receipt["flow"] == .string("echo"))
             #expect(receipt["answers"] == .double(1), "the secure PIN is not part of the submission")
             #expect(try await client.property(.receipt, of: session).vardict == receipt)
@@ -123,7 +124,7 @@ struct SubmitTests {
             let succeeding = try await Self.onReview(client, "echo")
             #expect(try await client.continueStep(succeeding) == [:])
             #expect(try await client.property(.state, of: succeeding) == "submitted")
-            #expect(try await client.property(.receipt, of: succeeding).vardict?["reference"] == .string(succeeding))
+            #expect(try await client.property(.receipt, of: succeeding).vardict?["reference"] == .string(succeeding + "-1"))
 
             let failing = try await Self.onReview(client, "fail")
             let error = await expectDBusError("org.flowd.Flow1.Error.SubmitFailed") { try await client.continueStep(failing) }
@@ -191,10 +192,10 @@ struct SubmitTests {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
             let (session, pending) = try await Self.slowSubmitRunning(fixture)
-            fixture.daemon.kill()
+            await fixture.daemon.kill()
             let outcome = await pending.value
             #expect((try? outcome.get()) == nil, "a killed daemon cannot have succeeded")
-            try fixture.startAgain()
+            try await fixture.startAgain()
             // The plugin was in a healthy call, not crashing: it is not blamed.
             // flowd says so at notice level and keeps the plugin.
             let log = fixture.daemon.standardError
@@ -237,10 +238,10 @@ struct SubmitTests {
             let session = try await Self.onReview(client, "crash")
             // The action aborts the whole daemon: the call gets no reply of its own.
             await #expect(throws: FlowClientError.self) { try await client.submit(session) }
-            let died = fixture.daemon.child.wait(timeout: .seconds(60))
+            let died = await fixture.daemon.ended(timeout: .seconds(60))
             #expect(died != nil && died != .exited(0), "flowd survived a crashing plugin: \(String(describing: died))")
 
-            try fixture.startAgain()
+            try await fixture.startAgain()
             let plugins = try await client.listPlugins()
             let crash = try #require(plugins.first { $0.name == "crash" }, "\(plugins)")
             #expect(crash.status == .disabled)
@@ -265,14 +266,14 @@ struct SubmitTests {
         try await withDaemon(Self.settings) { fixture in
             let client = fixture.client
             let (session, pending) = try await Self.slowSubmitRunning(fixture)
-            #expect(fixture.stop() == .exited(0), "\(fixture.daemon.standardError)")
+            #expect(await fixture.stop() == .exited(0), "\(fixture.daemon.standardError)")
             let outcome = await pending.value
             if case .failure(let error) = outcome {
                 #expect(error.name?.rawValue == "org.flowd.Flow1.Error.Cancelled", "\(error)")
             } else {
                 Issue.record("Submit succeeded although flowd stopped")
             }
-            try fixture.startAgain()
+            try await fixture.startAgain()
             #expect(try await client.property(.state, of: session) == "failed")
             #expect(try await client.property(.lastError, of: session).string?.localizedCaseInsensitiveContains("interrupted") == true)
         }

@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Testing
 
 @testable import FlowEngine
@@ -111,8 +112,67 @@ import Testing
             Issue.record("Continue on Review did not submit")
             return
         }
-        #expect(request.submission.id == s.record.id)
+        #expect(request.submission.id == "\(s.record.id)-\(s.record.revision)")
+        #expect(request.submission.sessionID == s.record.id)
         #expect(s.state == .submitting)
+    }
+}
+
+@Suite struct IdempotencyKeyTests {
+    @Test func theKeyStaysForTheSameAnswersAndChangesWithThem() throws {
+        var s = try branchyAtReview()
+        guard case .run(let first) = try s.beginSubmit(now: 1) else {
+            Issue.record("did not run the action")
+            return
+        }
+        let key = first.submission.idempotencyKey
+        #expect(key == first.submission.id)
+        #expect(key.hasPrefix(s.record.id + "-"))
+        #expect(key.count <= 64 && key.allSatisfy { $0.isHexDigit || $0 == "-" })
+
+        // Interrupted by a restart: the record goes to disk and comes back.
+        s.markInterrupted(now: 2)
+        let stored = try JSONDecoder().decode(SessionRecord.self, from: JSONEncoder().encode(s.record))
+        var restored = try FlowSession(restoring: stored, flow: Fixture.flow(branchyJSON), clock: TestClock())
+        guard case .run(let retry) = try restored.beginSubmit(now: 3) else {
+            Issue.record("the retry did not run")
+            return
+        }
+        #expect(retry.submission.idempotencyKey == key)
+
+        // The same value again changes nothing; another value is new content.
+        try restored.failSubmit(.other, now: 4)
+        try restored.goTo("contact", now: 5)
+        try restored.set(["email": .text("a@acme.example")])
+        try restored.next()
+        guard case .run(let same) = try restored.beginSubmit(now: 6) else { return }
+        #expect(same.submission.idempotencyKey == key)
+        try restored.failSubmit(.other, now: 7)
+        try restored.goTo("contact", now: 8)
+        try restored.set(["email": .text("b@acme.example")])
+        try restored.next()
+        guard case .run(let changed) = try restored.beginSubmit(now: 9) else {
+            Issue.record("the changed submit did not run")
+            return
+        }
+        #expect(changed.submission.idempotencyKey != key)
+        #expect(changed.submission.answers["email"] == .text("b@acme.example"))
+    }
+
+    @Test func aReloadThatDropsAnAnswerMakesANewKey() throws {
+        var s = try branchyAtReview()
+        let key = s.idempotencyKey
+        // The new version has no company step: companyName is dropped.
+        let changed = branchyJSON
+            .replacingOccurrences(of: #"{"if": {"field": "kind", "equals": "company"}, "goto": "company"}, "#, with: "")
+            .replacingOccurrences(of: #"{"id": "company", "title": "Company", "fields": [{"id": "companyName", "type": "text", "label": "Company name", "required": true}],"#, with: "")
+            .replacingOccurrences(of: #""next": "contact"},"#, with: "")
+        let restored = try FlowSession(restoring: s.record, flow: try Fixture.flow(changed), clock: TestClock())
+        #expect(restored.record.answers["companyName"] == nil)
+        #expect(restored.idempotencyKey != key)
+        // Restored against the same flow, nothing changes.
+        s = try FlowSession(restoring: s.record, flow: Fixture.flow(branchyJSON), clock: TestClock())
+        #expect(s.idempotencyKey == key)
     }
 }
 

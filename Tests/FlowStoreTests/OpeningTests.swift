@@ -47,9 +47,42 @@ struct OpeningTests {
         let target = dir.file("real.sqlite")
         try SessionStore(path: target).close()
         try FileManager.default.createSymbolicLink(atPath: dir.file("link.sqlite"), withDestinationPath: target)
-        #expect(throws: StoreError.notARegularFile(path: dir.file("link.sqlite"))) {
+        let error = #expect(throws: StoreError.symbolicLink(path: dir.file("link.sqlite"))) {
             try SessionStore(path: dir.file("link.sqlite"))
         }
+        #expect(error?.message.contains("refuses a symbolic link as its database file") == true)
+    }
+
+    @Test func followsSymbolicLinksAmongTheDirectories() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        try FileManager.default.createDirectory(atPath: dir.file("real"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("real"))
+        let store = try SessionStore(path: dir.file("link/state/s.sqlite"))
+        #expect(store.path == dir.file("link/state/s.sqlite"))
+        #expect(try store.count() == 0)
+        #expect(try store.checkpoint() >= 0)
+        try store.close()
+        #expect(FileManager.default.fileExists(atPath: dir.file("real/state/s.sqlite")))
+        #expect(mode(of: dir.file("real/state")) == 0o700)
+    }
+
+    @Test func refusesADirectoryOthersMayWrite() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        for mode: mode_t in [0o777, 0o1777, 0o770, 0o720, 0o702] {
+            let state = dir.file("state-\(String(mode, radix: 8))")
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+            chmod(state, mode)
+            #expect(throws: StoreError.unsafeDirectory(path: state, mode: UInt32(mode))) {
+                try SessionStore(path: state + "/s.sqlite")
+            }
+            #expect(!FileManager.default.fileExists(atPath: state + "/s.sqlite"))
+        }
+        let fine = dir.file("state-755")
+        try FileManager.default.createDirectory(atPath: fine, withIntermediateDirectories: false)
+        chmod(fine, 0o755)
+        try SessionStore(path: fine + "/s.sqlite").close()
     }
 
     @Test func refusesADirectoryOrAFileInTheWay() throws {

@@ -123,7 +123,7 @@ struct FlowdSystemTests {
         let text = String(decoding: try FileSystem.readFile(dir.file("pid"), limit: 32), as: UTF8.self)
         let leftover = try #require(Int32(text.filter(\.isNumber)))
         // The leftover was killed before the leader was reaped; it is gone once its parent (init) reaps it.
-        #expect(Self.waitUntilGone(leftover))
+        #expect(waitUntilGone(leftover))
     }
 
     @Test("extra descriptors reach the child under the number asked for")
@@ -135,6 +135,67 @@ struct FlowdSystemTests {
         write.close()
         #expect(child.wait(timeout: .seconds(20)) == .exited(0))
         #expect(try read.readToEnd(limit: 100, path: "pipe") == Array("through-five\n".utf8))
+    }
+
+    @Test("an async wait sees the end, a deadline or a cancellation; terminated() ends what is left")
+    func asyncWaits() async throws {
+        let quick = try ChildProcess("/bin/sh", ["-c", "echo out; echo err >&2; exit 4"])
+        #expect(await quick.ended(before: nil) == .exited(4))
+        #expect(quick.standardOutput == "out\n" && quick.standardError == "err\n")
+
+        var options = ChildProcess.Options("/bin/sh", ["-c", "trap '' TERM; while :; do sleep 1; done"], environment: [:])
+        options.newProcessGroup = true
+        let stubborn = try ChildProcess(options)
+        #expect(await stubborn.ended(before: MonotonicClock.now().advanced(by: .milliseconds(50))) == nil)
+        let waiting = Task { await stubborn.ended(before: nil) }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        #expect(stubborn.exitStatus == nil)
+        #expect(await stubborn.terminated(grace: .milliseconds(100)) == .signaled(.kill))
+        #expect(stubborn.exitStatus == .signaled(.kill))
+    }
+
+    @Test("standard input given as bytes is fed as the child reads, also more than a pipe holds")
+    func inputBytes() async throws {
+        let input = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        var options = ChildProcess.Options("/bin/sh", ["-c", "sleep 0.2; wc -c"], environment: [:])
+        options.standardInput = .bytes(input)
+        let child = try ChildProcess(options)
+        #expect(await child.ended(before: nil) == .exited(0))
+        #expect(child.standardOutput.filter(\.isNumber) == "300000")
+        // A child that never reads its input is no error either.
+        var ignoring = ChildProcess.Options("/bin/true", environment: [:])
+        ignoring.standardInput = .bytes(input)
+        let ignorer = try ChildProcess(ignoring)
+        #expect(await ignorer.ended(before: nil) == .exited(0))
+    }
+
+    @Test("waiting for many children at once holds no thread per child")
+    func waitingHoldsNoThreads() async throws {
+        let count = 24
+        let before = Self.threadCount()
+        let children = try (0..<count).map { _ in try ChildProcess("/bin/sleep", ["600"]) }
+        let results = Task {
+            await withTaskGroup(of: Termination?.self) { group in
+                for child in children { group.addTask { await child.ended(before: nil) } }
+                var all: [Termination?] = []
+                for await result in group { all.append(result) }
+                return all
+            }
+        }
+        // Every child runs and is waited for; the process has not grown a
+        // thread for each (it had two per child: a reaper and a reader).
+        #expect(children.allSatisfy { !$0.hasExited })
+        #expect(Self.threadCount() < before + count / 2, "\(before) threads before, \(Self.threadCount()) now")
+        for child in children { child.send(.terminate) }
+        #expect(await results.value.allSatisfy { $0 == .signaled(.terminate) })
+    }
+
+    /// The threads of this process, from `/proc/self/status`.
+    static func threadCount() -> Int {
+        let text = String(decoding: (try? FileSystem.readFile("/proc/self/status", limit: 65536)) ?? [], as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("Threads:") } ?? ""
+        return Int(line.filter(\.isNumber)) ?? 0
     }
 
     @Test("a datagram socket's blocked receive returns empty after shutdown")
@@ -174,16 +235,4 @@ struct FlowdSystemTests {
         #expect(CalendarTime.localNow() != nil)
     }
 
-    /// Looks at `/proc/PID/stat` until the process is gone or a zombie
-    /// (dead, waiting for whoever reaps orphans here); false after 20 s.
-    static func waitUntilGone(_ pid: Int32) -> Bool {
-        let deadline = MonotonicClock.now().advanced(by: .seconds(20))
-        while MonotonicClock.now() < deadline {
-            guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096) else { return true }
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let close = text.lastIndex(of: ")"), text[text.index(after: close)...].hasPrefix(" Z") { return true }
-            MonotonicClock.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
 }

@@ -159,7 +159,8 @@ struct CallerTests {
     @Test("submit uses the timeout it is given, even when the plugin ignores cancellation")
     func submitTimeout() async throws {
         let temp = try TemporaryDirectory()
-        let executor = PluginExecutor(maximumThreads: 4)
+        // One uid makes both calls, and the first keeps its thread: room for two.
+        let executor = PluginExecutor(maximumThreads: 4, maximumThreadsPerUser: 2)
         let (_, caller) = try PluginFiles.load(["FixtureHangPlugin"], in: temp, executor: executor)
         for name in ["hang.ignores-cancel", "hang.blocking-submit"] {
             let result = await caller.submit(name, submission: Samples.submission(), context: Samples.context(),
@@ -217,12 +218,14 @@ struct CallerTests {
         let (_, caller) = try PluginFiles.load(
             ["FixtureTestPlugin", "FixtureHangPlugin"], in: temp, crashGuard: crashGuard, executor: executor,
             configuration: .init(validatorTimeout: .seconds(600)))
+        // Two uids, each under its share of the pool (16 / 4 threads), and
+        // the other calls from a third.
         let blockedCount = 6
         var blocked: [Task<PluginCallResult<FieldAssessment>, Never>] = []
-        for _ in 0..<blockedCount {
+        for index in 0..<blockedCount {
             blocked.append(Task {
                 await caller.validateField("hang.blocking", value: .text("x"), field: Samples.field(),
-                    context: Samples.context())
+                    context: Samples.context(uid: 1000 + UInt32(index % 2)))
             })
         }
         #expect(await waitUntil {
@@ -250,10 +253,10 @@ struct CallerTests {
         for task in blocked { #expect(await task.value == .cancelled) }
     }
 
-    @Test("when the pool is full, queued calls still time out")
+    @Test("when the pool is full, a queued call ends busy after its timeout, never having run")
     func fullPoolTimesOut() async throws {
         let temp = try TemporaryDirectory()
-        let executor = PluginExecutor(maximumThreads: 2)
+        let executor = PluginExecutor(maximumThreads: 2, maximumThreadsPerUser: 2)
         let (_, caller) = try PluginFiles.load(
             ["FixtureTestPlugin", "FixtureHangPlugin"], in: temp, executor: executor,
             configuration: .init(validatorTimeout: .milliseconds(300)))
@@ -263,9 +266,10 @@ struct CallerTests {
             context: Samples.context())
         #expect(await a == .timedOut)
         #expect(await b == .timedOut)
-        // Both threads are stuck for good: the next call waits in the queue and times out.
+        // Both threads are stuck for good: the next call waits in the queue
+        // for as long as its timeout, and ends busy without the plugin running.
         #expect(await caller.validateField("test.even", value: .integer(2), field: Samples.field(),
-            context: Samples.context()) == .timedOut)
+            context: Samples.context()) == .busy(waited: .milliseconds(300)))
         #expect(executor.threadCounts.peak == 2)
     }
 

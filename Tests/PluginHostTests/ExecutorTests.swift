@@ -1,4 +1,6 @@
-// The plugin thread pool on its own.
+// The plugin thread pool on its own, and its fairness between uids.
+import FlowKit
+import Foundation
 import Glibc
 import PluginHost
 import PluginTestSupport
@@ -79,4 +81,79 @@ extension ExecutorTests {
 final class SharedCounters: Sendable {
     let running = Atomic<Int>(0)
     let release = Atomic<Bool>(false)
+}
+
+/// Per-uid fairness: one uid's calls that hold their threads queue behind
+/// their own, never in front of another uid's; and time spent waiting for a
+/// thread is not taken from a call's own timeout.
+@Suite("PluginExecutor fairness")
+struct FairnessTests {
+    static let heavyUID: UInt32 = 1000
+    static let lightUID: UInt32 = 2000
+
+    func submit(
+        _ caller: PluginCaller, _ name: String, options: [String: JSONValue], uid: UInt32, timeout: Duration
+    ) -> Task<PluginCallResult<SubmitReceipt>, Never> {
+        Task {
+            await caller.submit(
+                name, submission: Samples.submission(), context: Samples.context(options: options, uid: uid),
+                timeout: timeout)
+        }
+    }
+
+    @Test("another uid's call runs at once while one uid's calls fill its share; queued calls keep their whole timeout")
+    func oneUIDCannotStarveAnother() async throws {
+        let temp = try TemporaryDirectory()
+        let gate = temp.appending("gate")
+        // Eight threads, at most two for one uid.
+        let executor = PluginExecutor(maximumThreads: 8, maximumThreadsPerUser: 2)
+        let (_, caller) = try PluginFiles.load(
+            ["FixtureTestPlugin", "FixturePatientPlugin"], in: temp, executor: executor)
+        // Two calls of the heavy uid hold its two threads until the gate opens...
+        let timeout = Duration.seconds(12)
+        let held = (0..<2).map { _ in
+            submit(caller, "patient.gate", options: ["gate": .string(gate)], uid: Self.heavyUID, timeout: timeout)
+        }
+        #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).running == 2 })
+        // ...and two more wait behind them; each then blocks its thread for 6 s.
+        let queued = (0..<2).map { _ in
+            submit(caller, "patient.wait", options: ["seconds": 6], uid: Self.heavyUID, timeout: timeout)
+        }
+        #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).waiting == 2 })
+
+        // Another uid is not behind them: its call runs now, on a free thread.
+        #expect(await caller.validateField(
+            "test.even", value: .integer(2), field: Samples.field(), context: Samples.context(uid: Self.lightUID))
+            == .success(.accepted))
+        #expect(executor.jobCounts(uid: Self.heavyUID) == (running: 2, waiting: 2))
+
+        // The queued calls wait 7 s for a thread and then run 6 s: 13 s in
+        // all, more than their 12 s timeout, which counts from their start.
+        // (The margins are wide for a loaded machine.)
+        try await Task.sleep(for: .seconds(7))
+        #expect(FileManager.default.createFile(atPath: gate, contents: Data()))
+        for task in held { #expect(await task.value == .success(SubmitReceipt(["gate": "open"]))) }
+        for task in queued { #expect(await task.value == .success(SubmitReceipt(["waited": 6]))) }
+        #expect(executor.threadCounts.peak <= 8)
+    }
+
+    @Test("a uid at its share takes no more threads; the others round-robin")
+    func shareIsBounded() async throws {
+        let temp = try TemporaryDirectory()
+        let gate = temp.appending("gate")
+        let executor = PluginExecutor(maximumThreads: 4, maximumThreadsPerUser: 1)
+        let (_, caller) = try PluginFiles.load(["FixturePatientPlugin"], in: temp, executor: executor)
+        let options: [String: JSONValue] = ["gate": .string(gate)]
+        var tasks: [Task<PluginCallResult<SubmitReceipt>, Never>] = []
+        for uid in [Self.heavyUID, Self.lightUID, 3000] {
+            for _ in 0..<3 { tasks.append(submit(caller, "patient.gate", options: options, uid: uid, timeout: .seconds(60))) }
+        }
+        for uid in [Self.heavyUID, Self.lightUID, 3000] {
+            #expect(await waitUntil { executor.jobCounts(uid: uid) == (running: 1, waiting: 2) }, "uid \(uid)")
+        }
+        // One thread each: the fourth the pool may have is not given to anyone's second call.
+        #expect(executor.threadCounts.current == 3)
+        #expect(FileManager.default.createFile(atPath: gate, contents: Data()))
+        for task in tasks { #expect(await task.value == .success(SubmitReceipt(["gate": "open"]))) }
+    }
 }

@@ -304,6 +304,36 @@ struct LoaderTests {
         #expect(report.registry.record(file: "FixtureThrowingPlugin.so")?.status == .loaded)
     }
 
+    @Test("new quarantines are handed over before any plugin loads; the leftovers stay until they are kept")
+    func quarantinesRecordedBeforeLoading() throws {
+        let temp = try TemporaryDirectory()
+        let dir = try PluginFiles.directory(["FixtureTestPlugin", "FixtureThrowingPlugin"], in: temp)
+        for keeps in [false, true] {
+            let crashGuard = MemoryCrashGuard()
+            let token = crashGuard.begin(
+                GuardedCall(
+                    pluginPath: dir + "/FixtureTestPlugin.so", pluginName: "test", capability: nil,
+                    startedAt: 1_717_236_000_000_000))
+            crashGuard.recordCrash(token, signal: SIGSEGV)
+            let begunBefore = crashGuard.begunCalls.count
+            var handed: [PluginQuarantine] = []
+            var loadsBeforeRecord = -1
+            let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard) { new in
+                handed = new
+                loadsBeforeRecord = crashGuard.begunCalls.count - begunBefore
+                return keeps
+            }
+            #expect(handed.map(\.path) == [dir + "/FixtureTestPlugin.so"])
+            #expect(handed == report.newQuarantines)
+            // No plugin had started loading when they were handed over.
+            #expect(loadsBeforeRecord == 0)
+            #expect(report.registry.record(file: "FixtureTestPlugin.so")?.status == .disabled)
+            #expect(report.registry.record(file: "FixtureThrowingPlugin.so")?.status == .loaded)
+            // Not kept: the crash stays on record for the next start.
+            #expect(crashGuard.pending().map(\.ending) == (keeps ? [] : [.crashed(signal: SIGSEGV)]), "keeps: \(keeps)")
+        }
+    }
+
     @Test("a call left merely interrupted (killed from outside) is reported, not blamed, and cleared")
     func interruptedCallIsNotBlamed() throws {
         let temp = try TemporaryDirectory()

@@ -76,6 +76,7 @@ struct CommandTests {
         #expect(env.contains("FLOWD_LOCALE=de"))
         #expect(env.contains("FLOWD_FLOW=sample"))
         #expect(env.contains("FLOWD_SESSION=\(submission.sessionID)"))
+        #expect(env.contains("FLOWD_IDEMPOTENCY_KEY=\(submission.idempotencyKey)"))
         #expect(env.contains("FLOWD_SUBMISSION=\(submission.id)"))
         #expect(!env.contains { $0.hasPrefix("HOME=") })
         #expect(read(out + "/args.txt") == "--flag\ntwo words\n")
@@ -209,7 +210,7 @@ struct CommandTests {
             (["path": "/bin/true", "args": "-x"], "array of strings"),
             (["path": "/bin/true", "timeoutSeconds": 0], "timeoutSeconds"),
             (["path": "/bin/true", "shell": true], "unknown option \"shell\""),
-            (["path": .string(temp.appending("missing"))], "posix_spawn"),
+            (["path": .string(temp.appending("missing"))], "execve"),
         ]
         for (options, detail) in cases {
             let result = await caller.submit(

@@ -31,7 +31,7 @@ struct WebhookTests {
         #expect(request.path == "/hooks/flow?x=1")
         #expect(request.headers["content-type"] == "application/json")
         #expect(request.headers["authorization"] == "Bearer abc")
-        #expect(request.headers["idempotency-key"] == submission.id)
+        #expect(request.headers["idempotency-key"] == submission.idempotencyKey)
         // The product's one version, not Foundation's "unknown version".
         #expect(request.headers["user-agent"] == "flowd-webhook/\(FlowdVersion.current)")
         let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])

@@ -74,6 +74,20 @@ public final class Locked<Value: Sendable>: Sendable {
     }
 }
 
+/// Waits up to `timeout` (looking at `/proc/PID/stat`) until process `pid` is
+/// gone or a zombie (dead, waiting for whoever reaps orphans here); false
+/// when it still runs then.
+public func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Bool {
+    let deadline = MonotonicClock.now().advanced(by: timeout)
+    while MonotonicClock.now() < deadline {
+        guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096) else { return true }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let close = text.lastIndex(of: ")"), text[text.index(after: close)...].hasPrefix(" Z") { return true }
+        MonotonicClock.sleep(for: .milliseconds(20))
+    }
+    return false
+}
+
 /// Waits, without holding a thread, until `condition` holds; false when
 /// `timeout` passed first (an upper bound for a broken test, not a
 /// measurement). For async tests whose other tasks make the condition true.
@@ -85,4 +99,33 @@ public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool)
         try? await Task.sleep(for: .milliseconds(10))
     }
     return true
+}
+
+/// Runs `body`, which blocks its thread (a wait for a child, a socket, a
+/// latch), on a thread of its own and suspends until it returns. Swift's
+/// cooperative pool has one thread per core (two here): a test that blocks
+/// one of them holds up every other test's tasks meanwhile, and those whose
+/// checks need a task to resume within seconds miss them.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+        let run: @Sendable () -> Void = { continuation.resume(returning: Result { try body() }) }
+        do {
+            try SystemThread.detach(name: "test-blocking", run)
+        } catch {
+            continuation.resume(returning: .failure(error))
+        }
+    }
+    return try result.get()
+}
+
+/// ``offThePool(_:)`` for a body that does not throw.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        do {
+            try SystemThread.detach(name: "test-blocking") { continuation.resume(returning: body()) }
+        } catch {
+            // No thread to be had: block this one rather than fail the test.
+            continuation.resume(returning: body())
+        }
+    }
 }

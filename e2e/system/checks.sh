@@ -500,7 +500,7 @@ check_command_without_dropin() {
     id=$SID
     REFUSED_ID=$id
     # The shipped unit executes nothing outside flowd's own directories (NoExecPaths=/).
-    expect_submit_refused "$id" "$(prop MainPID)" "posix_spawn $E2E_SRV/hooks/e2e-hook: Permission denied" || return 1
+    expect_submit_refused "$id" "$(prop MainPID)" "execve $E2E_SRV/hooks/e2e-hook: Permission denied" || return 1
     [ ! -e "$E2E_SRV/out/$id" ] || fail "the hook ran although the shipped unit forbids it: $E2E_SRV/out/$id exists"
 }
 
@@ -582,6 +582,52 @@ start_support_request() { # DETAILS: SID becomes a support-request session on Re
         { fail "step 'problem' was not accepted"; return 1; }
     fc_set "$SID" "name=Ada Lovelace" email=ada@example.org && fc_continue "$SID" ||
         fail "step 'contact' was not accepted"
+}
+
+# N plugins that crash flowd while it loads them: each start disables the one it
+# found crashed (recorded before the next plugin loads), so start N + 1 serves,
+# and the unit's start limit must allow that many starts before it gives up.
+CRASHERS=6
+CRASH_DIR=/srv/flowd-crashers
+check_crash_loop() {
+    local burst i mark since n entry list
+    burst=$(prop StartLimitBurst)
+    [ $((CRASHERS + 1)) -le "$burst" ] ||
+        { fail "$CRASHERS crashing plugins need $((CRASHERS + 1)) starts; the unit allows $burst (StartLimitBurst=)"; return 1; }
+    install -d -m 0755 "$CRASH_DIR"
+    for i in $(seq 1 "$CRASHERS"); do
+        install -m 0644 -o root -g root /flowd-fixtures/crash-in-constructor.so "$CRASH_DIR/crash-$i.so"
+    done
+    mkdir -p /etc/flowd/flowd.conf.d "$DROPINS"
+    printf '[Daemon]\nPluginDirectory=/usr/lib/flowd/plugins\nPluginDirectory=%s\n' "$CRASH_DIR" \
+        >/etc/flowd/flowd.conf.d/50-crashers.conf
+    printf '[Service]\nExecPaths=%s\n' "$CRASH_DIR" >"$DROPINS/50-crashers.conf"
+    systemctl daemon-reload
+    mark=$(journal_mark) since=$(date +%s)
+    # The first start crashes, so the start job fails; systemd restarts it.
+    systemctl restart flowd 2>/dev/null
+    EXPECTED_RESTARTS=$((EXPECTED_RESTARTS + CRASHERS))
+    wait_for 120 "flowd active after $CRASHERS crashing starts" active_since_crashes "$mark" || return 1
+    n=$(pid1_since "$mark" | grep -c 'Scheduled restart job')
+    [ "$n" -eq "$CRASHERS" ] || { fail "flowd was restarted $n times, expected $CRASHERS (one per crashing plugin)"; return 1; }
+    ! pid1_since "$mark" | grep -q 'Start request repeated too quickly' || { fail "systemd's start limit was hit"; return 1; }
+    # One "crashed the daemon" entry per plugin, each from the start after its crash.
+    n=$(journalctl -b -u flowd -o cat --no-pager --since "@$since" MESSAGE_ID=c126ad6741fd4a429855a3da02f6e5b8 |
+        grep -c 'crashed the daemon during loading')
+    [ "$n" -eq "$CRASHERS" ] || { fail "$n plugin-crashed entries in the journal, expected $CRASHERS"; return 1; }
+    list=$(fc --json plugins | tr -d '\n')
+    for i in $(seq 1 "$CRASHERS"); do
+        entry=$(grep -o '{[^{}]*"'"$CRASH_DIR/crash-$i"'\.so"[^{}]*}' <<<"$list")
+        grep -q '"status": *"disabled"' <<<"$entry" || { fail "crash-$i.so is not disabled: ${entry:-not listed}"; return 1; }
+    done
+    note "$CRASHERS plugins crashed flowd while loading; start $((CRASHERS + 1)) served with all of them disabled (StartLimitBurst=$burst)"
+    rm -f /etc/flowd/flowd.conf.d/50-crashers.conf "$DROPINS/50-crashers.conf"
+    rm -rf "$CRASH_DIR"
+    systemctl daemon-reload
+    systemctl restart flowd || fail "restart without the crashing plugins failed"
+}
+active_since_crashes() { # MARK
+    is_state active && pid1_since "$1" | grep -q 'Started flowd'
 }
 
 check_webhook_without_dropin() {
@@ -764,6 +810,7 @@ else
     check "webhook action, shipped unit: SubmitFailed (no network), nothing sent" check_webhook_without_dropin
     check "webhook action with the example drop-in: support-request POSTed, submitted" check_webhook_with_dropin
     check "drop-ins removed: the shipped unit again" check_dropins_removed
+    check "$CRASHERS plugins that crash while loading: all disabled within $((CRASHERS + 1)) starts, under the start limit" check_crash_loop
     check "journal: FLOWD_* fields and MESSAGE_IDs for the flow" check_journal
     check "the journal catalog explains flowd's MESSAGE_IDs (journalctl -x)" check_catalog
     check "no secure value in the journal or on disk" check_no_secret_anywhere

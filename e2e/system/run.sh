@@ -73,6 +73,13 @@ for u in console-getty.service getty.target systemd-timesyncd.service systemd-ne
 done
 chmod 0700 "$R/root"
 mkdir -p "$R/root/results"
+# The crash-loop check's plugin: the unit tests' fixture whose library
+# constructor faults inside dlopen, built here (the container has no compiler).
+mkdir -p "$R/flowd-fixtures"
+CC=${CC:-$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)}
+"$CC" -shared -fPIC -O0 -o "$R/flowd-fixtures/crash-in-constructor.so" \
+    "$SRC/Tests/Fixtures/Plugins/CrashInConstructor/constructor.c" || die "cannot build the crashing plugin fixture with $CC"
+chmod 0644 "$R/flowd-fixtures/crash-in-constructor.so"
 
 # The suite itself runs as a unit; it powers the container off when it ends, either way.
 install_test_unit "$R" flowd-system-test "flowd end-to-end checks" "/flowd-e2e/system/checks.sh --$MODE" "$TIMEOUT"

@@ -33,18 +33,22 @@ struct PluginSetup {
             configuration: .init(
                 directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
                 quarantined: quarantined.load(),
-                // The system service trusts only root's files (DESIGN.md); a
-                // per-user daemon also its own user's.
+                // The system service trusts only root's files; a per-user
+                // daemon also its own user's.
                 trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
-        ).load(crashGuard: crashGuard)
-        quarantined.save(new: report.newQuarantines, lifted: report.liftedQuarantines)
+        ).load(crashGuard: crashGuard) { new in
+            // Durable and in the journal before the next plugin loads: if that
+            // one crashes too, the next start still disables this one.
+            for q in new {
+                logger.error(
+                    "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
+            }
+            return quarantined.save(new: new)
+        }
+        quarantined.lift(report.liftedQuarantines)
 
         for problem in report.directoryProblems {
             logger.warning("plugin directory \(problem.path): \(problem.reason)", metadata: [.path: problem.path])
-        }
-        for q in report.newQuarantines {
-            logger.error(
-                "plugin \(q.name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: q.name, .path: q.path])
         }
         // Calls the earlier process was in when it was killed (or crashed
         // elsewhere): nothing crashed in the plugin, so it is not blamed.
@@ -88,12 +92,24 @@ private struct QuarantineRecords {
         }
     }
 
-    func save(new: [PluginQuarantine], lifted: [PluginQuarantine]) {
+    /// Records new quarantines (each committed before this returns); false
+    /// when the store refused one.
+    func save(new: [PluginQuarantine]) -> Bool {
         do {
             for q in new { try store.disablePlugin(path: q.path, reason: q.reason, file: q.file) }
+            return true
+        } catch {
+            logger.error("cannot record quarantined plugins: \(error.description); the next start tries again")
+            return false
+        }
+    }
+
+    /// Forgets quarantines whose file changed or went away.
+    func lift(_ lifted: [PluginQuarantine]) {
+        do {
             for q in lifted { try store.enablePlugin(path: q.path) }
         } catch {
-            logger.error("cannot record quarantined plugins: \(error.description)")
+            logger.error("cannot clear lifted plugin quarantines: \(error.description)")
         }
     }
 }
@@ -117,6 +133,9 @@ struct PluginHostGateway: PluginGateway {
         switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
         case .success(let assessment): return assessment
         case .timedOut: throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
         case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
         }
@@ -126,6 +145,9 @@ struct PluginHostGateway: PluginGateway {
         switch await caller.validateStep(name, step: step, context: self.context(context)) {
         case .success(let issues): return issues
         case .timedOut: throw PluginCheckTimedOut()
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            throw PluginCheckTimedOut()
         case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
         case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
         }
@@ -140,27 +162,42 @@ struct PluginHostGateway: PluginGateway {
         case .failure(let message, let detail):
             return .failure(message.map(SubmitFailure.localized) ?? .other, detail: detail)
         case .timedOut: return .failure(.timedOut, detail: "timed out after \(request.timeoutSeconds) s")
+        case .busy(let waited):
+            return .failure(.timedOut, detail: "no plugin thread was free for \(waited); the action did not run")
         case .cancelled: return .cancelled
         case .unavailable: return .failure(.other, detail: "no loaded plugin provides \(request.action)")
         }
     }
 
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        provider(await caller.options(name, field: field, context: self.context(context)))
+        provider(name, await caller.options(name, field: field, context: self.context(context)))
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        provider(await caller.prefill(name, field: field, context: self.context(context)))
+        provider(name, await caller.prefill(name, field: field, context: self.context(context)))
     }
 
-    private func provider<V>(_ result: PluginCallResult<V>) -> ProviderOutcome<V> {
+    private func provider<V>(_ name: String, _ result: PluginCallResult<V>) -> ProviderOutcome<V> {
         switch result {
         case .success(let v): return .success(v)
         case .failure(_, let detail): return .failure(detail: detail)
         case .timedOut: return .timedOut
+        case .busy(let waited):
+            logBusy(name, waited: waited)
+            return .timedOut
         case .cancelled: return .failure(detail: "cancelled")
         case .unavailable: return .failure(detail: "no loaded plugin provides it")
         }
+    }
+}
+
+extension PluginHostGateway {
+    /// A call that found no free plugin thread within its time limit: it
+    /// reaches the client as a timeout, and the journal says it never ran.
+    func logBusy(_ name: String, waited: Duration) {
+        logger.warning(
+            "plugin call \(name) was not made: no plugin thread was free for \(waited.description)",
+            metadata: [.plugin: name])
     }
 }
 

@@ -22,8 +22,15 @@ extension FlowSession {
         return out
     }
 
-    /// What a submit action receives; its `id` is the session id, so every
-    /// retry carries the same id.
+    /// The idempotency key of a submit now: the session id and the revision
+    /// of its answers (`<session id>-<revision>`). Every attempt to submit the
+    /// same answers — a retry after a failure, a timeout, a cancel or a
+    /// restart of flowd — carries the same key, since the revision is stored
+    /// with the session; a change to the answers makes a new one, so a
+    /// receiver that drops a repeated key never drops corrected answers.
+    public var idempotencyKey: String { "\(record.id)-\(record.revision)" }
+
+    /// What a submit action receives; its `id` is the ``idempotencyKey``.
     public func submission(now: Int64) -> Submission {
         let r = resolve()
         var secure: [String: String] = [:]
@@ -33,7 +40,7 @@ extension FlowSession {
             }
         }
         return Submission(
-            id: record.id, flowID: flow.id, sessionID: record.id, ownerUID: record.owner, locale: locale,
+            id: idempotencyKey, flowID: flow.id, sessionID: record.id, ownerUID: record.owner, locale: locale,
             answers: answersOnPath(includeSecure: false, in: r), secureAnswers: secure, submittedAt: now)
     }
 

@@ -7,12 +7,14 @@ extension FlowSession {
     /// ``init(restoring:flow:clock:)``).
     mutating func repairAfterRestore() {
         var touchedSteps: Set<String> = []
-        // Answers that no longer fit the flow.
+        // Answers that no longer fit the flow. Dropping one changes what a
+        // submit would send: a new revision, so a new idempotency key.
         for (key, value) in record.answers {
             guard let target = answerTarget(key), target.field.type != .secure,
                 (try? checkShape(value, field: target.field, isOther: target.isOther)) != nil
             else {
                 record.answers[key] = nil
+                record.revision &+= 1
                 if let s = answerTarget(key).flatMap({ flow.stepID(ofField: $0.field.id) }) { touchedSteps.insert(s) }
                 continue
             }

@@ -98,9 +98,14 @@ final class FlowdProcess: @unchecked Sendable {
     /// What flowd wrote to stderr so far (its log, when not under the journal).
     var standardError: String { child.standardError }
 
-    /// Waits for `READY=1`; throws with flowd's stderr when it exits first or
-    /// does not get ready within `timeout`.
-    func waitUntilReady(timeout: Duration = .seconds(30)) throws {
+    /// Waits for `READY=1` without holding a thread of the cooperative pool;
+    /// throws with flowd's stderr when it exits first or does not get ready
+    /// within `timeout`.
+    func ready(timeout: Duration = .seconds(30)) async throws {
+        try await offThePool { try self.waitUntilReady(timeout: timeout) }
+    }
+
+    private func waitUntilReady(timeout: Duration) throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
@@ -114,16 +119,22 @@ final class FlowdProcess: @unchecked Sendable {
         throw TestSupportError("flowd sent no READY=1 within \(timeout); its stderr:\n\(standardError)")
     }
 
-    /// SIGTERM, then waits up to `timeout` for the exit (nil when it did not end).
-    func terminate(timeout: Duration = .seconds(20)) -> Termination? {
+    /// SIGTERM, then waits up to `timeout` for the exit (nil when it did not
+    /// end); no thread waits meanwhile.
+    func terminate(timeout: Duration = .seconds(20)) async -> Termination? {
         child.send(.terminate)
-        return child.wait(timeout: timeout)
+        return await ended(timeout: timeout)
     }
 
-    /// SIGKILL, and waits for the exit.
-    func kill() {
+    /// SIGKILL, and waits for the exit; no thread waits meanwhile.
+    func kill() async {
         child.send(.kill)
-        _ = child.wait(timeout: .seconds(20))
+        _ = await ended(timeout: .seconds(20))
+    }
+
+    /// How flowd ended, waiting up to `timeout` (nil when it still runs then).
+    func ended(timeout: Duration) async -> Termination? {
+        await child.ended(before: MonotonicClock.now().advanced(by: timeout), cancellable: false)
     }
 }
 
@@ -145,7 +156,7 @@ final class DaemonFixture: @unchecked Sendable {
     private(set) var earlierStandardError = ""
     private var starts = 0
 
-    init(_ settings: DaemonSettings = DaemonSettings()) throws {
+    init(_ settings: DaemonSettings = DaemonSettings()) async throws {
         self.settings = settings
         bus = try PrivateBus(allowUsers: settings.allowUsers)
         let directory = try TemporaryDirectory(prefix: "flowd-daemon")
@@ -177,16 +188,19 @@ final class DaemonFixture: @unchecked Sendable {
             configuration: configurationPath, settings: settings, environment: [:])
         starts = 1
         do {
-            try daemon.waitUntilReady()
+            try await daemon.ready()
             client = try FlowClient(bus: .address(bus.address))
         } catch {
-            daemon.kill()
+            await daemon.kill()
             throw error
         }
     }
 
     deinit {
-        if daemon.child.exitStatus == nil { daemon.kill() }
+        if daemon.child.exitStatus == nil {
+            daemon.child.send(.kill)
+            _ = daemon.child.wait(timeout: .seconds(20))
+        }
         bus.stop()
     }
 
@@ -225,20 +239,20 @@ final class DaemonFixture: @unchecked Sendable {
 
     /// Starts a new daemon on the same bus, flows and state once the current
     /// one has ended, and waits for `READY=1`.
-    func startAgain(environment: [String: String] = [:]) throws {
+    func startAgain(environment: [String: String] = [:]) async throws {
         precondition(daemon.child.exitStatus != nil, "stop or kill the running daemon first")
         earlierStandardError += daemon.standardError
         daemon = try Self.start(
             index: starts, directory: directory, bus: bus, flows: flowsDirectory, plugins: pluginDirectory,
             state: stateDirectory, configuration: configurationPath, settings: settings, environment: environment)
         starts += 1
-        try daemon.waitUntilReady()
+        try await daemon.ready()
     }
 
     /// SIGTERM and wait; the exit status (nil if it did not end).
     @discardableResult
-    func stop() -> Termination? {
-        daemon.terminate()
+    func stop() async -> Termination? {
+        await daemon.terminate()
     }
 
     /// Writes (or replaces) a flow file in the flows directory.
@@ -276,7 +290,7 @@ func withDaemon<T>(
     _ settings: DaemonSettings = DaemonSettings(), sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (DaemonFixture) async throws -> T
 ) async throws -> T {
-    let fixture = try DaemonFixture(settings)
+    let fixture = try await DaemonFixture(settings)
     let result: T
     do {
         result = try await body(fixture)
@@ -285,7 +299,7 @@ func withDaemon<T>(
         throw error
     }
     if fixture.daemon.child.exitStatus == nil {
-        let status = fixture.stop()
+        let status = await fixture.stop()
         #expect(status == .exited(0), "flowd did not stop cleanly; its stderr:\n\(fixture.allStandardError)",
                 sourceLocation: sourceLocation)
     }

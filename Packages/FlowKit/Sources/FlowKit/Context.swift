@@ -119,8 +119,12 @@ public struct ChoiceOption: Sendable, Hashable, Codable {
 
 /// What a submit action receives.
 public struct Submission: Sendable {
-    /// Stable for the session: a retry after a failure carries the same id, so
-    /// an action can make a retry idempotent.
+    /// The submission's idempotency key (also ``idempotencyKey``): the same on
+    /// every attempt to submit the same answers of the session — a retry after
+    /// a failure, a timeout, a cancel or a restart of flowd — and a new one
+    /// once the person changes an answer. Hand it on so that a receiver can
+    /// drop a repeated submission. Opaque (today the session id, `-` and a
+    /// number), at most 64 characters of `0-9a-f-`, fit for a file name.
     public var id: String
     public var flowID: String
     public var sessionID: String
@@ -148,6 +152,10 @@ public struct Submission: Sendable {
         self.secureAnswers = secureAnswers
         self.submittedAt = submittedAt
     }
+
+    /// The key a receiver drops repeated submissions by: ``id`` under the
+    /// name the HTTP header (`Idempotency-Key`) and the other actions use.
+    public var idempotencyKey: String { id }
 }
 
 /// What a successful submit action hands back. The daemon sends it to clients

@@ -43,6 +43,10 @@ import Testing
         #expect(submission.secureAnswers["password"] == "hunter2")
         #expect(submission.submittedAt == 1_700_000_000_000_000)
         #expect((submission.id, submission.flowID, submission.ownerUID, submission.locale) == ("s1", "f", 1000, "en"))
+        // The idempotency key is the id under the name receivers know it by.
+        var keyed = submission
+        keyed.id = "0123456789abcdef0123456789abcdef-7"
+        #expect(keyed.idempotencyKey == "0123456789abcdef0123456789abcdef-7")
     }
 
     @Test func receiptsAndFailures() {

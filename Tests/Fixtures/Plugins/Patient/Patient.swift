@@ -40,6 +40,17 @@ struct WaitSubmit: SubmitAction {
     }
 }
 
+/// `patient.gate`: blocks its thread — in the plugin's own code, polling —
+/// until the file named by option `gate` exists, then returns. The tests of
+/// the plugin pool's fairness hold calls with it for as long as they like.
+struct GateSubmit: SubmitAction {
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        guard let gate = context.options["gate"]?.stringValue else { return SubmitReceipt() }
+        while access(gate, F_OK) != 0 { usleep(10_000) }
+        return SubmitReceipt(["gate": .string("open")])
+    }
+}
+
 @_cdecl("flowd_plugin_abi_version")
 public func flowdPluginABIVersion() -> UInt32 { FlowKitABI.version }
 
@@ -47,6 +58,8 @@ public func flowdPluginABIVersion() -> UInt32 { FlowKitABI.version }
 public func flowdPluginRegister() -> UnsafeMutableRawPointer? {
     PluginRegistration(
         name: "patient", version: "1.0",
-        capabilities: [.submitAction("patient.wait", WaitSubmit())]
+        capabilities: [
+            .submitAction("patient.wait", WaitSubmit()), .submitAction("patient.gate", GateSubmit()),
+        ]
     ).exportRetained()
 }

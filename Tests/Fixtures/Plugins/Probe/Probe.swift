@@ -98,6 +98,7 @@ func describe<V>(_ result: PluginCallResult<V>) -> String {
     case .failure(let message, let detail): return "failure\t\(oneLine(message))\t\(oneLine(detail))"
     case .timedOut: return "timedOut\t"
     case .cancelled: return "cancelled\t"
+    case .busy(let waited): return "busy\t\(waited)"
     case .unavailable: return "unavailable\t"
     }
 }
