@@ -67,7 +67,8 @@ struct WebhookAction: SubmitAction {
         let (data, response) = try await HTTPExchange.post(request, timeout: timeout, locale: context.locale)
         let status = response.statusCode
         guard (200..<300).contains(status) else {
-            throw LocalizedFailure(WebhookMessages.forStatus(status)(context.locale))
+            throw WebhookFailure(
+                message: WebhookMessages.forStatus(status)(context.locale), cause: "POST \(url.absoluteString): HTTP \(status)")
         }
         guard !data.isEmpty, data.count <= Self.maximumReceiptBytes,
             let object = try? JSONDecoder().decode([String: JSONValue].self, from: data)
@@ -113,7 +114,7 @@ enum HTTPExchange {
             return (data, http)
         case .failure(let error):
             if Task.isCancelled { throw CancellationError() }
-            throw WebhookMessages.failure(for: error, locale: locale)
+            throw WebhookMessages.failure(for: error, locale: locale, url: request.url?.absoluteString ?? "")
         }
     }
 
@@ -148,6 +149,16 @@ enum HTTPExchange {
 struct WebhookError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = "\(WebhookAction.name): \(description)" }
+}
+
+/// A failure with a message for the person (in their language: what the
+/// daemon shows) and its cause in English for the journal: the URL, the HTTP
+/// status or the network error with its code.
+struct WebhookFailure: LocalizedError, CustomStringConvertible {
+    var message: String
+    var cause: String
+    var errorDescription: String? { message }
+    var description: String { "\(WebhookAction.name): \(cause)" }
 }
 
 /// What the person reads when the webhook fails.
@@ -227,27 +238,31 @@ enum WebhookMessages {
         }
     }
 
-    /// The error for a failed exchange: a `LocalizedFailure` for the usual
-    /// network troubles, else a ``WebhookError`` (generic message).
-    static func failure(for error: any Error, locale: String) -> any Error {
+    /// The error for a failed exchange with `url`: a ``WebhookFailure`` for
+    /// the usual network troubles, else a ``WebhookError`` (generic message);
+    /// either names the URL and the error's code in the journal.
+    static func failure(for error: any Error, locale: String, url: String) -> any Error {
         guard let urlError = error as? URLError else {
-            return WebhookError(String(describing: error))
+            return WebhookError("POST \(url): \(String(describing: error))")
         }
+        let cause = "POST \(url): \(urlError.localizedDescription) (URLError \(urlError.code.rawValue))"
+        let message: Localized
         switch urlError.code {
         case .timedOut:
-            return LocalizedFailure(timedOut(locale))
+            message = timedOut
         case .cannotConnectToHost, .cannotFindHost, .networkConnectionLost, .notConnectedToInternet,
             .dnsLookupFailed, .resourceUnavailable:
-            return LocalizedFailure(unreachable(locale))
+            message = unreachable
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
-            return LocalizedFailure(insecure(locale))
+            message = insecure
         case .badServerResponse, .cannotParseResponse, .zeroByteResource:
-            return LocalizedFailure(unexpected(locale))
+            message = unexpected
         default:
-            return WebhookError("URLError \(urlError.code.rawValue): \(urlError.localizedDescription)")
+            return WebhookError(cause)
         }
+        return WebhookFailure(message: message(locale), cause: cause)
     }
 }
 

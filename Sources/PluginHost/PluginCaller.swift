@@ -289,7 +289,11 @@ public final class PluginCaller: Sendable {
 
     /// The failure for an error a plugin threw.
     static func failure<Value>(for error: any Error) -> PluginCallResult<Value> {
-        let detail = printable(String(describing: error))
+        // A LocalizedFailure carries only the person's message, in their
+        // language: the journal gets no Swift dump of it.
+        let detail = error is LocalizedFailure
+            ? "the plugin gave no cause, only a message for the person (LocalizedFailure)"
+            : printable(String(describing: error))
         return .failure(message: ErrorMessages.message(for: error).flatMap(cleanMessage), detail: detail)
     }
 

@@ -74,6 +74,7 @@ struct WebhookTests {
         let server = try LoopbackHTTPServer(reply: .respond(status: status, body: #"{"error": "internal"}"#))
         let result = await submit(caller, ["url": .string(server.url())])
         #expect(result.failureMessage == .some(message))
+        #expect(result.failureDetail == "flowd.webhook: POST \(server.url()): HTTP \(status)", "the journal's cause, in English")
     }
 
     @Test("messages follow the session's language")
@@ -109,6 +110,8 @@ struct WebhookTests {
         server.stop()
         let result = await submit(caller, ["url": .string(url)])
         #expect(result.failureMessage == .some("Couldn’t reach the server. Please try again later."))
+        let detail = result.failureDetail ?? ""
+        #expect(detail.hasPrefix("flowd.webhook: POST \(url): ") && detail.contains("(URLError -"), "\(detail)")
     }
 
     @Test("cancelling the submit ends the request")

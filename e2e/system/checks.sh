@@ -729,6 +729,13 @@ check_journal() {
 
 journal_has() { journalctl -b -u flowd -o cat --no-pager "$1" | grep -q .; }
 
+# libdispatch's "Failed to set thread priority" lines (one per worker thread) stay out of the journal.
+check_no_dispatch_noise() {
+    local n
+    n=$(journalctl -b -u flowd -o cat --no-pager | grep -c 'Failed to set thread priority')
+    [ "$n" -eq 0 ] || fail "the journal has $n lines 'Failed to set thread priority' from libdispatch"
+}
+
 # The installed journal catalog explains flowd's MESSAGE_IDs (journalctl -x).
 check_catalog() {
     local out
@@ -813,6 +820,7 @@ else
     check "$CRASHERS plugins that crash while loading: all disabled within $((CRASHERS + 1)) starts, under the start limit" check_crash_loop
     check "journal: FLOWD_* fields and MESSAGE_IDs for the flow" check_journal
     check "the journal catalog explains flowd's MESSAGE_IDs (journalctl -x)" check_catalog
+    check "no libdispatch thread-priority lines in the journal" check_no_dispatch_noise
     check "no secure value in the journal or on disk" check_no_secret_anywhere
     check "no restart the checks did not cause" check_no_unexpected_restarts
     check "systemctl stop: STOPPING=1 and a clean exit" check_stop
