@@ -96,6 +96,9 @@ let package = Package(
         .target(name: "FlowStore", dependencies: ["CSQLite", "FlowdSystem"]),
         // The epoll event loop the daemon and the bus connection run on.
         .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"]),
+        // The deterministic loop tests drive by hand, also a SerialExecutor
+        // (swift-nio's NIOEmbedded). Tests only.
+        .target(name: "ReactorTesting", dependencies: ["Reactor", "FlowdSystem"], path: "Tests/ReactorTesting"),
         // Swift over libdbus-1.
         .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"]),
         // The logging API (swift-log's shape): Logger, levels, the rule that
@@ -147,7 +150,10 @@ let package = Package(
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem", "Systemd", flowKit]),
+            dependencies: [
+                "FlowClient", "FlowDaemon", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem",
+                "Systemd", flowKit,
+            ]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
             name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
@@ -183,13 +189,14 @@ let package = Package(
             path: "Tests/Fixtures/Desktop/MainLoopProbe"),
 
         // Shared test helpers: temporary directories, a test child, a private
-        // dbus-daemon; FlowdSystem (child processes, locks) re-exported.
-        .target(name: "TestSupport", dependencies: ["FlowdSystem"], path: "Tests/TestSupport"),
+        // dbus-daemon and a raw D-Bus proxy; FlowdSystem (child processes,
+        // locks) re-exported.
+        .target(name: "TestSupport", dependencies: ["FlowdSystem", "DBus"], path: "Tests/TestSupport"),
 
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),
-        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "TestSupport"]),
-        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "CDBus", "Logging"]),
+        .testTarget(name: "ReactorTests", dependencies: ["Reactor", "ReactorTesting", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["TestSupport", "DBus", "Reactor", "ReactorTesting", "CDBus", "Logging"]),
         .testTarget(name: "LoggingTests", dependencies: ["Logging", "TestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Logging", "TestSupport"]),
         .testTarget(name: "FlowdSystemTests", dependencies: ["FlowdSystem", "TestSupport"]),
@@ -198,8 +205,8 @@ let package = Package(
         .testTarget(
             name: "FlowDaemonTests",
             dependencies: [
-                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "Systemd",
-                "Logging", flowKit,
+                "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "ReactorTesting", "FlowEngine",
+                "FlowStore", "Systemd", "Logging", flowKit,
             ]),
         .testTarget(
             name: "FlowCLITests",

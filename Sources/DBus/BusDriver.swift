@@ -1,5 +1,5 @@
 /// The answer to `RequestName`.
-public enum RequestNameReply: UInt32, Sendable {
+package enum RequestNameReply: UInt32, Sendable {
     /// The connection now owns the name.
     case primaryOwner = 1
     /// Someone else owns it; the connection waits in the queue.
@@ -11,29 +11,29 @@ public enum RequestNameReply: UInt32, Sendable {
 }
 
 /// Flags for `RequestName`.
-public struct RequestNameFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct RequestNameFlags: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Another connection may take the name with `replaceExisting`.
-    public static let allowReplacement = RequestNameFlags(rawValue: 1)
+    package static let allowReplacement = RequestNameFlags(rawValue: 1)
     /// Take the name from an owner that allowed replacement.
-    public static let replaceExisting = RequestNameFlags(rawValue: 2)
+    package static let replaceExisting = RequestNameFlags(rawValue: 2)
     /// Fail (``RequestNameReply/exists``) instead of queueing.
-    public static let doNotQueue = RequestNameFlags(rawValue: 4)
+    package static let doNotQueue = RequestNameFlags(rawValue: 4)
 }
 
 /// A change of a name's owner, from the bus driver's `NameOwnerChanged`.
-public struct NameOwnerChange: Sendable, Hashable {
+package struct NameOwnerChange: Sendable, Hashable {
     /// The name whose owner changed.
-    public let name: BusName
+    package let name: BusName
     /// The previous owner's unique name; nil when the name was free.
-    public let oldOwner: BusName?
+    package let oldOwner: BusName?
     /// The new owner's unique name; nil when the name is now free.
-    public let newOwner: BusName?
+    package let newOwner: BusName?
 
     /// True when a unique name disappeared: that client disconnected.
-    public var isClientGone: Bool {
+    package var isClientGone: Bool {
         name.isUnique && newOwner == nil
     }
 
@@ -49,7 +49,7 @@ public struct NameOwnerChange: Sendable, Hashable {
 
 /// A signal subscription from ``Connection/subscribe(_:_:)``. The handler
 /// stays registered until ``cancel()``.
-public final class SignalSubscription: @unchecked Sendable {
+package final class SignalSubscription: @unchecked Sendable {
     private weak var connection: Connection?
     private let id: UInt64
 
@@ -60,7 +60,7 @@ public final class SignalSubscription: @unchecked Sendable {
 
     /// Removes the handler and the bus match rule. Safe from any thread: off
     /// the loop of an attached connection it hops onto it.
-    public func cancel() {
+    package func cancel() {
         guard let connection else { return }
         if let loop = connection.loop, !loop.inEventLoop {
             let id = self.id
@@ -103,7 +103,7 @@ extension Connection {
     }
 
     /// Asks the bus for `name` (`RequestName`); blocks for the answer.
-    public func requestName(_ name: BusName, flags: RequestNameFlags = [.doNotQueue]) throws(DBusError) -> RequestNameReply {
+    package func requestName(_ name: BusName, flags: RequestNameFlags = [.doNotQueue]) throws(DBusError) -> RequestNameReply {
         let message = busCall("RequestName")
         try message.append(.string(name.rawValue), .uint32(flags.rawValue))
         var reply = try call(message).arguments()
@@ -112,25 +112,9 @@ extension Connection {
         return answer
     }
 
-    /// Gives `name` back (`ReleaseName`); blocks. True when it was released.
-    @discardableResult
-    public func releaseName(_ name: BusName) throws(DBusError) -> Bool {
-        let message = busCall("ReleaseName")
-        try message.append(.string(name.rawValue))
-        var reply = try call(message).arguments()
-        return try reply.next(UInt32.self) == 1
-    }
-
     /// Adds a match rule at the bus (`AddMatch`) and waits for it to take effect.
-    public func addMatch(_ rule: MatchRule) throws(DBusError) {
+    package func addMatch(_ rule: MatchRule) throws(DBusError) {
         let message = busCall("AddMatch")
-        try message.append(.string(rule.description))
-        _ = try call(message)
-    }
-
-    /// Removes a match rule (`RemoveMatch`); blocks.
-    public func removeMatch(_ rule: MatchRule) throws(DBusError) {
-        let message = busCall("RemoveMatch")
         try message.append(.string(rule.description))
         _ = try call(message)
     }
@@ -139,7 +123,7 @@ extension Connection {
     /// rule at the bus without waiting (calls made after this one are ordered
     /// after it by the bus). On the loop thread when attached; in client mode
     /// handlers run inside ``nextSignal(matching:timeout:)``.
-    public func subscribe(_ rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) -> SignalSubscription {
+    package func subscribe(_ rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) -> SignalSubscription {
         let id = core.addSubscription(rule, handler)
         sendBusCallIgnoringReply("AddMatch", rule.description)
         return SignalSubscription(connection: self, id: id)
@@ -148,14 +132,14 @@ extension Connection {
     /// Calls `handler` for every `NameOwnerChanged` from the bus driver, for
     /// example to forget what was cached about a client that disconnected
     /// (``NameOwnerChange/isClientGone``).
-    public func onNameOwnerChanged(_ handler: @escaping @Sendable (NameOwnerChange) -> Void) -> SignalSubscription {
+    package func onNameOwnerChanged(_ handler: @escaping @Sendable (NameOwnerChange) -> Void) -> SignalSubscription {
         subscribe(.nameOwnerChanged()) { message in
             if let change = NameOwnerChange(message) { handler(change) }
         }
     }
 
     /// The uid of the process that owns `name` (`GetConnectionUnixUser`); blocks.
-    public func unixUser(of name: BusName, timeout: Duration = .seconds(25)) throws(DBusError) -> UInt32 {
+    package func unixUser(of name: BusName, timeout: Duration = .seconds(25)) throws(DBusError) -> UInt32 {
         let message = busCall("GetConnectionUnixUser")
         try message.append(.string(name.rawValue))
         var reply = try call(message, timeout: timeout).arguments()
@@ -164,7 +148,7 @@ extension Connection {
 
     /// The uid of the process that owns `name`, delivered on the loop thread
     /// (`GetConnectionUnixUser` without blocking). Attached connections only.
-    public func unixUser(
+    package func unixUser(
         of name: BusName, timeout: Duration = .seconds(25),
         completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void
     ) {
@@ -181,13 +165,5 @@ extension Connection {
                 return Result { () throws(DBusError) -> UInt32 in try reader.next(UInt32.self) }
             })
         }
-    }
-
-    /// True when `name` has an owner on the bus (`NameHasOwner`); blocks.
-    public func nameHasOwner(_ name: BusName) throws(DBusError) -> Bool {
-        let message = busCall("NameHasOwner")
-        try message.append(.string(name.rawValue))
-        var reply = try call(message).arguments()
-        return try reply.next(Bool.self)
     }
 }

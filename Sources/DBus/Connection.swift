@@ -16,9 +16,9 @@ import Reactor
 ///
 /// ``close()`` is idempotent; deinit closes (private connections must be
 /// closed before their last reference goes) and releases the connection.
-public final class Connection: @unchecked Sendable {
+package final class Connection: @unchecked Sendable {
     /// Which bus to connect to.
-    public enum Bus: Sendable, Hashable {
+    package enum Bus: Sendable, Hashable {
         /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the default socket).
         case system
         /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -31,7 +31,7 @@ public final class Connection: @unchecked Sendable {
     var raw: OpaquePointer { core.raw }
 
     /// The unique name the bus gave this connection (nil when not registered).
-    public let uniqueName: BusName?
+    package let uniqueName: BusName?
 
     /// Connects and registers with the bus (`dbus_bus_get_private`, or
     /// `dbus_connection_open_private` + `dbus_bus_register` for an address).
@@ -78,13 +78,13 @@ public final class Connection: @unchecked Sendable {
     package var logger: Logger { core.logger }
 
     /// True until the connection is closed or the bus goes away (`dbus_connection_get_is_connected`).
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         !core.closed && LibDBus.isConnected(raw)
     }
 
     /// Closes the connection (`dbus_connection_close`). Safe to call more than
     /// once. When attached, call it on the loop thread.
-    public func close() {
+    package func close() {
         Connection.close(core)
     }
 
@@ -101,7 +101,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Calls `handler` once when the connection to the bus is lost (the bus
     /// went away, or ``close()``). On the loop thread when attached.
-    public func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
+    package func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
         core.addDisconnectHandler(handler)
     }
 
@@ -140,7 +140,7 @@ public final class Connection: @unchecked Sendable {
     /// Queues `message` for sending (`dbus_connection_send`). Safe from any
     /// thread; messages sent from one thread keep their order. Dropped once
     /// the connection is closed.
-    public func send(_ message: Message) {
+    package func send(_ message: Message) {
         core.send(message)
     }
 
@@ -150,7 +150,7 @@ public final class Connection: @unchecked Sendable {
     /// Attached connections only; safe from any thread. The returned handle
     /// can cancel the call, after which `onReply` is not called.
     @discardableResult
-    public func sendWithReply(
+    package func sendWithReply(
         _ message: Message, timeout: Duration = .seconds(25),
         onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
     ) -> PendingReply {
@@ -187,7 +187,7 @@ public final class Connection: @unchecked Sendable {
 
     /// Sends a call and waits, without blocking a thread, for its reply.
     /// Attached connections only.
-    public func reply(to message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
+    package func reply(to message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
         let result = await withCheckedContinuation { continuation in
             sendWithReply(message, timeout: timeout) { continuation.resume(returning: $0) }
         }
@@ -202,7 +202,7 @@ public final class Connection: @unchecked Sendable {
     ///
     /// Meant for client mode. On an attached connection it must run on the
     /// loop thread and stalls the loop meanwhile (fine at start-up).
-    public func call(_ message: Message, timeout: Duration = .seconds(25)) throws(DBusError) -> Message {
+    package func call(_ message: Message, timeout: Duration = .seconds(25)) throws(DBusError) -> Message {
         requireLoopThread()
         guard !core.closed else { throw .disconnected("the connection is closed") }
         let (reply, error) = LibDBus.sendWithReplyAndBlock(raw, message.raw, timeout: timeout.libdbusMilliseconds)
@@ -215,7 +215,7 @@ public final class Connection: @unchecked Sendable {
     /// and returns it; nil on timeout. Reads and dispatches meanwhile
     /// (`dbus_connection_read_write_dispatch`), so `Peer` calls to this client
     /// are answered. Subscribe first with ``addMatch(_:)``. Client mode only.
-    public func nextSignal(matching rule: MatchRule? = nil, timeout: Duration) throws(DBusError) -> Message? {
+    package func nextSignal(matching rule: MatchRule? = nil, timeout: Duration) throws(DBusError) -> Message? {
         precondition(core.loop == nil, "nextSignal(matching:timeout:) is for connections not attached to a loop")
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
@@ -232,20 +232,15 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Blocks until every queued message is written (`dbus_connection_flush`).
-    public func flush() {
+    package func flush() {
         guard !core.closed else { return }
         LibDBus.flush(raw)
-    }
-
-    /// True when unix file descriptors can be passed on this connection.
-    public var canPassUnixFDs: Bool {
-        LibDBus.canSend(raw, type: TypeCode.unixFD)
     }
 }
 
 /// A call sent with ``Connection/sendWithReply(_:timeout:onReply:)``, to
 /// cancel it. Its state is confined to the connection's loop thread.
-public final class PendingReply: @unchecked Sendable {
+package final class PendingReply: @unchecked Sendable {
     private let loop: any EventLoopProtocol
     fileprivate var call: PendingCall?
     fileprivate var cancelled = false
@@ -258,7 +253,7 @@ public final class PendingReply: @unchecked Sendable {
     /// called, and a reply that arrives later is dropped. The call may still
     /// have reached the peer. Safe from any thread; does nothing once the
     /// reply was delivered.
-    public func cancel() {
+    package func cancel() {
         if loop.inEventLoop {
             cancelNow()
         } else {

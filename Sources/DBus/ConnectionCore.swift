@@ -8,7 +8,7 @@ struct UncheckedPointer: @unchecked Sendable {
 }
 
 /// Something that answers method calls: the ``ObjectServer``.
-protocol MethodCallHandler: AnyObject, Sendable {
+protocol MethodCallHandler: AnyObject {
     /// Handles a received method call; false lets libdbus answer (UnknownMethod).
     func handleMethodCall(_ message: Message) -> Bool
 }

@@ -9,7 +9,7 @@ import FlowdSystem
 /// with basic keys and ``DBusStruct``. So `[String: DBusValue]` is `a{sv}`,
 /// `[[String: DBusValue]]` is `aa{sv}`, `[String: String]` is `a{ss}` and
 /// `[DBusStruct<String, String, ObjectPath, String>]` is `a(ssos)`.
-public protocol DBusRepresentable: Sendable {
+package protocol DBusRepresentable: Sendable {
     /// The D-Bus type of every value of this type.
     static var dbusSignature: Signature { get }
     /// Converts from a value of exactly this type; nil otherwise.
@@ -23,7 +23,7 @@ public protocol DBusRepresentable: Sendable {
 }
 
 extension DBusRepresentable {
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
         let value = try reader.nextValue()
         guard let converted = Self(dbusValue: value) else {
             throw .invalidArgs("expected \(dbusSignature), got \(value.signature)")
@@ -31,13 +31,13 @@ extension DBusRepresentable {
         return converted
     }
 
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendValue(dbusValue)
     }
 }
 
 /// A D-Bus basic type: the only kind allowed as a dictionary key.
-public protocol DBusBasicType: DBusRepresentable, Hashable {}
+package protocol DBusBasicType: DBusRepresentable, Hashable {}
 
 /// Fixed-size basic types, read and written through `dbus_message_iter_get_basic`.
 protocol FixedBasic: DBusBasicType {
@@ -47,148 +47,148 @@ protocol FixedBasic: DBusBasicType {
 }
 
 extension FixedBasic {
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
         reader.readFixed(Self.self)
     }
 
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         writer.appendFixed(self)
     }
 }
 
 extension UInt8: FixedBasic {
     static var typeCode: Int32 { TypeCode.byte }
-    public static var dbusSignature: Signature { .byte }
-    public init?(dbusValue: DBusValue) { guard case .byte(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .byte(self) }
+    package static var dbusSignature: Signature { .byte }
+    package init?(dbusValue: DBusValue) { guard case .byte(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .byte(self) }
 }
 
 extension Int16: FixedBasic {
     static var typeCode: Int32 { TypeCode.int16 }
-    public static var dbusSignature: Signature { .int16 }
-    public init?(dbusValue: DBusValue) { guard case .int16(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .int16(self) }
+    package static var dbusSignature: Signature { .int16 }
+    package init?(dbusValue: DBusValue) { guard case .int16(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .int16(self) }
 }
 
 extension UInt16: FixedBasic {
     static var typeCode: Int32 { TypeCode.uint16 }
-    public static var dbusSignature: Signature { .uint16 }
-    public init?(dbusValue: DBusValue) { guard case .uint16(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .uint16(self) }
+    package static var dbusSignature: Signature { .uint16 }
+    package init?(dbusValue: DBusValue) { guard case .uint16(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .uint16(self) }
 }
 
 extension Int32: FixedBasic {
     static var typeCode: Int32 { TypeCode.int32 }
-    public static var dbusSignature: Signature { .int32 }
-    public init?(dbusValue: DBusValue) { guard case .int32(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .int32(self) }
+    package static var dbusSignature: Signature { .int32 }
+    package init?(dbusValue: DBusValue) { guard case .int32(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .int32(self) }
 }
 
 extension UInt32: FixedBasic {
     static var typeCode: Int32 { TypeCode.uint32 }
-    public static var dbusSignature: Signature { .uint32 }
-    public init?(dbusValue: DBusValue) { guard case .uint32(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .uint32(self) }
+    package static var dbusSignature: Signature { .uint32 }
+    package init?(dbusValue: DBusValue) { guard case .uint32(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .uint32(self) }
 }
 
 extension Int64: FixedBasic {
     static var typeCode: Int32 { TypeCode.int64 }
-    public static var dbusSignature: Signature { .int64 }
-    public init?(dbusValue: DBusValue) { guard case .int64(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .int64(self) }
+    package static var dbusSignature: Signature { .int64 }
+    package init?(dbusValue: DBusValue) { guard case .int64(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .int64(self) }
 }
 
 extension UInt64: FixedBasic {
     static var typeCode: Int32 { TypeCode.uint64 }
-    public static var dbusSignature: Signature { .uint64 }
-    public init?(dbusValue: DBusValue) { guard case .uint64(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .uint64(self) }
+    package static var dbusSignature: Signature { .uint64 }
+    package init?(dbusValue: DBusValue) { guard case .uint64(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .uint64(self) }
 }
 
 extension Double: FixedBasic {
     static var typeCode: Int32 { TypeCode.double }
-    public static var dbusSignature: Signature { .double }
-    public init?(dbusValue: DBusValue) { guard case .double(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .double(self) }
+    package static var dbusSignature: Signature { .double }
+    package init?(dbusValue: DBusValue) { guard case .double(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .double(self) }
 }
 
 extension Bool: DBusBasicType {
-    public static var dbusSignature: Signature { .bool }
-    public init?(dbusValue: DBusValue) { guard case .bool(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .bool(self) }
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> Bool { reader.readBool() }
-    public func write(to writer: inout MessageWriter) throws(DBusError) { writer.appendBool(self) }
+    package static var dbusSignature: Signature { .bool }
+    package init?(dbusValue: DBusValue) { guard case .bool(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .bool(self) }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Bool { reader.readBool() }
+    package func write(to writer: inout MessageWriter) throws(DBusError) { writer.appendBool(self) }
 }
 
 extension String: DBusBasicType {
-    public static var dbusSignature: Signature { .string }
-    public init?(dbusValue: DBusValue) { guard case .string(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .string(self) }
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> String { reader.readString() }
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package static var dbusSignature: Signature { .string }
+    package init?(dbusValue: DBusValue) { guard case .string(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .string(self) }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> String { reader.readString() }
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(self, type: TypeCode.string)
     }
 }
 
 extension ObjectPath: DBusBasicType {
-    public static var dbusSignature: Signature { .objectPath }
-    public init?(dbusValue: DBusValue) { guard case .objectPath(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .objectPath(self) }
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> ObjectPath {
+    package static var dbusSignature: Signature { .objectPath }
+    package init?(dbusValue: DBusValue) { guard case .objectPath(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .objectPath(self) }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> ObjectPath {
         ObjectPath(trusted: reader.readString())
     }
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(rawValue, type: TypeCode.objectPath)
     }
 }
 
 extension Signature: DBusBasicType {
-    public static var dbusSignature: Signature { .signature }
-    public init?(dbusValue: DBusValue) { guard case .signature(let v) = dbusValue else { return nil }; self = v }
-    public var dbusValue: DBusValue { .signature(self) }
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> Signature {
+    package static var dbusSignature: Signature { .signature }
+    package init?(dbusValue: DBusValue) { guard case .signature(let v) = dbusValue else { return nil }; self = v }
+    package var dbusValue: DBusValue { .signature(self) }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Signature {
         Signature(trusted: reader.readString())
     }
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(rawValue, type: TypeCode.signature)
     }
 }
 
 extension UnixFD: DBusBasicType {
-    public static var dbusSignature: Signature { .unixFD }
+    package static var dbusSignature: Signature { .unixFD }
     /// A new owner of a duplicate of the value's descriptor; nil when it is
     /// not a `.unixFD` or the duplicate cannot be made.
-    public convenience init?(dbusValue: DBusValue) {
+    package convenience init?(dbusValue: DBusValue) {
         guard case .unixFD(let v) = dbusValue else { return nil }
         guard let copy = try? v.duplicate() else { return nil }
         self.init(owning: copy)
     }
-    public var dbusValue: DBusValue { .unixFD(self) }
+    package var dbusValue: DBusValue { .unixFD(self) }
 }
 
 /// ``DBusValue`` as a typed value is a **variant** (`v`): reading unwraps one
 /// variant, writing wraps the value in one. That is what makes
 /// `[String: DBusValue]` mean `a{sv}`.
 extension DBusValue: DBusRepresentable {
-    public static var dbusSignature: Signature { .variant }
-    public init?(dbusValue: DBusValue) {
+    package static var dbusSignature: Signature { .variant }
+    package init?(dbusValue: DBusValue) {
         guard case .variant(let inner) = dbusValue else { return nil }
         self = inner
     }
-    public var dbusValue: DBusValue { .variant(self) }
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> DBusValue {
+    package var dbusValue: DBusValue { .variant(self) }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> DBusValue {
         var inner = try reader.enterContainer()
         return try inner.nextValue()
     }
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendValue(.variant(self))
     }
 }
 
 extension Array: DBusRepresentable where Element: DBusRepresentable {
-    public static var dbusSignature: Signature { Signature(trusted: "a" + Element.dbusSignature.rawValue) }
+    package static var dbusSignature: Signature { Signature(trusted: "a" + Element.dbusSignature.rawValue) }
 
-    public init?(dbusValue: DBusValue) {
+    package init?(dbusValue: DBusValue) {
         guard case .array(let type, let items) = dbusValue, type == Element.dbusSignature else { return nil }
         var result: [Element] = []
         result.reserveCapacity(items.count)
@@ -199,9 +199,9 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
         self = result
     }
 
-    public var dbusValue: DBusValue { .array(elementType: Element.dbusSignature, map(\.dbusValue)) }
+    package var dbusValue: DBusValue { .array(elementType: Element.dbusSignature, map(\.dbusValue)) }
 
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> [Element] {
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> [Element] {
         if Element.self == UInt8.self { return unsafeBitCast(reader.readByteArray(), to: [Element].self) }
         var inner = try reader.enterContainer()
         var result: [Element] = []
@@ -209,7 +209,7 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
         return result
     }
 
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         // The element type decides, not a cast: an empty array of any type
         // casts to `[UInt8]` (and was written as `ay`).
         if Element.self == UInt8.self {
@@ -223,11 +223,11 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
 }
 
 extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRepresentable {
-    public static var dbusSignature: Signature {
+    package static var dbusSignature: Signature {
         Signature(trusted: "a{" + Key.dbusSignature.rawValue + Value.dbusSignature.rawValue + "}")
     }
 
-    public init?(dbusValue: DBusValue) {
+    package init?(dbusValue: DBusValue) {
         guard case .dictionary(let keyType, let valueType, let entries) = dbusValue,
               keyType == Key.dbusSignature, valueType == Value.dbusSignature else { return nil }
         var result: [Key: Value] = [:]
@@ -239,13 +239,13 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
         self = result
     }
 
-    public var dbusValue: DBusValue {
+    package var dbusValue: DBusValue {
         .dictionary(
             keyType: Key.dbusSignature, valueType: Value.dbusSignature,
             map { DBusDictEntry(key: $0.key.dbusValue, value: $0.value.dbusValue) })
     }
 
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> [Key: Value] {
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> [Key: Value] {
         // `a{sv}` and `a{ss}`, the dictionaries of most calls, without the
         // generic per-entry witness calls (this conformance is not
         // specialized for its callers in other modules). The types are the
@@ -269,7 +269,7 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
         return result
     }
 
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         if Key.self == String.self, Value.self == String.self {
             try writer.appendStringDictionary(unsafeBitCast(self, to: [String: String].self))
             return
@@ -288,22 +288,22 @@ extension Dictionary: DBusRepresentable where Key: DBusBasicType, Value: DBusRep
 
 /// A D-Bus struct of typed fields: `DBusStruct<String, String, ObjectPath, String>`
 /// is `(ssos)`. Read a list of them as `[DBusStruct<…>]` (`a(ssos)`).
-public struct DBusStruct<each Field: DBusRepresentable>: DBusRepresentable {
+package struct DBusStruct<each Field: DBusRepresentable>: DBusRepresentable {
     /// The fields in order.
-    public var fields: (repeat each Field)
+    package var fields: (repeat each Field)
 
     /// A struct of `fields`.
-    public init(_ fields: repeat each Field) {
+    package init(_ fields: repeat each Field) {
         self.fields = (repeat each fields)
     }
 
-    public static var dbusSignature: Signature {
+    package static var dbusSignature: Signature {
         var text = "("
         for type in repeat (each Field).self { text += type.dbusSignature.rawValue }
         return Signature(trusted: text + ")")
     }
 
-    public init?(dbusValue: DBusValue) {
+    package init?(dbusValue: DBusValue) {
         guard case .structure(let values) = dbusValue else { return nil }
         var iterator = values.makeIterator()
         do {
@@ -322,20 +322,20 @@ public struct DBusStruct<each Field: DBusRepresentable>: DBusRepresentable {
         return converted
     }
 
-    public var dbusValue: DBusValue {
+    package var dbusValue: DBusValue {
         var values: [DBusValue] = []
         for field in repeat each fields { values.append(field.dbusValue) }
         return .structure(values)
     }
 
-    public static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
         var inner = try reader.enterContainer()
         let fields = (repeat try (each Field).read(from: &inner))
         let result = Self(repeat each fields)
         return result
     }
 
-    public func write(to writer: inout MessageWriter) throws(DBusError) {
+    package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.withContainer(TypeCode.structure, contained: nil) { (inner) throws(DBusError) in
             for field in repeat each fields { try field.write(to: &inner) }
         }

@@ -5,7 +5,7 @@
 ///
 /// Deliberately not `CustomStringConvertible`: values may be secrets and must
 /// not end up in a log line by accident.
-public enum DBusValue: Sendable, Hashable {
+package enum DBusValue: Sendable, Hashable {
     /// `y`
     case byte(UInt8)
     /// `b`
@@ -42,7 +42,7 @@ public enum DBusValue: Sendable, Hashable {
     indirect case variant(DBusValue)
 
     /// The D-Bus signature of this value (a single complete type).
-    public var signature: Signature {
+    package var signature: Signature {
         switch self {
         case .array(let element, _): return Signature(trusted: "a" + element.rawValue)
         case .dictionary, .structure:
@@ -111,7 +111,7 @@ public enum DBusValue: Sendable, Hashable {
     }
 
     /// True when the value has exactly the type `signature`.
-    public func hasType(_ signature: Signature) -> Bool {
+    package func hasType(_ signature: Signature) -> Bool {
         let raw = signature.rawValue.utf8
         // Basic types and variants: compare one code, no string building.
         if raw.count == 1, let code = raw.first {
@@ -164,14 +164,14 @@ public enum DBusValue: Sendable, Hashable {
 }
 
 /// One entry of a ``DBusValue/dictionary(keyType:valueType:_:)``.
-public struct DBusDictEntry: Sendable, Hashable {
+package struct DBusDictEntry: Sendable, Hashable {
     /// The key, of a basic type.
-    public var key: DBusValue
+    package var key: DBusValue
     /// The value.
-    public var value: DBusValue
+    package var value: DBusValue
 
     /// An entry mapping `key` to `value`.
-    public init(key: DBusValue, value: DBusValue) {
+    package init(key: DBusValue, value: DBusValue) {
         self.key = key
         self.value = value
     }
@@ -179,14 +179,14 @@ public struct DBusDictEntry: Sendable, Hashable {
 
 extension DBusValue: ExpressibleByStringLiteral {
     /// A string literal is a `.string`.
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self = .string(value)
     }
 }
 
 extension DBusValue: ExpressibleByBooleanLiteral {
     /// A boolean literal is a `.bool`.
-    public init(booleanLiteral value: Bool) {
+    package init(booleanLiteral value: Bool) {
         self = .bool(value)
     }
 }
@@ -195,31 +195,31 @@ extension DBusValue: ExpressibleByBooleanLiteral {
 
 extension DBusValue {
     /// `a{sv}` from a Swift dictionary, keys sorted so the wire form is stable.
-    public static func vardict(_ entries: [String: DBusValue]) -> DBusValue {
+    package static func vardict(_ entries: [String: DBusValue]) -> DBusValue {
         .dictionary(
             keyType: .string, valueType: .variant,
             entries.sorted { $0.key < $1.key }.map { DBusDictEntry(key: .string($0.key), value: .variant($0.value)) })
     }
 
     /// `a{ss}` from a Swift dictionary, keys sorted.
-    public static func stringDictionary(_ entries: [String: String]) -> DBusValue {
+    package static func stringDictionary(_ entries: [String: String]) -> DBusValue {
         .dictionary(
             keyType: .string, valueType: .string,
             entries.sorted { $0.key < $1.key }.map { DBusDictEntry(key: .string($0.key), value: .string($0.value)) })
     }
 
     /// `as`
-    public static func strings(_ items: [String]) -> DBusValue {
+    package static func strings(_ items: [String]) -> DBusValue {
         .array(elementType: .string, items.map { .string($0) })
     }
 
     /// `aa{sv}`
-    public static func vardicts(_ items: [[String: DBusValue]]) -> DBusValue {
+    package static func vardicts(_ items: [[String: DBusValue]]) -> DBusValue {
         .array(elementType: Signature(trusted: "a{sv}"), items.map { vardict($0) })
     }
 
     /// Any ``DBusRepresentable`` value.
-    public init(_ value: some DBusRepresentable) {
+    package init(_ value: some DBusRepresentable) {
         self = value.dbusValue
     }
 }
@@ -228,30 +228,30 @@ extension DBusValue {
 
 extension DBusValue {
     /// The string of a `.string` (not of an object path or signature).
-    public var string: String? { if case .string(let v) = self { return v } else { return nil } }
+    package var string: String? { if case .string(let v) = self { return v } else { return nil } }
     /// The flag of a `.bool`.
-    public var bool: Bool? { if case .bool(let v) = self { return v } else { return nil } }
+    package var bool: Bool? { if case .bool(let v) = self { return v } else { return nil } }
     /// The byte of a `.byte`.
-    public var byte: UInt8? { if case .byte(let v) = self { return v } else { return nil } }
+    package var byte: UInt8? { if case .byte(let v) = self { return v } else { return nil } }
     /// The value of an `.int32`.
-    public var int32: Int32? { if case .int32(let v) = self { return v } else { return nil } }
+    package var int32: Int32? { if case .int32(let v) = self { return v } else { return nil } }
     /// The value of a `.uint32`.
-    public var uint32: UInt32? { if case .uint32(let v) = self { return v } else { return nil } }
+    package var uint32: UInt32? { if case .uint32(let v) = self { return v } else { return nil } }
     /// The value of an `.int64`.
-    public var int64: Int64? { if case .int64(let v) = self { return v } else { return nil } }
+    package var int64: Int64? { if case .int64(let v) = self { return v } else { return nil } }
     /// The value of a `.uint64`.
-    public var uint64: UInt64? { if case .uint64(let v) = self { return v } else { return nil } }
+    package var uint64: UInt64? { if case .uint64(let v) = self { return v } else { return nil } }
     /// The value of a `.double`.
-    public var double: Double? { if case .double(let v) = self { return v } else { return nil } }
+    package var double: Double? { if case .double(let v) = self { return v } else { return nil } }
     /// The path of an `.objectPath`.
-    public var objectPath: ObjectPath? { if case .objectPath(let v) = self { return v } else { return nil } }
+    package var objectPath: ObjectPath? { if case .objectPath(let v) = self { return v } else { return nil } }
     /// The inner value of a `.variant`.
-    public var variantValue: DBusValue? { if case .variant(let v) = self { return v } else { return nil } }
+    package var variantValue: DBusValue? { if case .variant(let v) = self { return v } else { return nil } }
     /// The fields of a `.structure`.
-    public var fields: [DBusValue]? { if case .structure(let v) = self { return v } else { return nil } }
+    package var fields: [DBusValue]? { if case .structure(let v) = self { return v } else { return nil } }
 
     /// Any integer type widened to `Int64`; nil for a `t` above `Int64.max`.
-    public var integer: Int64? {
+    package var integer: Int64? {
         switch self {
         case .byte(let v): return Int64(v)
         case .int16(let v): return Int64(v)
@@ -265,26 +265,26 @@ extension DBusValue {
     }
 
     /// The elements of an array (of any element type).
-    public var elements: [DBusValue]? {
+    package var elements: [DBusValue]? {
         if case .array(_, let items) = self { return items }
         return nil
     }
 
     /// The items of an `as`.
-    public var strings: [String]? { decode([String].self) }
+    package var strings: [String]? { decode([String].self) }
 
     /// An `a{sv}` as a Swift dictionary, values unwrapped from their variants.
     /// A key that appears twice keeps its last value.
-    public var vardict: [String: DBusValue]? { decode([String: DBusValue].self) }
+    package var vardict: [String: DBusValue]? { decode([String: DBusValue].self) }
 
     /// An `aa{sv}` as Swift dictionaries.
-    public var vardicts: [[String: DBusValue]]? { decode([[String: DBusValue]].self) }
+    package var vardicts: [[String: DBusValue]]? { decode([[String: DBusValue]].self) }
 
     /// An `a{ss}` as a Swift dictionary.
-    public var stringDictionary: [String: String]? { decode([String: String].self) }
+    package var stringDictionary: [String: String]? { decode([String: String].self) }
 
     /// Converts to `T` when the value has exactly `T`'s D-Bus type.
-    public func decode<T: DBusRepresentable>(_ type: T.Type = T.self) -> T? {
+    package func decode<T: DBusRepresentable>(_ type: T.Type = T.self) -> T? {
         T(dbusValue: self)
     }
 }

@@ -1,39 +1,39 @@
 /// A named, typed argument of a method or signal, as introspection shows it.
-public struct Argument: Sendable, Hashable {
+package struct Argument: Sendable, Hashable {
     /// The name shown in introspection (may be empty).
-    public var name: String
+    package var name: String
     /// The argument's type: one complete type.
-    public var signature: Signature
+    package var signature: Signature
 
     /// An argument `name` of type `signature`.
-    public init(_ name: String, _ signature: Signature) {
+    package init(_ name: String, _ signature: Signature) {
         self.name = name
         self.signature = signature
     }
 }
 
 /// An introspection annotation (`org.freedesktop.DBus.Deprecated` = `true`).
-public struct Annotation: Sendable, Hashable {
+package struct Annotation: Sendable, Hashable {
     /// The annotation's name.
-    public var name: String
+    package var name: String
     /// Its value, as text.
-    public var value: String
+    package var value: String
 
     /// An annotation `name` = `value`.
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
 
     /// `org.freedesktop.DBus.Deprecated`
-    public static let deprecated = Annotation("org.freedesktop.DBus.Deprecated", "true")
+    package static let deprecated = Annotation("org.freedesktop.DBus.Deprecated", "true")
     /// `org.freedesktop.DBus.Method.NoReply`: callers need not wait for a reply.
-    public static let noReply = Annotation("org.freedesktop.DBus.Method.NoReply", "true")
+    package static let noReply = Annotation("org.freedesktop.DBus.Method.NoReply", "true")
 }
 
 /// Whether and how a property announces changes in `PropertiesChanged`
 /// (the `org.freedesktop.DBus.Property.EmitsChangedSignal` annotation).
-public enum EmitsChangedSignal: String, Sendable {
+package enum EmitsChangedSignal: String, Sendable {
     /// The new value is sent (the default).
     case yes = "true"
     /// Only the name is sent; clients read the value if they care.
@@ -45,7 +45,7 @@ public enum EmitsChangedSignal: String, Sendable {
 }
 
 /// Who may read and write a property.
-public enum PropertyAccess: String, Sendable {
+package enum PropertyAccess: String, Sendable {
     /// `Get` and `GetAll` only.
     case read
     /// `Set` only.
@@ -72,20 +72,20 @@ public enum PropertyAccess: String, Sendable {
 ///     properties: [.read("State", String.self) { $0.state }],
 ///     signals: [.init("Announcement", [Argument("text", "s")])])
 /// ```
-public struct InterfaceTable<Target: Sendable>: Sendable {
+package struct InterfaceTable<Target: Sendable>: Sendable {
     /// The interface name.
-    public var name: InterfaceName
+    package var name: InterfaceName
     /// Methods, in introspection order.
-    public var methods: [Method]
+    package var methods: [Method]
     /// Properties, in introspection order.
-    public var properties: [Property]
+    package var properties: [Property]
     /// Signals, in introspection order.
-    public var signals: [Signal]
+    package var signals: [Signal]
     /// Annotations of the interface itself.
-    public var annotations: [Annotation]
+    package var annotations: [Annotation]
 
     /// A table for interface `name`.
-    public init(
+    package init(
         _ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [Signal] = [],
         annotations: [Annotation] = []
     ) {
@@ -103,20 +103,20 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
     /// authorizer, if any). It must complete the ``MethodInvocation`` exactly
     /// once, now or later from any thread; a thrown error completes it with
     /// that error.
-    public struct Method: Sendable {
+    package struct Method: Sendable {
         /// The method name.
-        public var name: MemberName
+        package var name: MemberName
         /// The arguments a call must carry, in order.
-        public var inputs: [Argument]
+        package var inputs: [Argument]
         /// The values the reply carries, in order.
-        public var outputs: [Argument]
+        package var outputs: [Argument]
         /// Annotations (``Annotation/deprecated``, ``Annotation/noReply``).
-        public var annotations: [Annotation]
+        package var annotations: [Annotation]
         /// Runs the call on the loop thread; see the type's documentation.
-        public var handler: @Sendable (Target, MethodInvocation) throws -> Void
+        package var handler: @Sendable (Target, MethodInvocation) throws -> Void
 
         /// A method `name` taking `in` and replying with `out`.
-        public init(
+        package init(
             _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [], annotations: [Annotation] = [],
             handler: @escaping @Sendable (Target, MethodInvocation) throws -> Void
         ) {
@@ -128,32 +128,32 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
         }
 
         /// The signature a call must have: the input types in order.
-        public var inputSignature: Signature { Signature(trusted: inputs.map(\.signature.rawValue).joined()) }
+        package var inputSignature: Signature { Signature(trusted: inputs.map(\.signature.rawValue).joined()) }
         /// The signature of the reply: the output types in order.
-        public var outputSignature: Signature { Signature(trusted: outputs.map(\.signature.rawValue).joined()) }
+        package var outputSignature: Signature { Signature(trusted: outputs.map(\.signature.rawValue).joined()) }
     }
 
     /// A property: its type, access, change announcements and accessors.
-    public struct Property: Sendable {
+    package struct Property: Sendable {
         /// The property name.
-        public var name: MemberName
+        package var name: MemberName
         /// The property's type: one complete type.
-        public var signature: Signature
+        package var signature: Signature
         /// Who may read and write it.
-        public var access: PropertyAccess
+        package var access: PropertyAccess
         /// How changes are announced (and the introspection annotation).
-        public var emitsChange: EmitsChangedSignal
+        package var emitsChange: EmitsChangedSignal
         /// More annotations.
-        public var annotations: [Annotation]
+        package var annotations: [Annotation]
         /// Reads the value; it must have type `signature`.
-        public var getter: (@Sendable (Target) throws -> DBusValue)?
+        package var getter: (@Sendable (Target) throws -> DBusValue)?
         /// Stores a value (already checked to have type `signature`); the
         /// invocation of the `Set` call tells who asks.
-        public var setter: (@Sendable (Target, DBusValue, MethodInvocation) throws -> Void)?
+        package var setter: (@Sendable (Target, DBusValue, MethodInvocation) throws -> Void)?
 
         /// A property of type `signature` with a getter (nil: write-only) and
         /// an optional setter.
-        public init(
+        package init(
             _ name: MemberName, _ signature: Signature, access: PropertyAccess = .read,
             emitsChange: EmitsChangedSignal = .yes, annotations: [Annotation] = [],
             get getter: (@Sendable (Target) throws -> DBusValue)?,
@@ -169,7 +169,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
         }
 
         /// A read-only property whose type comes from `T`.
-        public static func read<T: DBusRepresentable>(
+        package static func read<T: DBusRepresentable>(
             _ name: MemberName, _ type: T.Type, emitsChange: EmitsChangedSignal = .yes,
             _ getter: @escaping @Sendable (Target) throws -> T
         ) -> Property {
@@ -177,7 +177,7 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
         }
 
         /// A read-write property whose type comes from `T`.
-        public static func readWrite<T: DBusRepresentable>(
+        package static func readWrite<T: DBusRepresentable>(
             _ name: MemberName, _ type: T.Type, emitsChange: EmitsChangedSignal = .yes,
             get getter: @escaping @Sendable (Target) throws -> T,
             set setter: @escaping @Sendable (Target, T, MethodInvocation) throws -> Void
@@ -194,22 +194,22 @@ public struct InterfaceTable<Target: Sendable>: Sendable {
     }
 
     /// A signal, declared for introspection and checked when emitted.
-    public struct Signal: Sendable {
+    package struct Signal: Sendable {
         /// The signal name.
-        public var name: MemberName
+        package var name: MemberName
         /// Its arguments, in order.
-        public var arguments: [Argument]
+        package var arguments: [Argument]
         /// Annotations.
-        public var annotations: [Annotation]
+        package var annotations: [Annotation]
 
         /// A signal `name` with `arguments`.
-        public init(_ name: MemberName, _ arguments: [Argument] = [], annotations: [Annotation] = []) {
+        package init(_ name: MemberName, _ arguments: [Argument] = [], annotations: [Annotation] = []) {
             self.name = name
             self.arguments = arguments
             self.annotations = annotations
         }
 
         /// The signature of the signal's arguments.
-        public var signature: Signature { Signature(trusted: arguments.map(\.signature.rawValue).joined()) }
+        package var signature: Signature { Signature(trusted: arguments.map(\.signature.rawValue).joined()) }
     }
 }

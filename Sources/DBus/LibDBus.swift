@@ -262,8 +262,6 @@ enum LibDBus {
         var fd: Int32 = -1
         return dbus_connection_get_unix_fd(c, &fd) != 0 ? fd : nil
     }
-    /// `dbus_connection_can_send_type`.
-    static func canSend(_ c: OpaquePointer, type: Int32) -> Bool { dbus_connection_can_send_type(c, type) != 0 }
     /// `dbus_connection_send`; returns the serial.
     static func send(_ c: OpaquePointer, _ m: OpaquePointer) -> UInt32 {
         var serial: UInt32 = 0

@@ -1,25 +1,25 @@
 /// A bus match rule (`type='signal',interface='…',member='…'`), for `AddMatch`
 /// and for filtering received signals locally.
-public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
+package struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// The message type, usually `.signal`.
-    public var type: MessageType?
+    package var type: MessageType?
     /// The sender: a unique name, or a well-known name the bus resolves.
-    public var sender: BusName?
+    package var sender: BusName?
     /// The interface.
-    public var interface: InterfaceName?
+    package var interface: InterfaceName?
     /// The member (signal or method name).
-    public var member: MemberName?
+    package var member: MemberName?
     /// The exact object path.
-    public var path: ObjectPath?
+    package var path: ObjectPath?
     /// Matches `path` and every path below it.
-    public var pathNamespace: ObjectPath?
+    package var pathNamespace: ObjectPath?
     /// The destination (for unicast signals and calls).
-    public var destination: BusName?
+    package var destination: BusName?
     /// String arguments that must match exactly, by index (`arg0='…'`).
-    public var arguments: [Int: String]
+    package var arguments: [Int: String]
 
     /// A rule; every field left nil matches anything.
-    public init(
+    package init(
         type: MessageType? = .signal, sender: BusName? = nil, interface: InterfaceName? = nil, member: MemberName? = nil,
         path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil, destination: BusName? = nil, arguments: [Int: String] = [:]
     ) {
@@ -34,7 +34,7 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The bus driver's `NameOwnerChanged` signal, optionally for one name (`arg0`).
-    public static func nameOwnerChanged(for name: BusName? = nil) -> MatchRule {
+    package static func nameOwnerChanged(for name: BusName? = nil) -> MatchRule {
         MatchRule(
             sender: .bus, interface: .bus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
             arguments: name.map { [0: $0.rawValue] } ?? [:])
@@ -42,7 +42,7 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// The rule in the bus's text form. Values are single-quoted; a quote
     /// inside a value is written `'\''`, as the specification asks.
-    public var description: String {
+    package var description: String {
         var parts: [String] = []
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
@@ -68,7 +68,7 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// True when `message` satisfies the rule. A well-known `sender` other
     /// than the bus driver cannot be checked locally (messages carry unique
     /// names) and is left to the bus.
-    public func matches(_ message: Message) -> Bool {
+    package func matches(_ message: Message) -> Bool {
         if let type, message.type != type { return false }
         if let sender, sender.isUnique || sender == .bus, message.sender != sender { return false }
         if let interface, message.interface != interface { return false }

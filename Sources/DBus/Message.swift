@@ -1,6 +1,6 @@
 
 /// The four kinds of D-Bus message.
-public enum MessageType: Int32, Sendable {
+package enum MessageType: Int32, Sendable {
     /// A call expecting a reply (unless flagged no-reply-expected).
     case methodCall = 1
     /// A successful reply.
@@ -18,7 +18,7 @@ public enum MessageType: Int32, Sendable {
 /// ``signal(path:interface:member:)``, ``makeReturn()`` or ``makeError(_:)``,
 /// append arguments, and send it on a ``Connection``. A message that was sent
 /// or received is read-only; do not append to one message from two threads.
-public final class Message: @unchecked Sendable {
+package final class Message: @unchecked Sendable {
     let raw: OpaquePointer
 
     /// Takes over a reference the caller owns.
@@ -41,7 +41,7 @@ public final class Message: @unchecked Sendable {
     /// A method call (`dbus_message_new_method_call`). `destination` may be nil
     /// on a peer-to-peer connection; `interface` may be nil (any interface
     /// with the member).
-    public static func methodCall(
+    package static func methodCall(
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName
     ) -> Message {
         Message(adopting: LibDBus.newMethodCall(
@@ -63,19 +63,19 @@ public final class Message: @unchecked Sendable {
     }
 
     /// A signal (`dbus_message_new_signal`). Set ``destination`` to unicast it.
-    public static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) -> Message {
+    package static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) -> Message {
         Message(adopting: LibDBus.newSignal(path: path.rawValue, interface: interface.rawValue, member: member.rawValue))
     }
 
     /// An empty method return for this received call (`dbus_message_new_method_return`).
     /// Only a call that was sent has a serial to reply to; libdbus would abort otherwise.
-    public func makeReturn() -> Message {
+    package func makeReturn() -> Message {
         precondition(serial != 0, "makeReturn() needs a call that was sent (its serial is 0)")
         return Message(adopting: LibDBus.newMethodReturn(raw))
     }
 
     /// An error reply for this received call (`dbus_message_new_error`).
-    public func makeError(_ error: DBusError) -> Message {
+    package func makeError(_ error: DBusError) -> Message {
         precondition(serial != 0, "makeError(_:) needs a call that was sent (its serial is 0)")
         return Message(adopting: LibDBus.newError(raw, name: error.name.rawValue, message: error.message))
     }
@@ -83,80 +83,68 @@ public final class Message: @unchecked Sendable {
     // MARK: header
 
     /// The message type.
-    public var type: MessageType {
+    package var type: MessageType {
         MessageType(rawValue: LibDBus.type(raw)) ?? .error
     }
 
     /// The object path of a call or signal.
-    public var path: ObjectPath? { LibDBus.path(raw).map { ObjectPath(trusted: String(cString: $0)) } }
+    package var path: ObjectPath? { LibDBus.path(raw).map { ObjectPath(trusted: String(cString: $0)) } }
     /// The interface of a call or signal (optional in calls).
-    public var interface: InterfaceName? { LibDBus.interface(raw).map { InterfaceName(trusted: String(cString: $0)) } }
+    package var interface: InterfaceName? { LibDBus.interface(raw).map { InterfaceName(trusted: String(cString: $0)) } }
     /// The method or signal name.
-    public var member: MemberName? { LibDBus.member(raw).map { MemberName(trusted: String(cString: $0)) } }
+    package var member: MemberName? { LibDBus.member(raw).map { MemberName(trusted: String(cString: $0)) } }
     /// The error name of an error reply.
-    public var errorName: ErrorName? { LibDBus.errorName(raw).map { ErrorName(trusted: String(cString: $0)) } }
+    package var errorName: ErrorName? { LibDBus.errorName(raw).map { ErrorName(trusted: String(cString: $0)) } }
 
     /// The sender's unique name, filled in by the bus.
-    public var sender: BusName? {
+    package var sender: BusName? {
         get { LibDBus.sender(raw).map { BusName(trusted: String(cString: $0)) } }
         set { LibDBus.setSender(raw, newValue?.rawValue) }
     }
 
     /// The destination; set it on a signal to unicast it.
-    public var destination: BusName? {
+    package var destination: BusName? {
         get { LibDBus.destination(raw).map { BusName(trusted: String(cString: $0)) } }
         set { LibDBus.setDestination(raw, newValue?.rawValue) }
     }
 
     /// The serial the connection gave the message (0 before sending).
-    public var serial: UInt32 { LibDBus.serial(raw) }
+    package var serial: UInt32 { LibDBus.serial(raw) }
     /// The serial of the call this message answers (0 if none).
-    public var replySerial: UInt32 { LibDBus.replySerial(raw) }
+    package var replySerial: UInt32 { LibDBus.replySerial(raw) }
 
     /// The signature of the arguments.
-    public var signature: Signature {
+    package var signature: Signature {
         Signature(trusted: LibDBus.signature(raw).map { String(cString: $0) } ?? "")
     }
 
     /// True when the arguments have exactly `signature` (`dbus_message_has_signature`, no allocation).
-    public func hasSignature(_ signature: Signature) -> Bool {
+    package func hasSignature(_ signature: Signature) -> Bool {
         LibDBus.hasSignature(raw, signature.rawValue)
     }
 
     /// The caller does not want a reply (the no-reply-expected flag).
-    public var noReplyExpected: Bool {
+    package var noReplyExpected: Bool {
         get { LibDBus.noReply(raw) }
         set { LibDBus.setNoReply(raw, newValue) }
     }
 
     /// Whether the bus may start the destination service for this call.
-    public var autoStart: Bool {
+    package var autoStart: Bool {
         get { LibDBus.autoStart(raw) }
         set { LibDBus.setAutoStart(raw, newValue) }
     }
 
     /// For an error reply: its name and its first string argument as message.
-    public var error: DBusError? {
+    package var error: DBusError? {
         guard type == .error else { return nil }
         var reader = arguments()
         let message = (try? reader.next(String.self)) ?? ""
         return DBusError(errorName ?? .failed, message)
     }
 
-    /// Throws the error of an error reply; returns self otherwise.
-    @discardableResult
-    public func throwIfError() throws(DBusError) -> Message {
-        if let error { throw error }
-        return self
-    }
-
-    /// True for a method call of `member` on `interface`; cheap (compares C strings).
-    public func isMethodCall(interface: InterfaceName, member: MemberName) -> Bool {
-        type == .methodCall && matches(interface: interface, member: member)
-    }
-
     /// True for a signal `member` on `interface`.
-    public func isSignal(interface: InterfaceName, member: MemberName) -> Bool {
+    package func isSignal(interface: InterfaceName, member: MemberName) -> Bool {
         type == .signal && matches(interface: interface, member: member)
     }
 
@@ -168,31 +156,31 @@ public final class Message: @unchecked Sendable {
     // MARK: arguments
 
     /// A reader positioned at the first argument.
-    public func arguments() -> MessageReader {
+    package func arguments() -> MessageReader {
         MessageReader(message: self)
     }
 
     /// Every argument as a ``DBusValue``.
-    public func readArguments() throws(DBusError) -> [DBusValue] {
+    package func readArguments() throws(DBusError) -> [DBusValue] {
         var reader = arguments()
         return try reader.readAll()
     }
 
     /// A writer that appends after the existing arguments.
-    public func appender() -> MessageWriter {
+    package func appender() -> MessageWriter {
         MessageWriter(message: self)
     }
 
     /// Appends values, each as its own type. When one is invalid it throws, and
     /// the values before it stay appended: build a fresh message to retry.
     @discardableResult
-    public func append(_ values: DBusValue...) throws(DBusError) -> Message {
+    package func append(_ values: DBusValue...) throws(DBusError) -> Message {
         try append(contentsOf: values)
     }
 
     /// Appends values, each as its own type.
     @discardableResult
-    public func append(contentsOf values: [DBusValue]) throws(DBusError) -> Message {
+    package func append(contentsOf values: [DBusValue]) throws(DBusError) -> Message {
         var writer = appender()
         try writer.appendValues(values)
         return self
@@ -200,7 +188,7 @@ public final class Message: @unchecked Sendable {
 
     /// Appends typed values: `try message.append(typed: answers, "note")`.
     @discardableResult
-    public func append<each T: DBusRepresentable>(typed values: repeat each T) throws(DBusError) -> Message {
+    package func append<each T: DBusRepresentable>(typed values: repeat each T) throws(DBusError) -> Message {
         var writer = appender()
         for value in repeat each values { try writer.append(value) }
         return self

@@ -9,10 +9,10 @@
 /// Typed reads check the argument's signature first and throw
 /// `InvalidArgs` on a mismatch. Nesting deeper than ``maximumDepth``
 /// containers is refused rather than followed.
-public struct MessageReader {
+package struct MessageReader {
     /// The deepest container nesting a reader follows. The specification
     /// allows 32 nested arrays plus 32 nested structs; variants count too.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     private let message: Message
     private var iter = LibDBus.MessageIterator()
@@ -44,18 +44,18 @@ public struct MessageReader {
     }
 
     /// True when every argument (of this container) has been read.
-    public var isAtEnd: Bool {
+    package var isAtEnd: Bool {
         currentType == TypeCode.invalid
     }
 
     /// Reads the next argument as a `T`, after checking its type.
-    public mutating func next<T: DBusRepresentable>(_ type: T.Type = T.self) throws(DBusError) -> T {
+    package mutating func next<T: DBusRepresentable>(_ type: T.Type = T.self) throws(DBusError) -> T {
         try expect(T.dbusSignature)
         return try T.read(from: &self)
     }
 
     /// Reads the next argument as whatever type it has.
-    public mutating func nextValue() throws(DBusError) -> DBusValue {
+    package mutating func nextValue() throws(DBusError) -> DBusValue {
         let type = currentType
         switch type {
         case TypeCode.invalid: throw .invalidArgs("argument \(index + 1) is missing")
@@ -105,14 +105,14 @@ public struct MessageReader {
     }
 
     /// Reads every remaining argument.
-    public mutating func readAll() throws(DBusError) -> [DBusValue] {
+    package mutating func readAll() throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while !isAtEnd { values.append(try nextValue()) }
         return values
     }
 
     /// Skips the current argument.
-    public mutating func skip() {
+    package mutating func skip() {
         guard !isAtEnd else { return }
         advance()
     }

@@ -11,7 +11,7 @@ import FlowdSystem
 /// Values are checked before anything is written: strings must not contain
 /// NUL, array elements must match the array's element type, dictionary keys
 /// must be basic, and nesting is bounded like reading.
-public struct MessageWriter {
+package struct MessageWriter {
     private let message: Message
     private var iter = LibDBus.MessageIterator()
     private let depth: Int
@@ -28,13 +28,13 @@ public struct MessageWriter {
     }
 
     /// Appends `value` with its type's signature.
-    public mutating func append<T: DBusRepresentable>(_ value: T) throws(DBusError) {
+    package mutating func append<T: DBusRepresentable>(_ value: T) throws(DBusError) {
         try value.write(to: &self)
     }
 
     /// Appends `value` as its own type (a `.variant` as a variant, an
     /// `.array` as an array, and so on).
-    public mutating func appendValue(_ value: DBusValue) throws(DBusError) {
+    package mutating func appendValue(_ value: DBusValue) throws(DBusError) {
         switch value {
         case .byte(let v): appendFixed(v)
         case .bool(let v): appendBool(v)
@@ -107,7 +107,7 @@ public struct MessageWriter {
     }
 
     /// Appends every value in order.
-    public mutating func appendValues(_ values: [DBusValue]) throws(DBusError) {
+    package mutating func appendValues(_ values: [DBusValue]) throws(DBusError) {
         for value in values { try appendValue(value) }
     }
 

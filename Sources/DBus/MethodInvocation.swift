@@ -8,18 +8,18 @@ import Synchronization
 /// invocation released without completion answers the caller with
 /// `org.freedesktop.DBus.Error.Failed` and logs it: a caller is never left
 /// waiting. A second completion is ignored and logged.
-public final class MethodInvocation: @unchecked Sendable {
+package final class MethodInvocation: @unchecked Sendable {
     /// The call as received.
-    public let message: Message
+    package let message: Message
     /// The object path called.
-    public let path: ObjectPath
+    package let path: ObjectPath
     /// The interface of the member that is running (also when the caller
     /// left the interface out).
-    public let interface: InterfaceName
+    package let interface: InterfaceName
     /// The method called.
-    public let member: MemberName
+    package let member: MemberName
     /// The signature the reply must have.
-    public let replySignature: Signature
+    package let replySignature: Signature
 
     private let core: ConnectionCore
     private let completed = Atomic<Bool>(false)
@@ -42,14 +42,14 @@ public final class MethodInvocation: @unchecked Sendable {
     }
 
     /// The caller's unique bus name, for authorization.
-    public var sender: BusName? { message.sender }
+    package var sender: BusName? { message.sender }
 
     /// True once replied to or failed.
-    public var isCompleted: Bool { completed.load(ordering: .acquiring) }
+    package var isCompleted: Bool { completed.load(ordering: .acquiring) }
 
     /// A reader over the call's arguments (already checked against the
     /// method's input signature).
-    public func arguments() -> MessageReader {
+    package func arguments() -> MessageReader {
         message.arguments()
     }
 
@@ -62,17 +62,17 @@ public final class MethodInvocation: @unchecked Sendable {
     }
 
     /// Replies with `values`, each written as its own type.
-    public func reply(_ values: DBusValue...) {
+    package func reply(_ values: DBusValue...) {
         reply(values: values)
     }
 
     /// Replies with `values`, each written as its own type.
-    public func reply(values: [DBusValue]) {
+    package func reply(values: [DBusValue]) {
         reply { (writer) throws(DBusError) in try writer.appendValues(values) }
     }
 
     /// Replies with typed values: `call.reply(typed: errors)` for `a{ss}`.
-    public func reply<each T: DBusRepresentable>(typed values: repeat each T) {
+    package func reply<each T: DBusRepresentable>(typed values: repeat each T) {
         reply { (writer) throws(DBusError) in
             for value in repeat each values { try writer.append(value) }
         }
@@ -81,7 +81,7 @@ public final class MethodInvocation: @unchecked Sendable {
     /// Replies with whatever `build` appends. When it throws, or the reply
     /// does not have the method's declared output signature, the caller gets
     /// `org.freedesktop.DBus.Error.Failed` instead and the mistake is logged.
-    public func reply(_ build: (inout MessageWriter) throws(DBusError) -> Void) {
+    package func reply(_ build: (inout MessageWriter) throws(DBusError) -> Void) {
         guard claim("reply") else { return }
         guard !message.noReplyExpected else { return }
         let reply = message.makeReturn()
@@ -106,7 +106,7 @@ public final class MethodInvocation: @unchecked Sendable {
     /// as its name and message; any other error as
     /// `org.freedesktop.DBus.Error.Failed` with a generic message, its details
     /// only logged.
-    public func fail(_ error: any Error) {
+    package func fail(_ error: any Error) {
         guard claim("fail") else { return }
         let dbusError: DBusError
         if let convertible = error as? any DBusErrorConvertible {

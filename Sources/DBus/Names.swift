@@ -5,7 +5,7 @@
 /// accepted too, for the constant names a program is written with; an invalid
 /// literal is a programming error and traps (the first test that touches it
 /// finds it).
-public protocol ValidatedName: RawRepresentable<String>, Hashable, Sendable, Comparable,
+package protocol ValidatedName: RawRepresentable<String>, Hashable, Sendable, Comparable,
     CustomStringConvertible, ExpressibleByStringLiteral
 {
     /// Checks `string` against the specification's rules for this kind of name.
@@ -17,28 +17,28 @@ public protocol ValidatedName: RawRepresentable<String>, Hashable, Sendable, Com
 extension ValidatedName {
     /// Validates `string`; throws `org.freedesktop.DBus.Error.InvalidArgs` with
     /// libdbus' explanation when it breaks the rules.
-    public init(_ string: String) throws(DBusError) {
+    package init(_ string: String) throws(DBusError) {
         if let error = Self.validate(string) { throw error }
         self.init(trusted: string)
     }
 
     /// Validates `rawValue`; nil when it breaks the rules.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard Self.validate(rawValue) == nil else { return nil }
         self.init(trusted: rawValue)
     }
 
     /// A literal name; traps when the literal is invalid.
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         if let error = Self.validate(value) {
             preconditionFailure("invalid \(Self.self) literal \"\(value)\": \(error.message)")
         }
         self.init(trusted: value)
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// Turns a libdbus validation failure into `InvalidArgs` naming the kind of name.
@@ -50,12 +50,12 @@ private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> D
 /// A bus name: unique (`:1.42`, assigned by the bus) or well-known
 /// (`org.example.Forms1`). Validated with `dbus_validate_bus_name`.
 /// D-Bus server addresses (`unix:path=/run/flowd/bus`, `tcp:host=…,port=…`).
-public enum BusAddress {
+package enum BusAddress {
     /// Checks the syntax of `address` as libdbus parses it, so a typo is
     /// told as a bad option rather than as an unreachable bus.
     ///
     /// - Throws: `InvalidArgs` with libdbus' reason.
-    public static func check(_ address: String) throws(DBusError) {
+    package static func check(_ address: String) throws(DBusError) {
         guard !address.isEmpty else { throw .invalidArgs("an empty D-Bus address") }
         if let error = LibDBus.validateAddress(address) {
             throw .invalidArgs("\"\(address)\" is not a D-Bus address: \(error.message)")
@@ -63,41 +63,41 @@ public enum BusAddress {
     }
 }
 
-public struct BusName: ValidatedName {
-    public let rawValue: String
+package struct BusName: ValidatedName {
+    package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
-    public init(trusted: String) { rawValue = trusted }
+    package init(trusted: String) { rawValue = trusted }
     /// The specification's rules, through libdbus.
-    public static func validate(_ string: String) -> DBusError? {
+    package static func validate(_ string: String) -> DBusError? {
         invalid("bus name", string, LibDBus.validateBusName(string))
     }
 
     /// True for a unique connection name (`:1.42`).
-    public var isUnique: Bool { rawValue.utf8.first == UInt8(ascii: ":") }
+    package var isUnique: Bool { rawValue.utf8.first == UInt8(ascii: ":") }
 
     /// The bus driver itself, `org.freedesktop.DBus`.
-    public static let bus: BusName = "org.freedesktop.DBus"
+    package static let bus: BusName = "org.freedesktop.DBus"
 }
 
 /// An object path (`/org/example/Forms1`). Validated with `dbus_validate_path`.
-public struct ObjectPath: ValidatedName {
-    public let rawValue: String
+package struct ObjectPath: ValidatedName {
+    package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
-    public init(trusted: String) { rawValue = trusted }
+    package init(trusted: String) { rawValue = trusted }
     /// The specification's rules, through libdbus.
-    public static func validate(_ string: String) -> DBusError? {
+    package static func validate(_ string: String) -> DBusError? {
         invalid("object path", string, LibDBus.validatePath(string))
     }
 
     /// The root path `/`.
-    public static let root: ObjectPath = "/"
+    package static let root: ObjectPath = "/"
 
     /// The path elements, empty for `/`.
     ///
     /// Split on the byte `/`, not on `Character`s: a valid path is ASCII, and
     /// this runs for every call to a tree object and every signal it emits
     /// (grapheme breaking cost more than the rest of the lookup).
-    public var components: [Substring] {
+    package var components: [Substring] {
         rawValue.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
     }
 
@@ -105,7 +105,7 @@ public struct ObjectPath: ValidatedName {
     ///
     /// Found by scanning the bytes: a tree's resolver asks for it at every
     /// call and every signal.
-    public var lastComponent: Substring? {
+    package var lastComponent: Substring? {
         var text = rawValue
         let range: (start: Int, end: Int)? = text.withUTF8 { bytes in
             var end = bytes.count
@@ -123,7 +123,7 @@ public struct ObjectPath: ValidatedName {
     }
 
     /// The enclosing path; nil for `/`.
-    public var parent: ObjectPath? {
+    package var parent: ObjectPath? {
         guard rawValue != "/" else { return nil }
         guard let slash = rawValue.utf8.lastIndex(of: UInt8(ascii: "/")), slash != rawValue.startIndex else { return .root }
         return ObjectPath(trusted: String(rawValue[..<slash]))
@@ -131,12 +131,12 @@ public struct ObjectPath: ValidatedName {
 
     /// This path with one more element; throws when `component` is not made of
     /// `[A-Za-z0-9_]` only.
-    public func appending(_ component: String) throws(DBusError) -> ObjectPath {
+    package func appending(_ component: String) throws(DBusError) -> ObjectPath {
         try ObjectPath(rawValue == "/" ? "/" + component : rawValue + "/" + component)
     }
 
     /// True when `other` lies strictly below this path.
-    public func isAncestor(of other: ObjectPath) -> Bool {
+    package func isAncestor(of other: ObjectPath) -> Bool {
         if rawValue == "/" { return other.rawValue != "/" }
         // Paths are ASCII: compare bytes, then require a "/" right after.
         var mine = rawValue
@@ -151,7 +151,7 @@ public struct ObjectPath: ValidatedName {
 
     /// The element right below this path on the way to `descendant`
     /// (`"b"` for `/a` and `/a/b/c`), nil when it is not a descendant.
-    public func childComponent(toward descendant: ObjectPath) -> Substring? {
+    package func childComponent(toward descendant: ObjectPath) -> Substring? {
         guard isAncestor(of: descendant) else { return nil }
         let rest = descendant.rawValue.dropFirst(rawValue == "/" ? 1 : rawValue.count + 1)
         return rest.split(separator: "/", maxSplits: 1).first
@@ -159,45 +159,45 @@ public struct ObjectPath: ValidatedName {
 }
 
 /// An interface name (`org.example.Forms1.Session`). Validated with `dbus_validate_interface`.
-public struct InterfaceName: ValidatedName {
-    public let rawValue: String
+package struct InterfaceName: ValidatedName {
+    package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
-    public init(trusted: String) { rawValue = trusted }
+    package init(trusted: String) { rawValue = trusted }
     /// The specification's rules, through libdbus.
-    public static func validate(_ string: String) -> DBusError? {
+    package static func validate(_ string: String) -> DBusError? {
         invalid("interface name", string, LibDBus.validateInterface(string))
     }
 
     /// `org.freedesktop.DBus.Introspectable`.
-    public static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
+    package static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
     /// `org.freedesktop.DBus.Properties`.
-    public static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+    package static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
     /// `org.freedesktop.DBus.Peer`.
-    public static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
+    package static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
     /// `org.freedesktop.DBus`, the bus driver's interface.
-    public static let bus: InterfaceName = "org.freedesktop.DBus"
+    package static let bus: InterfaceName = "org.freedesktop.DBus"
     /// `org.freedesktop.DBus.Local`, signals libdbus makes up itself (Disconnected).
-    public static let local: InterfaceName = "org.freedesktop.DBus.Local"
+    package static let local: InterfaceName = "org.freedesktop.DBus.Local"
 }
 
 /// A method, signal or property name (`SetAnswers`). Validated with `dbus_validate_member`.
-public struct MemberName: ValidatedName {
-    public let rawValue: String
+package struct MemberName: ValidatedName {
+    package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
-    public init(trusted: String) { rawValue = trusted }
+    package init(trusted: String) { rawValue = trusted }
     /// The specification's rules, through libdbus.
-    public static func validate(_ string: String) -> DBusError? {
+    package static func validate(_ string: String) -> DBusError? {
         invalid("member name", string, LibDBus.validateMember(string))
     }
 }
 
 /// An error name (`org.example.Forms1.Error.NotFound`). Validated with `dbus_validate_error_name`.
-public struct ErrorName: ValidatedName {
-    public let rawValue: String
+package struct ErrorName: ValidatedName {
+    package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
-    public init(trusted: String) { rawValue = trusted }
+    package init(trusted: String) { rawValue = trusted }
     /// The specification's rules, through libdbus.
-    public static func validate(_ string: String) -> DBusError? {
+    package static func validate(_ string: String) -> DBusError? {
         guard let error = LibDBus.validateErrorName(string) else { return nil }
         // Not through `invalidArgs`: that would build an ErrorName while validating one.
         return DBusError(name: .invalidArgs, message: "invalid error name \"\(string)\": \(error.message)")

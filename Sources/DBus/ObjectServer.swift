@@ -6,7 +6,7 @@ import Synchronization
 /// or later from any thread (after an async uid lookup, say). Runs for the
 /// registration's own interfaces and for `Properties`, not for `Introspect`
 /// or `Peer`.
-public typealias Authorizer<Target> = @Sendable (
+package typealias Authorizer<Target> = @Sendable (
     _ target: Target, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
 ) -> Void
 
@@ -18,15 +18,15 @@ public typealias Authorizer<Target> = @Sendable (
 /// resolver (path → object or nil), so thousands of objects need no
 /// registration each. Keep the server alive as long as it should answer (the
 /// connection holds it weakly). Loop thread only.
-public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
+package final class ObjectServer: MethodCallHandler {
     /// The connection served.
-    public let connection: Connection
+    package let connection: Connection
     private var exact: [String: any AnyRegistration] = [:]
     /// Trees, longest prefix first.
     private var trees: [any AnyRegistration] = []
 
     /// Becomes `connection`'s method-call handler.
-    public init(connection: Connection) {
+    package init(connection: Connection) {
         self.connection = connection
         connection.core.methodHandler = self
     }
@@ -34,7 +34,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     // MARK: registration
 
     /// Exports `target` at `path` with `interfaces`.
-    public func export<Target: Sendable>(
+    package func export<Target: Sendable>(
         _ target: Target, at path: ObjectPath, interfaces: [InterfaceTable<Target>],
         authorize: Authorizer<Target>? = nil
     ) throws(DBusError) {
@@ -49,7 +49,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     /// returns an object is served with `interfaces` (for example
     /// `/org/example/Forms1/session/<id>`). `children` lists the child names
     /// shown when a path of the tree (the prefix included) is introspected.
-    public func exportTree<Target: Sendable>(
+    package func exportTree<Target: Sendable>(
         under prefix: ObjectPath, interfaces: [InterfaceTable<Target>], authorize: Authorizer<Target>? = nil,
         children: (@Sendable (ObjectPath) -> [String])? = nil,
         resolve: @escaping @Sendable (ObjectPath) -> Target?
@@ -61,13 +61,6 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
             logger: connection.logger, resolve: { path in prefix.isAncestor(of: path) ? resolve(path) : nil })
         trees.append(registration)
         trees.sort { $0.path.rawValue.utf8.count > $1.path.rawValue.utf8.count }
-    }
-
-    /// Removes the object or tree registered at `path`.
-    public func unexport(_ path: ObjectPath) {
-        connection.requireLoopThread()
-        exact[path.rawValue] = nil
-        trees.removeAll { $0.path == path }
     }
 
     /// The registration serving `path`, with the object resolved.
@@ -164,7 +157,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     /// Emits a signal from `path`. When the object's table declares the signal,
     /// the arguments must match its declared signature. `destination` unicasts it.
     /// Loop thread (it reads the registrations).
-    public func emitSignal(
+    package func emitSignal(
         _ member: MemberName, interface: InterfaceName, path: ObjectPath, arguments: [DBusValue] = [],
         destination: BusName? = nil
     ) throws(DBusError) {
@@ -183,7 +176,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given
     /// new values and invalidated names. Safe from any thread.
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = [],
         destination: BusName? = nil
     ) throws(DBusError) {
@@ -199,7 +192,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     /// the object's getters: a property that emits `.yes` is sent with its
     /// value, `.invalidates` by name only, `.const` and `.no` not at all.
     /// Emits nothing when no property qualifies.
-    public func emitPropertiesChanged(
+    package func emitPropertiesChanged(
         path: ObjectPath, interface: InterfaceName, properties names: [MemberName], destination: BusName? = nil
     ) throws(DBusError) {
         connection.requireLoopThread()
@@ -211,7 +204,7 @@ public final class ObjectServer: MethodCallHandler, @unchecked Sendable {
     }
 
     /// The introspection XML `path` would answer with (nil for an unknown path).
-    public func introspect(_ path: ObjectPath) -> String? {
+    package func introspect(_ path: ObjectPath) -> String? {
         let children = childNames(of: path)
         if let registration = lookup(path), let xml = registration.introspect(path, children: children) { return xml }
         return children.isEmpty && !isTreeRoot(path)
@@ -238,8 +231,8 @@ protocol AnyRegistration: AnyObject {
 /// introspection XML rendered once. Classes, so that routing a call passes
 /// references instead of copying the tables (each holds dictionaries and
 /// closures).
-final class CompiledTable<Target: Sendable> {
-    final class CompiledMethod {
+final class CompiledTable<Target: Sendable>: Sendable {
+    final class CompiledMethod: Sendable {
         let method: InterfaceTable<Target>.Method
         let inputSignature: Signature
         let outputSignature: Signature
@@ -288,7 +281,7 @@ final class CompiledTable<Target: Sendable> {
 }
 
 /// Immutable after init; used on the loop thread.
-final class Registration<Target: Sendable>: AnyRegistration, @unchecked Sendable {
+final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let path: ObjectPath
     let isTree: Bool
     let tables: [CompiledTable<Target>]

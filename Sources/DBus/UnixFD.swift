@@ -2,7 +2,7 @@ import FlowdSystem
 
 /// A file descriptor carried in a message (`h`), owned by this object and
 /// closed when it is released.
-public final class UnixFD: Sendable, Hashable {
+package final class UnixFD: Sendable, Hashable {
     private let owned: FileDescriptor
 
     /// Takes ownership of `fd` (libdbus hands out duplicates the reader owns).
@@ -25,13 +25,13 @@ public final class UnixFD: Sendable, Hashable {
     }
 
     /// The owned descriptor's number; valid while this object lives.
-    public var fileDescriptor: Int32 { owned.rawValue }
+    package var fileDescriptor: Int32 { owned.rawValue }
 
     /// A new duplicate for the caller to own and close.
     package func duplicate() throws(SystemCallError) -> FileDescriptor {
         try owned.duplicate()
     }
 
-    public static func == (lhs: UnixFD, rhs: UnixFD) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package static func == (lhs: UnixFD, rhs: UnixFD) -> Bool { lhs === rhs }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

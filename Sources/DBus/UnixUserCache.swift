@@ -9,7 +9,7 @@
 /// only be stale for a client that is already gone.
 ///
 /// Loop thread only (the connection must be attached).
-public final class UnixUserCache: @unchecked Sendable {
+package final class UnixUserCache: @unchecked Sendable {
     private let connection: Connection
     private var users: [BusName: UInt32] = [:]
     private var waiting: [BusName: [@Sendable (Result<UInt32, DBusError>) -> Void]] = [:]
@@ -17,7 +17,7 @@ public final class UnixUserCache: @unchecked Sendable {
     private var subscription: SignalSubscription?
 
     /// Starts watching `NameOwnerChanged` on `connection`.
-    public init(connection: Connection) {
+    package init(connection: Connection) {
         self.connection = connection
         subscription = connection.onNameOwnerChanged { [weak self] change in
             guard let self, change.isClientGone else { return }
@@ -31,10 +31,10 @@ public final class UnixUserCache: @unchecked Sendable {
     }
 
     /// How many senders are cached.
-    public var count: Int { users.count }
+    package var count: Int { users.count }
 
     /// The cached uid of `sender`, without asking the bus.
-    public func cachedUnixUser(of sender: BusName) -> UInt32? {
+    package func cachedUnixUser(of sender: BusName) -> UInt32? {
         users[sender]
     }
 
@@ -42,7 +42,7 @@ public final class UnixUserCache: @unchecked Sendable {
     /// before this returns (the fast path of a method handler); otherwise on
     /// the loop thread once the bus answers. Errors are not cached: fail
     /// closed and let the next call ask again.
-    public func unixUser(of sender: BusName, completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void) {
+    package func unixUser(of sender: BusName, completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void) {
         connection.requireLoopThread()
         if let uid = users[sender] {
             completion(.success(uid))
@@ -63,7 +63,7 @@ public final class UnixUserCache: @unchecked Sendable {
     }
 
     /// Drops what is cached about `sender`.
-    public func forget(_ sender: BusName) {
+    package func forget(_ sender: BusName) {
         users[sender] = nil
     }
 }

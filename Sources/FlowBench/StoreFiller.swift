@@ -1,11 +1,12 @@
+import FlowDaemon
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowStore
 import FlowdSystem
 
-/// Writes stored sessions straight into flowd's SQLite store, encoded the
-/// way the daemon encodes them (the JSON of the engine's `SessionRecord`,
-/// `encodedJSON()`, as `FlowService.save` does), while flowd is not running.
+/// Writes stored sessions straight into flowd's SQLite store, as the
+/// daemon's rows (`SessionRepository.stored`), while flowd is not running.
 ///
 /// Much faster than `StartSession` calls for 100,000 sessions, and the rows
 /// are indistinguishable from the daemon's own: flowd decodes and restores
@@ -57,7 +58,7 @@ struct StoreFiller {
         var batch: [StoredSession] = []
         var index = existing
         while index < total {
-            let id = Self.sessionID(&generator)
+            let id = SessionID.make(using: &generator)
             var session: FlowSession
             do {
                 session = try FlowSession(flow: flow, id: id, owner: owner, locale: "en", clock: clock)
@@ -67,16 +68,11 @@ struct StoreFiller {
             } catch {
                 throw .store("cannot make a session of \(flow.id): \(error.message)")
             }
-            let record = session.record
-            let payload: [UInt8]
             do {
-                payload = try record.encodedJSON()
+                batch.append(try SessionRepository.stored(session.record))
             } catch {
-                throw .store("cannot encode a session record: \(error.message)")
+                throw .store(error.message)
             }
-            batch.append(StoredSession(
-                id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
-                createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload))
             ids.append(id)
             index += 1
             if batch.count == 2000 || index == total {
@@ -98,20 +94,5 @@ struct StoreFiller {
             throw .store("cannot checkpoint the store: \(error.message)")
         }
         return ids
-    }
-
-    /// 32 lowercase hex characters, as the daemon's ids.
-    static func sessionID(_ generator: inout some RandomNumberGenerator) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for _ in 0..<2 {
-            var word = generator.next()
-            for _ in 0..<16 {
-                bytes.append(digits[Int(word & 0xf)])
-                word >>= 4
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -59,9 +59,9 @@ package struct FlowctlContext: Sendable {
 }
 
 /// flowctl's entry point.
-public enum Flowctl {
+package enum Flowctl {
     /// Runs flowctl in this process with its real arguments and exits.
-    public static func main() -> Never {
+    package static func main() -> Never {
         Interrupts.install()
         let status = run(Array(CommandLine.arguments.dropFirst()), context: .process())
         CurrentProcess.exitImmediately(status)

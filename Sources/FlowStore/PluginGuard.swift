@@ -1,19 +1,23 @@
 import FlowdSystem
 
 /// A plugin the crash guard disabled.
-public struct DisabledPlugin: Hashable, Sendable {
+package struct DisabledPlugin: Hashable, Sendable {
     /// The plugin file's path, which the daemon records the plugin under.
-    public var path: String
+    package var path: String
+    /// The name the plugin registered under; empty when it was recorded by
+    /// a version before schema 4, which did not keep it.
+    package var name: String
     /// Why it was disabled, for `ListPlugins` and the journal.
-    public var reason: String
+    package var reason: String
     /// When, in microseconds since the epoch.
-    public var disabledAt: Int64
+    package var disabledAt: Int64
     /// The file that was disabled; nil when it was not known.
     package var file: FileIdentity?
 
     /// A record from its parts.
-    package init(path: String, reason: String, disabledAt: Int64, file: FileIdentity?) {
+    package init(path: String, name: String, reason: String, disabledAt: Int64, file: FileIdentity?) {
         self.path = path
+        self.name = name
         self.reason = reason
         self.disabledAt = disabledAt
         self.file = file
@@ -26,27 +30,28 @@ public struct DisabledPlugin: Hashable, Sendable {
 /// record no longer applies (its file changed), and the daemon then clears it
 /// with ``enablePlugin(path:)``.
 extension SessionStore {
-    /// Records the plugin file at `path` as disabled (replacing an earlier
-    /// record), with the identity of the file that crashed.
-    package func disablePlugin(path: String, reason: String, file: FileIdentity?) throws(StoreError) {
+    /// Records the plugin file at `path`, registered as `name`, as disabled
+    /// (replacing an earlier record), with the identity of the file that
+    /// crashed.
+    package func disablePlugin(path: String, name: String, reason: String, file: FileIdentity?) throws(StoreError) {
         guard !path.isEmpty else { throw .invalidArgument("a plugin path is empty") }
         let now = configuration.clock()
         try withDatabase { db throws(StoreError) in
-            try SessionQueries(db: db, path: self.path).disablePlugin(path, reason: reason, file: file, at: now)
+            try SessionQueries(db: db, path: self.path).disablePlugin(path, name: name, reason: reason, file: file, at: now)
         }
     }
 
     /// Clears the disabled record of the plugin file at `path`; returns
     /// whether there was one.
     @discardableResult
-    public func enablePlugin(path: String) throws(StoreError) -> Bool {
+    package func enablePlugin(path: String) throws(StoreError) -> Bool {
         try withDatabase { db throws(StoreError) -> Bool in
             try SessionQueries(db: db, path: self.path).enablePlugin(path)
         }
     }
 
     /// Every disabled plugin, by path.
-    public func disabledPlugins() throws(StoreError) -> [DisabledPlugin] {
+    package func disabledPlugins() throws(StoreError) -> [DisabledPlugin] {
         try withDatabase { db throws(StoreError) -> [DisabledPlugin] in
             try SessionQueries(db: db, path: self.path).disabledPlugins()
         }
@@ -54,11 +59,13 @@ extension SessionStore {
 }
 
 extension SessionQueries {
-    func disablePlugin(_ pluginPath: String, reason: String, file: FileIdentity?, at time: Int64) throws(StoreError) {
+    func disablePlugin(
+        _ pluginPath: String, name: String, reason: String, file: FileIdentity?, at time: Int64
+    ) throws(StoreError) {
         let sql = """
             INSERT OR REPLACE INTO plugin_state
-                (plugin, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                (path, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns, name)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """
         let identity: [SQLiteValue]
         if let file {
@@ -70,13 +77,13 @@ extension SessionQueries {
             identity = [.null, .null, .null, .null]
         }
         try with(sql) { statement throws(SQLiteError) in
-            try statement.bind([.text(pluginPath), .text(reason), .integer(time)] + identity)
+            try statement.bind([.text(pluginPath), .text(reason), .integer(time)] + identity + [.text(name)])
             try statement.run()
         }
     }
 
     func enablePlugin(_ pluginPath: String) throws(StoreError) -> Bool {
-        try with("DELETE FROM plugin_state WHERE plugin = ?1") { statement throws(SQLiteError) -> Bool in
+        try with("DELETE FROM plugin_state WHERE path = ?1") { statement throws(SQLiteError) -> Bool in
             try statement.bind([.text(pluginPath)])
             try statement.run()
             return db.changes > 0
@@ -85,8 +92,8 @@ extension SessionQueries {
 
     func disabledPlugins() throws(StoreError) -> [DisabledPlugin] {
         let sql = """
-            SELECT plugin, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns FROM plugin_state
-            ORDER BY plugin
+            SELECT path, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns, name FROM plugin_state
+            ORDER BY path
             """
         return try with(sql) { statement throws(SQLiteError) -> [DisabledPlugin] in
             try statement.rows(binding: []) { row throws(SQLiteError) -> DisabledPlugin in
@@ -97,8 +104,8 @@ extension SessionQueries {
                         size: row.int64(at: 5), modificationTime: row.int64(at: 6))
                 }
                 return DisabledPlugin(
-                    path: row.string(at: 0) ?? "", reason: row.string(at: 1) ?? "", disabledAt: row.int64(at: 2),
-                    file: file)
+                    path: row.string(at: 0) ?? "", name: row.string(at: 7) ?? "", reason: row.string(at: 1) ?? "",
+                    disabledAt: row.int64(at: 2), file: file)
             }
         }
     }

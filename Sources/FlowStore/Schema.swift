@@ -12,7 +12,7 @@ enum Schema {
 
     /// The SQL of each migration, in order. Append only; never edit a
     /// migration that has shipped.
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     /// The version this build writes.
     static var latestVersion: Int { migrations.count }
@@ -29,8 +29,8 @@ enum Schema {
     ///   triggers, so the count is a single-row read at any size.
     ///   `AUTOINCREMENT` so a token is never reused, even after its row is deleted.
     /// - `plugin_state`: plugins disabled by the crash guard, keyed by the
-    ///   plugin file's path (the column `plugin`), with the identity of the
-    ///   file that was disabled.
+    ///   plugin file's path (the column `plugin`, `path` from version 4),
+    ///   with the identity of the file that was disabled.
     ///
     /// Tables are `STRICT` (SQLite 3.37 or later), so a wrongly typed value
     /// is an error instead of being stored as something else.
@@ -115,6 +115,16 @@ enum Schema {
         WHEN NEW.idle_period IS NOT NEW.updated_at >> 26 BEGIN
             UPDATE sessions SET idle_period = NEW.updated_at >> 26 WHERE rowid = NEW.rowid;
         END;
+        """
+
+    /// Version 4: the plugin table says what it holds. Its key, the plugin
+    /// file's path, was a column named `plugin`, read as the plugin's name
+    /// (and on the way back the real name was lost): it is now `path`, and a
+    /// `name` column keeps the name the plugin registered under (empty in
+    /// rows recorded before this version).
+    static let version4 = """
+        ALTER TABLE plugin_state RENAME COLUMN plugin TO path;
+        ALTER TABLE plugin_state ADD COLUMN name TEXT NOT NULL DEFAULT '';
         """
 
     /// Checks that `db` is empty or flowd's own, refuses a newer schema, and

@@ -10,9 +10,9 @@ import FlowdSystem
 /// The store is `Sendable`: one connection behind a mutex, so calls from
 /// the event-loop thread and from plugin-call threads are serialized.
 /// Opening reads a few pragmas and never scans the sessions.
-public final class SessionStore: Sendable {
+package final class SessionStore: Sendable {
     /// How much a committed transaction survives.
-    public enum Durability: Sendable, Hashable {
+    package enum Durability: Sendable, Hashable {
         /// `PRAGMA synchronous = NORMAL` (the default). A commit is written
         /// to the WAL file without `fsync`: it is in the kernel's page cache
         /// when the call returns, so it survives the daemon being killed or
@@ -27,26 +27,26 @@ public final class SessionStore: Sendable {
     }
 
     /// Settings for opening a store.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// See ``Durability``; `.processCrash` by default.
-        public var durability: Durability
+        package var durability: Durability
         /// How long a statement waits for a lock held by another process
         /// (an administrator's `sqlite3` shell, say) before failing with
         /// ``StoreError/busy(_:)``. One second by default: long enough for
         /// a short outside transaction, short enough not to stall the bus.
-        public var busyTimeout: Duration
+        package var busyTimeout: Duration
         /// `PRAGMA wal_autocheckpoint`, in pages (SQLite's default is 1000).
         /// Zero turns automatic checkpoints off; then call ``checkpoint()``.
-        public var autoCheckpointPages: Int
+        package var autoCheckpointPages: Int
         /// `PRAGMA journal_size_limit`: the WAL file is truncated to this many
         /// bytes after a checkpoint, so one burst does not leave a large file.
-        public var journalSizeLimit: Int
+        package var journalSizeLimit: Int
         /// The clock for the store's own timestamps (crash-guard records),
         /// in microseconds since the epoch; the system's real-time clock when nil.
-        public var clock: @Sendable () -> Int64
+        package var clock: @Sendable () -> Int64
 
         /// Settings with SQLite's and flowd's defaults; see each property.
-        public init(
+        package init(
             durability: Durability = .processCrash,
             busyTimeout: Duration = .seconds(1),
             autoCheckpointPages: Int = 1000,
@@ -62,18 +62,18 @@ public final class SessionStore: Sendable {
     }
 
     /// The database file's conventional name inside the state directory.
-    public static let defaultFileName = "sessions.sqlite"
+    package static let defaultFileName = "sessions.sqlite"
 
     /// The schema version this build reads and writes.
-    public static var schemaVersion: Int { Schema.latestVersion }
+    package static var schemaVersion: Int { Schema.latestVersion }
 
     /// The path of the database file.
-    public let path: String
+    package let path: String
     /// The same with the directories' symbolic links resolved: what SQLite
     /// opens (its no-follow flag refuses a link anywhere in a path).
     private let openPath: String
     /// The settings the store was opened with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let connection: LockedValue<SQLiteDatabase?>
     /// A second connection used only by ``checkpoint()``, opened on first use,
     /// so a checkpoint never holds the lock that upserts wait on.
@@ -88,7 +88,7 @@ public final class SessionStore: Sendable {
     /// and `trusted_schema = OFF` are set, and the schema is migrated. A
     /// file that is not a database, a database from another program and a
     /// database from a newer flowd are refused with their own errors.
-    public init(path: String, configuration: Configuration = Configuration()) throws(StoreError) {
+    package init(path: String, configuration: Configuration = Configuration()) throws(StoreError) {
         guard !path.isEmpty else { throw .invalidArgument("the database path is empty") }
         self.path = path
         self.configuration = configuration
@@ -151,7 +151,7 @@ public final class SessionStore: Sendable {
 
     /// Closes the store. Calling it again does nothing; every other call
     /// afterwards fails with ``StoreError/closed``.
-    public func close() throws(StoreError) {
+    package func close() throws(StoreError) {
         let path = self.path
         try checkpointConnection.withLock { (state: inout CheckpointConnection) throws(StoreError) in
             state.isClosed = true
@@ -191,42 +191,42 @@ public final class SessionStore: Sendable {
     /// and payload if the id exists. `owner`, `flowID` and `createdAt` are
     /// fixed at the first insert; an upsert that disagrees on owner or flow
     /// fails with ``StoreError/identityMismatch(id:)`` and changes nothing.
-    public func upsert(_ session: StoredSession) throws(StoreError) {
+    package func upsert(_ session: StoredSession) throws(StoreError) {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).upsert(session) }
     }
 
     /// The session with `id`, or nil.
-    public func load(id: String) throws(StoreError) -> StoredSession? {
+    package func load(id: String) throws(StoreError) -> StoredSession? {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).load(id: id) }
     }
 
     /// Deletes the session with `id`; returns whether it existed.
     @discardableResult
-    public func delete(id: String) throws(StoreError) -> Bool {
+    package func delete(id: String) throws(StoreError) -> Bool {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).delete(id: id) }
     }
 
     /// Every session's summary, or those of `owner`, oldest first. Reads
     /// only the indexed columns, never payloads.
-    public func summaries(owner: UInt32? = nil) throws(StoreError) -> [SessionSummary] {
+    package func summaries(owner: UInt32? = nil) throws(StoreError) -> [SessionSummary] {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).summaries(owner: owner) }
     }
 
     /// The number of stored sessions: one row read from a counter kept by
     /// triggers, cheap at any size.
-    public func count() throws(StoreError) -> Int {
+    package func count() throws(StoreError) -> Int {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).count() }
     }
 
     /// The number of sessions owned by `owner` (a range count on the owner index).
-    public func count(owner: UInt32) throws(StoreError) -> Int {
+    package func count(owner: UInt32) throws(StoreError) -> Int {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).count(owner: owner) }
     }
 
     /// Ids of sessions last updated before `cutoff` (µs since the epoch),
     /// least recently updated first, at most `limit` of them. The daemon
     /// deletes them in batches, so one expiry pass never holds the lock long.
-    public func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+    package func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
         try withDatabase { db throws(StoreError) in
             try SessionQueries(db: db, path: path).expired(before: cutoff, limit: limit)
         }
@@ -263,7 +263,7 @@ public final class SessionStore: Sendable {
 
     /// Ids of the sessions in `state`, such as the `submitting` sessions
     /// the daemon must mark interrupted at start-up.
-    public func ids(inState state: String) throws(StoreError) -> [String] {
+    package func ids(inState state: String) throws(StoreError) -> [String] {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).ids(inState: state) }
     }
 
@@ -273,7 +273,7 @@ public final class SessionStore: Sendable {
     /// The store stays locked while `body` runs, so `body` must not call
     /// the store itself (that would deadlock); it uses the transaction it is
     /// given, which cannot escape it.
-    public func transaction<Result: Sendable>(
+    package func transaction<Result: Sendable>(
         _ body: (borrowing StoreTransaction) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
         let path = self.path
@@ -313,7 +313,7 @@ public final class SessionStore: Sendable {
     /// ``Configuration/autoCheckpointPages`` set high (a backstop) and call
     /// this periodically from another thread.
     @discardableResult
-    public func checkpoint() throws(StoreError) -> Int {
+    package func checkpoint() throws(StoreError) -> Int {
         let path = self.path
         let openPath = self.openPath
         let busyTimeout = configuration.busyTimeout
@@ -361,32 +361,32 @@ struct CheckpointConnection {
 ///
 /// It cannot be copied and is only lent to the transaction's body, so it
 /// cannot outlive the transaction.
-public struct StoreTransaction: ~Copyable {
+package struct StoreTransaction: ~Copyable {
     let queries: SessionQueries
 
     /// As ``SessionStore/upsert(_:)``, committed with the transaction.
-    public func upsert(_ session: StoredSession) throws(StoreError) {
+    package func upsert(_ session: StoredSession) throws(StoreError) {
         try queries.upsert(session)
     }
 
     /// As ``SessionStore/load(id:)``, seeing the transaction's own changes.
-    public func load(id: String) throws(StoreError) -> StoredSession? {
+    package func load(id: String) throws(StoreError) -> StoredSession? {
         try queries.load(id: id)
     }
 
     /// As ``SessionStore/delete(id:)``, committed with the transaction.
     @discardableResult
-    public func delete(id: String) throws(StoreError) -> Bool {
+    package func delete(id: String) throws(StoreError) -> Bool {
         try queries.delete(id: id)
     }
 
     /// As ``SessionStore/count()``, seeing the transaction's own changes.
-    public func count() throws(StoreError) -> Int {
+    package func count() throws(StoreError) -> Int {
         try queries.count()
     }
 
     /// As ``SessionStore/count(owner:)``, seeing the transaction's own changes.
-    public func count(owner: UInt32) throws(StoreError) -> Int {
+    package func count(owner: UInt32) throws(StoreError) -> Int {
         try queries.count(owner: owner)
     }
 
@@ -396,7 +396,7 @@ public struct StoreTransaction: ~Copyable {
     }
 
     /// As ``SessionStore/ids(inState:)``, seeing the transaction's own changes.
-    public func ids(inState state: String) throws(StoreError) -> [String] {
+    package func ids(inState state: String) throws(StoreError) -> [String] {
         try queries.ids(inState: state)
     }
 }

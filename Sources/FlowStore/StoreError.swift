@@ -1,6 +1,6 @@
 /// Why a ``SessionStore`` operation failed. Every case reads as a complete
 /// sentence through ``message``, naming the file where there is one.
-public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The state directory (or a parent) could not be created or inspected;
     /// `reason` is the system's (`Permission denied (errno 13)`).
     case directory(path: String, reason: String)
@@ -50,7 +50,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case sqlite(SQLiteError)
 
     /// A human sentence describing the failure.
-    public var message: String {
+    package var message: String {
         switch self {
         case .directory(let path, let reason):
             return "cannot create or open the state directory \(path): \(reason)"
@@ -101,7 +101,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// Classifies a SQLite failure; `path` names the file for the cases that carry it.
     static func from(_ error: SQLiteError, path: String) -> StoreError {

@@ -3,28 +3,28 @@
 ///
 /// The store never looks inside ``payload``. The daemon is responsible for
 /// keeping values of `secure` fields out of it (they must never reach disk).
-public struct StoredSession: Hashable, Sendable {
+package struct StoredSession: Hashable, Sendable {
     /// The session id (32 lowercase hex characters in flowd; any non-empty text here).
-    public var id: String
+    package var id: String
     /// The uid that created the session. Fixed at the first upsert.
-    public var owner: UInt32
+    package var owner: UInt32
     /// The id of the flow the session runs. Fixed at the first upsert.
-    public var flowID: String
+    package var flowID: String
     /// The session's state name (`editing`, `submitting`, …), indexed so the
     /// daemon can find interrupted submits at start-up.
-    public var state: String
+    package var state: String
     /// Creation time in microseconds since the Unix epoch. Fixed at the first upsert.
-    public var createdAt: Int64
+    package var createdAt: Int64
     /// Time of the last change in microseconds since the Unix epoch; drives expiry.
-    public var updatedAt: Int64
+    package var updatedAt: Int64
     /// The version of the daemon's payload encoding, so a later daemon can
     /// migrate payloads it reads without guessing.
-    public var payloadVersion: Int
+    package var payloadVersion: Int
     /// The daemon's encoded session record; opaque to the store.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// A session record; ``payloadVersion`` defaults to 1.
-    public init(
+    package init(
         id: String, owner: UInt32, flowID: String, state: String,
         createdAt: Int64, updatedAt: Int64, payloadVersion: Int = 1, payload: [UInt8]
     ) {
@@ -39,28 +39,28 @@ public struct StoredSession: Hashable, Sendable {
     }
 
     /// The indexed columns, without the payload.
-    public var summary: SessionSummary {
+    package var summary: SessionSummary {
         SessionSummary(id: id, flowID: flowID, state: state, owner: owner, createdAt: createdAt, updatedAt: updatedAt)
     }
 }
 
 /// What listing sessions needs, read without touching payloads.
-public struct SessionSummary: Hashable, Sendable {
+package struct SessionSummary: Hashable, Sendable {
     /// The session id.
-    public var id: String
+    package var id: String
     /// The id of the flow the session runs.
-    public var flowID: String
+    package var flowID: String
     /// The session's state name.
-    public var state: String
+    package var state: String
     /// The uid that owns the session.
-    public var owner: UInt32
+    package var owner: UInt32
     /// Creation time in microseconds since the Unix epoch.
-    public var createdAt: Int64
+    package var createdAt: Int64
     /// Time of the last change in microseconds since the Unix epoch.
-    public var updatedAt: Int64
+    package var updatedAt: Int64
 
     /// A summary with every column given.
-    public init(id: String, flowID: String, state: String, owner: UInt32, createdAt: Int64, updatedAt: Int64) {
+    package init(id: String, flowID: String, state: String, owner: UInt32, createdAt: Int64, updatedAt: Int64) {
         self.id = id
         self.flowID = flowID
         self.state = state

@@ -2,19 +2,19 @@ import FlowdSystem
 import Synchronization
 
 /// One plugin call in progress, as the crash guard records it.
-public struct GuardedCall: Sendable, Hashable {
+package struct GuardedCall: Sendable, Hashable {
     /// The plugin file.
-    public var pluginPath: String
+    package var pluginPath: String
     /// The plugin's registered name (the file name when not known yet).
-    public var pluginName: String
+    package var pluginName: String
     /// The capability being called, or nil while the loader loads the plugin
     /// (`dlopen`, its constructors and its entry points).
-    public var capability: String?
+    package var capability: String?
     /// When the call started, in microseconds since the epoch.
-    public var startedAt: Int64
+    package var startedAt: Int64
 
     /// Describes one call; `capability` nil means loading.
-    public init(pluginPath: String, pluginName: String, capability: String?, startedAt: Int64) {
+    package init(pluginPath: String, pluginName: String, capability: String?, startedAt: Int64) {
         self.pluginPath = pluginPath
         self.pluginName = pluginName
         self.capability = capability
@@ -24,12 +24,12 @@ public struct GuardedCall: Sendable, Hashable {
     /// A single-line text form, for a store that keeps one string per record:
     /// `v1 TAB startedAt TAB name TAB capability TAB path`. Names never hold a
     /// tab (the loader refuses such names); the path comes last so it may.
-    public var encoded: String {
+    package var encoded: String {
         "v1\t\(startedAt)\t\(pluginName)\t\(capability ?? "")\t\(pluginPath)"
     }
 
     /// Reads ``encoded`` back; nil for anything else.
-    public init?(encoded: String) {
+    package init?(encoded: String) {
         let parts = encoded.split(separator: "\t", maxSplits: 4, omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0] == "v1", let started = Int64(parts[1]), !parts[4].isEmpty else {
             return nil
@@ -49,7 +49,7 @@ public struct GuardedCall: Sendable, Hashable {
 
     /// What the journal says about this call when the process went away during
     /// it without a fault in the plugin's code: the plugin is not blamed.
-    public var interruptionNotice: String {
+    package var interruptionNotice: String {
         "flowd stopped during \(what) (plugin \(pluginName), \(pluginPath), started "
             + "\(startTime)); not blamed: nothing crashed in the plugin"
     }
@@ -66,7 +66,7 @@ public struct GuardedCall: Sendable, Hashable {
 }
 
 /// How a call that an earlier process left behind ended.
-public enum CallEnding: Sendable, Hashable {
+package enum CallEnding: Sendable, Hashable {
     /// A fatal signal (`SIGSEGV`, `SIGABRT`, …) that was a fault of a thread
     /// inside the plugin's code during the call: the plugin crashed the process.
     case crashed(signal: Int32)
@@ -78,29 +78,29 @@ public enum CallEnding: Sendable, Hashable {
 }
 
 /// A call an earlier process was in when it went away, and how it ended.
-public struct LeftoverCall: Sendable, Hashable {
+package struct LeftoverCall: Sendable, Hashable {
     /// The call.
-    public var call: GuardedCall
+    package var call: GuardedCall
     /// Crashed in the plugin's code, or merely interrupted.
-    public var ending: CallEnding
+    package var ending: CallEnding
 
     /// A leftover from its parts.
-    public init(call: GuardedCall, ending: CallEnding) {
+    package init(call: GuardedCall, ending: CallEnding) {
         self.call = call
         self.ending = ending
     }
 }
 
 /// Proof that a call was recorded; hand it back to ``CrashGuard/end(_:)``.
-public struct CrashGuardToken: Sendable, Hashable {
+package struct CrashGuardToken: Sendable, Hashable {
     /// The guard's own number for the record; 0 means "not recorded".
-    public var rawValue: UInt64
+    package var rawValue: UInt64
     /// Where a fault in the call's code is recorded: set by guards that can
     /// tell a crash from an interruption (``FileCrashGuard``), nil otherwise.
     let faultMarker: FaultMarker?
 
     /// Wraps a guard's record number.
-    public init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.init(rawValue: rawValue, faultMarker: nil)
     }
 
@@ -119,7 +119,7 @@ public struct CrashGuardToken: Sendable, Hashable {
 /// tools. Implementations must be cheap: `begin` and `end` run on every plugin
 /// call. They must not throw: a guard that cannot record should say so in its
 /// own log and let the call run.
-public protocol CrashGuard: Sendable {
+package protocol CrashGuard: Sendable {
     /// Records that `call` is starting. Must be durable against a crash of
     /// this process (not necessarily against power loss) before it returns.
     func begin(_ call: GuardedCall) -> CrashGuardToken
@@ -137,7 +137,7 @@ public protocol CrashGuard: Sendable {
 /// There is no earlier process in memory, so tests play one: calls begun and
 /// not ended are ``pending()`` as interrupted, or as crashed after
 /// ``recordCrash(_:signal:)``.
-public final class MemoryCrashGuard: CrashGuard {
+package final class MemoryCrashGuard: CrashGuard {
     private struct State {
         var next: UInt64 = 1
         var active: [UInt64: GuardedCall] = [:]
@@ -147,10 +147,10 @@ public final class MemoryCrashGuard: CrashGuard {
     private let state = LockedValue(State())
 
     /// An empty guard.
-    public init() {}
+    package init() {}
 
     /// Keeps `call` in memory until ``end(_:)``.
-    public func begin(_ call: GuardedCall) -> CrashGuardToken {
+    package func begin(_ call: GuardedCall) -> CrashGuardToken {
         state.withLock { s in
             let token = s.next
             s.next += 1
@@ -161,7 +161,7 @@ public final class MemoryCrashGuard: CrashGuard {
     }
 
     /// Forgets the call.
-    public func end(_ token: CrashGuardToken) {
+    package func end(_ token: CrashGuardToken) {
         state.withLock { s in
             s.active[token.rawValue] = nil
             s.crashes[token.rawValue] = nil
@@ -170,14 +170,14 @@ public final class MemoryCrashGuard: CrashGuard {
 
     /// Records that the call `token` stands for crashed with `signal`, as the
     /// signal handlers do for a ``FileCrashGuard`` (for tests).
-    public func recordCrash(_ token: CrashGuardToken, signal: Int32) {
+    package func recordCrash(_ token: CrashGuardToken, signal: Int32) {
         state.withLock { s in
             if s.active[token.rawValue] != nil { s.crashes[token.rawValue] = signal }
         }
     }
 
     /// The calls begun and not ended, in the order they began.
-    public func pending() -> [LeftoverCall] {
+    package func pending() -> [LeftoverCall] {
         state.withLock { s in
             s.active.keys.sorted().compactMap { token in
                 s.active[token].map { call in
@@ -188,7 +188,7 @@ public final class MemoryCrashGuard: CrashGuard {
     }
 
     /// Forgets every call in progress.
-    public func clearPending() {
+    package func clearPending() {
         state.withLock { s in
             s.active.removeAll()
             s.crashes.removeAll()
@@ -196,18 +196,18 @@ public final class MemoryCrashGuard: CrashGuard {
     }
 
     /// Every call recorded so far, in order, ended or not (for tests).
-    public var begunCalls: [GuardedCall] {
+    package var begunCalls: [GuardedCall] {
         state.withLock { $0.begun }
     }
 
     /// The calls in progress right now.
-    public var activeCalls: [GuardedCall] { pending().map(\.call) }
+    package var activeCalls: [GuardedCall] { pending().map(\.call) }
 }
 
 /// Why a ``FileCrashGuard`` could not be set up.
-public struct CrashGuardError: Error, Sendable, CustomStringConvertible {
+package struct CrashGuardError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, naming the file.
-    public var description: String
+    package var description: String
 }
 
 /// A crash guard kept in a small memory-mapped file of fixed slots, which
@@ -233,14 +233,14 @@ public struct CrashGuardError: Error, Sendable, CustomStringConvertible {
 /// The file is created mode 0600 (`O_NOFOLLOW`), must belong to this uid, and
 /// is locked with `flock` so two processes cannot share one. With more calls in
 /// progress than slots, the extra calls run unrecorded (and say so on stderr).
-public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
+package final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     // @unchecked: `base` points into a mapping this object owns until deinit
     // (every marker that points into it keeps this object alive); a slot's
     // record is written only by the call that holds it, its state word only
     // atomically, and the free list is behind a lock.
     /// Slots when the caller does not say: more than calls can be in progress
     /// at once in practice (a slot is 2 KiB of a sparse file).
-    public static let defaultSlotCount = 512
+    package static let defaultSlotCount = 512
     static let slotSize = 2048
     static let headerSize = 4096
     /// Slot layout: the state word (8 bytes), the record's length (4), 4
@@ -264,7 +264,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     /// Opens or creates the guard file at `path` and installs the fatal-signal
     /// handlers (once per process). Calls recorded by an earlier process stay
     /// readable through ``pending()``.
-    public init(path: String, slots: Int = FileCrashGuard.defaultSlotCount) throws(CrashGuardError) {
+    package init(path: String, slots: Int = FileCrashGuard.defaultSlotCount) throws(CrashGuardError) {
         let slotCount = max(1, slots)
         let length = Self.headerSize + slotCount * Self.slotSize
         let file: FileDescriptor
@@ -347,7 +347,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     /// Writes `call` into a free slot and marks it "in call".
-    public func begin(_ call: GuardedCall) -> CrashGuardToken {
+    package func begin(_ call: GuardedCall) -> CrashGuardToken {
         let bytes = Array(call.encoded.utf8)
         guard bytes.count <= Self.slotSize - Self.recordOffset else {
             complain("a call record of \(bytes.count) bytes does not fit a slot")
@@ -367,7 +367,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     /// Marks the call's slot free.
-    public func end(_ token: CrashGuardToken) {
+    package func end(_ token: CrashGuardToken) {
         guard token.rawValue > 0, token.rawValue <= UInt64(slotCount) else { return }
         let slot = Int(token.rawValue - 1)
         LibPluginHost.storeStateWord(Self.stateWord(base, slot), SlotState.free)
@@ -375,7 +375,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     /// The calls the earlier process left in the file (not this process's own).
-    public func pending() -> [LeftoverCall] {
+    package func pending() -> [LeftoverCall] {
         let leftovers = slots.withLock { $0.leftovers }
         var calls: [LeftoverCall] = []
         for slot in leftovers {
@@ -397,7 +397,7 @@ public final class FileCrashGuard: CrashGuard, @unchecked Sendable {
     }
 
     /// Frees the earlier process's slots.
-    public func clearPending() {
+    package func clearPending() {
         slots.withLock { state in
             for slot in state.leftovers {
                 LibPluginHost.storeStateWord(Self.stateWord(base, slot), SlotState.free)

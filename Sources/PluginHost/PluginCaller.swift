@@ -2,7 +2,7 @@ import FlowKit
 import FlowdSystem
 
 /// How one plugin call ended.
-public enum PluginCallResult<Value: Sendable>: Sendable {
+package enum PluginCallResult<Value: Sendable>: Sendable {
     /// The plugin returned `Value`.
     case success(Value)
     /// The plugin threw, or returned something the host refuses (see
@@ -40,16 +40,16 @@ extension PluginCallResult: Equatable where Value: Equatable {}
 /// the same uid; see ``PluginExecutor``) does not lose its time. The wait is
 /// bounded by the same duration, after which the call ends ``PluginCallResult/busy(waited:)``
 /// without the plugin having run.
-public final class PluginCaller: Sendable {
+package final class PluginCaller: Sendable {
     /// Timeouts for the calls that have no per-flow timeout.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Field and step validators.
-        public var validatorTimeout: Duration
+        package var validatorTimeout: Duration
         /// Options and prefill providers.
-        public var providerTimeout: Duration
+        package var providerTimeout: Duration
 
         /// The defaults: 5 seconds each.
-        public init(validatorTimeout: Duration = .seconds(5), providerTimeout: Duration = .seconds(5)) {
+        package init(validatorTimeout: Duration = .seconds(5), providerTimeout: Duration = .seconds(5)) {
             self.validatorTimeout = validatorTimeout
             self.providerTimeout = providerTimeout
         }
@@ -57,25 +57,25 @@ public final class PluginCaller: Sendable {
 
     /// Bounds on what a plugin may hand back. Anything over is a failure with
     /// the localized default message, so a plugin cannot flood a client.
-    public enum Limits {
+    package enum Limits {
         /// Scalars in one message; longer messages are cut with "…".
-        public static let maxMessageLength = 1000
+        package static let maxMessageLength = 1000
         /// Options from an options provider (the engine's limit per field too).
-        public static let maxOptions = 500
+        package static let maxOptions = 500
         /// Issues from a step validator.
-        public static let maxIssues = 100
+        package static let maxIssues = 100
     }
 
     /// The plugins to call.
-    public let registry: PluginRegistry
+    package let registry: PluginRegistry
     /// The timeouts in use.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let crashGuard: any CrashGuard
     private let executor: PluginExecutor
 
     /// A caller for `registry`'s capabilities that records every call with
     /// `crashGuard` and runs plugin code on `executor`.
-    public init(
+    package init(
         registry: PluginRegistry, crashGuard: any CrashGuard, executor: PluginExecutor = .shared,
         configuration: Configuration = Configuration()
     ) {
@@ -90,7 +90,7 @@ public final class PluginCaller: Sendable {
     /// Runs field validator `name` (its `assess`, which for a validator
     /// that does not warn is its `validate`): the value is accepted,
     /// rejected with the message to show under the field, or warned about.
-    public func validateField(
+    package func validateField(
         _ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
     ) async -> PluginCallResult<FieldAssessment> {
         guard let c = registry.capability(.fieldValidator, named: name),
@@ -114,7 +114,7 @@ public final class PluginCaller: Sendable {
     }
 
     /// Runs step validator `name`: an empty array means the step is valid.
-    public func validateStep(
+    package func validateStep(
         _ name: String, step: StepInfo, context: PluginContext, timeout: Duration? = nil
     ) async -> PluginCallResult<[ValidationIssue]> {
         guard let c = registry.capability(.stepValidator, named: name),
@@ -168,7 +168,7 @@ public final class PluginCaller: Sendable {
     }
 
     /// Runs submit action `name` under `timeout` (the flow's `timeoutSeconds`).
-    public func submit(
+    package func submit(
         _ name: String, submission: Submission, context: PluginContext, timeout: Duration
     ) async -> PluginCallResult<SubmitReceipt> {
         guard let c = registry.capability(.submitAction, named: name),
@@ -180,7 +180,7 @@ public final class PluginCaller: Sendable {
     }
 
     /// Runs options provider `name`. An empty list is a failure ("no options").
-    public func options(
+    package func options(
         _ name: String, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
     ) async -> PluginCallResult<[ChoiceOption]> {
         guard let c = registry.capability(.optionsProvider, named: name),
@@ -207,7 +207,7 @@ public final class PluginCaller: Sendable {
     }
 
     /// Runs prefill provider `name`: nil leaves the field empty.
-    public func prefill(
+    package func prefill(
         _ name: String, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
     ) async -> PluginCallResult<AnswerValue?> {
         guard let c = registry.capability(.prefillProvider, named: name),
@@ -230,7 +230,7 @@ public final class PluginCaller: Sendable {
     /// job of the call — its first, each resumption after an `await`, its
     /// child tasks' — runs on a pool thread marked as inside this call, so a
     /// fatal signal in the plugin's code is recorded as the plugin's crash.
-    public func call<Value: Sendable>(
+    package func call<Value: Sendable>(
         _ capability: RegisteredCapability, timeout: Duration, uid: UInt32? = nil,
         _ body: @escaping @Sendable () async throws -> Value
     ) async -> PluginCallResult<Value> {

@@ -25,7 +25,7 @@ import Synchronization
 /// handlers still run when a plugin overflows its stack. The jobs of one
 /// plugin call come through a ``CallExecutor`` and, for a guarded call, run
 /// with their thread marked as inside that call (see ``FileCrashGuard``).
-public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
+package final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     private let lock = Lock()
     private var queue: FairQueue
@@ -36,17 +36,17 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     private var peakThreadCount = 0
 
     /// The most threads the pool will have.
-    public let maximumThreads: Int
+    package let maximumThreads: Int
     /// The most jobs of one uid's calls that run at once.
-    public let maximumThreadsPerUser: Int
+    package let maximumThreadsPerUser: Int
     /// How long an idle thread waits for work before it exits.
-    public let idleTimeout: Duration
+    package let idleTimeout: Duration
     private let threadName: String
 
     /// Makes an empty pool; threads start as calls arrive. One uid's calls
     /// get at most `maximumThreadsPerUser` threads (a quarter of the pool
     /// when not given).
-    public init(
+    package init(
         maximumThreads: Int = 32, maximumThreadsPerUser: Int? = nil, idleTimeout: Duration = .seconds(30),
         threadName: String = "flowd-plugin"
     ) {
@@ -59,11 +59,11 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// The shared pool the daemon uses.
-    public static let shared = PluginExecutor()
+    package static let shared = PluginExecutor()
 
     /// Called by the Swift runtime to run `job` on one of the pool's threads
     /// (work that is not a plugin call's: its own queue, no per-uid cap).
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         enqueue(QueuedJob(job: UnownedJob(job), call: nil), lane: .unattributed, continuing: true)
     }
 
@@ -96,7 +96,7 @@ public final class PluginExecutor: TaskExecutor, @unchecked Sendable {
 
     /// The number of threads alive now and the most there have been (for tests
     /// and the benchmark).
-    public var threadCounts: (current: Int, peak: Int) {
+    package var threadCounts: (current: Int, peak: Int) {
         lock.withLock { (threadCount, peakThreadCount) }
     }
 

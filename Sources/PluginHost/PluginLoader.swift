@@ -2,36 +2,36 @@ import FlowKit
 import FlowdSystem
 
 /// A plugin directory the loader could not use, for the journal.
-public struct DirectoryProblem: Sendable, Hashable {
+package struct DirectoryProblem: Sendable, Hashable {
     /// The directory as configured.
-    public var path: String
+    package var path: String
     /// One line: "does not exist", "is writable by group or others …".
-    public var reason: String
+    package var reason: String
 
     /// A problem with `path`.
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 }
 
 /// What one run of the loader produced.
-public struct PluginLoadReport: Sendable {
+package struct PluginLoadReport: Sendable {
     /// The plugins, loaded or not.
-    public var registry: PluginRegistry
+    package var registry: PluginRegistry
     /// Configured directories that were skipped, and why. A missing directory
     /// is reported too (it is not an error: the defaults may not exist).
-    public var directoryProblems: [DirectoryProblem]
+    package var directoryProblems: [DirectoryProblem]
     /// Plugins whose own code crashed the earlier process (the crash guard
     /// found their call marked crashed): persist these and pass them back in
     /// ``PluginLoader/Configuration/quarantined`` next time.
-    public var newQuarantines: [PluginQuarantine]
+    package var newQuarantines: [PluginQuarantine]
     /// Calls the earlier process was in when it went away with nothing crashing
     /// in the plugin's code (killed from outside, a crash on another thread):
     /// not blamed. Log each ``GuardedCall/interruptionNotice`` at notice level.
-    public var interruptedCalls: [GuardedCall]
+    package var interruptedCalls: [GuardedCall]
     /// Earlier quarantines whose file changed or went away: forget these.
-    public var liftedQuarantines: [PluginQuarantine]
+    package var liftedQuarantines: [PluginQuarantine]
 }
 
 /// Finds, checks and loads plugins from the configured directories.
@@ -57,25 +57,25 @@ public struct PluginLoadReport: Sendable {
 /// library constructors and the entry points run plugin code, and the loading
 /// thread is marked as inside the plugin meanwhile (with an alternate signal
 /// stack if it had none): a plugin that crashes while loading is blamed.
-public struct PluginLoader: Sendable {
+package struct PluginLoader: Sendable {
     /// Where to look and what to leave out. Paths only ever come from here,
     /// never from a caller.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The plugin directories, in order.
-        public var directories: [String]
+        package var directories: [String]
         /// Plugins the administrator turned off: a file name (`webhook.so`), a
         /// file name without `.so` (`webhook`), or a registered plugin name
         /// (`flowd.webhook`). A file-name match is not even opened.
-        public var disabled: Set<String>
+        package var disabled: Set<String>
         /// Plugins kept disabled after crashing the daemon (from the daemon's
         /// store), until their file changes.
-        public var quarantined: [PluginQuarantine]
+        package var quarantined: [PluginQuarantine]
         /// The uids a plugin file and its directory may belong to: root and
         /// this process's euid.
-        public var trustedOwners: Set<UInt32>
+        package var trustedOwners: Set<UInt32>
 
         /// Loads from `directories`; everything else has a safe default.
-        public init(
+        package init(
             directories: [String], disabled: Set<String> = [], quarantined: [PluginQuarantine] = [],
             trustedOwners: Set<UInt32> = Configuration.defaultTrustedOwners
         ) {
@@ -86,24 +86,24 @@ public struct PluginLoader: Sendable {
         }
 
         /// Root and this process's effective uid.
-        public static var defaultTrustedOwners: Set<UInt32> { [0, CurrentProcess.effectiveUserID] }
+        package static var defaultTrustedOwners: Set<UInt32> { [0, CurrentProcess.effectiveUserID] }
     }
 
     /// Limits on what a registration may contain.
-    public enum Limits {
+    package enum Limits {
         /// Scalars in a plugin or capability name.
-        public static let maxNameLength = 100
+        package static let maxNameLength = 100
         /// Scalars in a plugin's version.
-        public static let maxVersionLength = 64
+        package static let maxVersionLength = 64
         /// Capabilities in one registration.
-        public static let maxCapabilities = 256
+        package static let maxCapabilities = 256
     }
 
     /// Where to look and what to leave out.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     /// A loader for `configuration`; nothing happens until ``load(crashGuard:)``.
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
     }
 
@@ -119,7 +119,7 @@ public struct PluginLoader: Sendable {
     /// still knows the first one. (With both records gone, two plugins that
     /// crash while loading would take turns crashing every start.) When
     /// `record` returns false, the leftovers stay for the next start.
-    public func load(
+    package func load(
         crashGuard: any CrashGuard, record: ([PluginQuarantine]) -> Bool = { _ in true }
     ) -> PluginLoadReport {
         var run = LoadRun(configuration: configuration, crashGuard: crashGuard)
@@ -316,7 +316,8 @@ private struct LoadRun {
         if let q = quarantines[path] {
             if q.file == identity {
                 var record = refuse(q.reason, file: identity, status: .disabled)
-                record.name = q.name
+                // Quarantines recorded before the store kept names have none.
+                if !q.name.isEmpty { record.name = q.name }
                 records.append(record)
                 return
             }

@@ -2,7 +2,7 @@ import FlowKit
 import FlowdSystem
 
 /// Whether a plugin is in use. The raw values are what `ListPlugins` shows.
-public enum PluginStatus: String, Sendable, Hashable, Codable {
+package enum PluginStatus: String, Sendable, Hashable, Codable {
     /// Loaded; its capabilities are in use.
     case loaded
     /// Refused by the loader: a file check, the ABI, the entry point or the
@@ -14,39 +14,39 @@ public enum PluginStatus: String, Sendable, Hashable, Codable {
 }
 
 /// A capability's kind and name: what a flow names and the engine's lint checks.
-public struct CapabilityID: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct CapabilityID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What the capability does.
-    public var kind: CapabilityKind
+    package var kind: CapabilityKind
     /// Its dotted name.
-    public var name: String
+    package var name: String
 
     /// Names a capability.
-    public init(kind: CapabilityKind, name: String) {
+    package init(kind: CapabilityKind, name: String) {
         self.kind = kind
         self.name = name
     }
 
     /// `submit-action flowd.spool`.
-    public var description: String { "\(kind.rawValue) \(name)" }
+    package var description: String { "\(kind.rawValue) \(name)" }
 }
 
 /// One plugin file the loader looked at: what `ListPlugins` returns and what the
 /// daemon writes to the journal.
-public struct PluginRecord: Sendable, Hashable {
+package struct PluginRecord: Sendable, Hashable {
     /// The plugin's registered name, or the file name without `.so` when the
     /// plugin was refused before it could say its name.
-    public var name: String
+    package var name: String
     /// The plugin's own version; empty when unknown.
-    public var version: String
+    package var version: String
     /// The file the plugin was loaded from.
-    public var path: String
+    package var path: String
     /// Loaded, failed or disabled.
-    public var status: PluginStatus
+    package var status: PluginStatus
     /// Why the plugin is `failed` or `disabled`: one line. Nil when loaded.
-    public var error: String?
+    package var error: String?
     /// The capabilities the plugin registered (also for a refused plugin, when
     /// the registration could be read).
-    public var capabilities: [CapabilityID]
+    package var capabilities: [CapabilityID]
     /// The file's identity when it could be read.
     package var file: FileIdentity?
 
@@ -65,7 +65,7 @@ public struct PluginRecord: Sendable, Hashable {
     }
 
     /// The distinct kinds among the capabilities, in `CapabilityKind` order.
-    public var kinds: [CapabilityKind] {
+    package var kinds: [CapabilityKind] {
         let present = Set(capabilities.map(\.kind))
         return CapabilityKind.allCases.filter { present.contains($0) }
     }
@@ -76,13 +76,13 @@ public struct PluginRecord: Sendable, Hashable {
 /// The loader creates these from the crash guard's leftovers; the daemon
 /// persists them (the store's `plugin_state`) and passes them back on the next
 /// start through ``PluginLoader/Configuration/quarantined``.
-public struct PluginQuarantine: Sendable, Hashable, Codable {
+package struct PluginQuarantine: Sendable, Hashable, Codable {
     /// The plugin file.
-    public var path: String
-    /// The plugin's name as far as it is known.
-    public var name: String
+    package var path: String
+    /// The plugin's name as far as it is known (empty: not known).
+    package var name: String
     /// The one-line reason shown in `ListPlugins`.
-    public var reason: String
+    package var reason: String
     /// The file as it was when it crashed the daemon. A different file at the
     /// same path lifts the quarantine.
     package var file: FileIdentity

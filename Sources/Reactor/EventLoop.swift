@@ -14,7 +14,7 @@ import Synchronization
 /// Threading: ``execute(_:)``, ``stop()`` and ``inEventLoop`` are safe from any
 /// thread. Everything else (watches, timers, signals and their handles) must be
 /// used on the loop thread, or before ``run()`` starts.
-public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
+package final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendable {
     private let epoll: FileDescriptor
     private let timer: FileDescriptor
     private let wake: FileDescriptor
@@ -32,7 +32,9 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     private var blockedSignals: Set<Signal> = []
 
     /// The executor that runs jobs on this loop; see ``LoopExecutor``.
-    public let executor: LoopExecutor
+    package let executor: LoopExecutor
+
+    package var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the epoll set, the wake-up eventfd and the timerfd.
     package init() throws(ReactorError) {
@@ -52,13 +54,13 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
     // MARK: running
 
     /// True on the thread currently inside ``run()``.
-    public var inEventLoop: Bool { core.inLoop }
+    package var inEventLoop: Bool { core.inLoop }
 
     /// How many eventfd wake-ups `execute` has written so far.
     var wakeUpsWritten: Int { core.wakeUpsWritten.load(ordering: .relaxed) }
 
     /// True while a thread is inside ``run()``.
-    public var isRunning: Bool { core.isRunning }
+    package var isRunning: Bool { core.isRunning }
 
     /// Runs the loop on the calling thread until ``stop()``.
     ///
@@ -99,14 +101,14 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
 
     /// Makes the running (or next) ``run()`` return after its current round.
     /// Safe from any thread.
-    public func stop() {
+    package func stop() {
         stopRequested.store(true, ordering: .relaxed)
         core.enqueue(.work {})  // wakes epoll_wait when called from another thread
     }
 
     /// Runs `work` on the loop thread. Safe from any thread; from the loop
     /// thread itself it costs an array append and no system call.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         core.enqueue(.work(work))
     }
 
@@ -174,18 +176,18 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         }
     }
 
-    func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)? {
+    package func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)? {
         requireLoopState()
         return watches.watches[id].map { ($0.events, $0.enabled) }
     }
 
-    func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError) {
+    package func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError) {
         requireLoopState()
         guard let fd = watches.update(id, events: events, enabled: enabled) else { return }
         try syncInterest(of: fd)
     }
 
-    func cancelWatch(_ id: UInt64) {
+    package func cancelWatch(_ id: UInt64) {
         requireLoopState()
         guard let watch = watches.remove(id) else { return }
         // Removing interest cannot fail in a way the caller could act on.
@@ -196,7 +198,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
 
     /// Calls `handler` on the loop thread after `delay`, then every `interval`
     /// if given. Loop thread only.
-    public func schedule(
+    package func schedule(
         after delay: Duration, repeating interval: Duration?, _ handler: @escaping @Sendable () -> Void
     ) -> TimerHandle {
         requireLoopState()
@@ -207,12 +209,12 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         return TimerHandle(owner: self, id: id)
     }
 
-    func timerIsActive(_ id: UInt64) -> Bool {
+    package func timerIsActive(_ id: UInt64) -> Bool {
         requireLoopState()
         return timers.timers[id] != nil
     }
 
-    func cancelTimer(_ id: UInt64) {
+    package func cancelTimer(_ id: UInt64) {
         requireLoopState()
         timers.cancel(id)
         // The timerfd stays armed for a stale deadline at worst: one spurious wake.
@@ -280,7 +282,7 @@ public final class EventLoop: EventLoopProtocol, HandleOwner, @unchecked Sendabl
         }
     }
 
-    func cancelSignalHandler(_ id: UInt64) {
+    package func cancelSignalHandler(_ id: UInt64) {
         requireLoopState()
         signalHandlers[id] = nil
     }

@@ -2,7 +2,8 @@
 /// the loop thread, watch file descriptors and schedule timers.
 ///
 /// Two loops implement it: ``EventLoop`` (epoll, the real one) and
-/// ``EmbeddedEventLoop`` (deterministic, driven by hand in unit tests).
+/// `ReactorTesting`'s `EmbeddedEventLoop` (deterministic, driven by hand in
+/// unit tests).
 ///
 /// Threading: ``execute(_:)`` and ``inEventLoop`` are safe from any thread.
 /// ``watch(fd:events:_:)``, ``schedule(after:repeating:_:)`` and the methods of
@@ -14,6 +15,11 @@ package protocol EventLoopProtocol: AnyObject, Sendable {
 
     /// Runs `work` on the loop thread, after the work already queued.
     func execute(_ work: @escaping @Sendable () -> Void)
+
+    /// The loop as a `SerialExecutor`: an actor whose `unownedExecutor` is
+    /// this runs on the loop thread, and loop callbacks enter it with
+    /// `assumeIsolated`.
+    var unownedExecutor: UnownedSerialExecutor { get }
 
     /// Calls `handler` whenever `fd` is ready for one of `events` (level-triggered).
     ///
@@ -32,13 +38,13 @@ package protocol EventLoopProtocol: AnyObject, Sendable {
 extension EventLoopProtocol {
     /// Calls `handler` once after `delay`.
     @discardableResult
-    public func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) -> TimerHandle {
+    package func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) -> TimerHandle {
         schedule(after: delay, repeating: nil, handler)
     }
 }
 
 /// The loop side of a handle: implemented by each loop, called by the handles.
-protocol HandleOwner: AnyObject {
+package protocol HandleOwner: AnyObject {
     func watchState(_ id: UInt64) -> (events: IOEvents, enabled: Bool)?
     func updateWatch(_ id: UInt64, events: IOEvents?, enabled: Bool?) throws(ReactorError)
     func cancelWatch(_ id: UInt64)
@@ -51,26 +57,26 @@ protocol HandleOwner: AnyObject {
 ///
 /// The handle does not keep the watch alive and dropping it does not cancel
 /// it: call ``cancel()``.
-public final class WatchHandle: @unchecked Sendable {
+package final class WatchHandle: @unchecked Sendable {
     private weak var owner: (any HandleOwner)?
     let id: UInt64
     /// The watched descriptor.
-    public let fd: Int32
+    package let fd: Int32
 
-    init(owner: any HandleOwner, id: UInt64, fd: Int32) {
+    package init(owner: any HandleOwner, id: UInt64, fd: Int32) {
         self.owner = owner
         self.id = id
         self.fd = fd
     }
 
     /// False once cancelled (or once the loop is gone).
-    public var isActive: Bool { owner?.watchState(id) != nil }
+    package var isActive: Bool { owner?.watchState(id) != nil }
 
     /// The readiness the watch asks for.
-    public var events: IOEvents { owner?.watchState(id)?.events ?? [] }
+    package var events: IOEvents { owner?.watchState(id)?.events ?? [] }
 
     /// Whether the handler is currently called.
-    public var isEnabled: Bool { owner?.watchState(id)?.enabled ?? false }
+    package var isEnabled: Bool { owner?.watchState(id)?.enabled ?? false }
 
     /// Starts calling the handler again.
     package func enable() throws(ReactorError) { try owner?.updateWatch(id, events: nil, enabled: true) }
@@ -84,30 +90,30 @@ public final class WatchHandle: @unchecked Sendable {
     }
 
     /// Removes the watch for good. Safe to call more than once.
-    public func cancel() { owner?.cancelWatch(id) }
+    package func cancel() { owner?.cancelWatch(id) }
 }
 
 /// A scheduled timer. Loop thread only.
 ///
 /// Dropping the handle does not cancel the timer: call ``cancel()``.
-public final class TimerHandle: @unchecked Sendable {
+package final class TimerHandle: @unchecked Sendable {
     private weak var owner: (any HandleOwner)?
     let id: UInt64
 
-    init(owner: any HandleOwner, id: UInt64) {
+    package init(owner: any HandleOwner, id: UInt64) {
         self.owner = owner
         self.id = id
     }
 
     /// True until a one-shot timer fired or the timer was cancelled.
-    public var isActive: Bool { owner?.timerIsActive(id) ?? false }
+    package var isActive: Bool { owner?.timerIsActive(id) ?? false }
 
     /// Stops the timer; its handler is not called again. Safe to call more than once.
-    public func cancel() { owner?.cancelTimer(id) }
+    package func cancel() { owner?.cancelTimer(id) }
 }
 
 /// A registered signal handler. Loop thread only.
-public final class SignalHandle: @unchecked Sendable {
+package final class SignalHandle: @unchecked Sendable {
     private weak var owner: (any HandleOwner)?
     let id: UInt64
 
@@ -118,5 +124,5 @@ public final class SignalHandle: @unchecked Sendable {
 
     /// Removes the handler. The signals stay blocked (unblocking a pending
     /// signal could run its default action and end the process).
-    public func cancel() { owner?.cancelSignalHandler(id) }
+    package func cancel() { owner?.cancelSignalHandler(id) }
 }

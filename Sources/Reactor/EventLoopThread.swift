@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// The thread is running the loop when `init` returns. ``stop()`` (or deinit)
 /// stops the loop and joins the thread.
-public final class EventLoopThread: Sendable {
+package final class EventLoopThread: Sendable {
     /// The loop this thread runs.
-    public let loop: EventLoop
+    package let loop: EventLoop
     private let thread: SystemThread
     private let stopped = Atomic<Bool>(false)
     private let failure = LockedValue<ReactorError?>(nil)
@@ -56,7 +56,7 @@ public final class EventLoopThread: Sendable {
     /// when called on the loop thread. Never call it from a loop callback of a
     /// different loop that this loop waits on.
     @discardableResult
-    public func sync<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
+    package func sync<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         if loop.inEventLoop { return try body() }
         let loop = self.loop
         let result: Result<T, E> = waitForCompletion { complete in
@@ -67,7 +67,7 @@ public final class EventLoopThread: Sendable {
 
     /// Stops the loop and joins the thread. Safe to call more than once; must
     /// not be called from the loop thread itself.
-    public func stop() {
+    package func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         precondition(!loop.inEventLoop, "EventLoopThread.stop() called from its own loop thread")
         loop.stop()

@@ -3,20 +3,20 @@
 /// Ask for ``read`` and/or ``write``. The loop always reports ``hangUp`` and
 /// ``error`` to enabled watches of a file descriptor, whether asked for or not,
 /// because `epoll` always reports them.
-public struct IOEvents: OptionSet, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct IOEvents: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Data can be read (`EPOLLIN`).
-    public static let read = IOEvents(rawValue: 1 << 0)
+    package static let read = IOEvents(rawValue: 1 << 0)
     /// Data can be written (`EPOLLOUT`).
-    public static let write = IOEvents(rawValue: 1 << 1)
+    package static let write = IOEvents(rawValue: 1 << 1)
     /// The peer hung up (`EPOLLHUP`). Reported, never requested.
-    public static let hangUp = IOEvents(rawValue: 1 << 2)
+    package static let hangUp = IOEvents(rawValue: 1 << 2)
     /// An error is pending on the descriptor (`EPOLLERR`). Reported, never requested.
-    public static let error = IOEvents(rawValue: 1 << 3)
+    package static let error = IOEvents(rawValue: 1 << 3)
 
-    public var description: String {
+    package var description: String {
         var names: [String] = []
         if contains(.read) { names.append("read") }
         if contains(.write) { names.append("write") }

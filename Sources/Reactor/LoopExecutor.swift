@@ -15,7 +15,7 @@
 ///
 /// Tasks created from the actor's methods inherit its isolation and therefore
 /// run on the loop thread too.
-public final class LoopExecutor: SerialExecutor, @unchecked Sendable {
+package final class LoopExecutor: SerialExecutor, @unchecked Sendable {
     private let core: LoopCore
 
     init(core: LoopCore) {
@@ -23,21 +23,21 @@ public final class LoopExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Queues `job` on the loop (no wake-up write when already on the loop thread).
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         core.enqueue(.task(UnownedJob(job), asUnownedSerialExecutor()))
     }
 
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
     /// Lets `assumeIsolated` succeed in loop callbacks that are not executor jobs.
-    public func checkIsolated() {
+    package func checkIsolated() {
         precondition(core.inLoop, "not on the event loop thread")
     }
 
     /// The same check as ``checkIsolated()``, without trapping.
-    public func isIsolatingCurrentContext() -> Bool? {
+    package func isIsolatingCurrentContext() -> Bool? {
         core.inLoop
     }
 }

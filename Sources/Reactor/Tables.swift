@@ -1,23 +1,32 @@
 /// The watches of a loop, grouped by descriptor. Shared by both loops; the
 /// real loop mirrors ``interest(of:)`` into epoll.
-struct WatchTable {
-    struct Watch {
-        let fd: Int32
-        var events: IOEvents
-        var enabled: Bool
-        let handler: @Sendable (IOEvents) -> Void
+package struct WatchTable {
+    package struct Watch {
+        package let fd: Int32
+        package var events: IOEvents
+        package var enabled: Bool
+        package let handler: @Sendable (IOEvents) -> Void
+
+        package init(fd: Int32, events: IOEvents, enabled: Bool, handler: @escaping @Sendable (IOEvents) -> Void) {
+            self.fd = fd
+            self.events = events
+            self.enabled = enabled
+            self.handler = handler
+        }
     }
 
-    private(set) var watches: [UInt64: Watch] = [:]
-    private(set) var byFD: [Int32: [UInt64]] = [:]
+    package private(set) var watches: [UInt64: Watch] = [:]
+    package private(set) var byFD: [Int32: [UInt64]] = [:]
 
-    mutating func add(_ id: UInt64, _ watch: Watch) {
+    package init() {}
+
+    package mutating func add(_ id: UInt64, _ watch: Watch) {
         watches[id] = watch
         byFD[watch.fd, default: []].append(id)
     }
 
     @discardableResult
-    mutating func remove(_ id: UInt64) -> Watch? {
+    package mutating func remove(_ id: UInt64) -> Watch? {
         guard let watch = watches.removeValue(forKey: id) else { return nil }
         var ids = byFD[watch.fd] ?? []
         ids.removeAll { $0 == id }
@@ -25,7 +34,7 @@ struct WatchTable {
         return watch
     }
 
-    mutating func update(_ id: UInt64, events: IOEvents?, enabled: Bool?) -> Int32? {
+    package mutating func update(_ id: UInt64, events: IOEvents?, enabled: Bool?) -> Int32? {
         guard var watch = watches[id] else { return nil }
         if let events { watch.events = events.intersection([.read, .write]) }
         if let enabled { watch.enabled = enabled }
@@ -34,7 +43,7 @@ struct WatchTable {
     }
 
     /// The union of what the enabled watches of `fd` ask for.
-    func interest(of fd: Int32) -> IOEvents {
+    package func interest(of fd: Int32) -> IOEvents {
         var events: IOEvents = []
         for id in byFD[fd] ?? [] {
             if let watch = watches[id], watch.enabled { events.formUnion(watch.events) }
@@ -44,7 +53,7 @@ struct WatchTable {
 
     /// The handlers to call for `reported` readiness on `fd`, with the events
     /// each one should see. Hang-up and error go to every enabled watch.
-    func handlers(for fd: Int32, reported: IOEvents) -> [(UInt64, IOEvents)] {
+    package func handlers(for fd: Int32, reported: IOEvents) -> [(UInt64, IOEvents)] {
         var result: [(UInt64, IOEvents)] = []
         for id in byFD[fd] ?? [] {
             guard let watch = watches[id], watch.enabled else { continue }
@@ -57,8 +66,8 @@ struct WatchTable {
 
 /// Timers in a binary min-heap keyed by deadline (nanoseconds on some clock),
 /// ties broken by scheduling order. Cancelled entries are dropped lazily.
-struct TimerQueue {
-    struct Timer {
+package struct TimerQueue {
+    package struct Timer {
         var deadline: UInt64
         var interval: UInt64?
         var sequence: UInt64
@@ -74,19 +83,21 @@ struct TimerQueue {
         }
     }
 
-    private(set) var timers: [UInt64: Timer] = [:]
+    package private(set) var timers: [UInt64: Timer] = [:]
     private var heap: [Slot] = []
     private var sequence: UInt64 = 0
 
-    var count: Int { timers.count }
+    package init() {}
 
-    mutating func add(_ id: UInt64, deadline: UInt64, interval: UInt64?, handler: @escaping @Sendable () -> Void) {
+    package var count: Int { timers.count }
+
+    package mutating func add(_ id: UInt64, deadline: UInt64, interval: UInt64?, handler: @escaping @Sendable () -> Void) {
         sequence &+= 1
         timers[id] = Timer(deadline: deadline, interval: interval, sequence: sequence, handler: handler)
         push(Slot(deadline: deadline, sequence: sequence, id: id))
     }
 
-    mutating func cancel(_ id: UInt64) {
+    package mutating func cancel(_ id: UInt64) {
         timers[id] = nil
         // Rebuild when stale slots dominate, so cancel-heavy users (libdbus
         // timeouts per pending call) do not grow the heap without bound.
@@ -94,14 +105,14 @@ struct TimerQueue {
     }
 
     /// The earliest live deadline.
-    mutating func nextDeadline() -> UInt64? {
+    package mutating func nextDeadline() -> UInt64? {
         dropStaleTop()
         return heap.first?.deadline
     }
 
     /// Removes the earliest timer if it is due at `now`, re-queues it if it
     /// repeats, and returns its handler.
-    mutating func popDue(now: UInt64) -> (@Sendable () -> Void)? {
+    package mutating func popDue(now: UInt64) -> (@Sendable () -> Void)? {
         dropStaleTop()
         guard let top = heap.first, top.deadline <= now, var timer = timers[top.id] else { return nil }
         popTop()

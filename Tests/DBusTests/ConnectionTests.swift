@@ -158,21 +158,21 @@ extension BusFixture {
     /// exporting a TestService: something for the server connection to call.
     final class Helper: @unchecked Sendable {
         let connection: Connection
-        let objects: ObjectServer
+        let objects: LoopBound<ObjectServer>
         let service = TestService()
 
         init(_ fixture: BusFixture) throws {
             let address = fixture.bus.address
             let loop = fixture.thread.loop
             let service = self.service
-            (connection, objects) = try fixture.onLoop { () throws(DBusError) -> (Connection, ObjectServer) in
+            (connection, objects) = try fixture.onLoop { () throws(DBusError) -> (Connection, LoopBound<ObjectServer>) in
                 let connection = try Connection(.address(address))
                 try connection.attach(to: loop)
                 let objects = ObjectServer(connection: connection)
                 service.objects = objects
                 service.loop = loop
                 try objects.export(service, at: TestService.path, interfaces: [TestService.table()])
-                return (connection, objects)
+                return (connection, LoopBound(objects, loop: loop))
             }
         }
 

@@ -1,6 +1,7 @@
 import DBus
 import Glibc
 import Reactor
+import ReactorTesting
 import Testing
 import TestSupport
 

@@ -9,7 +9,8 @@ final class BusFixture: @unchecked Sendable {
     let bus: PrivateBus
     let thread: EventLoopThread
     let server: Connection
-    let objects: ObjectServer
+    /// The server connection's object server, used on the loop only.
+    let objects: LoopBound<ObjectServer>
     let client: Connection
     /// What the server connection logged, as `level: message` lines.
     var logged: Locked<[String]> { Locked(log.records.map { "\($0.level.name): \($0.message)" }) }
@@ -21,10 +22,10 @@ final class BusFixture: @unchecked Sendable {
         let address = bus.address
         let loop = thread.loop
         let logger = Logger(identifier: "dbus-test", minimumLevel: .debug, backend: log)
-        (server, objects) = try thread.sync { () throws(DBusError) -> (Connection, ObjectServer) in
+        (server, objects) = try thread.sync { () throws(DBusError) -> (Connection, LoopBound<ObjectServer>) in
             let connection = try Connection(.address(address), logger: logger)
             try connection.attach(to: loop)
-            return (connection, ObjectServer(connection: connection))
+            return (connection, LoopBound(ObjectServer(connection: connection), loop: loop))
         }
         client = try Connection(.address(address))
     }
@@ -160,9 +161,9 @@ extension BusFixture {
         let objects = self.objects
         let loop = thread.loop
         try onLoop { () throws(DBusError) in
-            service.objects = objects
+            service.objects = objects.value
             service.loop = loop
-            try objects.export(service, at: TestService.path, interfaces: [TestService.table()])
+            try objects.value.export(service, at: TestService.path, interfaces: [TestService.table()])
         }
         return service
     }

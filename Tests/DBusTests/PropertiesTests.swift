@@ -55,9 +55,9 @@ struct PropertiesTests {
         try fixture.onLoop { () throws(DBusError) in
             service.count = 5
             service.name = "again"
-            try objects.emitPropertiesChanged(
+            try objects.value.emitPropertiesChanged(
                 path: TestService.path, interface: TestService.interface, properties: ["Count", "Version", "Name"])
-            try objects.emitPropertiesChanged(path: TestService.path, interface: TestService.interface, properties: ["Version"])
+            try objects.value.emitPropertiesChanged(path: TestService.path, interface: TestService.interface, properties: ["Version"])
         }
         let second = try #require(try watcher.nextSignal(matching: rule, timeout: .seconds(20)))
         var more = second.arguments()
@@ -92,12 +92,12 @@ struct PropertiesTests {
         let clientName = try #require(fixture.client.uniqueName)
         try fixture.onLoop { () throws(DBusError) in
             let wrong = #expect(throws: DBusError.self) {
-                try objects.emitSignal("Tick", interface: TestService.interface, path: TestService.path, arguments: [.string("x")])
+                try objects.value.emitSignal("Tick", interface: TestService.interface, path: TestService.path, arguments: [.string("x")])
             }
             #expect(wrong?.name == .invalidArgs)
-            try objects.emitSignal("Tick", interface: TestService.interface, path: TestService.path,
+            try objects.value.emitSignal("Tick", interface: TestService.interface, path: TestService.path,
                                    arguments: [.uint32(1)], destination: clientName)
-            try objects.emitSignal("Tick", interface: TestService.interface, path: TestService.path, arguments: [.uint32(2)])
+            try objects.value.emitSignal("Tick", interface: TestService.interface, path: TestService.path, arguments: [.uint32(2)])
         }
         #expect(try fixture.client.nextSignal(matching: tick, timeout: .seconds(20))?.readArguments() == [.uint32(1)])
         #expect(try fixture.client.nextSignal(matching: tick, timeout: .seconds(20))?.readArguments() == [.uint32(2)])

@@ -207,5 +207,5 @@ struct CommandLineTests {
 }
 
 extension CommandSpec: CustomTestStringConvertible {
-    public var testDescription: String { name }
+    package var testDescription: String { name }
 }

@@ -298,23 +298,23 @@ struct HostileReplyTests {
         let bus: PrivateBus
         let thread: EventLoopThread
         let connection: Connection
-        let objects: ObjectServer
+        let objects: LoopBound<ObjectServer>
 
         init() throws {
             bus = try PrivateBus()
             thread = try EventLoopThread(name: "fake-flowd")
             let address = bus.address
             let loop = thread.loop
-            (connection, objects) = try thread.sync { () throws(DBusError) -> (Connection, ObjectServer) in
+            (connection, objects) = try thread.sync { () throws(DBusError) -> (Connection, LoopBound<ObjectServer>) in
                 let connection = try Connection(.address(address), logger: .discard)
                 try connection.attach(to: loop)
-                return (connection, ObjectServer(connection: connection))
+                return (connection, LoopBound(ObjectServer(connection: connection), loop: loop))
             }
             let objects = self.objects
             let connection = self.connection
             try thread.sync { () throws(DBusError) in
-                try objects.export(Fake(), at: FlowBus.managerPath, interfaces: [Self.manager])
-                try objects.exportTree(
+                try objects.value.export(Fake(), at: FlowBus.managerPath, interfaces: [Self.manager])
+                try objects.value.exportTree(
                     under: FlowBus.sessionPrefix, interfaces: [Self.session], children: { _ in [] }, resolve: { _ in Fake() })
                 _ = try connection.requestName(FlowBus.name)
             }

@@ -258,6 +258,15 @@ struct SubmitTests {
             let echo = try await Self.onReview(client, "echo")
             try await client.submit(echo)
             #expect(try await client.property(.state, of: echo) == "submitted")
+
+            // After one more restart the quarantine comes from the store,
+            // still under the plugin's own name (not its path).
+            #expect(await fixture.stop() == .exited(0))
+            try await fixture.startAgain()
+            let again = try await client.listPlugins()
+            let stored = try #require(again.first { $0.path.hasSuffix("FixtureCrashPlugin.so") }, "\(again)")
+            #expect(stored.name == "crash" && stored.status == .disabled, "\(stored)")
+            #expect(stored.error == reason)
         }
     }
 

@@ -19,7 +19,7 @@ struct ConcurrencyTests {
                         let loaded = try store.load(id: id)
                         #expect(loaded?.payload == [UInt8(worker), UInt8(i)])
                         if i % 3 == 0 { try store.delete(id: id) }
-                        try store.disablePlugin(path: "/w\(worker)", reason: "test", file: nil)
+                        try store.disablePlugin(path: "/w\(worker)", name: "w\(worker)", reason: "test", file: nil)
                         _ = try store.enablePlugin(path: "/w\(worker)")
                         _ = try store.count(owner: UInt32(worker))
                     }

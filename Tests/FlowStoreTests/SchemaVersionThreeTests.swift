@@ -49,7 +49,7 @@ struct SchemaVersionThreeTests {
         try databaseAtSchemaVersion(2, at: path, sessions: sessions)
         let store = try SessionStore(path: path)
         defer { try? store.close() }
-        #expect(SessionStore.schemaVersion == 3)
+        #expect(SessionStore.schemaVersion == 4)
         for s in sessions { #expect(try store.load(id: s.id) == s) }
         #expect(try store.count() == 5)
         for (id, pair) in try Self.periods(store) { #expect(pair[0] == pair[1], "idle period of \(id)") }

@@ -71,15 +71,29 @@ func readLines(from fd: Int32, until deadline: ContinuousClock.Instant, while co
     return lines
 }
 
-/// A database as schema `version` (1 or 2) made it, holding `sessions`: the
+/// A database as schema `version` made it, holding `sessions` and
+/// `disabledPlugins` (their names are lost before version 4): the
 /// starting point of the migration tests.
-func databaseAtSchemaVersion(_ version: Int, at path: String, sessions: [StoredSession]) throws {
+func databaseAtSchemaVersion(
+    _ version: Int, at path: String, sessions: [StoredSession], disabledPlugins: [DisabledPlugin] = []
+) throws {
     let db = try SQLiteDatabase(path: path)
     try db.execute("PRAGMA journal_mode = WAL")
     try db.execute("PRAGMA application_id = \(Schema.applicationID)")
-    try db.execute(Schema.version1)
-    if version >= 2 { try db.execute(Schema.version2) }
+    for migration in Schema.migrations.prefix(version) { try db.execute(migration) }
     try db.execute("PRAGMA user_version = \(version)")
+    for p in disabledPlugins {
+        // Before version 4 the path's column was `plugin`, and no name was kept.
+        let insert = try db.prepare(
+            version < 4
+                ? "INSERT INTO plugin_state (plugin, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                : "INSERT INTO plugin_state (path, reason, disabled_at, file_device, file_inode, file_size, file_mtime_ns, name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+        let file: [SQLiteValue] = p.file.map {
+            [.integer(Int64(bitPattern: $0.device)), .integer(Int64(bitPattern: $0.inode)), .integer($0.size), .integer($0.modificationTime)]
+        } ?? [.null, .null, .null, .null]
+        try insert.bind([.text(p.path), .text(p.reason), .integer(p.disabledAt)] + file + (version < 4 ? [] : [.text(p.name)]))
+        _ = try insert.step()
+    }
     for s in sessions {
         let insert = try db.prepare(
             "INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)")

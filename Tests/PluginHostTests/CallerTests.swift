@@ -315,7 +315,7 @@ struct CallerTests {
             RegisteredCapability(id: .init(kind: .fieldValidator, name: "inline.blank"), plugin: plugin,
                 capability: .fieldValidator("inline.blank", Blank())),
         ])
-        let caller = PluginCaller(registry: registry, crashGuard: MemoryCrashGuard())
+        let caller = PluginCaller(registry: registry, crashGuard: MemoryCrashGuard(), executor: PluginExecutor())
         #expect(await caller.options("inline.repeated", field: Samples.field(), context: Samples.context())
             .failureMessage == .some(nil))
         #expect(await caller.options("inline.nothing", field: Samples.field(), context: Samples.context())

@@ -56,7 +56,7 @@ struct ExamplePluginTests {
         #expect(record.status == .loaded, "\(record.error ?? "")")
         #expect(record.name == "example")
 
-        let caller = PluginCaller(registry: report.registry, crashGuard: crashGuard)
+        let caller = PluginCaller(registry: report.registry, crashGuard: crashGuard, executor: PluginExecutor())
         let field = Samples.field("vat", label: "VAT number")
         #expect(await caller.validateField("example.vat-number", value: .text("DE 123 456 789"), field: field,
             context: Samples.context()) == .success(.accepted))

@@ -81,7 +81,7 @@ struct FaultMarkerTests {
         let my = try #require(y.marker)
         #expect(mx.expected != my.expected, "each call has its own generation")
 
-        let unmarked = PluginCaller(registry: PluginRegistry(), crashGuard: MemoryCrashGuard())
+        let unmarked = PluginCaller(registry: PluginRegistry(), crashGuard: MemoryCrashGuard(), executor: PluginExecutor())
         let result = await unmarked.call(Self.capability, timeout: .seconds(60)) { Sighting.here }
         guard case .success(let z) = result else {
             Issue.record("the call did not succeed: \(result)")

@@ -20,7 +20,7 @@ enum Shipped {
         }
         let crashGuard = MemoryCrashGuard()
         let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard)
-        return (report, PluginCaller(registry: report.registry, crashGuard: crashGuard))
+        return (report, PluginCaller(registry: report.registry, crashGuard: crashGuard, executor: PluginExecutor()))
     }
 }
 

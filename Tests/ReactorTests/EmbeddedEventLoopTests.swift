@@ -1,4 +1,5 @@
 import Reactor
+import ReactorTesting
 import Testing
 
 @Suite("EmbeddedEventLoop")

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// An actor whose jobs run on the loop thread.
-actor LoopBound {
+actor LoopPinned {
     let loop: EventLoop
     private(set) var calls = 0
 
@@ -34,7 +34,7 @@ struct ExecutorTests {
     @Test("an actor pinned to the loop runs its methods on the loop thread")
     func actorRunsOnLoop() async throws {
         let thread = try EventLoopThread()
-        let actor = LoopBound(loop: thread.loop)
+        let actor = LoopPinned(loop: thread.loop)
         #expect(await actor.touch())
         #expect(await actor.childTaskRunsOnLoop())
         #expect(await actor.callsSoFar() == 2)
@@ -43,7 +43,7 @@ struct ExecutorTests {
     @Test("loop callbacks can enter the actor with assumeIsolated")
     func assumeIsolatedInCallback() async throws {
         let thread = try EventLoopThread()
-        let actor = LoopBound(loop: thread.loop)
+        let actor = LoopPinned(loop: thread.loop)
         let result = Mailbox<Bool>()
         thread.loop.execute {
             let onLoop = actor.assumeIsolated { $0.touch() }
@@ -62,7 +62,7 @@ struct ExecutorTests {
     @Test("many concurrent callers are serialized on the loop")
     func serialized() async throws {
         let thread = try EventLoopThread()
-        let actor = LoopBound(loop: thread.loop)
+        let actor = LoopPinned(loop: thread.loop)
         let allOnLoop = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<200 { group.addTask { await actor.touch() } }
             return await group.reduce(true) { $0 && $1 }

@@ -3,11 +3,11 @@ import Foundation
 /// A private `dbus-daemon` for one test: its own config, a unix socket in a
 /// temporary directory, and a policy that allows everything. Killed on
 /// ``stop()`` or deinit. Tests never touch the host's session or system bus.
-public final class PrivateBus: @unchecked Sendable {
+package final class PrivateBus: @unchecked Sendable {
     /// The address to connect to (as printed by the daemon, with its guid).
-    public private(set) var address: String
+    package private(set) var address: String
     /// The directory holding the socket and the config.
-    public let directory: TemporaryDirectory
+    package let directory: TemporaryDirectory
     private var daemon: ChildProcess
     private let configPath: String
 
@@ -15,7 +15,7 @@ public final class PrivateBus: @unchecked Sendable {
     ///
     /// - Parameter allowUsers: more uids that may connect (the daemon's own uid
     ///   always may). The directory and socket are then opened up to them.
-    public init(allowUsers: [UInt32] = []) throws {
+    package init(allowUsers: [UInt32] = []) throws {
         directory = try TemporaryDirectory(prefix: "flowd-bus")
         let socket = directory.file("bus")
         let userRules = allowUsers.map { "    <allow user=\"\($0)\"/>\n" }.joined()
@@ -55,13 +55,13 @@ public final class PrivateBus: @unchecked Sendable {
 
     /// The address without the daemon's guid: what reaches this bus again
     /// after ``restart()`` (a new daemon has a new guid).
-    public var socketAddress: String {
+    package var socketAddress: String {
         address.split(separator: ",").filter { !$0.hasPrefix("guid=") }.joined(separator: ",")
     }
 
     /// Stops the daemon and starts a new one on the same socket: every
     /// connection is dropped, as when the bus restarts.
-    public func restart() throws {
+    package func restart() throws {
         stop()
         (daemon, address) = try Self.start(configPath: configPath)
     }
@@ -72,15 +72,15 @@ public final class PrivateBus: @unchecked Sendable {
 
     /// Environment for child processes (`gdbus`, `busctl`, the daemon under
     /// test): both bus variables point at this bus.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         ["DBUS_SESSION_BUS_ADDRESS": address, "DBUS_SYSTEM_BUS_ADDRESS": address]
     }
 
     /// The daemon's process id.
-    public var pid: pid_t { daemon.pid }
+    package var pid: pid_t { daemon.pid }
 
     /// Kills the daemon (SIGTERM, then SIGKILL). Safe to call more than once.
-    public func stop() {
+    package func stop() {
         daemon.terminate(grace: .seconds(5))
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// A fresh directory under `/tmp`, deleted with its contents on deinit.
-public final class TemporaryDirectory: @unchecked Sendable {
+package final class TemporaryDirectory: @unchecked Sendable {
     /// The absolute path of the directory.
-    public let path: String
+    package let path: String
 
     /// Creates `/tmp/<prefix>.XXXXXX` (mode 0700) with `mkdtemp`.
-    public init(prefix: String = "flowd-test") throws {
+    package init(prefix: String = "flowd-test") throws {
         var template = Array("/tmp/\(prefix).XXXXXX".utf8CString)
         guard let created = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw TestSupportError("mkdtemp failed: \(String(cString: strerror(errno)))")
@@ -19,13 +19,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 
     /// The path of `name` inside the directory.
-    public func file(_ name: String) -> String {
+    package func file(_ name: String) -> String {
         path + "/" + name
     }
 
     /// Writes `contents` to `name` inside the directory and returns its path.
     @discardableResult
-    public func write(_ name: String, _ contents: String) throws -> String {
+    package func write(_ name: String, _ contents: String) throws -> String {
         let target = file(name)
         try contents.write(toFile: target, atomically: true, encoding: .utf8)
         return target
@@ -33,7 +33,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 /// A failure in the test support itself (not in the code under test).
-public struct TestSupportError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct TestSupportError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -10,38 +10,38 @@ extension Duration {
 
 /// A count-down latch: threads ``countDown()``, a test ``wait(timeout:)``s for
 /// zero. The timeout is an upper bound for a broken test, not a measurement.
-public final class Latch: Sendable {
+package final class Latch: Sendable {
     private let remaining: LockedValue<Int>
 
-    public init(count: Int = 1) {
+    package init(count: Int = 1) {
         remaining = LockedValue(count)
     }
 
     /// Decrements the count; at zero, wakes the waiters.
-    public func countDown() {
+    package func countDown() {
         remaining.withLockNotifying { $0 -= 1 }
     }
 
     /// True when the count reached zero before `timeout` passed.
-    public func wait(timeout: Duration = .seconds(20)) -> Bool {
+    package func wait(timeout: Duration = .seconds(20)) -> Bool {
         remaining.wait(timeout: timeout) { $0 <= 0 }
     }
 }
 
 /// A thread-safe queue that a test reads with a timeout: loop callbacks
 /// ``put(_:)`` what they see, the test ``take(timeout:)``s it.
-public final class Mailbox<Item: Sendable>: Sendable {
+package final class Mailbox<Item: Sendable>: Sendable {
     private let items = LockedValue<[Item]>([])
 
-    public init() {}
+    package init() {}
 
     /// Adds an item and wakes a waiting reader.
-    public func put(_ item: Item) {
+    package func put(_ item: Item) {
         items.withLockNotifying { $0.append(item) }
     }
 
     /// The oldest item, waiting up to `timeout` for one; nil on timeout.
-    public func take(timeout: Duration = .seconds(20)) -> Item? {
+    package func take(timeout: Duration = .seconds(20)) -> Item? {
         let deadline = MonotonicClock.now().advanced(by: timeout)
         while true {
             if let item = items.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return item }
@@ -53,23 +53,23 @@ public final class Mailbox<Item: Sendable>: Sendable {
     }
 
     /// Everything received so far, without waiting.
-    public var snapshot: [Item] { items.withLock { $0 } }
+    package var snapshot: [Item] { items.withLock { $0 } }
 }
 
 /// A value shared between a test and loop callbacks, behind a lock.
-public final class Locked<Value: Sendable>: Sendable {
+package final class Locked<Value: Sendable>: Sendable {
     private let stored: LockedValue<Value>
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         stored = LockedValue(value)
     }
 
     /// The current value.
-    public var value: Value { stored.withLock { $0 } }
+    package var value: Value { stored.withLock { $0 } }
 
     /// Mutates the value under the lock and returns what `body` returns.
     @discardableResult
-    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try stored.withLock { (value: inout Value) throws -> T in try body(&value) }
     }
 }
@@ -77,7 +77,7 @@ public final class Locked<Value: Sendable>: Sendable {
 /// Waits up to `timeout` (looking at `/proc/PID/stat`) until process `pid` is
 /// gone or a zombie (dead, waiting for whoever reaps orphans here); false
 /// when it still runs then.
-public func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Bool {
+package func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Bool {
     let deadline = MonotonicClock.now().advanced(by: timeout)
     while MonotonicClock.now() < deadline {
         guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096) else { return true }
@@ -91,7 +91,7 @@ public func waitUntilGone(_ pid: Int32, timeout: Duration = .seconds(20)) -> Boo
 /// Waits, without holding a thread, until `condition` holds; false when
 /// `timeout` passed first (an upper bound for a broken test, not a
 /// measurement). For async tests whose other tasks make the condition true.
-public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+package func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while !condition() {
@@ -106,7 +106,7 @@ public func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool)
 /// cooperative pool has one thread per core (two here): a test that blocks
 /// one of them holds up every other test's tasks meanwhile, and those whose
 /// checks need a task to resume within seconds miss them.
-public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+package func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     let result: Result<T, any Error> = await withCheckedContinuation { continuation in
         let run: @Sendable () -> Void = { continuation.resume(returning: Result { try body() }) }
         do {
@@ -119,7 +119,7 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
 }
 
 /// ``offThePool(_:)`` for a body that does not throw.
-public func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+package func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         do {
             try SystemThread.detach(name: "test-blocking") { continuation.resume(returning: body()) }

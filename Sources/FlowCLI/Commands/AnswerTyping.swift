@@ -5,9 +5,9 @@ import FlowProtocol
 /// Turns what a person types into the D-Bus value a field's type takes
 /// (docs/dbus-api.md, "Answer values"). Only the type is decided here; the
 /// daemon stays the one authority on whether a value is valid.
-public enum AnswerTyping {
+package enum AnswerTyping {
     /// Splits `FIELD=VALUE` (the value may contain `=`).
-    public static func assignment(_ argument: String) throws(CLIError) -> (key: String, value: String) {
+    package static func assignment(_ argument: String) throws(CLIError) -> (key: String, value: String) {
         guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex else {
             throw .usage("expected FIELD=VALUE, got \(quote(argument))")
         }
@@ -15,13 +15,13 @@ public enum AnswerTyping {
     }
 
     /// The words accepted as "on" for a toggle, besides the localized "yes".
-    public static let trueWords: Set<String> = ["y", "yes", "true", "1", "on"]
+    package static let trueWords: Set<String> = ["y", "yes", "true", "1", "on"]
     /// The words accepted as "off" for a toggle, besides the localized "no".
-    public static let falseWords: Set<String> = ["n", "no", "false", "0", "off"]
+    package static let falseWords: Set<String> = ["n", "no", "false", "0", "off"]
 
     /// Reads a toggle answer: y/yes/true/1/on, n/no/false/0/off, or the
     /// localized yes and no (and their first letters); nil otherwise.
-    public static func toggle(_ text: String, locale: String) -> Bool? {
+    package static func toggle(_ text: String, locale: String) -> Bool? {
         let word = text.trimmed.lowercased()
         let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
         let no = Strings.builtin.text(.no, locale: locale).lowercased()
@@ -36,7 +36,7 @@ public enum AnswerTyping {
 
     /// Reads a number: an integer becomes `x`, anything else numeric `d`; nil
     /// when it is not a finite number.
-    public static func number(_ text: String) -> DBusValue? {
+    package static func number(_ text: String) -> DBusValue? {
         let trimmed = text.trimmed
         if let integer = Int64(trimmed) { return .int64(integer) }
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ "0123456789+-.eE".unicodeScalars.contains($0) }),

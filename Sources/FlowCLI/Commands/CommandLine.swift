@@ -1,18 +1,18 @@
 import FlowProtocol
 
 /// One option a command accepts.
-public struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
     /// The long name without dashes (`locale` for `--locale`).
-    public var long: String
+    package var long: String
     /// A one-letter short form (`q` for `-q`), if any.
-    public var short: Character?
+    package var short: Character?
     /// The value's name in help (`L`), nil for a flag.
-    public var valueName: String?
+    package var valueName: String?
     /// One line of help.
-    public var help: String
+    package var help: String
 
     /// An option.
-    public init(_ long: String, short: Character? = nil, value: String? = nil, help: String) {
+    package init(_ long: String, short: Character? = nil, value: String? = nil, help: String) {
         self.long = long
         self.short = short
         self.valueName = value
@@ -21,7 +21,7 @@ public struct OptionSpec: Sendable, Hashable {
 }
 
 /// The groups commands are listed in by `flowctl --help`.
-public enum CommandGroup: String, Sendable, CaseIterable {
+package enum CommandGroup: String, Sendable, CaseIterable {
     /// Listing flows and sessions, starting and closing sessions.
     case flows = "Flows and sessions"
     /// Commands on one session's steps.
@@ -35,46 +35,46 @@ public enum CommandGroup: String, Sendable, CaseIterable {
 }
 
 /// One command: its name, arguments, help and options.
-public struct CommandSpec: Sendable, Hashable {
+package struct CommandSpec: Sendable, Hashable {
     /// The command word.
-    public var name: String
+    package var name: String
     /// The argument synopsis (`SESSION FIELD=VALUE...`).
-    public var arguments: String
+    package var arguments: String
     /// One line for the command list.
-    public var summary: String
+    package var summary: String
     /// The paragraph `flowctl COMMAND --help` shows.
-    public var details: String
+    package var details: String
     /// The command's own options (the global ones are always accepted).
-    public var options: [OptionSpec]
+    package var options: [OptionSpec]
     /// The fewest positional arguments.
-    public var minArguments: Int
+    package var minArguments: Int
     /// The most positional arguments; nil for any number.
-    public var maxArguments: Int?
+    package var maxArguments: Int?
     /// Its group in the list.
-    public var group: CommandGroup
+    package var group: CommandGroup
     /// `--json` is meaningful (interactive commands refuse it).
-    public var acceptsJSON: Bool = true
+    package var acceptsJSON: Bool = true
     /// It talks to the daemon (so the bus options matter).
-    public var needsDaemon: Bool = true
+    package var needsDaemon: Bool = true
 }
 
 /// The options every command accepts.
-public struct GlobalOptions: Sendable, Hashable {
+package struct GlobalOptions: Sendable, Hashable {
     /// The bus: `--system`, `--user` or `--address`.
-    public var bus: BusChoice = .user
+    package var bus: BusChoice = .user
     /// `--json`.
-    public var json = false
+    package var json = false
     /// `--color`.
-    public var color: ColorOption = .auto
+    package var color: ColorOption = .auto
     /// Which bus option was given, to refuse a second, different one.
     var busOption: String?
 
     /// The defaults: the session bus, human output, colour on a terminal.
-    public init() {}
+    package init() {}
 }
 
 /// A command line, understood.
-public enum Invocation: Sendable, Hashable {
+package enum Invocation: Sendable, Hashable {
     /// `--help`, `help` or `COMMAND --help`: the topic is a command name, or nil for the overview.
     case help(String?)
     /// `--version`.
@@ -84,28 +84,28 @@ public enum Invocation: Sendable, Hashable {
 }
 
 /// A command with its options and arguments.
-public struct ParsedCommand: Sendable, Hashable {
+package struct ParsedCommand: Sendable, Hashable {
     /// The command.
-    public var spec: CommandSpec
+    package var spec: CommandSpec
     /// The global options.
-    public var global: GlobalOptions
+    package var global: GlobalOptions
     /// The command's own options: long name → value ("" for a flag).
-    public var options: [String: String]
+    package var options: [String: String]
     /// The positional arguments.
-    public var arguments: [String]
+    package var arguments: [String]
 
     /// True when flag `long` was given.
-    public func flag(_ long: String) -> Bool { options[long] != nil }
+    package func flag(_ long: String) -> Bool { options[long] != nil }
 }
 
 /// flowctl's commands and its command-line parser.
-public enum FlowctlCommandLine {
+package enum FlowctlCommandLine {
     static let localeOption = OptionSpec(
         "locale", value: "L", help: "the session's language, a tag such as de or pt-BR (default: from LANG, else en)")
     static let quietOption = OptionSpec("quiet", short: "q", help: "print only the ids, one per line")
 
     /// Every command, in the order the overview lists them.
-    public static let commands: [CommandSpec] = [
+    package static let commands: [CommandSpec] = [
         CommandSpec(
             name: "flows", arguments: "", summary: "list the flows flowd serves",
             details: "Lists the flows the daemon serves: id, number of steps, whether it ends with Review, the languages it has, and its title.",
@@ -204,7 +204,7 @@ public enum FlowctlCommandLine {
     ]
 
     /// The options every command accepts.
-    public static let globalOptions: [OptionSpec] = [
+    package static let globalOptions: [OptionSpec] = [
         OptionSpec("system", help: "talk to the system service (the system bus)"),
         OptionSpec("user", help: "talk to your per-user service (the session bus; the default)"),
         OptionSpec("address", value: "ADDR", help: "talk to flowd on the bus at the D-Bus address ADDR"),
@@ -216,7 +216,7 @@ public enum FlowctlCommandLine {
 
     /// Commands for programs, not listed in the help: `__complete KIND [SESSION [FIELD]]`
     /// prints candidates for shell completion, one per line (completions/flowctl.bash).
-    public static let hiddenCommands: [CommandSpec] = [
+    package static let hiddenCommands: [CommandSpec] = [
         CommandSpec(
             name: "__complete", arguments: "KIND [SESSION [FIELD]]", summary: "candidates for shell completion",
             details: "KIND is flows, sessions, fields SESSION, steps SESSION or values SESSION FIELD. Prints nothing when flowd cannot be asked.",
@@ -224,12 +224,12 @@ public enum FlowctlCommandLine {
     ]
 
     /// The command named `name`.
-    public static func command(_ name: String) -> CommandSpec? {
+    package static func command(_ name: String) -> CommandSpec? {
         commands.first { $0.name == name } ?? hiddenCommands.first { $0.name == name }
     }
 
     /// Understands `arguments` (without the program name).
-    public static func parse(_ arguments: [String]) throws(CLIError) -> Invocation {
+    package static func parse(_ arguments: [String]) throws(CLIError) -> Invocation {
         var global = GlobalOptions()
         var spec: CommandSpec?
         var options: [String: String] = [:]
@@ -380,7 +380,7 @@ public enum FlowctlCommandLine {
     // MARK: help
 
     /// `flowctl --help`.
-    public static func overview() -> String {
+    package static func overview() -> String {
         var text = """
             Usage: flowctl [OPTIONS] COMMAND [ARGUMENTS]
             Drive flowd's multi-step form flows from the command line (D-Bus service \(FlowBus.name)).
@@ -408,7 +408,7 @@ public enum FlowctlCommandLine {
     }
 
     /// `flowctl COMMAND --help`.
-    public static func help(for spec: CommandSpec) -> String {
+    package static func help(for spec: CommandSpec) -> String {
         var text = "Usage: flowctl [OPTIONS] \(spec.name)"
         if !spec.arguments.isEmpty { text += " " + spec.arguments }
         text += "\n\(spec.summary.capitalizedFirst).\n\n"

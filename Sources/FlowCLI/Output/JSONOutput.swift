@@ -2,7 +2,7 @@ import DBus
 
 /// A JSON value for `--json` output. Objects keep their keys in the order
 /// given, so the output is stable and reads in a sensible order.
-public indirect enum JSONOutput: Sendable, Hashable {
+package indirect enum JSONOutput: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -20,7 +20,7 @@ public indirect enum JSONOutput: Sendable, Hashable {
     /// An object whose keys keep this order.
     case object([(String, JSONOutput)])
 
-    public static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool {
+    package static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
@@ -35,38 +35,38 @@ public indirect enum JSONOutput: Sendable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(serialized())
     }
 
     /// An object from `pairs`, in that order.
-    public static func object(_ pairs: KeyValuePairs<String, JSONOutput>) -> JSONOutput {
+    package static func object(_ pairs: KeyValuePairs<String, JSONOutput>) -> JSONOutput {
         .object(pairs.map { ($0.key, $0.value) })
     }
 
     /// An object from a dictionary, keys sorted.
-    public static func sortedObject(_ dictionary: [String: JSONOutput]) -> JSONOutput {
+    package static func sortedObject(_ dictionary: [String: JSONOutput]) -> JSONOutput {
         .object(dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     /// A string array.
-    public static func strings(_ items: [String]) -> JSONOutput { .array(items.map { .string($0) }) }
+    package static func strings(_ items: [String]) -> JSONOutput { .array(items.map { .string($0) }) }
 
     /// The value for `key` of an object.
-    public subscript(key: String) -> JSONOutput? {
+    package subscript(key: String) -> JSONOutput? {
         guard case .object(let pairs) = self else { return nil }
         return pairs.first { $0.0 == key }?.1
     }
 
     /// The JSON text on one line, no spaces.
-    public func serialized() -> String {
+    package func serialized() -> String {
         var out = ""
         write(to: &out, indent: nil, level: 0)
         return out
     }
 
     /// The JSON text indented by two spaces, for a person reading it.
-    public func pretty() -> String {
+    package func pretty() -> String {
         var out = ""
         write(to: &out, indent: "  ", level: 0)
         return out
@@ -152,7 +152,7 @@ extension JSONOutput {
     /// A D-Bus value as JSON: strings, booleans and numbers as themselves,
     /// arrays as arrays, `a{sv}` and other dictionaries as objects (keys
     /// sorted), structs as arrays, variants as their content.
-    public init(_ value: DBusValue) {
+    package init(_ value: DBusValue) {
         switch value {
         case .byte(let v): self = .integer(Int64(v))
         case .bool(let v): self = .bool(v)
@@ -180,7 +180,7 @@ extension JSONOutput {
     }
 
     /// An `a{sv}` as a JSON object, keys sorted.
-    public init(_ dict: [String: DBusValue]) {
+    package init(_ dict: [String: DBusValue]) {
         self = .object(dict.sorted { $0.key < $1.key }.map { ($0.key, JSONOutput($0.value)) })
     }
 

@@ -5,7 +5,7 @@ import FlowProtocol
 /// The `--json` shapes, documented in docs/flowctl.md and flowctl(1). Keys
 /// are always present (empty values rather than missing keys) and in a fixed
 /// order; new keys may be added, existing ones never change meaning.
-public enum JSONShapes {
+package enum JSONShapes {
     /// One flow of `flows`.
     package static func flow(_ flow: FlowSummary) -> JSONOutput {
         .object([

@@ -5,18 +5,18 @@ import FlowProtocol
 
 /// The human renderings of flowctl's data: aligned, coloured only through
 /// ``Style``, and always complete without colour.
-public enum Render {
+package enum Render {
     // MARK: values
 
     /// A number without a useless `.0`.
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         if value.isFinite, value == value.rounded(.towardZero), Swift.abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }
 
     /// A D-Bus value as a person reads it: strings as they are, lists joined
     /// with ", ", booleans as yes/no, numbers plainly.
-    public static func value(_ value: DBusValue, yes: String = "yes", no: String = "no") -> String {
+    package static func value(_ value: DBusValue, yes: String = "yes", no: String = "no") -> String {
         switch value {
         case .string(let s): return s
         case .bool(let b): return b ? yes : no
@@ -101,7 +101,7 @@ public enum Render {
     }
 
     /// `flowctl answers`: one line per field, sorted by field id.
-    public static func answers(_ answers: [String: DBusValue], style: Style) -> String {
+    package static func answers(_ answers: [String: DBusValue], style: Style) -> String {
         var table = TextTable(headers: [])
         for (key, value) in answers.sorted(by: { $0.key < $1.key }) {
             table.add(cells: [TextTable.Cell(key) { style.cyan($0) }, TextTable.Cell(Render.value(value))])
@@ -232,7 +232,7 @@ public enum Render {
 }
 
 /// The constraints of a field in words, for `show` and the wizard's prompt.
-public enum FieldRules {
+package enum FieldRules {
     /// The field's rules in `locale` (with the wizard's fallback to English),
     /// such as "3–40 characters, whole number"; empty when it has none.
     package static func describe(_ field: StepField, locale: String) -> String {

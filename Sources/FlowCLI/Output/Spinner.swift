@@ -4,7 +4,7 @@ import FlowdSystem
 /// on a terminal: piped or redirected output gets no spinner and no escape
 /// codes. The first frame appears after a short delay, so quick calls do not
 /// flicker.
-public final class Spinner: Sendable {
+package final class Spinner: Sendable {
     private let sink: any TextSink
     private let message: String
     private let fd: Int32?
@@ -24,7 +24,7 @@ public final class Spinner: Sendable {
 
     /// Runs `body`; while it runs and `enabled` is true, `message` spins on `sink`.
     /// `fd` is the descriptor behind `sink`, so an interrupt can erase the line.
-    public static func during<T, E: Error>(
+    package static func during<T, E: Error>(
         _ message: String, enabled: Bool, sink: any TextSink, fd: Int32? = 2, _ body: () throws(E) -> T
     ) throws(E) -> T {
         guard enabled else { return try body() }

@@ -1,22 +1,22 @@
 /// How human output is decorated: ANSI colours (only on a terminal, never
 /// with `NO_COLOR`) and nothing else. Colour never carries meaning alone:
 /// every coloured word is also there in plain text.
-public struct Style: Sendable, Hashable {
+package struct Style: Sendable, Hashable {
     /// Colour and bold are written.
-    public var color: Bool
+    package var color: Bool
 
     /// A style with or without colour.
-    public init(color: Bool) {
+    package init(color: Bool) {
         self.color = color
     }
 
     /// No decoration at all.
-    public static let plain = Style(color: false)
+    package static let plain = Style(color: false)
 
     /// Whether to colour output: `--color always|never`, otherwise only on a
     /// terminal, and never when `NO_COLOR` is set to anything non-empty
     /// (no-color.org) or `TERM` is `dumb`.
-    public static func decide(option: ColorOption, isTerminal: Bool, environment: [String: String]) -> Style {
+    package static func decide(option: ColorOption, isTerminal: Bool, environment: [String: String]) -> Style {
         switch option {
         case .always: return Style(color: true)
         case .never: return .plain
@@ -32,22 +32,22 @@ public struct Style: Sendable, Hashable {
     }
 
     /// Bold: titles and headers.
-    public func bold(_ text: String) -> String { sgr("1", text) }
+    package func bold(_ text: String) -> String { sgr("1", text) }
     /// Dim: help lines and secondary text.
-    public func dim(_ text: String) -> String { sgr("2", text) }
+    package func dim(_ text: String) -> String { sgr("2", text) }
     /// Red: errors.
-    public func red(_ text: String) -> String { sgr("31", text) }
+    package func red(_ text: String) -> String { sgr("31", text) }
     /// Green: success.
-    public func green(_ text: String) -> String { sgr("32", text) }
+    package func green(_ text: String) -> String { sgr("32", text) }
     /// Yellow: warnings and "Not finished".
-    public func yellow(_ text: String) -> String { sgr("33", text) }
+    package func yellow(_ text: String) -> String { sgr("33", text) }
     /// Cyan: ids the person can type.
-    public func cyan(_ text: String) -> String { sgr("36", text) }
+    package func cyan(_ text: String) -> String { sgr("36", text) }
     /// Bold and underlined: table headers.
-    public func header(_ text: String) -> String { sgr("1;4", text) }
+    package func header(_ text: String) -> String { sgr("1;4", text) }
 
     /// A session state in its colour.
-    public func state(_ state: String) -> String {
+    package func state(_ state: String) -> String {
         switch state {
         case "submitted", "loaded": return green(state)
         case "failed": return red(state)
@@ -58,7 +58,7 @@ public struct Style: Sendable, Hashable {
 }
 
 /// `--color WHEN`.
-public enum ColorOption: String, Sendable, CaseIterable {
+package enum ColorOption: String, Sendable, CaseIterable {
     /// Colour on a terminal unless `NO_COLOR` or `TERM=dumb` says otherwise.
     case auto
     /// Colour even when piped.
@@ -70,7 +70,7 @@ public enum ColorOption: String, Sendable, CaseIterable {
 /// The number of terminal columns `text` takes: wide East Asian characters
 /// take two, combining marks and zero-width characters none. Enough to line
 /// up tables of Japanese, Korean and Chinese labels.
-public func displayWidth(_ text: String) -> Int {
+package func displayWidth(_ text: String) -> Int {
     var width = 0
     for scalar in text.unicodeScalars {
         width += scalarWidth(scalar)
@@ -97,7 +97,7 @@ private func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
 }
 
 /// `text` followed by spaces up to `width` display columns.
-public func padded(_ text: String, to width: Int) -> String {
+package func padded(_ text: String, to width: Int) -> String {
     let missing = width - displayWidth(text)
     return missing > 0 ? text + String(repeating: " ", count: missing) : text
 }
@@ -105,43 +105,43 @@ public func padded(_ text: String, to width: Int) -> String {
 /// Columns of text lined up with two spaces between them, like `systemctl
 /// list-units`. Cells are measured before they are styled, so colour never
 /// breaks the alignment; the last column is not padded.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// One cell: its text and how to decorate it.
-    public struct Cell: Sendable {
+    package struct Cell: Sendable {
         /// The plain text, measured for alignment.
-        public var text: String
+        package var text: String
         /// Adds colour (or nothing) after the cell is measured.
-        public var decorate: @Sendable (String) -> String
+        package var decorate: @Sendable (String) -> String
 
         /// A cell showing `text`, decorated by `decorate`.
-        public init(_ text: String, _ decorate: @escaping @Sendable (String) -> String = { $0 }) {
+        package init(_ text: String, _ decorate: @escaping @Sendable (String) -> String = { $0 }) {
             self.text = text
             self.decorate = decorate
         }
     }
 
     /// The column titles; no header line when empty.
-    public var headers: [String]
+    package var headers: [String]
     /// The rows.
-    public var rows: [[Cell]] = []
+    package var rows: [[Cell]] = []
 
     /// A table with these column titles.
-    public init(headers: [String]) {
+    package init(headers: [String]) {
         self.headers = headers
     }
 
     /// Adds a row of plain cells.
-    public mutating func add(_ cells: [String]) {
+    package mutating func add(_ cells: [String]) {
         rows.append(cells.map { Cell($0) })
     }
 
     /// Adds a row.
-    public mutating func add(cells: [Cell]) {
+    package mutating func add(cells: [Cell]) {
         rows.append(cells)
     }
 
     /// The table as lines, each ending with a newline.
-    public func render(style: Style, indent: String = "") -> String {
+    package func render(style: Style, indent: String = "") -> String {
         let columns = max(headers.count, rows.map(\.count).max() ?? 0)
         var widths = [Int](repeating: 0, count: columns)
         for (i, header) in headers.enumerated() { widths[i] = displayWidth(header) }
@@ -171,7 +171,7 @@ public struct TextTable: Sendable {
 }
 
 /// A progress bar for "Step N of M": `width` cells, the done part filled.
-public func progressBar(index: Int, count: Int, width: Int = 24, style: Style) -> String {
+package func progressBar(index: Int, count: Int, width: Int = 24, style: Style) -> String {
     guard count > 0, width > 0 else { return "" }
     let clamped = min(max(index, 0), count)
     let filled = (clamped * width + count / 2) / count

@@ -130,7 +130,7 @@ extension CLIError {
 }
 
 /// Which bus flowctl talks to, from `--system`, `--user` or `--address`.
-public enum BusChoice: Sendable, Hashable {
+package enum BusChoice: Sendable, Hashable {
     /// The system bus: the system service.
     case system
     /// The session bus: the per-user service (the default, like flowd's).
@@ -139,7 +139,7 @@ public enum BusChoice: Sendable, Hashable {
     case address(String)
 
     /// The options that select this bus again, for hints such as the resume command.
-    public var commandLineOptions: [String] {
+    package var commandLineOptions: [String] {
         switch self {
         case .system: return ["--system"]
         case .user: return []
@@ -148,7 +148,7 @@ public enum BusChoice: Sendable, Hashable {
     }
 
     /// "the session bus", "the system bus", "the bus at ADDR".
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .system: return "the system bus"
         case .user: return "the session bus"
@@ -167,7 +167,7 @@ public enum BusChoice: Sendable, Hashable {
 
     /// The command that starts flowd on this bus; for an address, the
     /// executable at `flowd` (see ``FlowdLocation``).
-    public func startCommand(flowd: String = FlowdLocation.installed) -> String {
+    package func startCommand(flowd: String = FlowdLocation.installed) -> String {
         switch self {
         case .system: return "systemctl start flowd"
         case .user: return "systemctl --user start flowd"

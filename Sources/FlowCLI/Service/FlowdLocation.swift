@@ -2,15 +2,15 @@ import FlowdSystem
 
 /// Where the flowd executable is, for the "Start it with" hint. flowd is not
 /// on `PATH`: it is installed to `<prefix>/libexec/flowd` (docs/admin.md).
-public enum FlowdLocation {
+package enum FlowdLocation {
     /// The packaged daemon (`make install PREFIX=/usr`).
-    public static let installed = "/usr/libexec/flowd"
+    package static let installed = "/usr/libexec/flowd"
 
     /// The daemon for a flowctl at `executable`: `flowd` in the same
     /// directory (a build tree), else `<prefix>/libexec/flowd` for a flowctl
     /// in `<prefix>/bin` (an installation), whichever `isExecutable` accepts
     /// first; else ``installed``.
-    public static func find(executable: String?, isExecutable: (String) -> Bool) -> String {
+    package static func find(executable: String?, isExecutable: (String) -> Bool) -> String {
         guard let executable, let slash = executable.lastIndex(of: "/") else { return installed }
         let directory = String(executable[..<slash])
         var candidates = [directory + "/flowd"]
@@ -19,7 +19,7 @@ public enum FlowdLocation {
     }
 
     /// The daemon for this flowctl process (`/proc/self/exe`).
-    public static func current() -> String {
+    package static func current() -> String {
         find(executable: CurrentProcess.executablePath(), isExecutable: FileSystem.isExecutableFile)
     }
 }

@@ -7,17 +7,17 @@ import Synchronization
 /// handler is ordinary Swift code, not a signal handler: it may restore the
 /// terminal, print a message and end the process, even while the main thread
 /// is blocked in a D-Bus call or in a `read` of the terminal.
-public enum Interrupts {
+package enum Interrupts {
     /// What runs when a signal arrives, before the process ends. It returns
     /// the exit status; the default prints nothing and returns 128 + the signal.
-    public typealias Handler = @Sendable (_ signal: Int32) -> Int32
+    package typealias Handler = @Sendable (_ signal: Int32) -> Int32
 
     private static let handler = LockedValue<Handler?>(nil)
     private static let started = Atomic<Bool>(false)
 
     /// Blocks the signals and starts the signal thread. Call once, early in
     /// `main`, before any other thread exists.
-    public static func install() {
+    package static func install() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let signals: [Signal] = [.interrupt, .terminate, .hangUp]
         // Blocking cannot fail for these signals; without the thread, they
@@ -32,7 +32,7 @@ public enum Interrupts {
     }
 
     /// Runs `body` with `onInterrupt` as the handler, then puts the previous one back.
-    public static func whileHandling<T, E: Error>(
+    package static func whileHandling<T, E: Error>(
         _ onInterrupt: @escaping Handler, _ body: () throws(E) -> T
     ) throws(E) -> T {
         let previous = handler.withLock { current in

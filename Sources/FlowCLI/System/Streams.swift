@@ -1,13 +1,13 @@
 import FlowdSystem
 
 /// Where flowctl writes text: standard output, standard error, or a buffer in tests.
-public protocol TextSink: AnyObject, Sendable {
+package protocol TextSink: AnyObject, Sendable {
     /// Writes `text` as it is (no newline is added).
     func write(_ text: String)
 }
 
 /// Where the wizard and `set FIELD=-` read lines from.
-public protocol LineSource: AnyObject, Sendable {
+package protocol LineSource: AnyObject, Sendable {
     /// True when the input is a terminal (prompts are shown, secrets are read without echo).
     var isTerminal: Bool { get }
     /// Reads one line without its newline; nil at the end of the input.
@@ -19,58 +19,58 @@ public protocol LineSource: AnyObject, Sendable {
 
 extension LineSource {
     /// Reads one line, with no prompt.
-    public func readLine(echo: Bool) throws(CLIError) -> String? {
+    package func readLine(echo: Bool) throws(CLIError) -> String? {
         try readLine(echo: echo, prompt: {})
     }
 }
 
 /// A text sink writing straight to a file descriptor with `write(2)`; no
 /// buffering, so a prompt is on the screen before the read that follows it.
-public final class FileDescriptorSink: TextSink {
+package final class FileDescriptorSink: TextSink {
     /// The descriptor written to.
-    public let fd: Int32
+    package let fd: Int32
 
     /// A sink for `fd` (1 for standard output, 2 for standard error).
-    public init(fd: Int32) { self.fd = fd }
+    package init(fd: Int32) { self.fd = fd }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         // A closed pipe: there is nobody left to tell.
         try? FileDescriptor.writeAll(fd, text.utf8)
     }
 }
 
 /// A text sink that keeps what it is given, for tests.
-public final class BufferSink: TextSink {
+package final class BufferSink: TextSink {
     private let buffer = LockedValue("")
 
     /// An empty buffer.
-    public init() {}
+    package init() {}
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         buffer.withLock { $0 += text }
     }
 
     /// Everything written so far.
-    public var text: String { buffer.withLock { $0 } }
+    package var text: String { buffer.withLock { $0 } }
 }
 
 /// Lines from a file descriptor (standard input), read a byte at a time with
 /// `read(2)` so nothing past the line is consumed.
-public final class FileDescriptorSource: LineSource {
+package final class FileDescriptorSource: LineSource {
     /// The descriptor read from.
-    public let fd: Int32
+    package let fd: Int32
     /// `isatty(fd)`, read once.
-    public let isTerminal: Bool
+    package let isTerminal: Bool
 
     /// A source for `fd` (0 for standard input).
-    public init(fd: Int32) {
+    package init(fd: Int32) {
         self.fd = fd
         isTerminal = Terminal.isTerminal(fd)
     }
 
     /// Reads up to a newline; with `echo: false` on a terminal, switches echo
     /// off (`tcsetattr`) for the read and back on afterwards, even on Ctrl-C.
-    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
+    package func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
         if !echo, isTerminal, let saved = Terminal.settings(of: fd) {
             TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
             Terminal.apply(saved.withoutEcho, to: fd)
@@ -109,30 +109,30 @@ public final class FileDescriptorSource: LineSource {
 }
 
 /// Scripted input lines, for tests: each `readLine` returns the next one.
-public final class ScriptedSource: LineSource {
+package final class ScriptedSource: LineSource {
     private let lines: LockedValue<[String]>
     /// Whether to behave as a terminal would (the wizard's prompts are written either way).
-    public let isTerminal: Bool
+    package let isTerminal: Bool
     /// The `echo` argument of every read so far, to check secrets were asked for without echo.
     private let echoes = LockedValue<[Bool]>([])
 
     /// A source that answers `lines` in order, then reports the end of input.
-    public init(_ lines: [String], isTerminal: Bool = true) {
+    package init(_ lines: [String], isTerminal: Bool = true) {
         self.lines = LockedValue(lines)
         self.isTerminal = isTerminal
     }
 
     /// The next scripted line; the `echo` asked for is recorded.
-    public func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
+    package func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
         prompt()
         echoes.withLock { $0.append(echo) }
         return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 
     /// The lines not read yet.
-    public var remaining: [String] { lines.withLock { $0 } }
+    package var remaining: [String] { lines.withLock { $0 } }
     /// For each read so far, whether it echoed.
-    public var echoFlags: [Bool] { echoes.withLock { $0 } }
+    package var echoFlags: [Bool] { echoes.withLock { $0 } }
 }
 
 /// What must be undone if flowctl is interrupted: a terminal left without echo

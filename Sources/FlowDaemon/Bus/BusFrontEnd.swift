@@ -1,186 +1,152 @@
 import DBus
 import FlowEngine
-import FlowKit
 import FlowProtocol
-import Reactor
+import FlowdSystem
 import Logging
+import Reactor
 
-/// The D-Bus side of the daemon: the Manager object, the session object tree,
-/// caller identity, and turning the service's events into signals.
+/// The D-Bus side of the daemon: the connection, the Manager object and the
+/// session tree (``ManagerInterface``, ``SessionInterface``), who each caller
+/// is (``CallerRule``), the calls waiting for a deferred reply, and turning
+/// the service's events into signals (``SignalAudience``).
 ///
-/// Every handler runs on the event loop thread and follows the same order:
-/// parse the arguments → check their bounds → authorize the caller (the
-/// registration's authorizer, before the handler) → act (the service) →
-/// reply → emit the signals the action queued.
+/// Every handler runs on the loop thread in the same order: parse the
+/// arguments → validate them against ``limits`` (``Inbound``) → authorize
+/// (the registration's authorizer runs the member's ``CallerRule`` before
+/// the handler) → act (the service) → reply → emit the signals the action
+/// queued (after the reply, as docs/dbus-api.md promises).
 ///
-/// Loop-confined: created, used and destroyed on the loop thread.
-final class BusFrontEnd: @unchecked Sendable {
-    /// Who receives a session's signals.
-    enum SignalDelivery {
-        /// Everyone on the bus (a per-user session bus has one user anyway).
-        case broadcast
-        /// Unicast to the connections of the session's owner (and root) that
-        /// have called the session: on the system bus, another user must not
-        /// see someone's answers go by.
-        case callers
+/// Loop-bound: the objects the tables serve reach it through a
+/// ``LoopBound``, which checks that every use is on the loop.
+final class BusFrontEnd: DaemonComponent {
+    /// What the front end serves, fixed for the daemon's run.
+    struct Settings {
+        var bus: BusChoice
+        /// `Version` on the Manager.
+        var version: String
+        /// `ListPlugins` entries (plugins load once, at start).
+        var plugins: [PluginSummary]
     }
 
-    let connection: Connection
-    let server: ObjectServer
-    let users: UnixUserCache
+    let loop: any EventLoopProtocol
     let service: FlowService
-    let loop: EventLoop
     let logger: Logger
-    let delivery: SignalDelivery
-    let version: String
-    /// `ListPlugins` entries, fixed at start (plugins load once).
-    let plugins: [PluginSummary]
-    /// Called for `Reload`: re-reads the configuration files; returns the
-    /// problem as text when they are bad (the old configuration then stays).
-    let reloadConfiguration: () -> Result<Void, FlowdError>
+    let settings: Settings
+    /// The bounds every argument a caller sends is checked against: the
+    /// configuration's, replaced by ``apply(limits:)`` when it is reloaded.
+    private(set) var limits: SessionLimits
+    /// `Reload`: re-reads the configuration; a failure says why.
+    let reload: () -> Result<Void, FlowdError>
+    /// `GetStatus`: what the daemon reports about itself.
+    let status: () -> DaemonStatus
+    /// Called once when the bus connection is lost while serving.
+    private let busLost: () -> Void
 
-    /// Session id → connections that called it (only with `.callers`).
-    private var watchers: [String: Set<BusName>] = [:]
-    /// Connection → sessions it watches, to forget it when it disconnects.
-    private var watching: [BusName: Set<String>] = [:]
-    private var nameWatch: SignalSubscription?
+    private var link: Link?
+    private var audience: SignalAudience
+    /// Calls whose reply waits for plugins, answered by ``stop()`` if still waiting.
+    private var waiting: [ObjectIdentifier: MethodInvocation] = [:]
+    private var stopped = false
+
+    /// The connection and what serves on it, from ``start()`` on.
+    private struct Link {
+        let connection: Connection
+        let server: ObjectServer
+        let users: UnixUserCache
+        var nameWatch: SignalSubscription?
+    }
 
     init(
-        connection: Connection, loop: EventLoop, service: FlowService, logger: Logger, delivery: SignalDelivery,
-        version: String, plugins: [PluginSummary], reloadConfiguration: @escaping () -> Result<Void, FlowdError>
+        loop: any EventLoopProtocol, service: FlowService, logger: Logger, settings: Settings, limits: SessionLimits,
+        reload: @escaping () -> Result<Void, FlowdError>, status: @escaping () -> DaemonStatus,
+        busLost: @escaping () -> Void
     ) {
-        self.connection = connection
         self.loop = loop
-        self.server = ObjectServer(connection: connection)
-        self.users = UnixUserCache(connection: connection)
         self.service = service
         self.logger = logger
-        self.delivery = delivery
-        self.version = version
-        self.plugins = plugins
-        self.reloadConfiguration = reloadConfiguration
+        self.settings = settings
+        self.limits = limits
+        self.reload = reload
+        self.status = status
+        self.busLost = busLost
+        // On the system bus, another user must not see someone's answers go by.
+        self.audience = SignalAudience(delivery: settings.bus == .system ? .callers : .broadcast)
     }
 
-    /// Exports the Manager and the session tree.
-    func export() throws(DBusError) {
-        try server.export(
-            ManagerObject(front: self), at: FlowBus.managerPath, interfaces: [ManagerInterface.table],
-            authorize: { object, call, proceed in object.front.identify(call, proceed) })
-        try server.exportTree(
-            under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
-            authorize: { object, call, proceed in object.front.authorize(object, call, proceed) },
-            children: { _ in [] },
-            resolve: { [weak self] path in
-                guard let self, let id = FlowBus.sessionID(of: path) else { return nil }
-                return SessionObject(id: id, front: self)
-            })
-        if delivery == .callers {
-            nameWatch = connection.onNameOwnerChanged { [weak self] change in
-                guard let self, change.isClientGone else { return }
-                self.forgetWatcher(change.name)
-            }
-        }
-    }
+    // MARK: - Start and stop
 
-    // MARK: - Caller identity and authorization
-
-    /// Manager calls: look up the caller's uid (cached after the first call),
-    /// refusing when it cannot be read.
-    private func identify(_ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void) {
-        guard let sender = call.sender else {
-            proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
-            return
-        }
-        users.unixUser(of: sender) { result in
-            switch result {
-            case .success: proceed(nil)
-            case .failure(let error):
-                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
-            }
-        }
-    }
-
-    /// Session calls: the caller must own the session or be root.
-    private func authorize(
-        _ object: SessionObject, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
-    ) {
-        guard let sender = call.sender else {
-            proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
-            return
-        }
-        // A known caller (every call after its first) is decided here,
-        // without handing a completion to the uid cache.
-        if let uid = users.cachedUnixUser(of: sender) {
-            decide(object, sender: sender, uid: uid, proceed)
-            return
-        }
-        users.unixUser(of: sender) { [self] result in
-            switch result {
-            case .failure(let error):
-                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
-            case .success(let uid):
-                decide(object, sender: sender, uid: uid, proceed)
-            }
-        }
-    }
-
-    /// The end of ``authorize(_:_:_:)`` once the caller's uid is known.
-    private func decide(
-        _ object: SessionObject, sender: BusName, uid: UInt32, _ proceed: @Sendable (DBusError?) -> Void
-    ) {
+    /// Connects to the bus, exports the Manager and the session tree, and
+    /// owns ``FlowBus/name``.
+    func start() throws(StartFailure) {
+        let bus = settings.bus
+        let connection: Connection
         do {
-            try service.assumeIsolated { try $0.authorize(object.id, uid: uid) }
-            addWatcher(sender, of: object.id)
-            proceed(nil)
-        } catch let error as FlowdError {
-            proceed(error.dbusError)
+            connection = try Connection(bus.connectionBus, logger: logger)
+            try connection.attach(to: loop)
         } catch {
-            proceed(FlowdError.accessDenied("cannot authorize the call").dbusError)
+            throw StartFailure(status: .unavailable, message: "cannot connect to the \(bus.description) bus: \(error.message)")
+        }
+        var link = Link(connection: connection, server: ObjectServer(connection: connection), users: UnixUserCache(connection: connection))
+        let front = LoopBound(self, loop: loop)
+        do {
+            try link.server.export(
+                ManagerObject(bound: front), at: FlowBus.managerPath, interfaces: [ManagerInterface.table],
+                authorize: { manager, call, proceed in manager.front.authorize(call, CallerRule.manager(call.member), proceed) })
+            try link.server.exportTree(
+                under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
+                authorize: { session, call, proceed in session.front.authorize(call, .sessionOwner(session.id), proceed) },
+                children: { _ in [] },
+                resolve: { path in FlowBus.sessionID(of: path).map { SessionObject(id: $0, bound: front) } })
+            if audience.delivery == .callers {
+                link.nameWatch = connection.onNameOwnerChanged { change in
+                    guard change.isClientGone else { return }
+                    front.value.audience.forget(change.name)
+                }
+            }
+            self.link = link
+            switch try connection.requestName(FlowBus.name, flags: [.doNotQueue]) {
+            case .primaryOwner, .alreadyOwner: break
+            case .exists, .inQueue:
+                throw StartFailure(
+                    status: .unavailable, message: "another process owns \(FlowBus.name.rawValue) on the \(bus.description) bus")
+            }
+        } catch let error as StartFailure {
+            throw error
+        } catch {
+            throw StartFailure(status: .unavailable, message: "cannot serve \(FlowBus.name.rawValue): \(error)")
+        }
+        connection.onDisconnect {
+            front.loop.execute {
+                let front = front.value
+                guard !front.stopped else { return }
+                front.busLost()
+            }
         }
     }
 
-    /// The caller's uid after the authorizer ran. Fails closed.
-    func uid(of call: MethodInvocation) throws(FlowdError) -> UInt32 {
-        guard let sender = call.sender, let uid = users.cachedUnixUser(of: sender) else {
-            throw .accessDenied("cannot determine the caller's uid")
+    /// Answers every call still waiting for plugins (`Cancelled`: flowd is
+    /// stopping), emits what is queued, sends it all and closes the
+    /// connection.
+    func stop() {
+        stopped = true
+        for (_, call) in waiting.sorted(by: { $0.key < $1.key }) {
+            call.fail(FlowdError(.cancelled, "flowd is stopping"))
         }
-        return uid
+        waiting.removeAll()
+        flush()
+        link?.nameWatch?.cancel()
+        link?.connection.flush()
+        link?.connection.close()
     }
 
-    /// The caller of `StartSession` watches the session it made.
-    func noteCreator(_ sender: BusName, of id: String) {
-        addWatcher(sender, of: id)
+    /// A reload changed the configuration: its bounds apply from the next call.
+    func apply(limits: SessionLimits) {
+        self.limits = limits
     }
 
-    /// `ListPlugins`.
-    func pluginList() -> [PluginSummary] { plugins }
+    // MARK: - Acting and replying
 
-    private func addWatcher(_ sender: BusName, of id: String) {
-        guard delivery == .callers else { return }
-        if watchers[id, default: []].insert(sender).inserted {
-            watching[sender, default: []].insert(id)
-        }
-    }
-
-    private func forgetWatcher(_ sender: BusName) {
-        guard let ids = watching.removeValue(forKey: sender) else { return }
-        for id in ids {
-            watchers[id]?.remove(sender)
-            if watchers[id]?.isEmpty == true { watchers[id] = nil }
-        }
-    }
-
-    /// The destinations of a session's signals: `[nil]` broadcasts.
-    private func audience(of id: String) -> [BusName?] {
-        switch delivery {
-        case .broadcast: return [nil]
-        case .callers: return (watchers[id] ?? []).sorted().map { $0 }
-        }
-    }
-
-    // MARK: - Finishing calls
-
-    /// Runs `body` with the service on the loop thread.
+    /// Runs `body` with the service, on the loop thread (no task, no hop).
     func withService<T: Sendable>(_ body: @Sendable (isolated FlowService) throws(FlowdError) -> T) throws(FlowdError) -> T {
         do {
             return try service.assumeIsolated { service in try body(service) }
@@ -189,6 +155,12 @@ final class BusFrontEnd: @unchecked Sendable {
         } catch {
             throw .failed("internal error: \(error)")
         }
+    }
+
+    /// Runs `body` with the service, on the loop thread: an operation that
+    /// answers through a ``Reply``.
+    func act(_ body: @Sendable (isolated FlowService) -> Void) {
+        service.assumeIsolated { service in body(service) }
     }
 
     /// Replies (or fails) and then emits what the call caused.
@@ -200,22 +172,50 @@ final class BusFrontEnd: @unchecked Sendable {
         flush()
     }
 
-    /// Emits every event the service queued, in order. Loop thread.
+    /// The ``Reply`` of `call`: `encode` writes a success, an error fails the
+    /// call, and what the call caused is emitted after either. A call whose
+    /// answer waits for plugins is remembered until then, so that ``stop()``
+    /// can answer it.
+    func reply<Value: Sendable>(
+        to call: MethodInvocation, _ encode: @escaping @Sendable (Value, MethodInvocation) -> Void
+    ) -> Reply<Value> {
+        let front = LoopBound(self, loop: loop)
+        let key = ObjectIdentifier(call)
+        return Reply(
+            deferring: {
+                let front = front.value
+                front.flush()
+                front.waiting[key] = call
+            },
+            { result in
+                let front = front.value
+                if !front.waiting.isEmpty { front.waiting[key] = nil }
+                guard !call.isCompleted else { return }  // answered by stop()
+                switch result {
+                case .success(let value): encode(value, call)
+                case .failure(let error): call.fail(error)
+                }
+                front.flush()
+            })
+    }
+
+    // MARK: - Events
+
+    /// Emits every event the service queued, in order.
     func flush() {
         let events = service.assumeIsolated { $0.takeEvents() }
         for event in events { emit(event) }
     }
 
     private func emit(_ event: ServiceEvent) {
+        guard let server = link?.server else { return }
         do throws(DBusError) {
             switch event {
             case .sessionNew(let id):
-                try managerSignal(.sessionNew(id: id))
+                try managerSignal(.sessionNew(id: id), server)
             case .sessionRemoved(let id):
-                try managerSignal(.sessionRemoved(id: id))
-                if let gone = watchers.removeValue(forKey: id) {
-                    for sender in gone { watching[sender]?.remove(id) }
-                }
+                try managerSignal(.sessionRemoved(id: id), server)
+                audience.remove(session: id)
             case .sessionCountChanged:
                 let count = service.assumeIsolated { $0.sessionCount }
                 try server.emitPropertiesChanged(
@@ -225,19 +225,19 @@ final class BusFrontEnd: @unchecked Sendable {
                 guard !names.isEmpty, let path = FlowBus.sessionPath(of: id) else { return }
                 var changed: [String: DBusValue] = [:]
                 for name in names { changed[name.rawValue] = now.value(of: name) }
-                for destination in audience(of: id) {
+                for destination in audience.destinations(of: id) {
                     try server.emitPropertiesChanged(
                         path: path, interface: FlowBus.sessionInterface, changed: changed, destination: destination)
                 }
             case .stepCompleted(let id, let step, let answers):
-                try sessionSignal(id, .stepCompleted(step: step, answers: WireValue.answers(answers)))
+                try sessionSignal(id, .stepCompleted(step: step, answers: WireValue.answers(answers)), server)
             case .submitted(let id, let receipt):
-                try sessionSignal(id, .submitted(receipt: WireValue.json(receipt)))
+                try sessionSignal(id, .submitted(receipt: WireValue.json(receipt)), server)
             case .submitFailed(let id, let message):
-                try sessionSignal(id, .submitFailed(message: message))
+                try sessionSignal(id, .submitFailed(message: message), server)
             case .announcement(let id, let text):
                 guard !text.isEmpty else { return }
-                try sessionSignal(id, .announcement(text: text))
+                try sessionSignal(id, .announcement(text: text), server)
             case .log(let entry):
                 entry.write(to: logger)
             }
@@ -246,35 +246,89 @@ final class BusFrontEnd: @unchecked Sendable {
         }
     }
 
-    private func managerSignal(_ signal: ManagerSignal) throws(DBusError) {
+    private func managerSignal(_ signal: ManagerSignal, _ server: ObjectServer) throws(DBusError) {
         guard let arguments = signal.arguments else { return }
-        for destination in audience(of: signal.sessionID) {
+        for destination in audience.destinations(of: signal.sessionID) {
             try server.emitSignal(
                 signal.member, interface: FlowBus.managerInterface, path: FlowBus.managerPath, arguments: arguments,
                 destination: destination)
         }
     }
 
-    private func sessionSignal(_ id: String, _ signal: SessionSignal) throws(DBusError) {
+    private func sessionSignal(_ id: String, _ signal: SessionSignal, _ server: ObjectServer) throws(DBusError) {
         guard let path = FlowBus.sessionPath(of: id) else { return }
-        for destination in audience(of: id) {
+        for destination in audience.destinations(of: id) {
             try server.emitSignal(
                 signal.member, interface: FlowBus.sessionInterface, path: path, arguments: signal.arguments,
                 destination: destination)
         }
     }
 
-    // MARK: - Plugin work off the loop
+    // MARK: - Callers
 
-    /// Runs plugin checks off the loop, then `then` on the loop thread.
-    func runChecks(
-        _ checks: [PluginCheck], then: @escaping @Sendable (_ front: BusFrontEnd, _ results: [PluginCheckResult]) -> Void
-    ) {
-        let plugins = service.plugins
-        let loop = self.loop
-        Task { [self] in
-            let results = await checks.run(using: plugins)
-            loop.execute { then(self, results) }
+    /// The caller's uid, known once the authorizer let the call through.
+    /// Fails closed.
+    func uid(of call: MethodInvocation) throws(FlowdError) -> UInt32 {
+        guard let sender = call.sender, let uid = link?.users.cachedUnixUser(of: sender) else {
+            throw .accessDenied("cannot determine the caller's uid")
+        }
+        return uid
+    }
+
+    /// Runs `rule` for `call`: `proceed(nil)` lets it through, now (a known
+    /// caller) or once the bus told the caller's uid. Anything that cannot
+    /// be determined refuses.
+    func authorize(_ call: MethodInvocation, _ rule: CallerRule, _ proceed: @escaping @Sendable (DBusError?) -> Void) {
+        guard let sender = call.sender, let users = link?.users else {
+            return proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
+        }
+        // A known caller (every call after its first) is decided here,
+        // without handing a completion to the uid cache.
+        if let uid = users.cachedUnixUser(of: sender) {
+            return proceed(decide(rule, sender: sender, uid: uid)?.dbusError)
+        }
+        let front = LoopBound(self, loop: loop)
+        users.unixUser(of: sender) { result in
+            switch result {
+            case .failure(let error):
+                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
+            case .success(let uid):
+                proceed(front.value.decide(rule, sender: sender, uid: uid)?.dbusError)
+            }
+        }
+    }
+
+    /// The refusal of `uid` under `rule`, or nil when it may call. A caller
+    /// let into a session watches it (``SignalAudience``).
+    private func decide(_ rule: CallerRule, sender: BusName, uid: UInt32) -> FlowdError? {
+        switch rule {
+        case .anyUser:
+            return nil
+        case .root(let why):
+            return uid == 0 ? nil : .accessDenied(why)
+        case .sessionOwner(let id):
+            do {
+                try withService { service throws(FlowdError) in try service.authorize(id, uid: uid) }
+            } catch {
+                return error
+            }
+            audience.add(sender, watching: id)
+            return nil
+        }
+    }
+
+    /// The caller of `StartSession` watches the session it made.
+    func noteCreator(_ sender: BusName?, of id: String) {
+        if let sender { audience.add(sender, watching: id) }
+    }
+}
+
+extension BusChoice {
+    var connectionBus: Connection.Bus {
+        switch self {
+        case .system: return .system
+        case .session: return .session
+        case .address(let address): return .address(address)
         }
     }
 }

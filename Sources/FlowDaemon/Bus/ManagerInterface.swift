@@ -3,10 +3,12 @@ import FlowEngine
 import FlowKit
 import FlowProtocol
 import FlowStore
+import Reactor
 
 /// The Manager object (``FlowBus/managerPath``).
 struct ManagerObject: Sendable {
-    let front: BusFrontEnd
+    let bound: LoopBound<BusFrontEnd>
+    var front: BusFrontEnd { bound.value }
 }
 
 /// The member table of the Manager interface (docs/dbus-api.md).
@@ -26,34 +28,20 @@ enum ManagerInterface {
                 let flow = try args.next(String.self)
                 let options = try args.next([String: DBusValue].self)
                 let front = manager.front
-                let limits = try front.withService { $0.configuration.limits }
-                try ValueMapping.checkLength(flow, what: "the flow id", limits: limits)
-                let (locale, prefill, answers) = try startOptions(options, limits: limits)
+                try ValueMapping.checkLength(flow, what: "the flow id", limits: front.limits)
+                let (locale, prefill, answers) = try startOptions(options, limits: front.limits)
                 let uid = try front.uid(of: call)
                 let sender = call.sender
-                Task {
-                    let result: Result<String, FlowdError>
-                    do throws(FlowdError) {
-                        result = .success(
-                            try await front.service.startSession(
-                                flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid))
-                    } catch {
-                        result = .failure(error)
+                let bound = manager.bound
+                let reply: Reply<String> = front.reply(to: call) { id, call in
+                    bound.value.noteCreator(sender, of: id)
+                    guard let path = FlowBus.sessionPath(of: id) else {
+                        return call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
                     }
-                    front.loop.execute {
-                        switch result {
-                        case .success(let id):
-                            if let sender { front.noteCreator(sender, of: id) }
-                            guard let path = FlowBus.sessionPath(of: id) else {
-                                call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
-                                break
-                            }
-                            call.reply(.objectPath(path))
-                        case .failure(let error):
-                            call.fail(error)
-                        }
-                        front.flush()
-                    }
+                    call.reply(.objectPath(path))
+                }
+                front.act {
+                    $0.startSession(flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid, reply: reply)
                 }
             },
             .init(FlowMember.Manager.listSessions, out: [Argument("sessions", "a(ssos)")]) { manager, call in
@@ -77,18 +65,20 @@ enum ManagerInterface {
                 call.reply(.objectPath(path))
             },
             .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
-                call.reply(.array(elementType: "a{sv}", manager.front.pluginList().map(\.dbusValue)))
+                call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
+            },
+            .init(FlowMember.Manager.getStatus, out: [Argument("status", "a{sv}")]) { manager, call in
+                call.reply(manager.front.status().dbusValue)
             },
             .init(FlowMember.Manager.reload) { manager, call in
-                let uid = try manager.front.uid(of: call)
-                guard uid == 0 else { throw FlowdError.accessDenied("only root may reload flowd") }
-                manager.front.finish(call, manager.front.reloadConfiguration())
+                // Root only (CallerRule.manager).
+                manager.front.finish(call, manager.front.reload())
             },
         ],
         properties: [
-            .read(ManagerProperty.version.name, String.self, emitsChange: .const) { $0.front.version },
+            .read(ManagerProperty.version.name, String.self, emitsChange: .const) { $0.front.settings.version },
             .read(ManagerProperty.sessionCount.name, UInt32.self) { manager in
-                UInt32(clamping: manager.front.service.assumeIsolated { $0.sessionCount })
+                UInt32(clamping: try manager.front.withService { $0.sessionCount })
             },
         ],
         signals: [

@@ -2,17 +2,19 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowProtocol
+import Reactor
 
 /// One session object (``FlowBus/sessionPath(of:)``). Made per call by the
 /// tree's resolver: thousands of sessions need no registration each.
 struct SessionObject: Sendable {
     let id: String
-    let front: BusFrontEnd
+    let bound: LoopBound<BusFrontEnd>
+    var front: BusFrontEnd { bound.value }
 
     /// Reads the session's current value.
     func read<T: Sendable>(_ body: @escaping @Sendable (FlowSession) -> T) throws(FlowdError) -> T {
         let id = self.id
-        return try front.withService { service throws(FlowdError) in try service.withSession(id, body) }
+        return try front.withService { service throws(FlowdError) in try service.read(id, body) }
     }
 }
 
@@ -27,35 +29,16 @@ enum SessionInterface {
             },
             .init(FlowMember.Session.setAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")]) { session, call in
                 var args = call.arguments()
-                let raw = try args.next([String: DBusValue].self)
                 let front = session.front
-                let limits = try front.withService { $0.configuration.limits }
-                let answers = try ValueMapping.answers(raw, limits: limits)
+                let answers = try ValueMapping.answers(try args.next([String: DBusValue].self), limits: front.limits)
                 let id = session.id
-                switch try front.withService({ service throws(FlowdError) in try service.setAnswers(id, answers) }) {
-                case .done(let errors):
-                    call.reply(typed: errors)
-                    front.flush()
-                case .check(let checks):
-                    front.runChecks(checks) { front, results in
-                        do throws(FlowdError) {
-                            let errors = try front.withService { service throws(FlowdError) in
-                                try service.setAnswersChecked(id, results)
-                            }
-                            call.reply(typed: errors)
-                        } catch {
-                            call.fail(error)
-                        }
-                        front.flush()
-                    }
-                case .submit:
-                    throw FlowdError.failed("internal error: SetAnswers asked to submit")
-                }
+                let reply = front.reply(to: call, fieldErrors)
+                front.act { $0.setAnswers(id, answers, reply: reply) }
             },
             .init(FlowMember.Session.continueStep, out: [Argument("errors", "a{ss}")]) { session, call in
                 let id = session.id
-                let next = try session.front.withService { service throws(FlowdError) in try service.continueStep(id) }
-                proceedWithContinue(next, id: id, call: call, front: session.front, round: 1)
+                let reply = session.front.reply(to: call, fieldErrors)
+                session.front.act { $0.continueStep(id, reply: reply) }
             },
             .init(FlowMember.Session.back) { session, call in
                 let id = session.id
@@ -66,7 +49,7 @@ enum SessionInterface {
                 var args = call.arguments()
                 let step = try args.next(String.self)
                 let front = session.front
-                try ValueMapping.checkLength(step, what: "the step id", limits: try front.withService { $0.configuration.limits })
+                try ValueMapping.checkLength(step, what: "the step id", limits: front.limits)
                 let id = session.id
                 try front.withService { service throws(FlowdError) in try service.goTo(id, step: step) }
                 front.finish(call, .success(()))
@@ -81,15 +64,8 @@ enum SessionInterface {
             },
             .init(FlowMember.Session.submit) { session, call in
                 let id = session.id
-                let next = try session.front.withService { service throws(FlowdError) in try service.submit(id) }
-                switch next {
-                case .done:
-                    session.front.finish(call, .success(()))
-                case .submit(let request):
-                    startSubmit(request, id: id, front: session.front) { result in session.front.finish(call, result) }
-                case .check:
-                    throw FlowdError.failed("internal error: Submit asked for checks")
-                }
+                let reply = session.front.reply(to: call) { (_: Void, call) in call.reply() }
+                session.front.act { $0.submit(id, reply: reply) }
             },
             .init(FlowMember.Session.cancel) { session, call in
                 let id = session.id
@@ -118,48 +94,8 @@ enum SessionInterface {
             get: { session in try session.read { SessionProperties($0) }.value(of: property) })
     }
 
-    /// What to do after `Continue` (or its plugin checks): reply, run more
-    /// checks, or run the submit the last Continue started.
-    static func proceedWithContinue(
-        _ next: FlowService.Next<FieldErrors>, id: String, call: MethodInvocation, front: BusFrontEnd, round: Int
-    ) {
-        switch next {
-        case .done(let errors):
-            call.reply(typed: errors)
-            front.flush()
-        case .check(let checks):
-            guard round <= 3 else {
-                front.finish(call, .failure(FlowdError(.invalidState, "the answers kept changing while they were checked; try again")))
-                return
-            }
-            front.flush()
-            front.runChecks(checks) { front, results in
-                do throws(FlowdError) {
-                    let next = try front.withService { service throws(FlowdError) in try service.continueChecked(id, results) }
-                    proceedWithContinue(next, id: id, call: call, front: front, round: round + 1)
-                } catch {
-                    front.finish(call, .failure(error))
-                }
-            }
-        case .submit(let request):
-            front.flush()
-            startSubmit(request, id: id, front: front) { result in
-                switch result {
-                case .success:
-                    call.reply(typed: FieldErrors())
-                    front.flush()
-                case .failure(let error):
-                    front.finish(call, .failure(error))
-                }
-            }
-        }
-    }
-
-    /// Runs a submit; `done` is called on the loop thread when it ends.
-    static func startSubmit(
-        _ request: SubmitRequest, id: String, front: BusFrontEnd,
-        done: @escaping @Sendable (Result<Void, FlowdError>) -> Void
-    ) {
-        front.service.assumeIsolated { service in service.startSubmit(id, request, reply: done) }
+    /// Answers `SetAnswers` and `Continue`: the field errors (`a{ss}`).
+    private static func fieldErrors(_ errors: FieldErrors, _ call: MethodInvocation) {
+        call.reply(typed: errors)
     }
 }

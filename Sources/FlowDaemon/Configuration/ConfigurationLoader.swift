@@ -6,15 +6,15 @@ import FlowdSystem
 /// Order, later wins: built-in defaults → the main file → `<file>.d/*.conf` in
 /// lexical order → (for a per-user daemon) `$XDG_CONFIG_HOME/flowd/flowd.conf`
 /// → command-line options.
-public struct ConfigurationLoader: Sendable {
+package struct ConfigurationLoader: Sendable {
     /// Reads a whole file; nil when it does not exist. Throws for any other failure.
-    public var readFile: @Sendable (String) throws(ConfigurationError) -> String?
+    package var readFile: @Sendable (String) throws(ConfigurationError) -> String?
     /// Lists a directory's entry names; nil when it does not exist.
-    public var listDirectory: @Sendable (String) -> [String]?
-    public var environment: [String: String]
-    public var layout: InstallLayout
+    package var listDirectory: @Sendable (String) -> [String]?
+    package var environment: [String: String]
+    package var layout: InstallLayout
 
-    public init(
+    package init(
         layout: InstallLayout, environment: [String: String],
         readFile: @escaping @Sendable (String) throws(ConfigurationError) -> String? = ConfigurationLoader.readFileFromDisk,
         listDirectory: @escaping @Sendable (String) -> [String]? = ConfigurationLoader.listDirectoryOnDisk
@@ -26,14 +26,14 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// The configuration file read when `--config` is not given.
-    public var defaultConfigFile: String { layout.sysconfDirectory + "/flowd/flowd.conf" }
+    package var defaultConfigFile: String { layout.sysconfDirectory + "/flowd/flowd.conf" }
 
     /// Builds the configuration for `options`.
     ///
     /// The drop-ins in `<file>.d/` are read whether or not the main file
     /// exists, as systemd reads its own: a fresh install with only a drop-in
     /// applies it. ``DaemonConfiguration/files`` lists what was read.
-    public func load(_ options: DaemonOptions) throws(ConfigurationError) -> DaemonConfiguration {
+    package func load(_ options: DaemonOptions) throws(ConfigurationError) -> DaemonConfiguration {
         var config = DaemonConfiguration(layout: layout)
         let main = options.configFile ?? defaultConfigFile
         if let text = try readFile(main) {
@@ -94,7 +94,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Reads a configuration file from disk (at most 1 MiB; a larger file is an error).
-    @Sendable public static func readFileFromDisk(_ path: String) throws(ConfigurationError) -> String? {
+    @Sendable package static func readFileFromDisk(_ path: String) throws(ConfigurationError) -> String? {
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(path, limit: 1 << 20)
@@ -109,7 +109,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Lists a directory on disk; nil when it cannot be read.
-    @Sendable public static func listDirectoryOnDisk(_ path: String) -> [String]? {
+    @Sendable package static func listDirectoryOnDisk(_ path: String) -> [String]? {
         try? FileSystem.directoryEntries(path)
     }
 }

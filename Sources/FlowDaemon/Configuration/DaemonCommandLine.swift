@@ -2,7 +2,7 @@ import DBus
 import FlowProtocol
 
 /// What `flowd`'s command line asks for.
-public enum DaemonCommand: Sendable, Equatable {
+package enum DaemonCommand: Sendable, Equatable {
     case run(DaemonOptions)
     /// `--check-config`: read everything a start would, print it, exit.
     case checkConfig(DaemonOptions)
@@ -12,26 +12,26 @@ public enum DaemonCommand: Sendable, Equatable {
 
 /// The options given on the command line; nil or empty means "not given", so
 /// the configuration file's value stands.
-public struct DaemonOptions: Sendable, Equatable {
-    public var bus: BusChoice?
-    public var flowDirectories: [String] = []
-    public var pluginDirectories: [String] = []
-    public var stateDirectory: String?
-    public var configFile: String?
-    public var verbose = false
+package struct DaemonOptions: Sendable, Equatable {
+    package var bus: BusChoice?
+    package var flowDirectories: [String] = []
+    package var pluginDirectories: [String] = []
+    package var stateDirectory: String?
+    package var configFile: String?
+    package var verbose = false
 
-    public init() {}
+    package init() {}
 }
 
 /// A bad command line: printed as one line, exit status 64 (`EX_USAGE`).
-public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
-public enum DaemonCommandLine {
+package enum DaemonCommandLine {
     /// The text of `flowd --help`.
-    public static let help = """
+    package static let help = """
         Usage: flowd [OPTION]...
         Serve multi-step form flows over D-Bus (bus name \(FlowBus.name)).
 
@@ -57,7 +57,7 @@ public enum DaemonCommandLine {
         """
 
     /// Parses the arguments after the program name.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommand {
         var options = DaemonOptions()
         var index = 0
         var check = false

@@ -1,13 +1,13 @@
 import DBus
 
 /// Which bus the daemon serves.
-public enum BusChoice: Sendable, Equatable, CustomStringConvertible {
+package enum BusChoice: Sendable, Equatable, CustomStringConvertible {
     case system
     case session
     /// A bus at an explicit D-Bus address (tests, the demo, the benchmark).
     case address(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system: return "system"
         case .session: return "session"
@@ -17,29 +17,29 @@ public enum BusChoice: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Bounds on everything a caller controls. Going over one is `LimitExceeded`.
-public struct SessionLimits: Sendable, Equatable {
+package struct SessionLimits: Sendable, Equatable {
     /// Longest string value, in bytes of UTF-8 (the wire size), per answer or argument.
-    public var maxStringLength = 4096
+    package var maxStringLength = 4096
     /// Most answers in one `SetAnswers` call, and most prefill values.
-    public var maxAnswersPerCall = 64
+    package var maxAnswersPerCall = 64
     /// Most items in one list answer (`multichoice`).
-    public var maxListLength = 256
+    package var maxListLength = 256
     /// Most live sessions one uid may own.
-    public var maxSessionsPerUser = 64
+    package var maxSessionsPerUser = 64
     /// Most live sessions in all.
-    public var maxSessions = 50_000
+    package var maxSessions = 50_000
     /// A session untouched for this long is deleted (a settled one has its own retention).
-    public var idleTimeout: Duration = .seconds(7 * 86400)
+    package var idleTimeout: Duration = .seconds(7 * 86400)
     /// A settled (submitted) session is deleted this long after it settled.
     /// Until then its owner can read its receipt; it does not count toward
     /// ``maxSessionsPerUser``.
     package var settledRetention: Duration = .seconds(86400)
 
-    public init() {}
+    package init() {}
 }
 
 /// SQLite durability: what an acknowledged change survives.
-public enum Durability: String, Sendable, Equatable {
+package enum Durability: String, Sendable, Equatable {
     /// Survives a crash or `kill -9` of the daemon (WAL, `synchronous=NORMAL`). The default.
     case process
     /// Also survives power loss (WAL, `synchronous=FULL`): an fsync per change.
@@ -48,30 +48,30 @@ public enum Durability: String, Sendable, Equatable {
 
 /// Everything the daemon is told by its configuration file, drop-ins and
 /// command line, in that order of precedence (the command line wins).
-public struct DaemonConfiguration: Sendable, Equatable {
-    public var bus: BusChoice = .session
+package struct DaemonConfiguration: Sendable, Equatable {
+    package var bus: BusChoice = .session
     /// Flow directories, highest priority first: a flow id found in an earlier
     /// directory wins over the same id in a later one.
-    public var flowDirectories: [String]
+    package var flowDirectories: [String]
     /// Plugin directories, searched in order.
-    public var pluginDirectories: [String]
+    package var pluginDirectories: [String]
     /// Where the database lives. Nil means: decide from the environment
     /// (`$STATE_DIRECTORY`, then the bus mode's default).
-    public var stateDirectory: String?
-    public var limits = SessionLimits()
-    public var durability: Durability = .process
+    package var stateDirectory: String?
+    package var limits = SessionLimits()
+    package var durability: Durability = .process
     /// Time limit of one validator, options or prefill plugin call.
-    public var pluginCallTimeout: Duration = .seconds(5)
+    package var pluginCallTimeout: Duration = .seconds(5)
     /// Plugin names the administrator switched off.
-    public var disabledPlugins: [String] = []
+    package var disabledPlugins: [String] = []
     /// Log debug messages too.
-    public var verbose = false
+    package var verbose = false
     /// The configuration files read, in the order they were applied (empty:
     /// only built-in defaults and the command line).
     package var files: [String] = []
 
     /// The built-in defaults for an installation laid out by `layout`.
-    public init(layout: InstallLayout) {
+    package init(layout: InstallLayout) {
         flowDirectories = [layout.sysconfDirectory + "/flowd/flows", layout.dataDirectory + "/flowd/flows"]
         pluginDirectories = [layout.libDirectory + "/flowd/plugins"]
     }
@@ -80,7 +80,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     ///
     /// Like systemd, an empty assignment to a list key (`FlowsDirectory=`) empties
     /// the list, so a drop-in can replace a list instead of extending it.
-    public mutating func apply(_ file: INIFile) throws(ConfigurationError) {
+    package mutating func apply(_ file: INIFile) throws(ConfigurationError) {
         for a in file.assignments {
             func fail(_ message: String) -> ConfigurationError {
                 ConfigurationError(file: a.file, line: a.line, message: "[\(a.section)] \(a.key): \(message)")

@@ -3,21 +3,21 @@
 ///
 /// Parsing is separate from meaning: this type only knows the syntax, and
 /// ``DaemonConfiguration`` decides which sections and keys exist.
-public struct INIFile: Sendable, Equatable {
+package struct INIFile: Sendable, Equatable {
     /// One `Key=Value` assignment, with where it came from for error messages.
-    public struct Assignment: Sendable, Equatable {
-        public var section: String
-        public var key: String
-        public var value: String
-        public var file: String
-        public var line: Int
+    package struct Assignment: Sendable, Equatable {
+        package var section: String
+        package var key: String
+        package var value: String
+        package var file: String
+        package var line: Int
     }
 
     /// Every assignment in file order.
-    public private(set) var assignments: [Assignment] = []
+    package private(set) var assignments: [Assignment] = []
 
     /// Parses `text`; `file` names it in errors.
-    public init(parsing text: String, file: String) throws(ConfigurationError) {
+    package init(parsing text: String, file: String) throws(ConfigurationError) {
         var section: String?
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -48,18 +48,18 @@ public struct INIFile: Sendable, Equatable {
 }
 
 /// A configuration problem: which file, which line, what was wrong.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var message: String
+package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var file: String
+    package var line: Int?
+    package var message: String
 
-    public init(file: String, line: Int? = nil, message: String) {
+    package init(file: String, line: Int? = nil, message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         if let line { return "\(file):\(line): \(message)" }
         return "\(file): \(message)"
     }

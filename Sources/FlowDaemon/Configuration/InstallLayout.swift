@@ -3,18 +3,18 @@
 /// The prefix is not compiled in: it is found from where the executable lives
 /// (`/usr/libexec/flowd` → `/usr`), so the same build works for any
 /// `make install PREFIX=…` and the built-in defaults follow the prefix.
-public struct InstallLayout: Sendable, Equatable {
-    public var prefix: String
+package struct InstallLayout: Sendable, Equatable {
+    package var prefix: String
     /// `/etc` for the `/usr` prefix, `<prefix>/etc` otherwise (the GNU convention).
-    public var sysconfDirectory: String
+    package var sysconfDirectory: String
     /// `<prefix>/share`.
-    public var dataDirectory: String
+    package var dataDirectory: String
     /// `<prefix>/lib`.
-    public var libDirectory: String
+    package var libDirectory: String
     /// `/var` for the `/usr` prefix, `<prefix>/var` otherwise.
-    public var localStateDirectory: String
+    package var localStateDirectory: String
 
-    public init(prefix: String) {
+    package init(prefix: String) {
         let p = prefix.count > 1 && prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         self.prefix = p
         let system = p == "/usr" || p == "/"
@@ -26,7 +26,7 @@ public struct InstallLayout: Sendable, Equatable {
 
     /// The layout of an executable installed at `path` (`<prefix>/bin/x` or
     /// `<prefix>/libexec/x`).
-    public static func derived(fromExecutable path: String) -> InstallLayout {
+    package static func derived(fromExecutable path: String) -> InstallLayout {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         let prefixParts = parts.dropLast(2)
         return InstallLayout(prefix: "/" + prefixParts.joined(separator: "/"))

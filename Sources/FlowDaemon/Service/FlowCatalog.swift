@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowdSystem
+import Logging
 
 /// The flows the daemon serves, read from the configured directories.
 ///
@@ -88,5 +89,23 @@ struct FlowCatalog: Sendable {
             }
         }
         return catalog
+    }
+
+    /// Logs the flows refused or shadowed at load, and the directories that
+    /// could not be read.
+    func report(to logger: Logger) {
+        for refusal in refused {
+            for problem in refusal.problems {
+                logger.error("flow refused: \(problem)", id: .flowRefused, metadata: [.path: refusal.file])
+            }
+        }
+        for shadow in shadowed {
+            logger.info(
+                "flow \(shadow.id) in \(shadow.file) is overridden by \(shadow.winner)",
+                metadata: [.flow: shadow.id, .path: shadow.file])
+        }
+        for directory in unreadableDirectories {
+            logger.warning("cannot read the flows directory \(directory.path): \(directory.reason)")
+        }
     }
 }

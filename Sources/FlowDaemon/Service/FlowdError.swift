@@ -4,9 +4,9 @@ import FlowProtocol
 
 /// A refusal the daemon sends back to a caller: one of the contract's error
 /// names (``FlowErrorName``) with an English message for programs and logs.
-public struct FlowdError: Error, Sendable, Hashable, CustomStringConvertible, DBusErrorConvertible {
+package struct FlowdError: Error, Sendable, Hashable, CustomStringConvertible, DBusErrorConvertible {
     package let name: FlowErrorName
-    public let message: String
+    package let message: String
 
     package init(_ name: FlowErrorName, _ message: String) {
         self.name = name
@@ -14,11 +14,11 @@ public struct FlowdError: Error, Sendable, Hashable, CustomStringConvertible, DB
     }
 
     /// The full D-Bus error name.
-    public var errorName: String { name.errorName.rawValue }
+    package var errorName: String { name.errorName.rawValue }
 
-    public var description: String { "\(errorName): \(message)" }
+    package var description: String { "\(errorName): \(message)" }
 
-    public var dbusError: DBusError {
+    package var dbusError: DBusError {
         DBusError(name: name.errorName, message: message)
     }
 

@@ -29,9 +29,8 @@ struct SystemClock: EngineClock {
 /// `SystemRandomNumberGenerator`, which is `getrandom(2)` on Linux) as 32
 /// lowercase hex characters, so they cannot be guessed.
 extension SessionID {
-    /// A new id.
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
+    /// A new id, from `generator` (flowd-bench gives a seeded one).
+    package static func make(using generator: inout some RandomNumberGenerator) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(32)
@@ -43,5 +42,11 @@ extension SessionID {
             }
         }
         return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// A new id from the system's secure random source.
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return make(using: &generator)
     }
 }

@@ -14,10 +14,10 @@ import FlowKit
 ///    the references that need the whole flow;
 /// 3. ``FlowLinter`` (pass 2): ids, references, conditions and the step
 ///    graph, across steps.
-public enum FlowLoader {
+package enum FlowLoader {
     /// The newest flow format this engine reads; it reads every format
     /// from 1 on (format 1 files load unchanged).
-    public static let formatVersion = 2
+    package static let formatVersion = 2
 
     /// Parses, decodes and lints one flow file.
     ///
@@ -27,7 +27,7 @@ public enum FlowLoader {
     ///   - capabilities: the plugin capabilities available; a flow naming one
     ///     that is missing is refused. Pass ``CapabilityCatalog/any`` to skip.
     ///   - limits: the bounds on what is accepted.
-    public static func load(
+    package static func load(
         _ bytes: [UInt8], fileName: String, capabilities: CapabilityCatalog, limits: FlowLoadLimits = .default
     ) throws(FlowLoadError) -> FlowDefinition {
         var sink = LintSink(file: fileName, maxProblems: limits.maxProblems)
@@ -51,7 +51,7 @@ public enum FlowLoader {
     }
 
     /// Loads a flow from its text (a convenience for tests and tools).
-    public static func load(
+    package static func load(
         _ text: String, fileName: String, capabilities: CapabilityCatalog, limits: FlowLoadLimits = .default
     ) throws(FlowLoadError) -> FlowDefinition {
         try load(Array(text.utf8), fileName: fileName, capabilities: capabilities, limits: limits)

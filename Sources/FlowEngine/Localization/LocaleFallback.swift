@@ -10,9 +10,9 @@
 /// (`de_DE.UTF-8@euro`) is dropped, `C` and `POSIX` mean `en`, and matching
 /// ignores case. Chinese without a script subtag picks one from the region:
 /// `zh-TW`, `zh-HK` and `zh-MO` mean `zh-Hant`, any other `zh` means `zh-Hans`.
-public enum LocaleFallback {
+package enum LocaleFallback {
     /// The normalized form of a requested locale tag (see the type's doc).
-    public static func normalize(_ tag: String) -> String {
+    package static func normalize(_ tag: String) -> String {
         var t = Substring(tag)
         if let i = t.firstIndex(where: { $0 == "." || $0 == "@" }) { t = t[..<i] }
         let s = String(t).replacingUnderscores()
@@ -32,7 +32,7 @@ public enum LocaleFallback {
 
     /// The tags to try, most specific first, before the "same language", `en`
     /// and "first" steps.
-    public static func candidates(for tag: String) -> [String] {
+    package static func candidates(for tag: String) -> [String] {
         let normalized = normalize(tag)
         var parts = normalized.split(separator: "-").map(String.init)
         var out: [String] = []
@@ -52,7 +52,7 @@ public enum LocaleFallback {
 
     /// The index in `available` of the best match for `requested`, following
     /// the full chain, or nil when `available` is empty.
-    public static func bestMatch(for requested: String, in available: [String]) -> Int? {
+    package static func bestMatch(for requested: String, in available: [String]) -> Int? {
         guard !available.isEmpty else { return nil }
         return exactMatch(for: requested, in: available) ?? chainMatch(for: requested, in: available)
     }
@@ -107,7 +107,7 @@ public enum LocaleFallback {
     /// True for a tag of the shape `ll`, `lll` or those followed by `-` and
     /// subtags of 1 to 8 letters or digits (BCP 47 in practice), at most 35
     /// characters; `_` is accepted in place of `-`.
-    public static func isWellFormed(_ tag: String) -> Bool {
+    package static func isWellFormed(_ tag: String) -> Bool {
         let s = tag.replacingUnderscores()
         guard s.utf8.count <= 35 else { return false }
         let parts = s.split(separator: "-", omittingEmptySubsequences: false)

@@ -2,7 +2,7 @@
 /// `Resources/l10n/<locale>.json`, one file per locale, never in code.
 ///
 /// Placeholders are written `{name}` and filled by ``Strings/text(_:locale:_:)``.
-public enum BuiltinString: String, CaseIterable, Sendable {
+package enum BuiltinString: String, CaseIterable, Sendable {
     case back, `continue`, backToReview, review, submit, finish
     case notGiven, notFinished, other, selectAllThatApply
     /// "Step {n} of {m}"
@@ -77,12 +77,12 @@ public enum BuiltinString: String, CaseIterable, Sendable {
 /// Strings.builtin.text(.continue, locale: "de")                 // "Weiter"
 /// Strings.builtin.text(.stepCounter, locale: "fr", ["n": "2", "m": "4"])  // "Étape 2 sur 4"
 /// ```
-public struct Strings: Sendable {
+package struct Strings: Sendable {
     /// The locales with a complete translation, in the order they are listed.
-    public static let locales = ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"]
+    package static let locales = ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"]
 
     /// The catalog built from the embedded resource files.
-    public static let builtin = Strings(resources: [
+    package static let builtin = Strings(resources: [
         ("en", PackageResources.en_json), ("es", PackageResources.es_json), ("fr", PackageResources.fr_json),
         ("de", PackageResources.de_json), ("it", PackageResources.it_json), ("pt-BR", PackageResources.pt_BR_json),
         ("ja", PackageResources.ja_json), ("ko", PackageResources.ko_json),
@@ -90,9 +90,9 @@ public struct Strings: Sendable {
     ])
 
     /// Locale → key → text, as read from the resources.
-    public let tables: [String: [String: String]]
+    package let tables: [String: [String: String]]
     /// Problems found while reading the resources (tests assert it is empty).
-    public let loadProblems: [String]
+    package let loadProblems: [String]
     private let localeOrder: [String]
 
     /// A catalog of `(locale, JSON bytes)` resources, each an object of
@@ -129,14 +129,14 @@ public struct Strings: Sendable {
 
     /// The catalog locale that serves a requested locale (`pt-PT` → `pt-BR`,
     /// `zh-TW` → `zh-Hant`, `sv` → `en`).
-    public func catalogLocale(for requested: String) -> String {
+    package func catalogLocale(for requested: String) -> String {
         guard let i = LocaleFallback.bestMatch(for: requested, in: localeOrder) else { return "en" }
         return localeOrder[i]
     }
 
     /// The text of `key` in `locale`, falling back to English for a key a
     /// translation lacks, with `{name}` placeholders replaced from `arguments`.
-    public func text(_ key: BuiltinString, locale: String, _ arguments: [String: String] = [:]) -> String {
+    package func text(_ key: BuiltinString, locale: String, _ arguments: [String: String] = [:]) -> String {
         text(forKey: key.rawValue, locale: locale, arguments)
     }
 
@@ -153,7 +153,7 @@ public struct Strings: Sendable {
     /// Scans the UTF-8 bytes for the ASCII braces (a brace byte is never part
     /// of a longer UTF-8 sequence): every announcement is made here, and
     /// walking `Character`s cost more than the rest of `GetStep`'s text.
-    public static func fill(_ template: String, _ arguments: [String: String]) -> String {
+    package static func fill(_ template: String, _ arguments: [String: String]) -> String {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
         let bytes = template.utf8
@@ -175,7 +175,7 @@ public struct Strings: Sendable {
 
     /// The `{name}` placeholders a template uses, in order (tests compare them
     /// across translations).
-    public static func placeholders(in template: String) -> [String] {
+    package static func placeholders(in template: String) -> [String] {
         var names: [String] = []
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{") {

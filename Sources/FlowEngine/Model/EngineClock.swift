@@ -4,7 +4,7 @@ import FlowKit
 ///
 /// The engine never reads the system clock or the time zone: `today` is the
 /// local calendar date as the daemon computes it.
-public protocol EngineClock: Sendable {
+package protocol EngineClock: Sendable {
     /// Microseconds since the Unix epoch.
     var now: Int64 { get }
     /// Today's date in the daemon's local time zone, for `"today"` in date rules.
@@ -12,14 +12,14 @@ public protocol EngineClock: Sendable {
 }
 
 /// A clock that always says the same thing: for tests and for replaying.
-public struct FixedClock: EngineClock {
+package struct FixedClock: EngineClock {
     /// Microseconds since the Unix epoch.
-    public var now: Int64
+    package var now: Int64
     /// The local calendar date.
-    public var today: CivilDate
+    package var today: CivilDate
 
     /// A clock stopped at `now` on `today`.
-    public init(now: Int64, today: CivilDate) {
+    package init(now: Int64, today: CivilDate) {
         self.now = now
         self.today = today
     }

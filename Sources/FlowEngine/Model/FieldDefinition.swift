@@ -1,14 +1,14 @@
 import FlowKit
 
 /// The type of a field, which fixes its answer value and the rules it accepts.
-public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
+package enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
     case text, multiline, secure, email, number, date, time, toggle, choice, multichoice
     /// Format 2: a read-only value worked out from other answers by an
     /// expression (``FieldDefinition/expression``); nothing can set it.
     case computed
 
     /// Types whose answer is a string the person types.
-    public var isTextual: Bool {
+    package var isTextual: Bool {
         switch self {
         case .text, .multiline, .secure, .email: return true
         default: return false
@@ -16,7 +16,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Types that have options.
-    public var isChoice: Bool { self == .choice || self == .multichoice }
+    package var isChoice: Bool { self == .choice || self == .multichoice }
 
     /// What the answer value looks like, for error messages.
     var valueDescription: String {
@@ -35,7 +35,7 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// The built-in field rules. Their names are also the keys of a field's
 /// `messages` map, which replaces a rule's default message.
-public enum FieldRule: String, Sendable, Hashable, CaseIterable {
+package enum FieldRule: String, Sendable, Hashable, CaseIterable {
     case required, mustBeOn, format, minLength, maxLength, pattern, email, minimum, maximum, integer
     case after, before, minSelected, maxSelected, option, other
 
@@ -56,32 +56,32 @@ public enum FieldRule: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One option of a `choice` or `multichoice` field as the flow file gives it.
-public struct OptionDefinition: Sendable, Hashable {
+package struct OptionDefinition: Sendable, Hashable {
     /// The answer value when this option is chosen; never `other`.
-    public let id: String
+    package let id: String
     /// The label shown to the person.
-    public let label: LocalizedText
+    package let label: LocalizedText
     /// An optional freedesktop icon name.
-    public let icon: String?
+    package let icon: String?
 }
 
 /// A plugin named in a flow file, with the options passed to it
 /// (`optionsFrom`, `prefill`).
-public struct ProviderReference: Sendable, Hashable {
+package struct ProviderReference: Sendable, Hashable {
     /// The capability's dotted name, for example `flowd.weekdays`.
-    public let name: String
+    package let name: String
     /// The `options` object, handed to the plugin in `PluginContext.options`.
-    public let options: [String: JSONValue]
+    package let options: [String: JSONValue]
 }
 
 /// A named plugin validator at field or step level.
-public struct PluginRule: Sendable, Hashable {
+package struct PluginRule: Sendable, Hashable {
     /// The capability's dotted name, for example `flowd.username-available`.
-    public let name: String
+    package let name: String
     /// The `options` object, handed to the plugin in `PluginContext.options`.
-    public let options: [String: JSONValue]
+    package let options: [String: JSONValue]
     /// Replaces the plugin's own message when the plugin reports a problem.
-    public let message: LocalizedText?
+    package let message: LocalizedText?
     /// Says what the validator wants before the person fails it; replaces
     /// the plugin's own description (`describeRule`).
     package let hint: LocalizedText?
@@ -91,12 +91,12 @@ public struct PluginRule: Sendable, Hashable {
 }
 
 /// A bound of a date rule: a fixed date or the day the check runs.
-public enum DateBound: Sendable, Hashable {
+package enum DateBound: Sendable, Hashable {
     case today
     case date(CivilDate)
 
     /// The date this bound means on `today`.
-    public func resolve(today: CivilDate) -> CivilDate {
+    package func resolve(today: CivilDate) -> CivilDate {
         switch self {
         case .today: return today
         case .date(let d): return d
@@ -105,59 +105,59 @@ public enum DateBound: Sendable, Hashable {
 }
 
 /// One field of a form step.
-public struct FieldDefinition: Sendable, Hashable {
+package struct FieldDefinition: Sendable, Hashable {
     /// Unique across the whole flow: answers are keyed by field id.
-    public let id: String
+    package let id: String
     /// The type, which fixes the answer value and the rules that apply.
-    public let type: FieldType
+    package let type: FieldType
     /// The label shown to the person.
-    public let label: LocalizedText
+    package let label: LocalizedText
     /// A hint under the field.
-    public let help: LocalizedText?
+    package let help: LocalizedText?
     /// Shown in an empty input.
-    public let placeholder: LocalizedText?
+    package let placeholder: LocalizedText?
     /// Trimmed text non-empty, list non-empty, choice made.
-    public let required: Bool
+    package let required: Bool
     /// A toggle must be on.
-    public let mustBeOn: Bool
+    package let mustBeOn: Bool
     /// Counted in Unicode scalars.
-    public let minLength: Int?
+    package let minLength: Int?
     /// Counted in Unicode scalars.
-    public let maxLength: Int?
+    package let maxLength: Int?
     /// The whole value must match (see ``PatternRegex``).
-    public let pattern: PatternRegex?
+    package let pattern: PatternRegex?
     /// What `pattern` wants, in words ("Digits, spaces and + only"); the
     /// localized "Must be in the required format" when nil.
     package let patternHint: LocalizedText?
     /// An inclusive lower bound for numbers.
-    public let minimum: Double?
+    package let minimum: Double?
     /// An inclusive upper bound for numbers.
-    public let maximum: Double?
+    package let maximum: Double?
     /// A number must be whole.
-    public let integer: Bool
+    package let integer: Bool
     /// A date must be strictly after this bound.
-    public let after: DateBound?
+    package let after: DateBound?
     /// A date must be strictly before this bound.
-    public let before: DateBound?
+    package let before: DateBound?
     /// The fewest options a multiple choice needs (applies to an empty selection too).
-    public let minSelected: Int?
+    package let minSelected: Int?
     /// The most options a multiple choice may have.
-    public let maxSelected: Int?
+    package let maxSelected: Int?
     /// The flow's own options (empty when they come from `optionsFrom`).
-    public let options: [OptionDefinition]
+    package let options: [OptionDefinition]
     /// The plugin that supplies the options when a session starts.
-    public let optionsFrom: ProviderReference?
+    package let optionsFrom: ProviderReference?
     /// The field offers Other, chosen with the option id `other`, whose free
     /// text is the answer `<field>.other`.
-    public let other: Bool
+    package let other: Bool
     /// The Other option's label; the localized "Other" when nil.
-    public let otherLabel: LocalizedText?
+    package let otherLabel: LocalizedText?
     /// The plugin that supplies the initial value when a session starts.
-    public let prefill: ProviderReference?
+    package let prefill: ProviderReference?
     /// Plugin validators, run after the built-in rules pass, in order.
-    public let validators: [PluginRule]
+    package let validators: [PluginRule]
     /// Replacement messages keyed by rule.
-    public let messages: [FieldRule: LocalizedText]
+    package let messages: [FieldRule: LocalizedText]
     /// Format 2: the field is asked only while this holds; a hidden field
     /// is not validated, and its answer is kept but left out everywhere, as
     /// an answer on an abandoned branch is. Nil: always shown.
@@ -174,7 +174,7 @@ public struct FieldDefinition: Sendable, Hashable {
 
     /// The longest value the field accepts: `maxLength`, lowered to what its
     /// `pattern` can check (``PatternRegex/maxInputLength``).
-    public var effectiveMaxLength: Int? {
+    package var effectiveMaxLength: Int? {
         switch (maxLength, pattern?.maxInputLength) {
         case (let a?, let b?): return min(a, b)
         case (let a?, nil): return a
@@ -184,10 +184,10 @@ public struct FieldDefinition: Sendable, Hashable {
     }
 
     /// The answer key of the Other free text: `<id>.other`.
-    public var otherKey: String { id + ".other" }
+    package var otherKey: String { id + ".other" }
 
     /// The field as a plugin sees it, in `locale`.
-    public func info(locale: String) -> FieldInfo {
+    package func info(locale: String) -> FieldInfo {
         FieldInfo(id: id, type: type.rawValue, label: label.resolve(locale))
     }
 }

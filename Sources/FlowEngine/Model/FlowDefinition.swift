@@ -1,29 +1,29 @@
 import FlowKit
 
 /// The optional Review page of a flow.
-public struct ReviewDefinition: Sendable, Hashable {
+package struct ReviewDefinition: Sendable, Hashable {
     /// Defaults to the localized "Review".
-    public let title: LocalizedText?
+    package let title: LocalizedText?
     /// A footnote about what happens next.
-    public let note: LocalizedText?
+    package let note: LocalizedText?
     /// The Submit button's label; defaults to the localized "Submit".
-    public let submitTitle: LocalizedText?
+    package let submitTitle: LocalizedText?
 }
 
 /// What happens to a finished flow.
-public struct SubmitDefinition: Sendable, Hashable {
+package struct SubmitDefinition: Sendable, Hashable {
     /// The submit action's capability name; nil settles the flow as submitted
     /// without running anything.
-    public let action: String?
+    package let action: String?
     /// Handed to the action in `PluginContext.options`.
-    public let options: [String: JSONValue]
+    package let options: [String: JSONValue]
     /// The action's time limit.
-    public let timeoutSeconds: Double
+    package let timeoutSeconds: Double
     /// Shown once submitted, unless the receipt carries a `message`.
-    public let successMessage: LocalizedText?
+    package let successMessage: LocalizedText?
 
     /// The default time limit of a submit action, in seconds.
-    public static let defaultTimeoutSeconds = 30.0
+    package static let defaultTimeoutSeconds = 30.0
 }
 
 /// A loaded, linted flow definition (format 1 or 2). See docs/flow-format.md.
@@ -31,28 +31,28 @@ public struct SubmitDefinition: Sendable, Hashable {
 /// Only ``FlowLoader`` makes one, so every value of this type has passed lint.
 /// It is `Codable`: it encodes as the flow document it was loaded from, and
 /// decoding runs the loader again (without the capability check).
-public struct FlowDefinition: Sendable {
+package struct FlowDefinition: Sendable {
     /// The flow's id, for example `consultation`.
-    public let id: String
+    package let id: String
     /// The flow's name in lists.
-    public let title: LocalizedText
+    package let title: LocalizedText
     /// A sentence or two for lists.
-    public let description: LocalizedText?
+    package let description: LocalizedText?
     /// The steps in document order (branching only goes forward).
-    public let steps: [StepDefinition]
+    package let steps: [StepDefinition]
     /// The Review page, when the flow has one.
-    public let review: ReviewDefinition?
+    package let review: ReviewDefinition?
     /// What happens on Submit; nil settles without an action.
-    public let submit: SubmitDefinition?
+    package let submit: SubmitDefinition?
     /// The label of the last Continue of a flow without Review; defaults to
     /// the localized "Finish".
-    public let finishTitle: LocalizedText?
+    package let finishTitle: LocalizedText?
     /// The locales the flow is written for: the file's `locales`, or else
     /// every locale its strings are translated into (`en` when none).
-    public let locales: [String]
+    package let locales: [String]
     /// A hash of the document's content (16 hex digits); a session records it
     /// so a restore can tell that the flow changed since.
-    public let fingerprint: String
+    package let fingerprint: String
     /// The file's `format`: 1, or 2 for a flow that may use field
     /// conditions, piping, computed values and warnings.
     package let format: Int
@@ -107,27 +107,27 @@ public struct FlowDefinition: Sendable {
     }
 
     /// The step with this id.
-    public func step(_ id: String) -> StepDefinition? {
+    package func step(_ id: String) -> StepDefinition? {
         stepIndex[id].map { steps[$0] }
     }
 
     /// The field with this id, on whatever step it is.
-    public func field(_ id: String) -> FieldDefinition? {
+    package func field(_ id: String) -> FieldDefinition? {
         fieldLocation[id].map { steps[$0.step].fields[$0.field] }
     }
 
     /// The id of the step that holds a field.
-    public func stepID(ofField id: String) -> String? {
+    package func stepID(ofField id: String) -> String? {
         fieldLocation[id].map { steps[$0.step].id }
     }
 
     /// Whether the flow has a Review page.
-    public var hasReview: Bool { review != nil }
+    package var hasReview: Bool { review != nil }
 
     /// The plugin calls a new session needs before it starts: options
     /// providers and prefill providers, in document order, with the field as
     /// the plugin sees it in `locale`.
-    public func providerRequests(locale: String) -> [ProviderRequest] {
+    package func providerRequests(locale: String) -> [ProviderRequest] {
         var out: [ProviderRequest] = []
         for step in steps {
             for field in step.fields {
@@ -144,7 +144,7 @@ public struct FlowDefinition: Sendable {
 
     /// Every plugin capability the flow names, for checks and for
     /// `flowctl check`.
-    public var requiredCapabilities: [(kind: CapabilityKind, name: String)] {
+    package var requiredCapabilities: [(kind: CapabilityKind, name: String)] {
         var out: [(CapabilityKind, String)] = []
         for step in steps {
             for field in step.fields {
@@ -200,9 +200,9 @@ extension FlowDefinition {
 
 /// A plugin call a session needs when it starts (see
 /// ``FlowDefinition/providerRequests(locale:)``).
-public struct ProviderRequest: Sendable {
+package struct ProviderRequest: Sendable {
     /// Which kind of provider to call.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// Call an `OptionsProvider`, then ``FlowSession/setDynamicOptions(field:_:)``.
         case options
         /// Call a `PrefillProvider`, and pass the value in the session's `prefill`.
@@ -210,22 +210,22 @@ public struct ProviderRequest: Sendable {
     }
 
     /// Options or prefill.
-    public let kind: Kind
+    package let kind: Kind
     /// The plugin and the options to pass in `PluginContext.options`.
-    public let provider: ProviderReference
+    package let provider: ProviderReference
     /// The field the call is for, as the plugin sees it.
-    public let field: FieldInfo
+    package let field: FieldInfo
 }
 
 extension FlowDefinition: Codable {
     /// Encodes the flow document this definition was loaded from.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try source.encode(to: encoder)
     }
 
     /// Reads a flow document and lints it with ``FlowLoadLimits/default`` and
     /// no capability check; lint problems become a `DecodingError`.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let limits = FlowLoadLimits.default
         let node = try JSONNode.decode(from: decoder, maxDepth: limits.maxDepth)
         do {

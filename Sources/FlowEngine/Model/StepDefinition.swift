@@ -1,7 +1,7 @@
 import FlowKit
 
 /// A value a condition compares an answer with.
-public enum ConditionValue: Sendable, Hashable {
+package enum ConditionValue: Sendable, Hashable {
     case text(String)
     case bool(Bool)
     case number(Double)
@@ -93,7 +93,7 @@ func isBlank(_ value: AnswerValue) -> Bool {
 }
 
 /// Where a `next` rule leads.
-public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
+package enum StepTarget: Sendable, Hashable, CustomStringConvertible {
     /// A later step, by id.
     case step(String)
     /// Review (only in a flow that has one).
@@ -103,7 +103,7 @@ public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
     case complete
 
     /// The target as written in a flow file.
-    public var description: String {
+    package var description: String {
         switch self {
         case .step(let id): return id
         case .review: return "review"
@@ -114,15 +114,15 @@ public enum StepTarget: Sendable, Hashable, CustomStringConvertible {
 
 /// One ordered branching rule. The first whose condition holds wins; a rule
 /// without a condition is the default and must come last.
-public struct NextRule: Sendable, Hashable {
+package struct NextRule: Sendable, Hashable {
     /// The rule's `if`; nil for the default rule.
     package let condition: Condition?
     /// The rule's `goto`.
-    public let target: StepTarget
+    package let target: StepTarget
 }
 
 /// A rule that checks a step's fields together.
-public struct StepRule: Sendable, Hashable {
+package struct StepRule: Sendable, Hashable {
     /// What the rule checks.
     package enum Kind: Sendable, Hashable {
         /// The two fields must be equal (confirm password); the error goes to the second.
@@ -142,7 +142,7 @@ public struct StepRule: Sendable, Hashable {
     /// What the rule checks.
     package let kind: Kind
     /// Replaces the default message.
-    public let message: LocalizedText?
+    package let message: LocalizedText?
     /// Says what the rule wants before the person breaks it ("Required for
     /// loans"); replaces the built-in description (and a plugin's own).
     package let hint: LocalizedText?
@@ -151,7 +151,7 @@ public struct StepRule: Sendable, Hashable {
     package let level: IssueLevel
 
     /// The field an error of this rule is attached to (`nil` for a plugin).
-    public var targetField: String? {
+    package var targetField: String? {
         switch kind {
         case .equals(_, let b), .notEquals(_, let b): return b
         case .before(let a, _), .after(let a, _): return a
@@ -162,33 +162,33 @@ public struct StepRule: Sendable, Hashable {
 }
 
 /// `form` steps have fields; `content` steps show a title, a body and an icon.
-public enum StepKind: String, Sendable, Hashable, Codable {
+package enum StepKind: String, Sendable, Hashable, Codable {
     case form, content
 }
 
 /// One step of a flow.
-public struct StepDefinition: Sendable, Hashable {
+package struct StepDefinition: Sendable, Hashable {
     /// Unique among the flow's steps; never `review` or `complete`.
-    public let id: String
+    package let id: String
     /// `form` or `content`.
-    public let kind: StepKind
+    package let kind: StepKind
     /// The step's heading.
-    public let title: LocalizedText
+    package let title: LocalizedText
     /// A line under the title.
-    public let description: LocalizedText?
+    package let description: LocalizedText?
     /// Content steps: the text.
-    public let body: LocalizedText?
+    package let body: LocalizedText?
     /// Content steps: an optional freedesktop icon name.
-    public let icon: String?
+    package let icon: String?
     /// Form steps: the fields in order (empty for content steps).
-    public let fields: [FieldDefinition]
+    package let fields: [FieldDefinition]
     /// Form steps: rules over several fields.
-    public let rules: [StepRule]
+    package let rules: [StepRule]
     /// The branching rules; empty means "the next step in the file" (or the end).
-    public let next: [NextRule]
+    package let next: [NextRule]
 
     /// The step as a plugin sees it, in `locale`.
-    public func info(locale: String) -> StepInfo {
+    package func info(locale: String) -> StepInfo {
         StepInfo(id: id, title: title.resolve(locale), fields: fields.map { $0.info(locale: locale) })
     }
 }

@@ -1,22 +1,22 @@
 /// The bounds a `pattern` must stay within.
-public struct PatternLimits: Sendable, Hashable {
+package struct PatternLimits: Sendable, Hashable {
     /// The longest pattern, in Unicode scalars.
-    public var maxLength: Int
+    package var maxLength: Int
     /// The largest compiled program, in instructions. `{m,n}` copies its
     /// operand, so this is what bounds `(a{1000}){1000}`.
-    public var maxProgramSize: Int
+    package var maxProgramSize: Int
     /// The largest count in `{m}`, `{m,}` or `{m,n}`.
-    public var maxRepeat: Int
+    package var maxRepeat: Int
     /// The deepest nesting of groups.
-    public var maxGroupDepth: Int
+    package var maxGroupDepth: Int
     /// The most steps one match may take. A match costs at most
     /// (value length + 1) × program size steps, so a pattern checks values of
     /// at most `maxMatchWork / programSize` characters (see
     /// ``PatternRegex/maxInputLength``): a few milliseconds in the worst case.
-    public var maxMatchWork: Int
+    package var maxMatchWork: Int
 
     /// Bounds with the documented defaults.
-    public init(
+    package init(
         maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32,
         maxMatchWork: Int = 250_000
     ) {
@@ -28,18 +28,18 @@ public struct PatternLimits: Sendable, Hashable {
     }
 
     /// The bounds flow files get.
-    public static let `default` = PatternLimits()
+    package static let `default` = PatternLimits()
 }
 
 /// Why a pattern does not compile, and where.
-public struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The position of the offending character, counting Unicode scalars from 1.
-    public let position: Int
+    package let position: Int
     /// What is wrong there.
-    public let message: String
+    package let message: String
 
     /// `at position N: message`.
-    public var description: String { "at position \(position): \(message)" }
+    package var description: String { "at position \(position): \(message)" }
 }
 
 /// A regular expression for the `pattern` rule, matched in linear time.
@@ -56,9 +56,9 @@ public struct PatternError: Error, Sendable, Hashable, CustomStringConvertible {
 /// alternation `|`; quantifiers `* + ? {m} {m,} {m,n}`. A leading `^` and a
 /// trailing `$` are accepted and change nothing. Backreferences, lookaround,
 /// lazy quantifiers and flags are refused with an error.
-public struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+package struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The pattern as written.
-    public let source: String
+    package let source: String
     private let program: [Instruction]
     private let sets: [ScalarSet]
     /// The longest value this pattern checks, in Unicode scalars.
@@ -66,10 +66,10 @@ public struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomR
     /// Longer values never match. The validator reports them as too long
     /// (the pattern acts as an implicit `maxLength`), and the linter refuses a
     /// `maxLength` above it.
-    public let maxInputLength: Int
+    package let maxInputLength: Int
 
     /// Compiles `source`, or throws a ``PatternError`` that names the position.
-    public init(_ source: String, limits: PatternLimits = .default) throws(PatternError) {
+    package init(_ source: String, limits: PatternLimits = .default) throws(PatternError) {
         let scalars = Array(source.unicodeScalars)
         if scalars.count > limits.maxLength {
             throw PatternError(
@@ -88,11 +88,11 @@ public struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomR
     }
 
     /// The number of instructions the pattern compiled to.
-    public var programSize: Int { program.count }
+    package var programSize: Int { program.count }
 
     /// True when the whole of `text` matches. A text longer than
     /// ``maxInputLength`` scalars never matches (the work stays bounded).
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         var length = 0
         for _ in text.unicodeScalars {
             length += 1
@@ -138,15 +138,15 @@ public struct PatternRegex: Sendable, Hashable, CustomStringConvertible, CustomR
     }
 
     /// `PatternRegex("…")`: the source, not the compiled program.
-    public var description: String { "PatternRegex(\(quoted(source, limit: 200)))" }
+    package var description: String { "PatternRegex(\(quoted(source, limit: 200)))" }
 
     /// Shows the source only.
-    public var customMirror: Mirror { Mirror(self, children: ["source": source]) }
+    package var customMirror: Mirror { Mirror(self, children: ["source": source]) }
 
     /// Two patterns are equal when written the same.
-    public static func == (lhs: PatternRegex, rhs: PatternRegex) -> Bool { lhs.source == rhs.source }
+    package static func == (lhs: PatternRegex, rhs: PatternRegex) -> Bool { lhs.source == rhs.source }
     /// Hashes the source.
-    public func hash(into hasher: inout Hasher) { hasher.combine(source) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(source) }
 }
 
 // MARK: - Program

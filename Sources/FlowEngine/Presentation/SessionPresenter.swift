@@ -249,7 +249,7 @@ package struct SessionPresenter {
 // `GetReview` and the session's properties return.
 extension FlowSession {
     /// Everything `GetStep` returns for the current step.
-    public func currentStep() -> StepView { SessionPresenter(self).step() }
+    package func currentStep() -> StepView { SessionPresenter(self).step() }
 
     /// The current step with the plugin validators' descriptions of their
     /// rules (asked for once per flow and locale: ``RuleDescriptions``).
@@ -259,21 +259,21 @@ extension FlowSession {
 
     /// The Review page: one group per form step on the path. Works in any
     /// state (and for a flow without Review, for tools).
-    public func review() -> ReviewView { SessionPresenter(self).review() }
+    package func review() -> ReviewView { SessionPresenter(self).review() }
 
     /// "Continue", "Back to review", the flow's finish title, or the submit
     /// label on Review.
-    public var continueLabel: String { SessionPresenter(self).continueLabel }
+    package var continueLabel: String { SessionPresenter(self).continueLabel }
 
     /// The localized Back label.
-    public var backLabel: String { SessionPresenter(self).backLabel }
+    package var backLabel: String { SessionPresenter(self).backLabel }
 
     /// The flow's title and description in the session's locale, and the
     /// flow locale they resolved to.
     package var flowSummary: LocalizedFlowSummary { SessionPresenter(self).summary }
 
     /// The predicted path with each entry's status, Review last.
-    public var path: [PathEntry] { SessionPresenter(self).path }
+    package var path: [PathEntry] { SessionPresenter(self).path }
 
     /// The ids of the current step's fields that are shown (format 2
     /// `visibleIf`), in order; empty off a form step. What the
@@ -291,9 +291,9 @@ extension FlowSession {
     /// predicted once and each step's "finished" worked out once. A host
     /// that reads them all after every change (flowd does, to announce what
     /// changed) should use this.
-    public var progressSnapshot: ProgressSnapshot { SessionPresenter(self).progress() }
+    package var progressSnapshot: ProgressSnapshot { SessionPresenter(self).progress() }
 
     /// The options a choice field offers now: the provider's, or the flow's,
     /// with labels in the session's locale.
-    public func options(of field: FieldDefinition) -> [ChoiceOption] { SessionPresenter(self).options(of: field) }
+    package func options(of field: FieldDefinition) -> [ChoiceOption] { SessionPresenter(self).options(of: field) }
 }

@@ -2,48 +2,48 @@ import FlowKit
 
 /// Everything a client needs to draw the current step (the D-Bus `GetStep`
 /// reply). All strings are in the session's locale.
-public struct StepView: Sendable, Hashable {
+package struct StepView: Sendable, Hashable {
     /// What the client draws.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case form, content, review, complete
     }
 
     /// The step id, `review` or `complete`.
-    public let id: String
+    package let id: String
     /// `form`, `content`, `review` or `complete`.
-    public let kind: Kind
+    package let kind: Kind
     /// The title in the session's locale.
-    public let title: String
+    package let title: String
     /// A line under the title (on Review: the note), or empty.
-    public let description: String
+    package let description: String
     /// Content steps: the text. Complete: the receipt's or the flow's success message.
-    public let body: String
+    package let body: String
     /// Content steps: a freedesktop icon name, or empty.
-    public let icon: String
+    package let icon: String
     /// Form steps: the fields shown, in order (a field whose `visibleIf`
     /// does not hold is left out).
-    public let fields: [FieldView]
+    package let fields: [FieldView]
     /// A step-level message (a plugin step validator's, not tied to a
     /// field), or the last submit's failure while the session is `failed`
     /// (on Review, or on the last step of a flow without Review), or empty.
-    public let error: String
+    package let error: String
     /// Since 1.1: a step-level warning (a rule or plugin of level warning,
     /// not tied to a field), or empty. It never stops Continue.
     package let warning: String
     /// "Step 2 of 4, Day and time".
-    public let announcement: String
+    package let announcement: String
     /// N of "Step N of M", from 1.
-    public let index: Int
+    package let index: Int
     /// M of "Step N of M": the predicted path's length, Review included.
-    public let count: Int
+    package let count: Int
     /// "Continue", "Back to review", the finish title or the submit label.
-    public let continueLabel: String
+    package let continueLabel: String
     /// The localized "Back".
-    public let backLabel: String
+    package let backLabel: String
     /// As ``FlowSession/canGoBack``.
-    public let canGoBack: Bool
+    package let canGoBack: Bool
     /// As ``FlowSession/canContinue``.
-    public let canContinue: Bool
+    package let canContinue: Bool
 
     // Since 1.1: labels a client would otherwise have to write itself.
 
@@ -100,34 +100,34 @@ package struct RuleHint: Sendable, Hashable {
 }
 
 /// One field of the current step.
-public struct FieldView: Sendable, Hashable {
+package struct FieldView: Sendable, Hashable {
     /// The field's id.
-    public let id: String
+    package let id: String
     /// The field's type.
-    public let type: FieldType
+    package let type: FieldType
     /// The label in the session's locale.
-    public let label: String
+    package let label: String
     /// A hint, or empty.
-    public let help: String
+    package let help: String
     /// An input placeholder, or empty.
-    public let placeholder: String
+    package let placeholder: String
     /// The field must be answered now: `required`, or (since 1.1) a
     /// `requiredIf` rule whose condition holds with the current answers.
-    public let required: Bool
+    package let required: Bool
     /// The options (the flow's own or the provider's), never `other`.
-    public let options: [ChoiceOption]
+    package let options: [ChoiceOption]
     /// The field offers Other.
-    public let other: Bool
+    package let other: Bool
     /// The Other option's label ("Other" by default).
-    public let otherLabel: String
+    package let otherLabel: String
     /// The answer; always nil for a secure field.
-    public let value: AnswerValue?
+    package let value: AnswerValue?
     /// Other's free text, when there is one.
-    public let otherText: String?
+    package let otherText: String?
     /// An answer is held. The only way to tell that a secure field is filled.
-    public let isSet: Bool
+    package let isSet: Bool
     /// The error to show under the field, or empty.
-    public let error: String
+    package let error: String
     /// Since 1.1: a warning to show under the field, or empty; it never
     /// stops Continue.
     package let warning: String
@@ -135,27 +135,27 @@ public struct FieldView: Sendable, Hashable {
     /// locale with the flow's `display` ("1,440 €"); empty for other fields.
     package let display: String
     /// "Select all that apply" for a multiple choice, otherwise empty.
-    public let hint: String
+    package let hint: String
     /// The `minLength` rule, in Unicode scalars.
-    public let minLength: Int?
+    package let minLength: Int?
     /// The `maxLength` rule, in Unicode scalars.
-    public let maxLength: Int?
+    package let maxLength: Int?
     /// The `minimum` rule.
-    public let minimum: Double?
+    package let minimum: Double?
     /// The `maximum` rule.
-    public let maximum: Double?
+    package let maximum: Double?
     /// The `integer` rule.
-    public let integer: Bool
+    package let integer: Bool
     /// The `minSelected` rule.
-    public let minSelected: Int?
+    package let minSelected: Int?
     /// The `maxSelected` rule.
-    public let maxSelected: Int?
+    package let maxSelected: Int?
     /// Date bounds with `today` resolved, as YYYY-MM-DD.
-    public let after: String?
+    package let after: String?
     /// The `before` bound, `today` resolved, as YYYY-MM-DD.
-    public let before: String?
+    package let before: String?
     /// The `mustBeOn` rule.
-    public let mustBeOn: Bool
+    package let mustBeOn: Bool
 
     // Since 1.1.
 
@@ -176,74 +176,74 @@ public struct FieldView: Sendable, Hashable {
 }
 
 /// The Review page (the D-Bus `GetReview` reply).
-public struct ReviewView: Sendable, Hashable {
+package struct ReviewView: Sendable, Hashable {
     /// The title in the session's locale.
-    public let title: String
+    package let title: String
     /// One group per form step on the path.
-    public let groups: [ReviewGroup]
+    package let groups: [ReviewGroup]
     /// The flow's footnote, or empty.
-    public let note: String
+    package let note: String
     /// The Submit button's label.
-    public let submitLabel: String
+    package let submitLabel: String
     /// Every step on the path is finished.
-    public let canSubmit: Bool
+    package let canSubmit: Bool
 }
 
 /// One step on Review.
-public struct ReviewGroup: Sendable, Hashable {
+package struct ReviewGroup: Sendable, Hashable {
     /// The step's id: Edit is `GoTo(step)`.
-    public let step: String
+    package let step: String
     /// The title in the session's locale.
-    public let title: String
+    package let title: String
     /// Continue accepted the step's current answers, and they still pass.
-    public let finished: Bool
+    package let finished: Bool
     /// Empty, or the localized "Not finished".
-    public let status: String
+    package let status: String
     /// "Edit Day and time": the accessible label of the Edit action, which is `GoTo(step)`.
-    public let editLabel: String
+    package let editLabel: String
     /// One entry per field shown, in order.
-    public let answers: [ReviewAnswer]
+    package let answers: [ReviewAnswer]
 }
 
 /// One answer on Review.
-public struct ReviewAnswer: Sendable, Hashable {
+package struct ReviewAnswer: Sendable, Hashable {
     /// The field's id.
-    public let field: String
+    package let field: String
     /// The label in the session's locale.
-    public let label: String
+    package let label: String
     /// The value as shown: option labels, "Yes"/"No", a mask for a secure
     /// value, or "Not given".
-    public let display: String
+    package let display: String
 }
 
 /// The path-dependent values a session shows, computed together
 /// (``FlowSession/progressSnapshot``).
-public struct ProgressSnapshot: Sendable, Hashable {
+package struct ProgressSnapshot: Sendable, Hashable {
     /// ``FlowSession/stepIndex``.
-    public let stepIndex: Int
+    package let stepIndex: Int
     /// ``FlowSession/stepCount``.
-    public let stepCount: Int
+    package let stepCount: Int
     /// ``FlowSession/canGoBack``.
-    public let canGoBack: Bool
+    package let canGoBack: Bool
     /// ``FlowSession/canContinue``.
-    public let canContinue: Bool
+    package let canContinue: Bool
     /// ``FlowSession/continueLabel``.
-    public let continueLabel: String
+    package let continueLabel: String
     /// ``FlowSession/path``.
-    public let path: [PathEntry]
+    package let path: [PathEntry]
 }
 
 /// One entry of the session's path, for a client that draws a dot per step.
-public struct PathEntry: Sendable, Hashable {
+package struct PathEntry: Sendable, Hashable {
     /// Where the person is relative to this entry.
-    public enum Status: String, Sendable, Hashable {
+    package enum Status: String, Sendable, Hashable {
         case done, current, upcoming
     }
 
     /// A step id, or `review`.
-    public let id: String
+    package let id: String
     /// The step's title in the session's locale.
-    public let title: String
+    package let title: String
     /// `done`, `current` or `upcoming`.
-    public let status: Status
+    package let status: Status
 }

@@ -10,7 +10,7 @@ extension FlowSession {
     ///
     /// - Parameter includeSecure: add secure answers (as text). Only a submit
     ///   action may see them; `GetAnswers` leaves them out.
-    public func answersOnPath(includeSecure: Bool) -> [String: AnswerValue] {
+    package func answersOnPath(includeSecure: Bool) -> [String: AnswerValue] {
         answersOnPath(includeSecure: includeSecure, in: resolve())
     }
 
@@ -28,10 +28,10 @@ extension FlowSession {
     /// restart of flowd — carries the same key, since the revision is stored
     /// with the session; a change to the answers makes a new one, so a
     /// receiver that drops a repeated key never drops corrected answers.
-    public var idempotencyKey: String { "\(record.id)-\(record.revision)" }
+    package var idempotencyKey: String { "\(record.id)-\(record.revision)" }
 
     /// What a submit action receives; its `id` is the ``idempotencyKey``.
-    public func submission(now: Int64) -> Submission {
+    package func submission(now: Int64) -> Submission {
         let r = resolve()
         var secure: [String: String] = [:]
         for i in r.route {
@@ -55,7 +55,7 @@ extension FlowSession {
     /// - Throws: `invalidState` while submitting or once submitted;
     ///   `invalidArgs` for a field not on the current step, a value of the
     ///   wrong type, or an option id the field does not have.
-    public mutating func setAnswers(_ answers: [String: AnswerValue], now: Int64) throws(SessionError) -> SetAnswersResult {
+    package mutating func setAnswers(_ answers: [String: AnswerValue], now: Int64) throws(SessionError) -> SetAnswersResult {
         try requireMutable()
         guard let si = flow.stepIndex[record.currentStep] else {
             if let key = answers.keys.sorted().first {
@@ -113,7 +113,7 @@ extension FlowSession {
     /// - Throws: `invalidArgs` for a field without `optionsFrom`, an empty,
     ///   duplicate or reserved (`other`) option id, or an over-long string;
     ///   `limitExceeded` for more options than a flow file may have.
-    public mutating func setDynamicOptions(field id: String, _ options: [ChoiceOption]) throws(SessionError) {
+    package mutating func setDynamicOptions(field id: String, _ options: [ChoiceOption]) throws(SessionError) {
         guard let field = flow.field(id), field.optionsFrom != nil else {
             throw SessionError(.invalidArgs, "\(quoted(id)) is not a field whose options come from a provider")
         }

@@ -5,7 +5,7 @@ import FlowKit
 // which plugin checks are still needed, and how their results are applied.
 extension FlowSession {
     /// The current step's field errors, as `SetAnswers` would return them.
-    public func currentErrors() -> FieldErrors {
+    package func currentErrors() -> FieldErrors {
         guard let i = flow.stepIndex[record.currentStep] else { return [:] }
         return words(issues(of: flow.steps[i], shownOnly: true, plugins: true, in: resolve(including: i)))
     }
@@ -16,7 +16,7 @@ extension FlowSession {
     /// (fail closed). A warning that appears is announced.
     ///
     /// - Returns: the current step's shown errors, now final.
-    public mutating func applyPluginResults(_ results: [PluginCheckResult]) -> FieldErrors {
+    package mutating func applyPluginResults(_ results: [PluginCheckResult]) -> FieldErrors {
         for r in results {
             switch r.check.subject {
             case .field(let info, let value):

@@ -9,7 +9,7 @@ extension FlowSession {
     /// ``ContinueOutcome/checking(_:)``: the session has not moved. The last
     /// step of a flow without Review, and Review itself, begin the submit.
     /// Does nothing on a settled session or while submitting.
-    public mutating func continueStep(now: Int64) throws(SessionError) -> ContinueOutcome {
+    package mutating func continueStep(now: Int64) throws(SessionError) -> ContinueOutcome {
         guard isMutable else { return .noChange }
         if record.currentStep == Self.reviewID { return .submit(nil, try beginSubmit(now: now)) }
         guard let si = flow.stepIndex[record.currentStep] else { return .noChange }
@@ -101,7 +101,7 @@ extension FlowSession {
     /// Back along the path actually taken (from Review: to the last step).
     ///
     /// - Throws: `invalidState` on the first step, while submitting and once submitted.
-    public mutating func back(now: Int64) throws(SessionError) {
+    package mutating func back(now: Int64) throws(SessionError) {
         try requireMutable()
         let p = route()
         if record.currentStep == Self.reviewID {
@@ -132,7 +132,7 @@ extension FlowSession {
     ///   one); `invalidState` for a step not visited, not on the path, or
     ///   beyond an unfinished step, for Review while a step on the path was
     ///   never visited, while submitting and once submitted.
-    public mutating func goTo(_ target: String, now: Int64) throws(SessionError) {
+    package mutating func goTo(_ target: String, now: Int64) throws(SessionError) {
         try requireMutable()
         let r = resolve()
         let p = r.route

@@ -12,7 +12,7 @@ extension FlowSession {
     /// silence), and the daemon runs the returned request.
     ///
     /// - Throws: `invalidState` when a submit is already running.
-    public mutating func beginSubmit(now: Int64) throws(SessionError) -> SubmitStart {
+    package mutating func beginSubmit(now: Int64) throws(SessionError) -> SubmitStart {
         switch record.state {
         case .submitted: return .alreadySubmitted
         case .submitting: throw SessionError(.invalidState, "a submit is already running")
@@ -47,7 +47,7 @@ extension FlowSession {
     /// immutable, and secure values are forgotten.
     ///
     /// - Throws: `invalidState` when no submit is running (for example after a cancel).
-    public mutating func finishSubmit(receipt: SubmitReceipt, now: Int64) throws(SessionError) {
+    package mutating func finishSubmit(receipt: SubmitReceipt, now: Int64) throws(SessionError) {
         guard record.state == .submitting else { throw SessionError(.invalidState, "no submit is running") }
         settle(receipt: receipt.values, now: now)
     }
@@ -56,7 +56,7 @@ extension FlowSession {
     /// localized message, the answers are kept and Submit may be retried.
     ///
     /// - Throws: `invalidState` when no submit is running.
-    public mutating func failSubmit(_ failure: SubmitFailure, now: Int64) throws(SessionError) {
+    package mutating func failSubmit(_ failure: SubmitFailure, now: Int64) throws(SessionError) {
         guard record.state == .submitting else { throw SessionError(.invalidState, "no submit is running") }
         let message: String
         switch failure {
@@ -75,7 +75,7 @@ extension FlowSession {
     /// running.
     ///
     /// - Throws: `invalidState` once submitted.
-    public mutating func cancelSubmit(now: Int64) throws(SessionError) {
+    package mutating func cancelSubmit(now: Int64) throws(SessionError) {
         switch record.state {
         case .submitted: throw SessionError(.invalidState, "the session is already submitted")
         case .submitting:
@@ -91,7 +91,7 @@ extension FlowSession {
     /// The daemon restarted and found this session `submitting`: it becomes
     /// `failed` with the localized "interrupted" message. It is never
     /// re-submitted automatically.
-    public mutating func markInterrupted(now: Int64) {
+    package mutating func markInterrupted(now: Int64) {
         guard record.state == .submitting else { return }
         let message = words(.builtin(.submitInterrupted))
         record.state = .failed

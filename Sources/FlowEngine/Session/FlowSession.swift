@@ -23,19 +23,19 @@ import FlowKit
 /// Continue, Back and GoTo (`+Navigation`), answers (`+Answers`), the rules
 /// and plugin checks (`+Checks`), submitting (`+Submit`) and the repairs
 /// after a restore (`+Restore`).
-public struct FlowSession: Sendable {
+package struct FlowSession: Sendable {
     /// The `currentStepID` of Review.
-    public static let reviewID = "review"
+    package static let reviewID = "review"
     /// The `currentStepID` once submitted.
-    public static let completeID = "complete"
+    package static let completeID = "complete"
 
     /// The flow this session runs.
-    public let flow: FlowDefinition
+    package let flow: FlowDefinition
     /// Everything persistent. Secure values are never in here.
-    public internal(set) var record: SessionRecord
+    package internal(set) var record: SessionRecord
     /// True when this session was restored from a record made with another
     /// version of the flow (answers that no longer fit were dropped).
-    public private(set) var flowChangedSinceRecord = false
+    package private(set) var flowChangedSinceRecord = false
 
     var scratch = SessionScratch()
     let clock: any EngineClock
@@ -61,7 +61,7 @@ public struct FlowSession: Sendable {
     ///   - dynamicOptions: options from the flow's `optionsFrom` providers.
     /// - Throws: `invalidArgs` for a malformed locale, an unknown field or a
     ///   value of the wrong type.
-    public init(
+    package init(
         flow: FlowDefinition, id: String, owner: UInt32, locale: String, clock: any EngineClock,
         prefill: [String: AnswerValue] = [:], dynamicOptions: [String: [ChoiceOption]] = [:]
     ) throws(SessionError) {
@@ -106,7 +106,7 @@ public struct FlowSession: Sendable {
     /// `submitting` stays so until the daemon calls ``markInterrupted(now:)``.
     ///
     /// - Throws: `incompatibleRecord` for another record format or another flow.
-    public init(restoring record: SessionRecord, flow: FlowDefinition, clock: any EngineClock) throws(SessionError) {
+    package init(restoring record: SessionRecord, flow: FlowDefinition, clock: any EngineClock) throws(SessionError) {
         try self.init(restoring: record, flow: flow, clock: clock, secure: [:])
     }
 
@@ -117,7 +117,7 @@ public struct FlowSession: Sendable {
     /// again.
     ///
     /// - Throws: `incompatibleRecord` when `flow` is another flow.
-    public func rebased(onto flow: FlowDefinition) throws(SessionError) -> FlowSession {
+    package func rebased(onto flow: FlowDefinition) throws(SessionError) -> FlowSession {
         let kept = scratch.secure.filter { flow.field($0.key)?.type == .secure }
         return try FlowSession(restoring: record, flow: flow, clock: clock, secure: kept)
     }
@@ -144,26 +144,26 @@ public struct FlowSession: Sendable {
 
     /// True while the session holds secure answers. They live only in memory,
     /// so a host that caches sessions must not drop this one from memory.
-    public var holdsSecureAnswers: Bool { !scratch.secure.isEmpty }
+    package var holdsSecureAnswers: Bool { !scratch.secure.isEmpty }
 
     /// `editing`, `review`, `submitting`, `submitted` or `failed`.
-    public var state: SessionState { record.state }
+    package var state: SessionState { record.state }
 
     /// A step id, `review` or `complete`.
-    public var currentStepID: String { record.currentStep }
+    package var currentStepID: String { record.currentStep }
 
     /// N of "Step N of M", from 1 along the path; M on Review and once complete.
-    public var stepIndex: Int { progress(route()).index }
+    package var stepIndex: Int { progress(route()).index }
 
     /// M of "Step N of M": the predicted path's length, Review included.
-    public var stepCount: Int { progress(route()).count }
+    package var stepCount: Int { progress(route()).count }
 
     /// False on the first step, while submitting and once submitted.
-    public var canGoBack: Bool { canGoBack(route: route()) }
+    package var canGoBack: Bool { canGoBack(route: route()) }
 
     /// Whether Continue can succeed now as far as the built-in rules and the
     /// cached plugin results tell.
-    public var canContinue: Bool {
+    package var canContinue: Bool {
         guard isMutable else { return false }
         if record.currentStep == Self.reviewID { return true }
         guard let i = flow.stepIndex[record.currentStep] else { return false }
@@ -172,14 +172,14 @@ public struct FlowSession: Sendable {
     }
 
     /// True after an Edit from Review, until the session is back there.
-    public var returningToReview: Bool { record.returningToReview }
+    package var returningToReview: Bool { record.returningToReview }
 
     /// The last submit failure's localized message.
-    public var lastError: String? { record.lastError }
+    package var lastError: String? { record.lastError }
 
     /// The last announcement: "Step 2 of 4, Day and time", "Sending…", a
     /// submit's outcome, or "Not sent".
-    public var announcement: String { record.announcement }
+    package var announcement: String { record.announcement }
 
     /// Counts the announcements made (``SessionRecord/announcementSequence``):
     /// a host signals `Announcement` when this changes, once per event.
@@ -188,12 +188,12 @@ public struct FlowSession: Sendable {
 
 extension FlowSession: CustomStringConvertible, CustomReflectable {
     /// Names the session and where it is; never an answer.
-    public var description: String {
+    package var description: String {
         "FlowSession(\(record.id), flow \(flow.id), \(record.state.rawValue) at \(record.currentStep))"
     }
 
     /// Hides the answers from `dump` and debuggers' summaries.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["id": record.id, "flow": flow.id, "state": record.state, "currentStep": record.currentStep])
     }
 }

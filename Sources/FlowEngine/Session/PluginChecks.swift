@@ -4,9 +4,9 @@ import FlowKit
 /// itself (it is pure and synchronous), so `setAnswers` and `continueStep`
 /// return these; the daemon runs them off the bus thread under a timeout and
 /// hands the results back with ``FlowSession/applyPluginResults(_:)``.
-public struct PluginCheck: Sendable, CustomStringConvertible {
+package struct PluginCheck: Sendable, CustomStringConvertible {
     /// What is checked.
-    public enum Subject: Sendable {
+    package enum Subject: Sendable {
         /// A field validator on this field and value (called only for a
         /// non-empty value that passed the built-in rules).
         case field(FieldInfo, AnswerValue)
@@ -15,24 +15,24 @@ public struct PluginCheck: Sendable, CustomStringConvertible {
     }
 
     /// The validator's capability name, for example `flowd.username-available`.
-    public let validator: String
+    package let validator: String
     /// The field and value, or the step.
-    public let subject: Subject
+    package let subject: Subject
     /// The step the check belongs to.
-    public let stepID: String
+    package let stepID: String
     /// The context to call the plugin with; the host sets `stateDirectory`.
-    public let context: PluginContext
+    package let context: PluginContext
     /// The session revision the check was made for.
     let revision: UInt64
 
     /// The checked field's id, nil for a step check.
-    public var fieldID: String? {
+    package var fieldID: String? {
         if case .field(let info, _) = subject { return info.id }
         return nil
     }
 
     /// Names the validator and its target, never the value (it may be secret).
-    public var description: String {
+    package var description: String {
         switch subject {
         case .field(let info, _): return "PluginCheck(\(validator) on field \(info.id))"
         case .step(let info): return "PluginCheck(\(validator) on step \(info.id))"
@@ -42,13 +42,13 @@ public struct PluginCheck: Sendable, CustomStringConvertible {
 
 extension PluginCheck: CustomReflectable {
     /// Leaves the value out, so `dump` cannot print a secret.
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: ["validator": validator, "stepID": stepID, "fieldID": fieldID as Any])
     }
 }
 
 /// How a plugin check came out.
-public enum PluginCheckOutcome: Sendable, Hashable {
+package enum PluginCheckOutcome: Sendable, Hashable {
     /// The validator accepted the value (a field validator returned nil, a
     /// step validator no issues).
     case accepted
@@ -65,7 +65,7 @@ public enum PluginCheckOutcome: Sendable, Hashable {
     case timedOut
 
     /// The outcome of a field validator's return value.
-    public init(fieldMessage: String?) {
+    package init(fieldMessage: String?) {
         self = fieldMessage.map(PluginCheckOutcome.rejected) ?? .accepted
     }
 
@@ -79,20 +79,20 @@ public enum PluginCheckOutcome: Sendable, Hashable {
     }
 
     /// The outcome of a step validator's return value.
-    public init(stepIssues: [ValidationIssue]) {
+    package init(stepIssues: [ValidationIssue]) {
         self = stepIssues.isEmpty ? .accepted : .issues(stepIssues)
     }
 }
 
 /// A check and its outcome.
-public struct PluginCheckResult: Sendable {
+package struct PluginCheckResult: Sendable {
     /// The check that ran.
-    public let check: PluginCheck
+    package let check: PluginCheck
     /// How it came out.
-    public let outcome: PluginCheckOutcome
+    package let outcome: PluginCheckOutcome
 
     /// The result of running `check`.
-    public init(check: PluginCheck, outcome: PluginCheckOutcome) {
+    package init(check: PluginCheck, outcome: PluginCheckOutcome) {
         self.check = check
         self.outcome = outcome
     }
@@ -101,7 +101,7 @@ public struct PluginCheckResult: Sendable {
 /// Runs named plugin validators: what the daemon's plugin host provides, and
 /// what tests fake. Calls may throw and may time out (throw
 /// ``PluginCheckTimedOut`` to get the timeout message).
-public protocol PluginValidating: Sendable {
+package protocol PluginValidating: Sendable {
     /// Runs the field validator `name` (its `assess`): it accepts the
     /// value, rejects it with a message, or warns.
     func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
@@ -111,15 +111,15 @@ public protocol PluginValidating: Sendable {
 }
 
 /// Thrown by a ``PluginValidating`` when a call ran past its time limit.
-public struct PluginCheckTimedOut: Error, Sendable, Hashable {
+package struct PluginCheckTimedOut: Error, Sendable, Hashable {
     /// A timeout.
-    public init() {}
+    package init() {}
 }
 
 extension PluginCheck {
     /// Runs this check with `validator`, turning a thrown error into
     /// ``PluginCheckOutcome/failed`` (or ``PluginCheckOutcome/timedOut``).
-    public nonisolated(nonsending) func run(using validator: some PluginValidating) async -> PluginCheckResult {
+    package nonisolated(nonsending) func run(using validator: some PluginValidating) async -> PluginCheckResult {
         let outcome: PluginCheckOutcome
         do {
             switch subject {
@@ -141,7 +141,7 @@ extension PluginCheck {
 
 extension Array where Element == PluginCheck {
     /// Runs every check concurrently and returns the results in order.
-    public nonisolated(nonsending) func run(using validator: some PluginValidating) async -> [PluginCheckResult] {
+    package nonisolated(nonsending) func run(using validator: some PluginValidating) async -> [PluginCheckResult] {
         if count == 1, let only = first { return [await only.run(using: validator)] }
         return await withTaskGroup(of: (Int, PluginCheckResult).self) { group in
             for (i, check) in enumerated() {
@@ -157,7 +157,7 @@ extension Array where Element == PluginCheck {
 extension FlowSession {
     /// `setAnswers`, then runs the plugin field validators it asks for and
     /// applies their results: the final field errors in one call.
-    public nonisolated(nonsending) mutating func setAnswers(
+    package nonisolated(nonsending) mutating func setAnswers(
         _ answers: [String: AnswerValue], now: Int64, validating validator: some PluginValidating
     ) async throws(SessionError) -> FieldErrors {
         let result = try setAnswers(answers, now: now)
@@ -178,7 +178,7 @@ extension FlowSession {
 
     /// `continueStep`, running whatever plugin checks it asks for: the final
     /// outcome in one call (never ``ContinueOutcome/checking(_:)``).
-    public nonisolated(nonsending) mutating func continueStep(
+    package nonisolated(nonsending) mutating func continueStep(
         now: Int64, validating validator: some PluginValidating
     ) async throws(SessionError) -> ContinueOutcome {
         var outcome = try continueStep(now: now)

@@ -7,57 +7,57 @@ import FlowKit
 /// ``answers`` — ``FlowSession`` keeps them in a separate type that is not
 /// `Codable`. Only the ids of secure fields that had a value are kept, so a
 /// restore knows which steps must be filled in again.
-public struct SessionRecord: Sendable, Hashable, Codable {
+package struct SessionRecord: Sendable, Hashable, Codable {
     /// The version of this record's layout. Bump it on any incompatible change.
-    public static let currentFormatVersion = 1
+    package static let currentFormatVersion = 1
 
     /// The layout version; ``currentFormatVersion`` when written by this engine.
-    public internal(set) var formatVersion: Int
+    package internal(set) var formatVersion: Int
     /// 32 lowercase hex characters, chosen by the daemon.
-    public internal(set) var id: String
+    package internal(set) var id: String
     /// The id of the flow the session runs.
-    public internal(set) var flowID: String
+    package internal(set) var flowID: String
     /// ``FlowDefinition/fingerprint`` of the flow the session last ran with.
-    public internal(set) var flowFingerprint: String
+    package internal(set) var flowFingerprint: String
     /// The uid that owns the session.
-    public internal(set) var owner: UInt32
+    package internal(set) var owner: UInt32
     /// The session's locale, normalized (`pt_BR` becomes `pt-BR`).
-    public internal(set) var locale: String
+    package internal(set) var locale: String
     /// Microseconds since the epoch.
-    public internal(set) var createdAt: Int64
+    package internal(set) var createdAt: Int64
     /// The time of the last change, in microseconds since the epoch.
-    public internal(set) var updatedAt: Int64
+    package internal(set) var updatedAt: Int64
     /// Counts changes of the answers; plugin results are tied to it.
-    public internal(set) var revision: UInt64
+    package internal(set) var revision: UInt64
     /// `editing`, `review`, `submitting`, `submitted` or `failed`.
-    public internal(set) var state: SessionState
+    package internal(set) var state: SessionState
     /// A step id, `review` or `complete`.
-    public internal(set) var currentStep: String
+    package internal(set) var currentStep: String
     /// Edit came from Review: Continue goes back there once nothing on the
     /// way is unfinished.
-    public internal(set) var returningToReview: Bool
+    package internal(set) var returningToReview: Bool
     /// Steps the person has been on, in the order first reached.
-    public internal(set) var visited: [String]
+    package internal(set) var visited: [String]
     /// Steps that Continue accepted with their current answers (sorted).
-    public internal(set) var completed: [String]
+    package internal(set) var completed: [String]
     /// Fields whose errors are shown: set at least once, or on a step where
     /// Continue was tried (sorted).
-    public internal(set) var shownErrors: [String]
+    package internal(set) var shownErrors: [String]
     /// Non-secure answers, including `<field>.other` texts and answers on
     /// abandoned branches (kept so they come back).
-    public internal(set) var answers: [String: AnswerValue]
+    package internal(set) var answers: [String: AnswerValue]
     /// Ids of secure fields that held a value (never the value).
-    public internal(set) var secureFieldsSet: [String]
+    package internal(set) var secureFieldsSet: [String]
     /// Options from `optionsFrom` providers, by field.
-    public internal(set) var dynamicOptions: [String: [ChoiceOption]]
+    package internal(set) var dynamicOptions: [String: [ChoiceOption]]
     /// Messages plugin step validators returned on the last Continue, by step
     /// then field (`""` for the step), valid while `revision` is unchanged.
-    public internal(set) var stepMessages: [String: StepMessages]
+    package internal(set) var stepMessages: [String: StepMessages]
     /// The localized message of the last failed submit.
-    public internal(set) var lastError: String?
+    package internal(set) var lastError: String?
     /// The last announcement (a step arrived, a submit started, ended or was
     /// cancelled).
-    public internal(set) var announcement: String
+    package internal(set) var announcement: String
     /// How many announcements the session has made: every event that
     /// announces adds one, so a host signals exactly one `Announcement` per
     /// event, even when two in a row say the same words, and none when only
@@ -69,16 +69,16 @@ public struct SessionRecord: Sendable, Hashable, Codable {
     /// Records written before flowd 1.1 read as none.
     package internal(set) var announcedWarnings: [String: String] = [:]
     /// The receipt of the successful submit.
-    public internal(set) var receipt: [String: JSONValue]?
+    package internal(set) var receipt: [String: JSONValue]?
     /// When the (last) submit began, in microseconds since the epoch.
-    public internal(set) var submittedAt: Int64?
+    package internal(set) var submittedAt: Int64?
 
     /// Plugin step messages for one step at one revision.
-    public struct StepMessages: Sendable, Hashable, Codable {
+    package struct StepMessages: Sendable, Hashable, Codable {
         /// The session revision the messages were computed at.
-        public var revision: UInt64
+        package var revision: UInt64
         /// Field id (or `""`) → message.
-        public var messages: [String: String]
+        package var messages: [String: String]
         /// Field id (or `""`) → warning (since flowd 1.1).
         package var warnings: [String: String] = [:]
     }
@@ -89,7 +89,7 @@ extension SessionRecord.StepMessages {
 
     /// Reads step messages as the synthesized encoder writes them; records
     /// written before warnings existed have none.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         revision = try c.decode(UInt64.self, forKey: .revision)
         messages = try c.decode([String: String].self, forKey: .messages)
@@ -101,7 +101,7 @@ extension SessionRecord {
     /// Reads a record as the synthesized `Codable` conformance writes it.
     /// Written out so that fields added since format 1 began have defaults:
     /// a record stored by an older flowd (without them) still reads.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         formatVersion = try c.decode(Int.self, forKey: .formatVersion)
         id = try c.decode(String.self, forKey: .id)

@@ -1,11 +1,11 @@
 import FlowKit
 
 /// Why a record could not be written as JSON.
-public struct RecordEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RecordEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong, naming the offending value's place.
-    public let message: String
+    package let message: String
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension SessionRecord {
@@ -23,7 +23,7 @@ extension SessionRecord {
     ///
     /// - Throws: for a number that is not finite (as `JSONEncoder` does by
     ///   default), which only a plugin's receipt could carry.
-    public func encodedJSON() throws(RecordEncodingError) -> [UInt8] {
+    package func encodedJSON() throws(RecordEncodingError) -> [UInt8] {
         var w = RecordJSONWriter()
         w.bytes.reserveCapacity(1536)
         w.open()

@@ -2,10 +2,10 @@ import FlowKit
 
 /// Field id → localized message. A step-level message that belongs to no
 /// field has the key `""`. Only fields with an error appear.
-public typealias FieldErrors = [String: String]
+package typealias FieldErrors = [String: String]
 
 /// Where a session is in its life: `editing → review → submitting → submitted | failed`.
-public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
+package enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
     /// On a step.
     case editing
     /// On Review.
@@ -21,9 +21,9 @@ public enum SessionState: String, Sendable, Hashable, Codable, CaseIterable {
 /// Why a session call was refused. The daemon maps ``Kind`` to one of the
 /// contract's error names (FlowProtocol's `FlowErrorName`); the message is
 /// English, for programs and logs.
-public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The error's class; its raw value is the D-Bus error name's last part.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// A wrong value type, a field not on the current step, an unknown option id.
         case invalidArgs = "InvalidArgs"
         /// Not possible in this state: Back on the first step, GoTo a step not
@@ -40,37 +40,37 @@ public struct SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The error's class.
-    public let kind: Kind
+    package let kind: Kind
     /// A human message in English.
-    public let message: String
+    package let message: String
 
     /// An error of `kind` saying `message`.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// `Kind: message`.
-    public var description: String { "\(kind.rawValue): \(message)" }
+    package var description: String { "\(kind.rawValue): \(message)" }
 }
 
 /// The answers of one step that Continue accepted, for the `StepCompleted`
 /// signal. Secure fields are left out.
-public struct StepCompletion: Sendable, Hashable {
+package struct StepCompletion: Sendable, Hashable {
     /// The step's id.
-    public let step: String
+    package let step: String
     /// The step's answers, secure fields left out.
-    public let answers: [String: AnswerValue]
+    package let answers: [String: AnswerValue]
 }
 
 /// What `setAnswers` did.
-public struct SetAnswersResult: Sendable {
+package struct SetAnswersResult: Sendable {
     /// The current step's field errors as of now.
-    public let errors: FieldErrors
+    package let errors: FieldErrors
     /// Plugin field validators to run for the values just set. When empty,
     /// `errors` is final; otherwise run them and pass the results to
     /// ``FlowSession/applyPluginResults(_:)``, which returns the final errors.
-    public let checks: [PluginCheck]
+    package let checks: [PluginCheck]
 }
 
 /// What `checkAnswers` found: what `setAnswers` would have replied, with
@@ -96,7 +96,7 @@ package struct AnswerCheck: Sendable {
 }
 
 /// What a `continueStep` call did.
-public enum ContinueOutcome: Sendable {
+package enum ContinueOutcome: Sendable {
     /// The step was accepted and the session moved on (to a step or to Review).
     case moved(StepCompletion)
     /// The session stayed; these are the errors.
@@ -115,7 +115,7 @@ public enum ContinueOutcome: Sendable {
 }
 
 /// What `beginSubmit` did.
-public enum SubmitStart: Sendable {
+package enum SubmitStart: Sendable {
     /// A step on the path is not finished: the session moved there (the daemon
     /// answers `ValidationFailed`).
     case redirected(toStep: String)
@@ -128,22 +128,22 @@ public enum SubmitStart: Sendable {
 }
 
 /// Everything the daemon needs to run a submit action.
-public struct SubmitRequest: Sendable {
+package struct SubmitRequest: Sendable {
     /// The submit action's capability name.
-    public let action: String
+    package let action: String
     /// The flow's `submit.options`.
-    public let options: [String: JSONValue]
+    package let options: [String: JSONValue]
     /// The action's time limit.
-    public let timeoutSeconds: Double
+    package let timeoutSeconds: Double
     /// The answers on the path, secure ones apart. Its `id` is the session id,
     /// so a retry carries the same id.
-    public let submission: Submission
+    package let submission: Submission
     /// The context for the call; the host fills in `stateDirectory`.
-    public let context: PluginContext
+    package let context: PluginContext
 }
 
 /// How a submit action failed.
-public enum SubmitFailure: Sendable, Hashable {
+package enum SubmitFailure: Sendable, Hashable {
     /// The action threw `LocalizedFailure`: this text is shown as it is.
     case localized(String)
     /// Any other error: the localized "Couldn't send this. Try again."

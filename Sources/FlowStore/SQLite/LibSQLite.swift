@@ -246,50 +246,50 @@ extension LibSQLite {
 
 extension SQLiteResultCode {
     /// `SQLITE_OK`.
-    public static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
+    package static let ok = SQLiteResultCode(rawValue: SQLITE_OK)
     /// `SQLITE_ERROR`.
-    public static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
+    package static let error = SQLiteResultCode(rawValue: SQLITE_ERROR)
     /// `SQLITE_BUSY`.
-    public static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
+    package static let busy = SQLiteResultCode(rawValue: SQLITE_BUSY)
     /// `SQLITE_LOCKED`.
-    public static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
+    package static let locked = SQLiteResultCode(rawValue: SQLITE_LOCKED)
     /// `SQLITE_READONLY`.
-    public static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
+    package static let readOnly = SQLiteResultCode(rawValue: SQLITE_READONLY)
     /// `SQLITE_IOERR`.
-    public static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
+    package static let ioError = SQLiteResultCode(rawValue: SQLITE_IOERR)
     /// `SQLITE_CORRUPT`.
-    public static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
+    package static let corrupt = SQLiteResultCode(rawValue: SQLITE_CORRUPT)
     /// `SQLITE_FULL`.
-    public static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
+    package static let full = SQLiteResultCode(rawValue: SQLITE_FULL)
     /// `SQLITE_CANTOPEN`.
-    public static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
+    package static let cantOpen = SQLiteResultCode(rawValue: SQLITE_CANTOPEN)
     /// `SQLITE_CONSTRAINT`.
-    public static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
+    package static let constraint = SQLiteResultCode(rawValue: SQLITE_CONSTRAINT)
     /// `SQLITE_MISUSE`.
-    public static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
+    package static let misuse = SQLiteResultCode(rawValue: SQLITE_MISUSE)
     /// `SQLITE_RANGE`.
-    public static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
+    package static let range = SQLiteResultCode(rawValue: SQLITE_RANGE)
     /// `SQLITE_NOTADB`.
-    public static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
+    package static let notADatabase = SQLiteResultCode(rawValue: SQLITE_NOTADB)
     /// `SQLITE_ROW`.
-    public static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
+    package static let row = SQLiteResultCode(rawValue: SQLITE_ROW)
     /// `SQLITE_DONE`.
-    public static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
+    package static let done = SQLiteResultCode(rawValue: SQLITE_DONE)
 }
 
 extension SQLiteDatabase.OpenFlags {
     /// `SQLITE_OPEN_READONLY`.
-    public static let readOnly = Self(rawValue: SQLITE_OPEN_READONLY)
+    package static let readOnly = Self(rawValue: SQLITE_OPEN_READONLY)
     /// `SQLITE_OPEN_READWRITE`.
-    public static let readWrite = Self(rawValue: SQLITE_OPEN_READWRITE)
+    package static let readWrite = Self(rawValue: SQLITE_OPEN_READWRITE)
     /// `SQLITE_OPEN_CREATE`: create the file if it does not exist.
-    public static let create = Self(rawValue: SQLITE_OPEN_CREATE)
+    package static let create = Self(rawValue: SQLITE_OPEN_CREATE)
     /// `SQLITE_OPEN_NOFOLLOW`: refuse a path whose last component is a symbolic link.
-    public static let noFollow = Self(rawValue: SQLITE_OPEN_NOFOLLOW)
+    package static let noFollow = Self(rawValue: SQLITE_OPEN_NOFOLLOW)
     /// `SQLITE_OPEN_NOMUTEX`: multi-thread mode; the caller serializes use of the connection.
-    public static let noMutex = Self(rawValue: SQLITE_OPEN_NOMUTEX)
+    package static let noMutex = Self(rawValue: SQLITE_OPEN_NOMUTEX)
     /// `SQLITE_OPEN_FULLMUTEX`: serialized mode, for connections shared without a lock.
-    public static let fullMutex = Self(rawValue: SQLITE_OPEN_FULLMUTEX)
+    package static let fullMutex = Self(rawValue: SQLITE_OPEN_FULLMUTEX)
     /// `SQLITE_OPEN_URI`: interpret the path as a `file:` URI.
-    public static let uri = Self(rawValue: SQLITE_OPEN_URI)
+    package static let uri = Self(rawValue: SQLITE_OPEN_URI)
 }

@@ -19,24 +19,24 @@ final class ConnectionHandle {
 /// Frequently run SQL goes through ``withCachedStatement(_:_:)``, which
 /// prepares each distinct SQL string once and keeps it for the life of the
 /// connection.
-public final class SQLiteDatabase {
+package final class SQLiteDatabase {
     /// Flags for `sqlite3_open_v2`.
-    public struct OpenFlags: OptionSet, Sendable {
+    package struct OpenFlags: OptionSet, Sendable {
         /// The `SQLITE_OPEN_*` bits.
-        public var rawValue: Int32
+        package var rawValue: Int32
         /// Flags from their `SQLITE_OPEN_*` bits.
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+        package init(rawValue: Int32) { self.rawValue = rawValue }
     }
 
     /// How ``transaction(_:_:)`` begins: `BEGIN DEFERRED`, `IMMEDIATE` or `EXCLUSIVE`.
-    public enum TransactionKind: String, Sendable {
+    package enum TransactionKind: String, Sendable {
         case deferred = "DEFERRED"
         case immediate = "IMMEDIATE"
         case exclusive = "EXCLUSIVE"
     }
 
     /// The path the connection was opened with.
-    public let path: String
+    package let path: String
     let handle: ConnectionHandle
     private var cache: [String: Statement] = [:]
 
@@ -45,7 +45,7 @@ public final class SQLiteDatabase {
     /// `SQLITE_OPEN_EXRESCODE` is always added, so failures carry extended
     /// result codes. Note that SQLite opens lazily: a file that is not a
     /// database is only detected by the first statement that reads it.
-    public init(path: String, flags: OpenFlags = [.readWrite, .create]) throws(SQLiteError) {
+    package init(path: String, flags: OpenFlags = [.readWrite, .create]) throws(SQLiteError) {
         var pointer: OpaquePointer?
         let rc = LibSQLite.open(path, &pointer, flags.rawValue | LibSQLite.openExtendedResultCodes)
         guard rc == LibSQLite.ok, let pointer else {
@@ -62,14 +62,14 @@ public final class SQLiteDatabase {
     }
 
     /// True until ``close()`` succeeds.
-    public var isOpen: Bool { handle.pointer != nil }
+    package var isOpen: Bool { handle.pointer != nil }
 
     /// Finalizes the cached statements and closes the connection with
     /// `sqlite3_close_v2`. Calling it again does nothing.
     ///
     /// Statements from ``prepare(_:)`` that are still alive keep the C
     /// connection alive until they are released, but refuse to run.
-    public func close() throws(SQLiteError) {
+    package func close() throws(SQLiteError) {
         guard let pointer = handle.pointer else { return }
         for statement in cache.values { statement.finalize() }
         cache.removeAll()
@@ -90,7 +90,7 @@ public final class SQLiteDatabase {
 
     /// Runs one or more SQL statements that return no rows (`sqlite3_exec`).
     /// Use it for schema changes and pragmas, never with caller-supplied text.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let db = try pointer(for: "execute")
         var message: String?
         let rc = LibSQLite.exec(db, sql, &message)
@@ -103,7 +103,7 @@ public final class SQLiteDatabase {
 
     /// Prepares one SQL statement (`sqlite3_prepare_v3`). Text after the
     /// first statement is refused, so a string cannot smuggle in a second one.
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try prepare(sql, persistent: false)
     }
 
@@ -135,7 +135,7 @@ public final class SQLiteDatabase {
     /// so a half-read query never holds a read transaction open (which would
     /// stop WAL checkpoints). A nested use of the same SQL gets a fresh,
     /// uncached statement.
-    public func withCachedStatement<Result>(
+    package func withCachedStatement<Result>(
         _ sql: String, _ body: (Statement) throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
         let statement: Statement
@@ -155,29 +155,29 @@ public final class SQLiteDatabase {
     }
 
     /// The number of statements held in the statement cache.
-    public var cachedStatementCount: Int { cache.count }
+    package var cachedStatementCount: Int { cache.count }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`).
-    public var changes: Int64 {
+    package var changes: Int64 {
         guard let pointer = handle.pointer else { return 0 }
         return LibSQLite.changes(pointer)
     }
 
     /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
-    public var lastInsertRowID: Int64 {
+    package var lastInsertRowID: Int64 {
         guard let pointer = handle.pointer else { return 0 }
         return LibSQLite.lastInsertRowID(pointer)
     }
 
     /// True while a transaction is open (`sqlite3_get_autocommit` is false).
-    public var isInTransaction: Bool {
+    package var isInTransaction: Bool {
         guard let pointer = handle.pointer else { return false }
         return !LibSQLite.isAutocommit(pointer)
     }
 
     /// Sets how long a statement waits for another connection's lock before
     /// failing with `SQLITE_BUSY` (`sqlite3_busy_timeout`).
-    public func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+    package func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
         let db = try pointer(for: "busy_timeout")
         let rc = LibSQLite.busyTimeout(db, milliseconds)
         guard rc == LibSQLite.ok else { throw SQLiteError.from(rc, db: db, operation: "busy_timeout") }
@@ -185,7 +185,7 @@ public final class SQLiteDatabase {
 
     /// Runs `body` in a transaction: `COMMIT` when it returns, `ROLLBACK`
     /// when it throws. Transactions do not nest.
-    public func transaction<Result>(
+    package func transaction<Result>(
         _ kind: TransactionKind = .immediate, _ body: () throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
         guard !isInTransaction else {
@@ -217,7 +217,7 @@ public final class SQLiteDatabase {
 
     /// The first column of the first row of `sql`, as text; nil when there
     /// is no row or the value is NULL. Meant for pragmas.
-    public func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+    package func scalarText(_ sql: String) throws(SQLiteError) -> String? {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.string(at: 0)
@@ -225,14 +225,14 @@ public final class SQLiteDatabase {
 
     /// The first column of the first row of `sql` as an integer; nil when
     /// there is no row or the value is NULL.
-    public func scalarInteger(_ sql: String) throws(SQLiteError) -> Int64? {
+    package func scalarInteger(_ sql: String) throws(SQLiteError) -> Int64? {
         let statement = try prepare(sql)
         guard try statement.step(), !statement.isNull(at: 0) else { return nil }
         return statement.int64(at: 0)
     }
 
     /// `sqlite3_wal_checkpoint_v2` modes.
-    public enum CheckpointMode: Int32, Sendable {
+    package enum CheckpointMode: Int32, Sendable {
         case passive = 0  // SQLITE_CHECKPOINT_PASSIVE
         case full = 1  // SQLITE_CHECKPOINT_FULL
         case restart = 2  // SQLITE_CHECKPOINT_RESTART
@@ -243,7 +243,7 @@ public final class SQLiteDatabase {
     /// (`sqlite3_wal_checkpoint_v2`). Returns the WAL size and the number of
     /// frames checkpointed, both in pages.
     @discardableResult
-    public func checkpoint(_ mode: CheckpointMode = .passive) throws(SQLiteError) -> (walFrames: Int, checkpointed: Int) {
+    package func checkpoint(_ mode: CheckpointMode = .passive) throws(SQLiteError) -> (walFrames: Int, checkpointed: Int) {
         let db = try pointer(for: "checkpoint")
         var logFrames: Int32 = 0
         var done: Int32 = 0
@@ -253,10 +253,10 @@ public final class SQLiteDatabase {
     }
 
     /// The SQLite library version string, such as "3.40.1".
-    public static var libraryVersion: String { LibSQLite.version() }
+    package static var libraryVersion: String { LibSQLite.version() }
 
     /// The SQLite library version as a number, such as 3040001.
-    public static var libraryVersionNumber: Int { Int(LibSQLite.versionNumber()) }
+    package static var libraryVersionNumber: Int { Int(LibSQLite.versionNumber()) }
 
     static func abbreviated(_ sql: String) -> String {
         let flat = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")

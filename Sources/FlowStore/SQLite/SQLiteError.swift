@@ -3,41 +3,41 @@
 ///
 /// Only the primary codes FlowStore reacts to are named; every other code
 /// still round-trips through ``rawValue``.
-public struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct SQLiteResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The C result code.
-    public var rawValue: Int32
+    package var rawValue: Int32
 
     /// The code for a C result code.
-    public init(rawValue: Int32) {
+    package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 
     /// The primary code: the low eight bits of an extended code.
-    public var primary: SQLiteResultCode {
+    package var primary: SQLiteResultCode {
         SQLiteResultCode(rawValue: rawValue & 0xff)
     }
 
     /// SQLite's own short English name for the code (`sqlite3_errstr`).
-    public var description: String {
+    package var description: String {
         "\(LibSQLite.errorString(rawValue)) (\(rawValue))"
     }
 }
 
 /// A failed SQLite call: the result code, the extended code and SQLite's
 /// message (`sqlite3_errmsg`), plus what FlowStore was doing.
-public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The primary result code, for example ``SQLiteResultCode/busy``.
-    public var code: SQLiteResultCode
+    package var code: SQLiteResultCode
     /// The extended result code, for example `SQLITE_IOERR_FSYNC`; equal to
     /// ``code`` when SQLite gave no extended code.
-    public var extendedCode: SQLiteResultCode
+    package var extendedCode: SQLiteResultCode
     /// SQLite's English message for the failure.
-    public var message: String
+    package var message: String
     /// The operation that failed, such as `prepare` or `step`, and the SQL if any.
-    public var operation: String
+    package var operation: String
 
     /// An error for `extendedCode`; ``code`` is derived from it.
-    public init(extendedCode: SQLiteResultCode, message: String, operation: String) {
+    package init(extendedCode: SQLiteResultCode, message: String, operation: String) {
         self.code = extendedCode.primary
         self.extendedCode = extendedCode
         self.message = message
@@ -45,7 +45,7 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A one-line message for logs and error replies.
-    public var description: String {
+    package var description: String {
         let text = message.isEmpty ? LibSQLite.errorString(extendedCode.rawValue) : message
         return "SQLite \(operation): \(text) (code \(code.rawValue), extended \(extendedCode.rawValue))"
     }

@@ -1,6 +1,6 @@
 
 /// A value SQLite stores: its five storage classes.
-public enum SQLiteValue: Hashable, Sendable {
+package enum SQLiteValue: Hashable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -13,11 +13,11 @@ public enum SQLiteValue: Hashable, Sendable {
 /// Parameters are numbered from 1 and result columns from 0, as in SQLite's
 /// C API. A statement belongs to its ``SQLiteDatabase`` and shares its
 /// thread rules; after the database is closed it refuses to run.
-public final class Statement {
+package final class Statement {
     private var pointer: OpaquePointer?
     private let connection: ConnectionHandle
     /// The SQL text the statement was prepared from.
-    public let sql: String
+    package let sql: String
     /// Set while ``SQLiteDatabase/withCachedStatement(_:_:)`` lends it out.
     var isInUse = false
 
@@ -57,14 +57,14 @@ public final class Statement {
     }
 
     /// The number of parameters in the SQL (`sqlite3_bind_parameter_count`).
-    public var parameterCount: Int {
+    package var parameterCount: Int {
         guard let pointer else { return 0 }
         return Int(LibSQLite.parameterCount(pointer))
     }
 
     /// Binds `value` to parameter `index` (from 1) with the matching
     /// `sqlite3_bind_*` function. Text and blobs are copied.
-    public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         let stmt = try live("bind")
         let rc: Int32
         switch value {
@@ -80,7 +80,7 @@ public final class Statement {
     /// Binds `values` to parameters 1…n. The count must match the SQL's
     /// parameter count exactly, so a forgotten parameter is an error rather
     /// than a silent NULL.
-    public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         guard values.count == parameterCount else {
             throw SQLiteError(
                 extendedCode: .range,
@@ -94,7 +94,7 @@ public final class Statement {
 
     /// Advances to the next row (`sqlite3_step`): true when a row is ready
     /// to read, false when the statement has finished.
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let stmt = try live("step")
         let rc = LibSQLite.step(stmt)
         switch rc {
@@ -105,12 +105,12 @@ public final class Statement {
     }
 
     /// Runs a statement that returns no rows to completion.
-    public func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         while try step() {}
     }
 
     /// Binds `values`, then returns every row mapped by `row`, and resets.
-    public func rows<Row>(
+    package func rows<Row>(
         binding values: [SQLiteValue] = [], _ row: (Statement) throws(SQLiteError) -> Row
     ) throws(SQLiteError) -> [Row] {
         try bind(values)
@@ -124,50 +124,50 @@ public final class Statement {
 
     /// Resets the statement to run again (`sqlite3_reset`) and clears its
     /// bindings (`sqlite3_clear_bindings`). Ends any read it held open.
-    public func reset() {
+    package func reset() {
         guard let pointer else { return }
         LibSQLite.reset(pointer)
         LibSQLite.clearBindings(pointer)
     }
 
     /// The number of result columns (`sqlite3_column_count`).
-    public var columnCount: Int {
+    package var columnCount: Int {
         guard let pointer else { return 0 }
         return Int(LibSQLite.columnCount(pointer))
     }
 
     /// True when column `index` (from 0) of the current row is NULL.
-    public func isNull(at index: Int32) -> Bool {
+    package func isNull(at index: Int32) -> Bool {
         guard let pointer else { return true }
         return LibSQLite.columnType(pointer, index) == LibSQLite.typeNull
     }
 
     /// Column `index` of the current row as an integer (`sqlite3_column_int64`); NULL reads as 0.
-    public func int64(at index: Int32) -> Int64 {
+    package func int64(at index: Int32) -> Int64 {
         guard let pointer else { return 0 }
         return LibSQLite.columnInt64(pointer, index)
     }
 
     /// Column `index` of the current row as a double (`sqlite3_column_double`); NULL reads as 0.
-    public func double(at index: Int32) -> Double {
+    package func double(at index: Int32) -> Double {
         guard let pointer else { return 0 }
         return LibSQLite.columnDouble(pointer, index)
     }
 
     /// Column `index` of the current row as text (`sqlite3_column_text`); nil for NULL.
-    public func string(at index: Int32) -> String? {
+    package func string(at index: Int32) -> String? {
         guard let pointer else { return nil }
         return LibSQLite.columnText(pointer, index)
     }
 
     /// Column `index` of the current row as bytes (`sqlite3_column_blob`); nil for NULL.
-    public func blob(at index: Int32) -> [UInt8]? {
+    package func blob(at index: Int32) -> [UInt8]? {
         guard let pointer else { return nil }
         return LibSQLite.columnBlob(pointer, index)
     }
 
     /// Column `index` of the current row in its own storage class.
-    public func value(at index: Int32) -> SQLiteValue {
+    package func value(at index: Int32) -> SQLiteValue {
         guard let pointer else { return .null }
         switch LibSQLite.columnType(pointer, index) {
         case LibSQLite.typeInteger: return .integer(LibSQLite.columnInt64(pointer, index))

@@ -5,16 +5,16 @@ import Foundation
 import Glibc
 
 /// One request the server received.
-public struct ReceivedRequest: Sendable {
-    public var method: String
-    public var path: String
+package struct ReceivedRequest: Sendable {
+    package var method: String
+    package var path: String
     /// Header names lowercased.
-    public var headers: [String: String]
-    public var body: Data
+    package var headers: [String: String]
+    package var body: Data
 }
 
 /// What the server does with a request.
-public enum ServerReply: Sendable {
+package enum ServerReply: Sendable {
     /// Answer with this status and body (JSON content type).
     case respond(status: Int, body: String)
     /// Read the request and never answer (until the server stops).
@@ -22,18 +22,18 @@ public enum ServerReply: Sendable {
 }
 
 /// A loopback HTTP server that lives as long as the object.
-public final class LoopbackHTTPServer: @unchecked Sendable {
+package final class LoopbackHTTPServer: @unchecked Sendable {
     // @unchecked: `requests` and `reply` are guarded by `lock`; the socket is
     // only closed once, in `stop`.
     private let listener: Int32
-    public let port: UInt16
+    package let port: UInt16
     private let lock = NSLock()
     private var received: [ReceivedRequest] = []
     private var reply: ServerReply
     private var stopped = false
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
-    public init(reply: ServerReply) throws {
+    package init(reply: ServerReply) throws {
         self.reply = reply
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestSetupError("socket: errno \(errno)") }
@@ -64,16 +64,16 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    public func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String = "/hook") -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// The requests so far.
-    public var requests: [ReceivedRequest] { lock.withLock { received } }
+    package var requests: [ReceivedRequest] { lock.withLock { received } }
 
     /// Changes what later requests get.
-    public func setReply(_ reply: ServerReply) { lock.withLock { self.reply = reply } }
+    package func setReply(_ reply: ServerReply) { lock.withLock { self.reply = reply } }
 
     /// Stops accepting; hanging connections are closed.
-    public func stop() {
+    package func stop() {
         let first = lock.withLock {
             defer { stopped = true }
             return !stopped

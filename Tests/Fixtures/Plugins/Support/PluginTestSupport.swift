@@ -6,31 +6,31 @@ import Glibc
 import PluginHost
 
 /// A failure inside a test helper, with a message that says what went wrong.
-public struct TestSetupError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct TestSetupError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// The directory SwiftPM built into (`.build/<triple>/<config>`): the test
 /// bundle, the plugin `.so` files and `plugin-host-probe` all live there.
-public enum BuildProducts {
+package enum BuildProducts {
     /// The directory of `/proc/self/exe`.
-    public static var directory: String {
+    package static var directory: String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         return (exe as NSString).deletingLastPathComponent
     }
 
     /// The path of the dynamic library built for `product` (`lib<product>.so`).
-    public static func library(_ product: String) -> String {
+    package static func library(_ product: String) -> String {
         directory + "/lib\(product).so"
     }
 
     /// The path of the built `plugin-host-probe`.
-    public static var probe: String { directory + "/plugin-host-probe" }
+    package static var probe: String { directory + "/plugin-host-probe" }
 
     /// The repository's root, from the build directory's location
     /// (`<root>/.build/<triple>/<config>`).
-    public static var packageRoot: String {
+    package static var packageRoot: String {
         var url = URL(fileURLWithPath: directory)
         while url.path != "/" {
             if url.lastPathComponent == ".build" { return url.deletingLastPathComponent().path }
@@ -42,10 +42,10 @@ public enum BuildProducts {
 
 /// A directory under /tmp, mode 0700, removed with its contents when the
 /// object goes away.
-public final class TemporaryDirectory: @unchecked Sendable {
-    public let path: String
+package final class TemporaryDirectory: @unchecked Sendable {
+    package let path: String
 
-    public init(prefix: String = "flowd-plugin-test") throws {
+    package init(prefix: String = "flowd-plugin-test") throws {
         var template = Array("/tmp/\(prefix).XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestSetupError("mkdtemp failed: errno \(errno)") }
         path = String(cString: made)
@@ -56,11 +56,11 @@ public final class TemporaryDirectory: @unchecked Sendable {
     }
 
     /// `path/name`.
-    public func appending(_ name: String) -> String { path + "/" + name }
+    package func appending(_ name: String) -> String { path + "/" + name }
 
     /// Makes a subdirectory with `mode` and returns its path.
     @discardableResult
-    public func makeDirectory(_ name: String, mode: mode_t = 0o700) throws -> String {
+    package func makeDirectory(_ name: String, mode: mode_t = 0o700) throws -> String {
         let p = appending(name)
         guard mkdir(p, mode) == 0 || errno == EEXIST else { throw TestSetupError("mkdir \(p): errno \(errno)") }
         guard chmod(p, mode) == 0 else { throw TestSetupError("chmod \(p): errno \(errno)") }
@@ -69,10 +69,10 @@ public final class TemporaryDirectory: @unchecked Sendable {
 }
 
 /// Builds plugin directories out of copies of the built `.so` files.
-public enum PluginFiles {
+package enum PluginFiles {
     /// Copies the library of `product` to `directory/fileName` with `mode`.
     @discardableResult
-    public static func install(_ product: String, into directory: String, as fileName: String? = nil,
+    package static func install(_ product: String, into directory: String, as fileName: String? = nil,
                                mode: mode_t = 0o755) throws -> String {
         let source = BuildProducts.library(product)
         guard FileManager.default.fileExists(atPath: source) else {
@@ -86,7 +86,7 @@ public enum PluginFiles {
     }
 
     /// A fresh plugin directory inside `temp` holding copies of `products`.
-    public static func directory(_ products: [String], in temp: TemporaryDirectory, name: String = "plugins")
+    package static func directory(_ products: [String], in temp: TemporaryDirectory, name: String = "plugins")
         throws -> String
     {
         let dir = try temp.makeDirectory(name)
@@ -95,10 +95,13 @@ public enum PluginFiles {
     }
 
     /// Loads a fresh directory holding copies of `products`, with an in-memory
-    /// crash guard, and returns the report with a caller over it.
-    public static func load(
+    /// crash guard, and returns the report with a caller over it. The caller
+    /// gets an executor of its own: tests all call as one uid, and on the
+    /// shared executor one test's slow calls would fill that uid's share and
+    /// queue another test's.
+    package static func load(
         _ products: [String], in temp: TemporaryDirectory, crashGuard: MemoryCrashGuard = MemoryCrashGuard(),
-        executor: PluginExecutor = .shared, configuration: PluginCaller.Configuration = .init()
+        executor: PluginExecutor = PluginExecutor(), configuration: PluginCaller.Configuration = .init()
     ) throws -> (report: PluginLoadReport, caller: PluginCaller) {
         let dir = try directory(products, in: temp)
         let report = PluginLoader(configuration: .init(directories: [dir])).load(crashGuard: crashGuard)
@@ -110,15 +113,15 @@ public enum PluginFiles {
 
 extension PluginRegistry {
     /// The record of the plugin whose file is `fileName` (`Foo.so`).
-    public func record(file fileName: String) -> PluginRecord? {
+    package func record(file fileName: String) -> PluginRecord? {
         records.first { $0.path.hasSuffix("/" + fileName) }
     }
 }
 
 /// Sample values for calls.
-public enum Samples {
+package enum Samples {
     /// A context for the calling uid, English, no answers.
-    public static func context(
+    package static func context(
         flow: String = "sample", locale: String = "en", options: [String: JSONValue] = [:],
         answers: [String: AnswerValue] = [:], uid: UInt32 = UInt32(getuid()), stateDirectory: String = "/tmp"
     ) -> PluginContext {
@@ -127,11 +130,11 @@ public enum Samples {
             answers: answers, options: options, stateDirectory: stateDirectory)
     }
 
-    public static func field(_ id: String = "value", type: String = "text", label: String = "Value") -> FieldInfo {
+    package static func field(_ id: String = "value", type: String = "text", label: String = "Value") -> FieldInfo {
         FieldInfo(id: id, type: type, label: label)
     }
 
-    public static func submission(
+    package static func submission(
         id: String = "fedcba9876543210fedcba9876543210", flow: String = "sample", locale: String = "en",
         answers: [String: AnswerValue] = ["name": .text("Ada")], secure: [String: String] = [:]
     ) -> Submission {
@@ -142,25 +145,25 @@ public enum Samples {
 }
 
 /// The outcome of a finished child process.
-public struct ProcessOutcome: Sendable {
+package struct ProcessOutcome: Sendable {
     /// The exit status, or nil when a signal ended it.
-    public var exitCode: Int32?
+    package var exitCode: Int32?
     /// The signal that ended it, or nil.
-    public var signal: Int32?
-    public var standardOutput: String
-    public var standardError: String
+    package var signal: Int32?
+    package var standardOutput: String
+    package var standardError: String
 
     /// The lines of standard output.
-    public var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    package var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 }
 
 /// Runs child processes for the tests.
-public enum Subprocess {
+package enum Subprocess {
     /// Runs `path` with `arguments` and waits for it (at most `timeout`
     /// seconds, then it is killed and the call throws). The child gets this
     /// process's environment plus `environment`, and Swift's crash backtracer
     /// off (a crash is expected in some tests and symbolication is slow).
-    public static func run(
+    package static func run(
         _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 120
     ) throws -> ProcessOutcome {
         try start(path, arguments, environment: environment).wait(timeout: timeout)
@@ -168,7 +171,7 @@ public enum Subprocess {
 
     /// Starts `path` with `arguments` (environment as for ``run(_:_:environment:timeout:)``)
     /// and returns at once; ``RunningProcess/wait(timeout:)`` collects the outcome.
-    public static func start(
+    package static func start(
         _ path: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> RunningProcess {
         let process = Process()
@@ -190,7 +193,7 @@ public enum Subprocess {
     }
 
     /// A child process started by ``start(_:_:environment:)``.
-    public final class RunningProcess: @unchecked Sendable {
+    package final class RunningProcess: @unchecked Sendable {
         private let process: Process
         private let description: String
         private let output: ReadAll
@@ -204,11 +207,11 @@ public enum Subprocess {
         }
 
         /// The child's process id.
-        public var pid: Int32 { process.processIdentifier }
+        package var pid: Int32 { process.processIdentifier }
 
         /// Waits for the child to end (at most `timeout` seconds, then it is
         /// killed and the call throws) and returns how it ended.
-        public func wait(timeout: TimeInterval = 120) throws -> ProcessOutcome {
+        package func wait(timeout: TimeInterval = 120) throws -> ProcessOutcome {
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning && Date() < deadline {
                 usleep(10_000)
@@ -254,7 +257,7 @@ public enum Subprocess {
 
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns
 /// whether it held. For conditions another thread makes true.
-public func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+package func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -265,7 +268,7 @@ public func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bo
 
 /// Waits (polling every 10 ms, at most `seconds`) until the file at `path`
 /// exists and is not empty; returns its text, or nil when it never came.
-public func waitForFile(_ path: String, seconds: Double = 60) -> String? {
+package func waitForFile(_ path: String, seconds: Double = 60) -> String? {
     let deadline = Date().addingTimeInterval(seconds)
     repeat {
         if let data = FileManager.default.contents(atPath: path), !data.isEmpty {
@@ -277,7 +280,7 @@ public func waitForFile(_ path: String, seconds: Double = 60) -> String? {
 }
 
 /// Sends signals to one thread of another process.
-public enum ThreadSignal {
+package enum ThreadSignal {
     private typealias TgKill = @convention(c) (Int32, Int32, Int32) -> Int32
     /// glibc declares `tgkill` only under `_GNU_SOURCE`, which Swift's Glibc
     /// module does not set, so it is looked up by name.
@@ -285,7 +288,7 @@ public enum ThreadSignal {
 
     /// `tgkill(2)`: sends `signal` to thread `tid` of process `pid`, as the
     /// watchdog or an administrator might hit whichever thread. Throws when it fails.
-    public static func send(_ signal: Int32, toThread tid: Int32, ofProcess pid: Int32) throws {
+    package static func send(_ signal: Int32, toThread tid: Int32, ofProcess pid: Int32) throws {
         guard let tgkill else { throw TestSetupError("tgkill is not available") }
         guard tgkill(pid, tid, signal) == 0 else { throw TestSetupError("tgkill(\(pid), \(tid), \(signal)): errno \(errno)") }
     }

@@ -1,6 +1,8 @@
+import DBus
+
 /// A typed handle on one interface of a remote object, for raw calls in
-/// client mode (tests that send what no well-behaved client sends, tools).
-/// flowd's clients use FlowClient.
+/// client mode: tests that send what no well-behaved client sends. flowd's
+/// clients use FlowClient.
 ///
 /// ```swift
 /// let manager = Proxy(connection: connection, destination: "org.example.Forms1",
@@ -11,20 +13,20 @@
 ///
 /// The blocking methods suit client mode; ``call(_:arguments:onReply:)``
 /// suits a connection attached to a loop.
-public struct Proxy: Sendable {
+package struct Proxy: Sendable {
     /// The connection calls go through.
-    public let connection: Connection
+    package let connection: Connection
     /// The service: a well-known or unique name.
-    public let destination: BusName
+    package let destination: BusName
     /// The object.
-    public let path: ObjectPath
+    package let path: ObjectPath
     /// The interface calls and properties use.
-    public let interface: InterfaceName
+    package let interface: InterfaceName
     /// How long blocking calls wait for a reply.
-    public var timeout: Duration
+    package var timeout: Duration
 
     /// A proxy for `interface` of `path` at `destination`.
-    public init(
+    package init(
         connection: Connection, destination: BusName, path: ObjectPath, interface: InterfaceName,
         timeout: Duration = .seconds(25)
     ) {
@@ -36,12 +38,12 @@ public struct Proxy: Sendable {
     }
 
     /// The same object seen through another of its interfaces.
-    public func with(interface: InterfaceName) -> Proxy {
+    package func with(interface: InterfaceName) -> Proxy {
         Proxy(connection: connection, destination: destination, path: path, interface: interface, timeout: timeout)
     }
 
     /// A method call message for `member` with `arguments`, not yet sent.
-    public func makeCall(_ member: MemberName, arguments: [DBusValue] = []) throws(DBusError) -> Message {
+    package func makeCall(_ member: MemberName, arguments: [DBusValue] = []) throws(DBusError) -> Message {
         let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
         try message.append(contentsOf: arguments)
         return message
@@ -49,26 +51,26 @@ public struct Proxy: Sendable {
 
     /// Calls `member` and blocks for the reply; an error reply is thrown.
     @discardableResult
-    public func call(_ member: MemberName, _ arguments: DBusValue...) throws(DBusError) -> Message {
+    package func call(_ member: MemberName, _ arguments: DBusValue...) throws(DBusError) -> Message {
         try call(member, arguments: arguments)
     }
 
     /// Calls `member` and blocks for the reply; an error reply is thrown.
     @discardableResult
-    public func call(_ member: MemberName, arguments: [DBusValue]) throws(DBusError) -> Message {
+    package func call(_ member: MemberName, arguments: [DBusValue]) throws(DBusError) -> Message {
         try connection.call(makeCall(member, arguments: arguments), timeout: timeout)
     }
 
     /// Calls `member` with typed arguments and blocks for the reply.
     @discardableResult
-    public func call<each A: DBusRepresentable>(_ member: MemberName, typed arguments: repeat each A) throws(DBusError) -> Message {
+    package func call<each A: DBusRepresentable>(_ member: MemberName, typed arguments: repeat each A) throws(DBusError) -> Message {
         let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
         try message.append(typed: repeat each arguments)
         return try connection.call(message, timeout: timeout)
     }
 
     /// Calls `member` and reads its single return value as `R`.
-    public func call<R: DBusRepresentable>(
+    package func call<R: DBusRepresentable>(
         _ member: MemberName, _ arguments: DBusValue..., returning type: R.Type
     ) throws(DBusError) -> R {
         var reply = try call(member, arguments: arguments).arguments()
@@ -77,7 +79,7 @@ public struct Proxy: Sendable {
 
     /// Calls `member` and delivers the reply on the loop thread. Attached
     /// connections only.
-    public func call(
+    package func call(
         _ member: MemberName, arguments: [DBusValue] = [],
         onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
     ) {
@@ -91,12 +93,12 @@ public struct Proxy: Sendable {
     private var properties: Proxy { with(interface: .properties) }
 
     /// Reads a property (`org.freedesktop.DBus.Properties.Get`).
-    public func property(_ name: MemberName) throws(DBusError) -> DBusValue {
+    package func property(_ name: MemberName) throws(DBusError) -> DBusValue {
         try properties.call("Get", .string(interface.rawValue), .string(name.rawValue), returning: DBusValue.self)
     }
 
     /// Reads a property as `T`; throws `InvalidArgs` when it has another type.
-    public func property<T: DBusRepresentable>(_ name: MemberName, as type: T.Type) throws(DBusError) -> T {
+    package func property<T: DBusRepresentable>(_ name: MemberName, as type: T.Type) throws(DBusError) -> T {
         let value = try property(name)
         guard let typed = T(dbusValue: value) else {
             throw .invalidArgs("property \(name) has type '\(value.signature)', expected '\(T.dbusSignature)'")
@@ -105,27 +107,43 @@ public struct Proxy: Sendable {
     }
 
     /// Reads every property of the interface (`GetAll`).
-    public func allProperties() throws(DBusError) -> [String: DBusValue] {
+    package func allProperties() throws(DBusError) -> [String: DBusValue] {
         try properties.call("GetAll", .string(interface.rawValue), returning: [String: DBusValue].self)
     }
 
     /// Writes a property (`Set`).
-    public func setProperty(_ name: MemberName, _ value: DBusValue) throws(DBusError) {
+    package func setProperty(_ name: MemberName, _ value: DBusValue) throws(DBusError) {
         try properties.call("Set", .string(interface.rawValue), .string(name.rawValue), .variant(value))
     }
 
     /// The object's introspection XML.
-    public func introspect() throws(DBusError) -> String {
+    package func introspect() throws(DBusError) -> String {
         try with(interface: .introspectable).call("Introspect", returning: String.self)
     }
 
     /// `org.freedesktop.DBus.Peer.Ping`.
-    public func ping() throws(DBusError) {
+    package func ping() throws(DBusError) {
         try with(interface: .peer).call("Ping")
     }
+}
 
-    /// The match rule for this object's signal `member` (all its signals when nil).
-    public func signalRule(_ member: MemberName? = nil) -> MatchRule {
-        MatchRule(type: .signal, sender: destination, interface: interface, member: member, path: path)
+extension Connection {
+    /// A blocking call of the bus driver's `member` with `arguments`.
+    private func busDriver(_ member: MemberName, _ arguments: DBusValue...) throws(DBusError) -> MessageReader {
+        try Proxy(connection: self, destination: .bus, path: "/org/freedesktop/DBus", interface: .bus)
+            .call(member, arguments: arguments).arguments()
+    }
+
+    /// True when `name` has an owner on the bus (`NameHasOwner`); blocks.
+    package func nameHasOwner(_ name: BusName) throws(DBusError) -> Bool {
+        var reply = try busDriver("NameHasOwner", .string(name.rawValue))
+        return try reply.next(Bool.self)
+    }
+
+    /// Gives `name` back (`ReleaseName`); blocks. True when it was released.
+    @discardableResult
+    package func releaseName(_ name: BusName) throws(DBusError) -> Bool {
+        var reply = try busDriver("ReleaseName", .string(name.rawValue))
+        return try reply.next(UInt32.self) == 1
     }
 }

@@ -1,0 +1,166 @@
+import FlowEngine
+import FlowProtocol
+import FlowStore
+import FoundationEssentials
+import Logging
+
+/// Where the service's sessions live: the least-recently-used cache
+/// (``SessionCache``) over the store, the stored record's encoding and
+/// decoding, restoring a session from its record, and marking a submit that
+/// a stop interrupted.
+///
+/// A session is cached from its first call on; the store is read only on a
+/// miss. Every write goes to the store first: a change that could not be
+/// written is not made.
+package struct SessionRepository {
+    let store: SessionStore
+    private var cache: SessionCache
+    private let clock: any EngineClock
+    private let logger: Logger
+    private let decoder = JSONDecoder()
+
+    /// Sessions kept in memory before the least recently used are dropped
+    /// (they stay stored and are read back on their next call).
+    ///
+    /// A session in memory costs about 1.8 KiB of resident memory (measured
+    /// by flowd-bench, docs/performance.md), so 16,384 of them cost about
+    /// 30 MiB at most. Fewer made a call to a session outside the cache pay a
+    /// store read, a JSON decode and a restore (about 60 µs) whenever more
+    /// than a few thousand sessions were in use at once.
+    static let defaultCacheCapacity = 16_384
+
+    init(store: SessionStore, clock: any EngineClock, logger: Logger, cacheCapacity: Int = Self.defaultCacheCapacity) {
+        self.store = store
+        self.cache = SessionCache(capacity: cacheCapacity)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: - Reading
+
+    /// The session `id`, from the cache or else the store.
+    ///
+    /// A stored session found `submitting` was interrupted by a stop (a
+    /// session whose submit runs is always cached: the cache never drops
+    /// it): it is marked failed "interrupted" and saved, never submitted
+    /// again on the daemon's own.
+    ///
+    /// - Throws: `NotFound` for an unknown id or a session whose flow is no
+    ///   longer in `flows`; `Failed` when the store cannot be read.
+    mutating func session(_ id: String, flows: FlowCatalog) throws(FlowdError) -> FlowSession {
+        if let cached = cache.get(id) { return cached }
+        guard SessionID.isValid(id) else { throw .notFound("no session \"\(id)\"") }
+        let stored: StoredSession?
+        do {
+            stored = try store.load(id: id)
+        } catch {
+            throw .failed("cannot read session \(id): \(error)")
+        }
+        guard let stored else { throw .notFound("no session \"\(id)\"") }
+        guard let flow = flows.flow(stored.flowID) else {
+            throw .notFound("session \(id) runs flow \"\(stored.flowID)\", which is no longer installed")
+        }
+        let record = try record(from: stored)
+        var session: FlowSession
+        do {
+            session = try FlowSession(restoring: record, flow: flow, clock: clock)
+        } catch {
+            throw FlowdError(error)
+        }
+        if session.state == .submitting {
+            session.markInterrupted(now: clock.now)
+            try save(session)
+            logger.warning(
+                "submit of session \(id) was interrupted by a restart", id: .submitFailed,
+                metadata: [.session: id, .flow: flow.id])
+        }
+        cache.put(session)
+        return session
+    }
+
+    /// The owner of session `id` when it is cached (nil: not cached).
+    func cachedOwner(of id: String) -> UInt32? { cache.owner(of: id) }
+
+    /// The cached session without marking it used.
+    func cached(_ id: String) -> FlowSession? { cache.peek(id) }
+
+    /// Every cached id.
+    var cachedIDs: [String] { cache.ids }
+
+    /// Where a change of `session`, a value just read, starts.
+    func changeStart(_ session: FlowSession) -> ChangeStart {
+        ChangeStart(session: session, properties: cache.properties(of: session.record.id))
+    }
+
+    // MARK: - Writing
+
+    /// Writes `session` to the store. Nothing else changes when this throws.
+    func save(_ session: FlowSession) throws(FlowdError) {
+        let stored = try Self.stored(session.record)
+        do {
+            try store.upsert(stored)
+        } catch {
+            logger.error("cannot save session \(stored.id): \(error.description)", metadata: [.session: stored.id])
+            throw .failed("the change could not be saved; it was not made")
+        }
+    }
+
+    /// Makes `session` the cached value (with `properties`, its values, when
+    /// known); returns the version ``keep(_:of:version:)`` takes.
+    @discardableResult
+    mutating func cache(_ session: FlowSession, properties: SessionProperties? = nil) -> UInt64 {
+        cache.put(session, properties: properties)
+    }
+
+    /// Keeps `properties` as the announced values of session `id` if the
+    /// cache still holds the value of `version`.
+    func keep(_ properties: SessionProperties, of id: String, version: UInt64) {
+        cache.setProperties(properties, of: id, version: version)
+    }
+
+    /// Drops session `id` from the cache only (it stays stored).
+    mutating func forget(_ id: String) {
+        cache.remove(id)
+    }
+
+    /// Deletes session `id`. Returns whether it was stored and its owner when
+    /// that was known (cached).
+    mutating func delete(_ id: String) throws(FlowdError) -> (deleted: Bool, owner: UInt32?) {
+        let deleted: Bool
+        do {
+            deleted = try store.delete(id: id)
+        } catch {
+            throw .failed("cannot delete session \(id): \(error)")
+        }
+        let owner = cache.owner(of: id)
+        cache.remove(id)
+        return (deleted, owner)
+    }
+
+    // MARK: - The stored record
+
+    /// The store's row for `record`: its indexed columns, and the record as
+    /// JSON (written directly, the JSON `JSONEncoder` would make, at a tenth
+    /// of the cost: ``SessionRecord/encodedJSON()``). flowd-bench fills
+    /// stores with the same rows.
+    package static func stored(_ record: SessionRecord) throws(FlowdError) -> StoredSession {
+        let payload: [UInt8]
+        do {
+            payload = try record.encodedJSON()
+        } catch {
+            throw .failed("cannot encode session \(record.id): \(error)")
+        }
+        return StoredSession(
+            id: record.id, owner: record.owner, flowID: record.flowID, state: record.state.rawValue,
+            createdAt: record.createdAt, updatedAt: record.updatedAt, payload: payload)
+    }
+
+    /// The record a stored row holds, the inverse of ``stored(_:)``.
+    func record(from stored: StoredSession) throws(FlowdError) -> SessionRecord {
+        do {
+            return try decoder.decode(SessionRecord.self, from: Data(stored.payload))
+        } catch {
+            throw .failed("the stored state of session \(stored.id) cannot be read: \(error)")
+        }
+    }
+}
