@@ -290,7 +290,7 @@ final class Daemon {
     private func expireIdleSessions() -> Int {
         let removed = service.assumeIsolated { $0.expireIdleSessions() }
         if removed > 0 {
-            logger.info("\(removed) idle sessions expired")
+            logger.info("\(removed) idle or settled sessions removed", id: .sessionsExpired)
             front.flush()
         }
         return removed
