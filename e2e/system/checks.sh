@@ -407,6 +407,57 @@ check_reload_error_shown() {
     systemctl reload flowd || fail "systemctl reload after the fix failed"
 }
 
+# STATUS= names the version, and flowctl --system status shows what GetStatus reports.
+check_status_report() {
+    local text out
+    text=$(prop StatusText)
+    grep -qE '^flowd [0-9][^:]*: [0-9]+ sessions, [0-9]+ flows.*, [0-9]+ plugins' <<<"$text" ||
+        { fail "STATUS= is '$text', expected 'flowd VERSION: N sessions, N flows…, N plugins…'"; return 1; }
+    out=$(flowctl --system status 2>&1) || { fail "flowctl --system status failed: $out"; return 1; }
+    sed 's/^/      /' <<<"$out"
+    grep -qE '^Version +[0-9]' <<<"$out" && grep -qE '^Uptime ' <<<"$out" && grep -qE '^Sessions ' <<<"$out" &&
+        grep -qE '^Plugins +5 loaded, 0 failed' <<<"$out" && grep -qE '^State +/var/lib/flowd, ' <<<"$out" &&
+        grep -qE '^Limits .*MaxSessionsPerUser=64' <<<"$out" ||
+        fail "flowctl --system status lacks a line (Version, Uptime, Sessions, Plugins 5 loaded, Limits, State)"
+}
+
+# A bad flow file is refused: STATUS= and flowctl status say so, with the reason.
+check_refused_flow_reported() {
+    local out
+    printf '{"format": 1, "id": "e2e-broken"}\n' >/etc/flowd/flows/e2e-broken.json
+    systemctl reload flowd || { fail "systemctl reload failed"; return 1; }
+    wait_for 10 "STATUS= to count the refused flow" status_says '(1 refused)' || return 1
+    out=$(flowctl --system status 2>&1)
+    grep -qF '/etc/flowd/flows/e2e-broken.json' <<<"$out" || { fail "flowctl status does not name the refused file: $out"; return 1; }
+    rm -f /etc/flowd/flows/e2e-broken.json
+    systemctl reload flowd || fail "systemctl reload failed"
+}
+status_says() { prop StatusText | grep -qF "$1"; }
+
+# A submitted session does not count toward MaxSessionsPerUser; the limit that refuses has a MESSAGE_ID.
+check_settled_and_limit() {
+    local first second err
+    printf '[Limits]\nMaxSessionsPerUser=1\n' >"$CONF_D/60-e2e-limit.conf"
+    systemctl reload flowd || { fail "systemctl reload failed"; return 1; }
+    FC_AS=(runuser -u nobody --)
+    first=$(fc_start e2e)
+    fc_set "$first" "name=Nobody" "pin=$SECRET" && fc_continue "$first" && fc_set "$first" "topic=limits" &&
+        fc_continue "$first" && fc_submit "$first"
+    FC_AS=()
+    [ "$(session_state "$first")" = submitted ] || { fail "nobody's session $first is '$(session_state "$first")'"; cleanup_limit; return 1; }
+    second=$(start_session runuser -u nobody -- e2e) && [ -n "$second" ] ||
+        { fail "a submitted session kept nobody from starting another (MaxSessionsPerUser=1)"; cleanup_limit; return 1; }
+    err=$(runuser -u nobody -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" StartSession 'sa{sv}' e2e 0 2>&1)
+    grep -qF 'already has the maximum of 1 sessions' <<<"$err" ||
+        { fail "a second open session gave '$err', expected LimitExceeded"; cleanup_limit; return 1; }
+    wait_for 10 "the limit's journal entry (MESSAGE_ID=$MSG_LIMIT) naming uid 65534" limit_logged || { cleanup_limit; return 1; }
+    mcall GetSession s "$(path_id "$second")" >/dev/null && scall "$second" Close >/dev/null
+    cleanup_limit
+}
+MSG_LIMIT=d8c9948098dc411b8c1f88ac55fd1485
+limit_logged() { journalctl -b -u flowd -o cat --no-pager MESSAGE_ID=$MSG_LIMIT | grep -q 'uid 65534 cannot start a session of e2e'; }
+cleanup_limit() { rm -f "$CONF_D/60-e2e-limit.conf"; systemctl reload flowd; }
+
 # --- the example drop-ins: the command and webhook actions under the shipped sandbox --------------
 # The drop-ins are the installed examples (/usr/share/doc/flowd/examples/flowd.service.d/), changed
 # only the way docs/admin.md tells an administrator to change them.
@@ -724,6 +775,8 @@ check_journal() {
     entries=$(journalctl -b -u flowd -o json --no-pager "FLOWD_SESSION=$FLOW_ID")
     grep -q '"FLOWD_FLOW":"e2e"' <<<"$entries" || { fail "entries for the session lack FLOWD_FLOW=e2e"; return 1; }
     grep -q '"MESSAGE_ID":"[0-9a-f]\{32\}"' <<<"$entries" || { fail "entries for the session carry no MESSAGE_ID"; return 1; }
+    grep -qF "\"MESSAGE\":\"session $FLOW_ID of e2e started by uid 0\"" <<<"$entries" ||
+        { fail "the session-started entry does not name the session, flow and uid in its text"; return 1; }
     note "$(wc -l <<<"$entries") entries for session $FLOW_ID; MESSAGE_IDs: $(grep -o '"MESSAGE_ID":"[0-9a-f]*"' <<<"$entries" | sort -u | cut -d'"' -f4 | tr '\n' ' ')"
 }
 
@@ -810,6 +863,9 @@ else
     check "SIGKILL: restarted, the session intact at its path" check_kill_restart
     check "no watchdog pings: restarted" check_watchdog
     check "systemctl reload picks up a new flow file" check_reload
+    check "STATUS= names the version; flowctl --system status reports the daemon" check_status_report
+    check "a refused flow shows in STATUS= and flowctl status" check_refused_flow_reported
+    check "a submitted session does not count toward MaxSessionsPerUser; the limit is logged with a MESSAGE_ID" check_settled_and_limit
     check "every example drop-in starts flowd, as shipped and with every line uncommented" check_examples_start
     check "command action, shipped unit: SubmitFailed (exec denied), flowd unharmed" check_command_without_dropin
     check "command action with the example drop-in: the hook runs, submitted" check_command_with_dropin
