@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
         // The typed client of the whole API, on a Reactor loop of its own:
         // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
-        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", flowKit]),
+        .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowdSystem", flowKit]),
         // The service: Manager and Session objects, authorization, limits, configuration.
         .target(
             name: "FlowDaemon",
@@ -135,10 +135,10 @@ let package = Package(
         // The desktop client's one seam over GTK and libadwaita: typed widgets,
         // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
         .target(name: "Adwaita", dependencies: ["CAdw", "FlowdSystem"], linkerSettings: [.linkedLibrary("dispatch")]),
-        // The desktop client: view models, pages, navigation, keyboard, its own strings.
+        // The desktop client: the window on FlowClient, its pages, navigation, keyboard, its own strings.
         .target(
             name: "FlowDesktop",
-            dependencies: ["Adwaita", "FlowEngine", "FlowdSystem", flowKit],
+            dependencies: ["Adwaita", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit],
             // The app's own strings (window chrome, start page), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")
@@ -211,7 +211,9 @@ let package = Package(
         .testTarget(
             name: "FlowCLITests",
             dependencies: ["TestSupport", "FlowCLI", "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", flowKit]),
-        .testTarget(name: "FlowDesktopTests", dependencies: ["FlowDesktop", "Adwaita", "FlowEngine", flowKit, "TestSupport"]),
+        .testTarget(
+            name: "FlowDesktopTests",
+            dependencies: ["FlowDesktop", "Adwaita", "FlowClient", "FlowProtocol", "FlowEngine", flowKit, "TestSupport"]),
         .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),

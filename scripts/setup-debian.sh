@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs every Debian package flowd needs to build, test, benchmark and run its
 # demo, the desktop client's build and headless test (GTK 4, libadwaita, Xvfb,
-# AT-SPI), and to build flowd's Debian packages and test them in a clean Debian
+# AT-SPI, and fonts for the screenshots, Chinese, Japanese and Korean included),
+# and to build flowd's Debian packages and test them in a clean Debian
 # 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
 # again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
@@ -36,6 +37,7 @@ PACKAGES="
   imagemagick
   fonts-cantarell
   fonts-dejavu-core
+  fonts-wqy-microhei
   adwaita-icon-theme
   librsvg2-common
   desktop-file-utils

@@ -16,6 +16,11 @@ package final class Box: Widget {
 
     package func append(_ child: Widget) { gtk_box_append(flowd_box(raw), child.widget) }
     package func remove(_ child: Widget) { gtk_box_remove(flowd_box(raw), child.widget) }
+
+    /// Puts `child` right after `sibling` (first when nil); other children keep their place (and focus).
+    package func insert(_ child: Widget, after sibling: Widget?) {
+        gtk_box_insert_child_after(flowd_box(raw), child.widget, sibling?.widget)
+    }
 }
 
 /// `AdwClamp`: keeps its child at a readable width on wide windows.
@@ -44,6 +49,13 @@ package final class ScrolledWindow: Widget {
         if let adjustment = gtk_scrolled_window_get_vadjustment(flowd_scrolled_window(raw)) {
             gtk_adjustment_set_value(
                 adjustment, gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment))
+        }
+    }
+
+    /// Scrolls to the start (the top of a page whose focus is further down).
+    package func scrollToStart() {
+        if let adjustment = gtk_scrolled_window_get_vadjustment(flowd_scrolled_window(raw)) {
+            gtk_adjustment_set_value(adjustment, gtk_adjustment_get_lower(adjustment))
         }
     }
 

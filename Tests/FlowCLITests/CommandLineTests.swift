@@ -204,6 +204,16 @@ struct CommandLineTests {
         #expect(BusChoice.system.startCommand(flowd: "/x/flowd") == "systemctl start flowd")
         #expect(BusChoice.user.startCommand() == "systemctl --user start flowd")
     }
+
+    @Test("the language asked for: LC_ALL, then LC_MESSAGES, then LANG; C, POSIX and non-tags ask for none")
+    func requestedLocale() {
+        func locale(_ environment: [String: String]) -> String? { RequestedLocale.fromEnvironment { environment[$0] } }
+        #expect(locale(["LC_ALL": "", "LC_MESSAGES": "fr_FR.UTF-8", "LANG": "de_DE.UTF-8"]) == "fr-FR")
+        #expect(locale(["LC_ALL": "it_IT", "LANG": "de"]) == "it-IT")
+        #expect(locale(["LANG": "pt_BR.UTF-8@euro"]) == "pt-BR")
+        #expect(locale(["LANG": "C.UTF-8"]) == nil && locale(["LC_ALL": "POSIX", "LANG": "de"]) == nil)
+        #expect(locale(["LANG": "!!"]) == nil && locale([:]) == nil)
+    }
 }
 
 extension CommandSpec: CustomTestStringConvertible {

@@ -274,7 +274,7 @@ struct CommandTests {
         let text = run(["review", id])
         #expect(text.status == 0)
         #expect(text.stdout.contains("Website size (pages)"))
-        #expect(text.stdout.contains("Phone (optional)") && text.stdout.contains("Not given"))
+        #expect(text.stdout.split(separator: "\n").contains { $0.contains("Phone") && $0.hasSuffix("Not given") })
         #expect(text.stdout.contains("We send a calendar invite"))
 
         let shape = try #require(try json(run(["review", id, "--json"]).stdout) as? [String: Any])

@@ -11,12 +11,14 @@ struct OptionsTests {
         let start = try Options.parse(["consultation", "--locale", "de", "--system"])
         #expect(start.flow == "consultation")
         #expect(start.locale == "de")
-        #expect(start.systemBus)
+        #expect(start.bus == .system)
         let resume = try Options.parse(["--resume", "5f0c8e2a9b7d4c1e8f3a6b2d9c0e7f41", "--address", "unix:path=/tmp/bus"])
         #expect(resume.resume == "5f0c8e2a9b7d4c1e8f3a6b2d9c0e7f41")
-        #expect(resume.address == "unix:path=/tmp/bus")
-        #expect(try Options.parse(["--fixture", "tour"]).fixture == "tour")
+        #expect(resume.bus == .address("unix:path=/tmp/bus"))
+        #expect(try Options.parse(["--user"]).bus == .user)
+        #expect(try Options.parse(["--system", "--system"]).bus == .system, "the same option twice is no conflict")
         #expect(try Options.parse([]) == Options())
+        #expect(Options().bus == .user, "the session bus by default, as flowctl")
     }
 
     @Test("each unusable command line is refused with a sentence")
@@ -28,7 +30,8 @@ struct OptionsTests {
             (["--locale", "not a tag"], "--locale: 'not a tag' is not a language tag such as de or pt-BR"),
             (["a", "b"], "only one FLOW can be opened, got a second: b"),
             (["a", "--resume", "x"], "give either FLOW or --resume ID, not both"),
-            (["--system", "--address", "unix:path=/x"], "give either --system or --address, not both"),
+            (["--system", "--address", "unix:path=/x"], "--address conflicts with --system; choose one of --system, --user, --address"),
+            (["--user", "--system"], "--system conflicts with --user; choose one of --system, --user, --address"),
         ]
         for (arguments, message) in cases {
             #expect(throws: Options.UsageError(description: message), "\(arguments)") { try Options.parse(arguments) }
@@ -41,51 +44,24 @@ struct OptionsTests {
 struct ExecutableTests {
     static let binary = BuildProducts.executable("flowd-gtk")
 
-    @Test("--list-fixtures names every fixture; --help prints the usage")
-    func listsAndHelps() throws {
-        let list = try ChildProcess.run(Self.binary, ["--list-fixtures"])
-        #expect(list.status == .exited(0))
-        for name in Fixtures.catalog.map(\.name) { #expect(list.standardOutput.contains(name + "\t")) }
+    @Test("--help prints the usage")
+    func helps() throws {
         let help = try ChildProcess.run(Self.binary, ["--help"])
         #expect(help.status == .exited(0))
         #expect(help.standardOutput.contains("Usage: flowd-gtk"))
+        #expect(help.standardOutput.contains("--address ADDRESS"))
     }
 
-    @Test("without --fixture it says the window is not wired to flowd yet; bad input is refused")
+    @Test("bad input is refused with status 64 and a sentence, before any window or bus")
     func refusesWhatItCannotDo() throws {
-        let flow = try ChildProcess.run(Self.binary, ["consultation"])
-        #expect(flow.status == .exited(2))
-        #expect(flow.standardError.contains("shows built-in example screens only"))
-        let unknown = try ChildProcess.run(Self.binary, ["--fixture", "nope"])
-        #expect(unknown.status == .exited(2))
-        #expect(unknown.standardError.contains("no fixture named 'nope'"))
         let bad = try ChildProcess.run(Self.binary, ["--resume"])
-        #expect(bad.status == .exited(2))
+        #expect(bad.status == .exited(64))
         #expect(bad.standardError.contains("--resume needs a value"))
-    }
-}
-
-@Suite("fixtures")
-struct FixtureTests {
-    @Test("every fixture in the catalog has a first screen, in English and German")
-    func everyFixtureHasAScreen() {
-        for locale in ["en", "de"] {
-            let fixtures = Fixtures(locale: locale, now: 1_750_000_000_000_000)
-            for (name, _) in Fixtures.catalog { #expect(fixtures.screen(name) != nil, "\(name) in \(locale)") }
-            #expect(fixtures.screen("nope") == nil)
-        }
-    }
-
-    @Test("the every-field fixture has every field type and both choice styles")
-    func everyFieldType() {
-        guard case .step(let step) = Fixtures(locale: "en", now: 0).screen("every-field") else {
-            Issue.record("every-field is not a step")
-            return
-        }
-        #expect(Set(step.fields.map(\.type)) == Set(FieldType.allCases))
-        let styles = step.fields.filter(\.type.isChoice).map(ChoiceStyle.of)
-        #expect(styles.contains(.rows) && styles.contains(.chips))
-        #expect(step.fields.contains { $0.other != nil && ChoiceStyle.of($0) == .rows })
-        #expect(step.fields.contains { $0.other != nil && ChoiceStyle.of($0) == .chips })
+        let notAnID = try ChildProcess.run(Self.binary, ["--resume", "../etc"])
+        #expect(notAnID.status == .exited(64))
+        #expect(notAnID.standardError.contains("'../etc' is not a session id"))
+        let conflict = try ChildProcess.run(Self.binary, ["--system", "--address", "unix:path=/x"])
+        #expect(conflict.status == .exited(64))
+        #expect(conflict.standardError.contains("conflicts with --system"))
     }
 }

@@ -57,6 +57,27 @@ import Testing
         #expect(s.currentStepID == "done")
     }
 
+    @Test("a rule of level warning is no rule to follow: no worded hint up front, only a hint of its own")
+    func warningHints() throws {
+        let flow = #"""
+            {"format": 2, "id": "h", "title": "H", "steps": [{"id": "s", "title": "S", "fields": [
+              {"id": "pages", "type": "number", "label": "Pages"},
+              {"id": "later", "type": "number", "label": "Later"},
+              {"id": "max", "type": "number", "label": "Most"},
+              {"id": "phone", "type": "text", "label": "Phone"}],
+             "rules": [
+              {"before": ["later", "pages"], "level": "warning", "message": "More later than now?"},
+              {"before": ["pages", "max"]},
+              {"requiredIf": "phone", "if": {"field": "pages", "notEmpty": true}, "level": "warning",
+               "hint": "Best given for a call back", "message": "No phone?"}]}]}
+            """#
+        let page = try Fixture.session(Fixture.flow(flow)).currentStep()
+        func hints(_ id: String) -> [String] { page.fields.first { $0.id == id }?.ruleHints.map(\.text) ?? ["no field \(id)"] }
+        #expect(hints("later") == [], "a warning said up front as if it were a rule")
+        #expect(hints("pages") == ["Must be less than Most"], "a rule of level error still says itself")
+        #expect(hints("phone") == ["Best given for a call back"], "the flow's own hint for a warning is said")
+    }
+
     @Test("plugins warn: a field validator's warning, a validator of level warning, a step validator's warning issues")
     func pluginWarnings() async throws {
         var s = try Fixture.session(Fixture.flow(Self.flow))

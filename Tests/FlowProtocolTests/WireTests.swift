@@ -26,6 +26,29 @@ let everyField = """
      "review": {"title": "Review", "note": "A note."}}
     """
 
+/// A flow with every kind of 1.1 hint: a pattern with its hint, a toggle,
+/// a `requiredIf` with a hint, an `equals` rule, a plugin step validator.
+let hinted = """
+    {"format": 1, "id": "loan", "title": {"en": "Loan", "de": "Darlehen"},
+     "description": {"en": "An application", "de": "Ein Antrag"},
+     "steps": [
+      {"id": "about", "title": {"en": "About", "de": "Über"}, "fields": [
+        {"id": "purpose", "type": "choice", "label": {"en": "Purpose", "de": "Zweck"}, "required": true,
+         "options": [{"id": "loan", "label": {"en": "Loan", "de": "Darlehen"}}, {"id": "gift", "label": "Gift"}]},
+        {"id": "phone", "type": "text", "label": "Phone", "pattern": "[0-9]+",
+         "patternHint": {"en": "Digits only", "de": "Nur Ziffern"}},
+        {"id": "income", "type": "number", "label": {"en": "Income", "de": "Einkommen"}},
+        {"id": "ok", "type": "toggle", "label": "OK"},
+        {"id": "password", "type": "secure", "label": {"en": "Password", "de": "Passwort"}},
+        {"id": "confirm", "type": "secure", "label": "Confirm"}],
+       "rules": [
+        {"requiredIf": "income", "if": {"field": "purpose", "equals": "loan"},
+         "hint": {"en": "Required for loans", "de": "Für Darlehen erforderlich"}},
+        {"equals": ["password", "confirm"]},
+        {"plugin": "test.step", "hint": {"en": "Checked with the registry", "de": "Vom Register geprüft"}}]}],
+     "review": {}}
+    """
+
 /// A session of ``everyField`` on its form step, some answers given.
 func answeredSession() throws -> FlowSession {
     let flow = try FlowLoader.load(everyField, fileName: "wire.json", capabilities: .any)
@@ -73,6 +96,67 @@ struct WireRoundTripTests {
         #expect(decoded.field("colour")?.options.first?.icon == "emblem-important")
         #expect(decoded.field("days")?.value == .strings(["mon"]))
         #expect(decoded.field("ok")?.mustBeOn == true)
+    }
+
+    @Test("API 1.1: labels, the flow's texts, the locales and every rule hint go out and come back")
+    func stepPageSinceOnePointOne() throws {
+        let flow = try FlowLoader.load(hinted, fileName: "hinted.json", capabilities: .any)
+        let clock = FixedClock(now: 1_750_000_000_000_000, today: CivilDate(iso: "2025-06-16")!)
+        var session = try FlowSession(flow: flow, id: String(repeating: "12", count: 16), owner: 0, locale: "de_DE.UTF-8", clock: clock)
+        _ = try session.setAnswers(["purpose": .text("loan")], now: clock.now)
+        let page = StepPage(session.currentStep())
+        let entries = try #require(page.dbusValue.vardict)
+        #expect(entries["progressLabel"] == "Schritt 1 von 2")
+        #expect(entries["optionalLabel"] == "(optional)" && entries["retryLabel"] == "Erneut versuchen")
+        for key in ["cancelLabel", "submittingLabel", "notSentLabel"] {
+            #expect(entries[key]?.string?.isEmpty == false, "\(key)")
+        }
+        #expect(entries["flowTitle"] == "Darlehen" && entries["flowDescription"] == "Ein Antrag")
+        #expect(entries["locale"] == "de-DE" && entries["effectiveLocale"] == "de")
+        #expect(entries["ruleHints"] == .array(
+            elementType: "(sss)", [.structure([.string("plugin"), .string("test.step"), .string("Vom Register geprüft")])]))
+
+        let fields = try #require(entries["fields"]?.vardicts)
+        let byID = Dictionary(uniqueKeysWithValues: fields.map { ($0["id"]?.string ?? "", $0) })
+        let ok = try #require(byID["ok"])
+        #expect(ok["yesLabel"] == "Ja" && ok["noLabel"] == "Nein")
+        let phone = try #require(byID["phone"])
+        #expect(phone["patternHint"] == "Nur Ziffern")
+        #expect(phone["yesLabel"] == nil && phone["noLabel"] == nil, "yes and no for toggles only")
+        #expect(byID["income"]?["patternHint"] == nil, "a pattern's hint only when the field has a pattern")
+        let income = try #require(byID["income"])
+        #expect(income["conditionallyRequired"] == true && income["required"] == true, "required as it is now")
+        #expect(income["ruleHints"] == .array(
+            elementType: "(sss)", [.structure([.string("requiredIf"), .string("purpose"), .string("Für Darlehen erforderlich")])]))
+        #expect(byID["confirm"]?["ruleHints"]?.signature == "a(sss)")
+        #expect(phone["conditionallyRequired"] == false && phone["ruleHints"] == .array(elementType: "(sss)", []))
+
+        let decoded = try StepPage(dbusValue: page.dbusValue)
+        #expect(decoded == page)
+        #expect(decoded.progressLabel == "Schritt 1 von 2" && decoded.effectiveLocale == "de")
+        #expect(decoded.ruleHints == [RuleHint(kind: .plugin, subject: "test.step", text: "Vom Register geprüft")])
+        #expect(decoded.field("confirm")?.ruleHints.first?.kind == .equals)
+        #expect(decoded.field("confirm")?.hintTexts == ["Muss mit „Passwort“ übereinstimmen"])
+        #expect(decoded.field("phone")?.hintTexts == ["Nur Ziffern"])
+        #expect(decoded.field("ok")?.yesLabel == "Ja")
+    }
+
+    @Test("a 1.0 reply, without the 1.1 keys, still decodes: the new values are empty")
+    func stepPageFromOnePointZero() throws {
+        let page = StepPage(try answeredSession().currentStep())
+        var entries = try #require(page.dbusValue.vardict)
+        let added = ["progressLabel", "retryLabel", "cancelLabel", "submittingLabel", "notSentLabel", "optionalLabel",
+                     "flowTitle", "flowDescription", "locale", "effectiveLocale", "ruleHints"]
+        for key in added { #expect(entries.removeValue(forKey: key) != nil, "\(key) is sent") }
+        var fields = try #require(entries["fields"]?.vardicts)
+        for i in fields.indices {
+            for key in ["yesLabel", "noLabel", "patternHint", "conditionallyRequired", "ruleHints"] { fields[i][key] = nil }
+        }
+        entries["fields"] = .vardicts(fields)
+        let old = try StepPage(dbus: entries)
+        #expect(old.progressLabel == "" && old.ruleHints.isEmpty && old.optionalLabel == "")
+        #expect(old.field("ok")?.yesLabel == "" && old.field("ok")?.conditionallyRequired == false)
+        #expect(old.fields.map(\.id) == page.fields.map(\.id) && old.title == page.title)
     }
 
     @Test("format 2: only shown fields, a computed value in words, warnings apart from errors, VisibleFields")
@@ -148,6 +232,15 @@ struct WireRoundTripTests {
         #expect(summary.titles == ["en": "Wire", "de": "Draht"] && summary.steps == 2 && summary.review)
         #expect(try FlowSummary(dbusValue: summary.dbusValue) == summary)
         #expect(summary.title(in: "de-AT") == "Draht")
+        #expect(summary.descriptions == ["en": "Every field type"], "a plain description is the English one")
+        let loan = FlowSummary(try FlowLoader.load(hinted, fileName: "hinted.json", capabilities: .any))
+        #expect(loan.descriptions == ["en": "An application", "de": "Ein Antrag"])
+        #expect(loan.description(in: "de-CH") == "Ein Antrag" && loan.description(in: "ja") == "An application")
+        #expect(try FlowSummary(dbusValue: loan.dbusValue) == loan)
+        var fromOnePointZero = try #require(loan.dbusValue.vardict)
+        fromOnePointZero["descriptions"] = nil
+        let old = try FlowSummary(dbusValue: .vardict(fromOnePointZero))
+        #expect(old.descriptions.isEmpty && old.description(in: "de") == "An application", "a 1.0 entry: the one description")
 
         for status in PluginSummary.Status.allCases {
             let plugin = PluginSummary(
@@ -239,9 +332,12 @@ struct WireRoundTripTests {
         #expect(receipt["n"] == nil, "null is left out")
         #expect(receipt["list"] == .array(elementType: .variant, [.variant(.double(1))]))
         #expect(receipt["o"] == .vardict(["b": true]))
-        for answer: AnswerValue in [.text("a"), .list([]), .bool(false), .integer(1), .number(2)] {
+        for answer: AnswerValue in [.text("a"), .list([]), .list(["x", "y"]), .bool(false), .integer(1), .number(2)] {
             #expect(WireValue.isAnswer(WireValue.answer(answer)))
+            #expect(WireValue.answer(from: WireValue.answer(answer)) == answer, "\(answer) reads back")
         }
+        #expect(WireValue.answer(from: .uint32(7)) == .integer(7) && WireValue.answer(from: .int32(-7)) == .integer(-7))
+        #expect(WireValue.answer(from: .vardict([:])) == nil && WireValue.answer(from: .objectPath("/x")) == nil)
         #expect(!WireValue.isAnswer(.uint32(1)) && !WireValue.isAnswer(.array(elementType: .int32, [])))
     }
 }
@@ -319,6 +415,8 @@ struct HostileWireTests {
             ("kind", .string("wizard"), "\"wizard\""),
             ("fields", .strings(["x"]), "'as', expected 'aa{sv}'"),
             ("canContinue", .uint32(1), "expected 'b'"),
+            ("progressLabel", .uint32(1), "expected 's'"),
+            ("ruleHints", .strings([]), "expected 'a(sss)'"),
         ]
         for (key, value, fragment) in cases {
             let message = Self.refusal { () throws(WireError) in try StepPage(dbusValue: try! Self.step(replacing: (key, value))) }
@@ -345,6 +443,10 @@ struct HostileWireTests {
             ("\"minLength\"", { $0["minLength"] = .string("2") }),
             ("\"optionIcons\"", { $0["optionIcons"] = .strings([]) }),
             ("\"isSet\"", { $0["isSet"] = nil }),
+            ("\"ruleHints\"", { $0["ruleHints"] = .strings(["Must match"]) }),
+            ("\"bogus\"", { $0["ruleHints"] = .array(elementType: "(sss)", [.structure([.string("bogus"), .string(""), .string("x")])]) }),
+            ("\"conditionallyRequired\"", { $0["conditionallyRequired"] = .string("yes") }),
+            ("\"patternHint\"", { $0["patternHint"] = .bool(true) }),
         ]
         for (fragment, change) in cases {
             let value = try withField(change)

@@ -68,7 +68,7 @@ def text_of(acc):
 
 
 class App:
-    """One flowd-gtk process, its accessible tree and its event log."""
+    """One flowd-gtk process, its accessible tree and its output (the `screen:` lines)."""
 
     def __init__(self, binary, args, log_path, shots_dir, env=None):
         self.log_path = log_path
@@ -102,22 +102,11 @@ class App:
     def lines(self, prefix):
         return [l[len(prefix):] for l in self.output().splitlines() if l.startswith(prefix)]
 
-    def events(self):
-        """What the window reported, one `event: …` line each (secure answers masked)."""
-        return self.lines("event: ")
-
-    def wait_event(self, expected):
-        wait_until(lambda: expected in self.events(), f"the event '{expected}' (got {self.events()})")
-
-    def wait_event_starting(self, prefix):
-        """Waits for an event that starts with `prefix`; returns it."""
-        return wait_until(lambda: next((e for e in self.events() if e.startswith(prefix)), None),
-                          f"an event starting '{prefix}' (got {self.events()})")
-
     def wait_screen(self, identity):
-        """Waits for the fixture driver to show the screen `identity` (`step:contact`,
-        `review`) after the screens already waited for; returns the transition it used
-        (`slide-forward`, `slide-back`, `crossfade`, `none`)."""
+        """Waits for the window to show the screen `identity` (`step:contact`, `review`,
+        `start`; the `screen:` lines of FLOWD_GTK_TRACE=1) after the screens already
+        waited for; returns the transition it used (`slide-forward`, `slide-back`,
+        `crossfade`, `none`)."""
         def found():
             shown = self.lines("screen: ")
             for index in range(self._screens_seen, len(shown)):
@@ -219,14 +208,19 @@ class App:
         walk(self.root, 0)
         return hits[0] if hits else None
 
-    def wait_typing_reaches(self, field_id, key="x"):
-        """Types one key and waits for it to arrive as an answer of `field_id`: the keyboard
-        focus is in that field (an entry row's text input has no accessible object of its own
-        in GTK 4.8, so its focus cannot be read)."""
-        before = len(self.events())
+    def wait_typing_reaches(self, role, name, key="x"):
+        """Types one key and waits for it to arrive at the end of the input `role` named
+        `name`: the keyboard focus is in that field (an entry row's text input has no
+        accessible focus of its own in GTK 4.8, so its focus cannot be read)."""
+        acc = self.find(role, name)
+        before = text_of(acc)
         self.key(key)
-        wait_until(lambda: any(e.startswith(f"answers {field_id}=") for e in self.events()[before:]),
-                   f"a key typed to reach the field '{field_id}' (events: {self.events()[before:]})")
+
+        def arrived():
+            # At the end of the text, or in place of it when the focus selected it all.
+            text = text_of(self.find(role, name))
+            return text != before and text.endswith(key)
+        wait_until(arrived, f"a key typed to reach the {role} '{name}' (it holds {text_of(self.find(role, name))!r})")
 
     def wait_focus(self, role, name):
         def check():

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The desktop client's end-to-end suite (e2e/desktop/README.md): a private X
 # server (Xvfb), a private session bus with the accessibility bus
-# (dbus-run-session), and suite.py driving flowd-gtk through AT-SPI.
+# (dbus-run-session), the real flowd on that bus (suite.py starts it), and
+# suite.py driving flowd-gtk through AT-SPI.
 #
 #   e2e/desktop/run.sh BUILD_BIN_DIR SCREENSHOT_DIR [--only NAME]...
 #
@@ -19,7 +20,10 @@ command -v Xvfb >/dev/null 2>&1 || skip "no Xvfb to start an X server (scripts/s
 command -v dbus-run-session >/dev/null 2>&1 || skip "no dbus-run-session (scripts/setup-debian.sh installs dbus-daemon)"
 command -v import >/dev/null 2>&1 || skip "no ImageMagick import for screenshots (scripts/setup-debian.sh installs imagemagick)"
 /usr/bin/python3 -c 'import pyatspi' 2>/dev/null || skip "no python3-pyatspi (scripts/setup-debian.sh installs it)"
-[ -x "$BIN/flowd-gtk" ] || { echo "run.sh: $BIN/flowd-gtk is missing: build it first" >&2; exit 1; }
+for built in flowd-gtk flowd flowctl libSpoolPlugin.so libCommandPlugin.so libWebhookPlugin.so \
+        libValidatorsPlugin.so libProvidersPlugin.so; do
+    [ -e "$BIN/$built" ] || { echo "run.sh: $BIN/$built is missing: build it first (swift build)" >&2; exit 1; }
+done
 
 WORK=$(mktemp -d /tmp/flowd-gtk-e2e.XXXXXX)
 XVFB_PID=

@@ -1,3 +1,4 @@
+import FlowClient
 import FlowProtocol
 
 /// One option a command accepts.

@@ -119,20 +119,7 @@ final class CommandRunner {
             }
             return given
         }
-        return Self.environmentLocale(context.environment)
-    }
-
-    /// The language of the environment as a tag (`de_DE.UTF-8` → `de-DE`);
-    /// nil when unset, `C` or `POSIX`.
-    static func environmentLocale(_ environment: [String: String]) -> String? {
-        for key in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            guard let value = environment[key], !value.isEmpty else { continue }
-            let base = value.split(whereSeparator: { $0 == "." || $0 == "@" }).first.map(String.init) ?? value
-            if base == "C" || base == "POSIX" { return nil }
-            let tag = LocaleFallback.normalize(value)
-            return LocaleFallback.isWellFormed(tag) ? tag : nil
-        }
-        return nil
+        return RequestedLocale.fromEnvironment { context.environment[$0] }
     }
 
     // MARK: lists

@@ -89,7 +89,10 @@ extension CLIError {
     /// flowctl's exit status and message for a failed call to flowd on
     /// `bus`; `flowd` is the daemon's path for the "Start it with" hint.
     package init(_ error: FlowClientError, bus: BusChoice, flowd: @autoclosure () -> String = FlowdLocation.current()) {
-        let detail = error.underlying?.message ?? error.message
+        if let unreachable = bus.unreachableMessage(error, flowd: flowd()) {
+            self.init(.unavailable, unreachable)
+            return
+        }
         switch error.kind {
         case .flowd(let name):
             switch name {
@@ -100,18 +103,8 @@ extension CLIError {
             case .invalidState, .validationFailed, .limitExceeded, .submitFailed, .timeout, .cancelled, .failed:
                 self.init(.failure, error.message)
             }
-        case .notRunning:
-            var message = "flowd is not running on \(bus.displayName). Start it with: \(bus.startCommand(flowd: flowd()))"
-            if let name = error.name, name != .serviceUnknown, name != .nameHasNoOwner {
-                message += " (activation failed: \(detail))"
-            }
-            self.init(.unavailable, message)
-        case .cannotConnect:
-            var message = "cannot connect to \(bus.displayName): \(detail)"
-            if case .user = bus { message += " (is this a desktop or user session? For the system service use --system)" }
-            self.init(.unavailable, message)
-        case .disconnected:
-            self.init(.unavailable, "lost the connection to \(bus.displayName): \(detail)")
+        case .notRunning, .cannotConnect, .disconnected:
+            self.init(.unavailable, error.message)
         case .noReply:
             self.init(.unavailable, error.message)
         case .cancelled:
@@ -127,61 +120,4 @@ extension CLIError {
             }
         }
     }
-}
-
-/// Which bus flowctl talks to, from `--system`, `--user` or `--address`.
-package enum BusChoice: Sendable, Hashable {
-    /// The system bus: the system service.
-    case system
-    /// The session bus: the per-user service (the default, like flowd's).
-    case user
-    /// A bus at a D-Bus address.
-    case address(String)
-
-    /// The options that select this bus again, for hints such as the resume command.
-    package var commandLineOptions: [String] {
-        switch self {
-        case .system: return ["--system"]
-        case .user: return []
-        case .address(let address): return ["--address", address]
-        }
-    }
-
-    /// "the session bus", "the system bus", "the bus at ADDR".
-    package var displayName: String {
-        switch self {
-        case .system: return "the system bus"
-        case .user: return "the session bus"
-        case .address(let address): return "the bus at \(address)"
-        }
-    }
-
-    /// The bus to connect to.
-    package var connectionBus: Connection.Bus {
-        switch self {
-        case .system: return .system
-        case .user: return .session
-        case .address(let address): return .address(address)
-        }
-    }
-
-    /// The command that starts flowd on this bus; for an address, the
-    /// executable at `flowd` (see ``FlowdLocation``).
-    package func startCommand(flowd: String = FlowdLocation.installed) -> String {
-        switch self {
-        case .system: return "systemctl start flowd"
-        case .user: return "systemctl --user start flowd"
-        case .address(let address): return "\(shellQuoted(flowd)) --address \(shellQuoted(address))"
-        }
-    }
-}
-
-/// `text` quoted for a POSIX shell when it needs it.
-func shellQuoted(_ text: String) -> String {
-    let safe = text.unicodeScalars.allSatisfy { scalar in
-        (scalar.value < 128 && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil))
-            || "-_./:=,@%+".unicodeScalars.contains(scalar)
-    }
-    if safe && !text.isEmpty { return text }
-    return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }

@@ -1,8 +1,10 @@
 import Adwaita
+import FlowClient
+import FlowProtocol
 import FlowdSystem
 
-/// `flowd-gtk`: parses the command line, picks the language, and runs the
-/// GTK application with the window.
+/// `flowd-gtk`: parses the command line, picks the language, connects a
+/// ``FlowClient`` to flowd and runs the GTK application with the window.
 package enum DesktopApp {
     package static let applicationID = "org.flowd.Flows"
 
@@ -13,35 +15,37 @@ package enum DesktopApp {
             options = try Options.parse(Array(arguments.dropFirst()))
         } catch {
             Console.error("flowd-gtk: \(error)\n\n\(Options.usage)")
-            return 2
+            return SysExits.usage.rawValue
         }
         if options.help {
             Console.line(Options.usage)
             return 0
         }
-        if options.listFixtures {
-            for (name, summary) in Fixtures.catalog { Console.line(name + "\t" + summary) }
-            return 0
-        }
-        guard let fixture = options.fixture else {
-            // The window is not wired to flowd yet (docs/desktop.md).
-            Console.error(
-                "flowd-gtk: this build shows built-in example screens only: run flowd-gtk --fixture NAME "
-                    + "(flowd-gtk --list-fixtures lists them); opening flowd's flows comes with the D-Bus client")
-            return 2
-        }
-        guard Fixtures.catalog.contains(where: { $0.name == fixture }) else {
-            Console.error("flowd-gtk: no fixture named '\(fixture)'; flowd-gtk --list-fixtures lists them")
-            return 2
+        if let id = options.resume, FlowBus.sessionPath(of: id) == nil {
+            Console.error("flowd-gtk: --resume: '\(id)' is not a session id (32 lowercase hex characters; flowctl sessions lists them)")
+            return SysExits.usage.rawValue
         }
         let locale = LocaleChoice.resolve(option: options.locale, environment: CurrentProcess.environmentVariable)
+        let client: FlowClient
+        do {
+            client = try FlowClient(bus: options.bus.connectionBus)
+        } catch {
+            Console.error("flowd-gtk: \(error)")
+            return SysExits.software.rawValue
+        }
+        let opening: WindowController.Opening =
+            options.flow.map { .flow($0) } ?? options.resume.map { .session($0) } ?? .start
         return MainActor.assumeIsolated {
-            runApplication(programName: arguments.first ?? "flowd-gtk", locale: locale, fixture: fixture)
+            runApplication(
+                programName: arguments.first ?? "flowd-gtk", locale: locale,
+                controller: WindowController(
+                    client: client, bus: options.bus, locale: locale, strings: AppStrings(locale: locale),
+                    opening: opening, trace: CurrentProcess.environmentVariable("FLOWD_GTK_TRACE") == "1"))
         }
     }
 
     @MainActor
-    private static func runApplication(programName: String, locale: String, fixture: String) -> Int32 {
+    private static func runApplication(programName: String, locale: String, controller: WindowController) -> Int32 {
         let strings = AppStrings(locale: locale)
         let application = Application(id: applicationID)
         // `@MainActor` tasks and DispatchQueue.main run on GLib's loop from here on.
@@ -51,15 +55,14 @@ package enum DesktopApp {
             // After GTK's own start-up, which sets the direction from GTK's translations.
             Style.setRightToLeft(LocaleChoice.isRightToLeft(locale))
             Style.addStyleSheet(StyleSheet.css)
-            let now = UInt64(max(WallClock.microsecondsSinceEpoch(), 0))
-            let driver = FixtureDriver(name: fixture, fixtures: Fixtures(locale: locale, now: now))
             let window = FlowWindow(
                 application: application, strings: strings, now: { UInt64(max(WallClock.microsecondsSinceEpoch(), 0)) },
-                onEvent: { driver.handle($0) })
+                onEvent: { [weak controller] in controller?.handle($0) })
             windows.append(window)
-            driver.run(in: window)
+            controller.run(in: window)
             window.present()
         }
-        return application.run(programName: programName)
+        let status = application.run(programName: programName)
+        return status == 0 ? controller.exitStatus : status
     }
 }

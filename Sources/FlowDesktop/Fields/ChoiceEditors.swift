@@ -1,6 +1,6 @@
 import Adwaita
-import FlowEngine
 import FlowKit
+import FlowProtocol
 
 /// The selection of a choice field as the person makes it: option ids
 /// (`other` included) and Other's text, turned into answers.
@@ -8,9 +8,9 @@ struct ChoiceSelection: Equatable {
     let multiple: Bool
     private(set) var chosen: [String]
 
-    init(field: FieldModel) {
+    init(field: StepField) {
         multiple = field.type == .multichoice
-        switch field.value {
+        switch field.answer {
         case .text(let id) where !id.isEmpty: chosen = [id]
         case .list(let ids): chosen = ids
         default: chosen = []
@@ -44,11 +44,11 @@ final class OtherEntry {
     /// What appears and disappears with the entry (the row, or a group around it).
     var shown: Widget
 
-    init(field: FieldModel, context: EditorContext) {
-        row = EntryRow(title: field.other?.label ?? "")
+    init(field: StepField, context: EditorContext) {
+        row = EntryRow(title: field.otherLabel)
         shown = row
-        row.setText(field.other?.text ?? "")
-        row.setAccessibleLabel(field.label + ": " + (field.other?.label ?? ""))
+        row.setText(field.otherValue ?? "")
+        row.setAccessibleLabel(field.label + ": " + field.otherLabel)
         let key = field.otherKey
         row.onChanged { [unowned row] in context.report([key: .text(row.text)]) }
         row.onActivated(context.activate)
@@ -59,10 +59,10 @@ final class OtherEntry {
         set { shown.isVisible = newValue }
     }
 
-    func update(_ field: FieldModel, visible: Bool) {
+    func update(_ field: StepField, visible: Bool) {
         isVisible = visible
-        row.title = field.other?.label ?? ""
-        let text = field.other?.text ?? ""
+        row.title = field.otherLabel
+        let text = field.otherValue ?? ""
         if !row.hasFocusWithin, row.text != text { row.setText(text) }
     }
 }
@@ -95,18 +95,17 @@ final class ChoiceEditor: FieldEditor {
         buttons.first(where: { selection.isChosen($0.id) })?.button ?? buttons.first?.button ?? group
     }
 
-    init(_ field: FieldModel, style: ChoiceStyle, context: EditorContext) {
+    init(_ field: StepField, style: ChoiceStyle, context: EditorContext) {
         fieldID = field.id
         selection = ChoiceSelection(field: field)
-        group = PreferencesGroup(title: field.displayLabel)
-        var options = field.options
-        if let other = field.other { options.append(OptionModel(id: FieldModel.otherOptionID, label: other.label)) }
-        let other = field.other.map { _ in OtherEntry(field: field, context: context) }
+        group = PreferencesGroup(title: context.label(field))
+        let options = field.choices
+        let other = field.other ? OtherEntry(field: field, context: context) : nil
         switch style {
         case .rows:
             buttons = Self.rows(options, multiple: selection.multiple, in: group)
             if let other { group.add(other.row) }
-            chrome = FieldChrome(content: group)
+            chrome = FieldChrome(content: group, optionalLabel: context.optionalLabel)
         case .chips:
             buttons = Self.chips(options, multiple: selection.multiple, in: group)
             // A preferences group shows its rows before other children: Other's entry goes below, in its own.
@@ -119,7 +118,7 @@ final class ChoiceEditor: FieldEditor {
                 otherGroup.add(other.row)
                 other.shown = otherGroup
             }
-            chrome = FieldChrome(content: content)
+            chrome = FieldChrome(content: content, optionalLabel: context.optionalLabel)
         }
         otherEntry = other
         for (id, button) in buttons {
@@ -127,22 +126,22 @@ final class ChoiceEditor: FieldEditor {
                 // In a single choice, the option released by the new one says nothing of its own.
                 if !selection.multiple, !button.isActive { return }
                 selection.set(id, button.isActive)
-                otherEntry?.isVisible = selection.isChosen(FieldModel.otherOptionID)
+                otherEntry?.isVisible = selection.isChosen(StepField.otherOptionID)
                 context.report([fieldID: selection.answer])
             }
         }
         // The group names the options for a screen reader; errors and hints describe it.
-        group.setAccessibleLabel(field.displayLabel)
+        group.setAccessibleLabel(context.label(field))
         chrome.attach(input: group, field: field)
         update(field)
     }
 
     /// A row per option with a radio (or check) button; when some options have
     /// icons, the others get an empty slot so the labels line up.
-    private static func rows(_ options: [OptionModel], multiple: Bool, in group: PreferencesGroup)
+    private static func rows(_ options: [ChoiceOption], multiple: Bool, in group: PreferencesGroup)
         -> [(id: String, button: any ChoiceButton)]
     {
-        let anyIcon = options.contains { !$0.icon.isEmpty }
+        let anyIcon = options.contains { $0.icon?.isEmpty == false }
         var checks: [(id: String, button: CheckButton)] = []
         for option in options {
             let row = ActionRow(title: option.label)
@@ -151,7 +150,7 @@ final class ChoiceEditor: FieldEditor {
             if let first = checks.first?.button, !multiple { check.join(first) }
             // libadwaita 1.2 puts each new prefix first: the icon, then the button before it.
             if anyIcon {
-                let icon = Image(iconName: option.icon, pixelSize: 24)
+                let icon = Image(iconName: option.icon ?? "", pixelSize: 24)
                 icon.setSizeRequest(width: 24, height: 24)
                 row.addPrefix(icon)
             }
@@ -165,7 +164,7 @@ final class ChoiceEditor: FieldEditor {
     }
 
     /// A chip per option in a wrapping line.
-    private static func chips(_ options: [OptionModel], multiple: Bool, in group: PreferencesGroup)
+    private static func chips(_ options: [ChoiceOption], multiple: Bool, in group: PreferencesGroup)
         -> [(id: String, button: any ChoiceButton)]
     {
         let flow = FlowBox(spacing: 8)
@@ -174,7 +173,7 @@ final class ChoiceEditor: FieldEditor {
         for option in options {
             let chip = ToggleButton(label: option.label)
             chip.addStyleClass("chip")
-            if !option.icon.isEmpty { chip.setIcon(option.icon, label: option.label) }
+            if let icon = option.icon, !icon.isEmpty { chip.setIcon(icon, label: option.label) }
             chip.setAccessibleLabel(option.label)
             if let first = chips.first?.button, !multiple { chip.join(first) }
             flow.append(chip)
@@ -183,11 +182,11 @@ final class ChoiceEditor: FieldEditor {
         return chips.map { ($0.id, $0.button) }
     }
 
-    func update(_ field: FieldModel) {
-        group.title = field.displayLabel
+    func update(_ field: StepField) {
+        group.title = chrome.label(field)
         chrome.update(field)
         selection = ChoiceSelection(field: field)
         for (id, button) in buttons { button.isActive = selection.isChosen(id) }
-        otherEntry?.update(field, visible: selection.isChosen(FieldModel.otherOptionID))
+        otherEntry?.update(field, visible: selection.isChosen(StepField.otherOptionID))
     }
 }

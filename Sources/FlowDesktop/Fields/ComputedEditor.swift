@@ -1,38 +1,34 @@
 import Adwaita
-import FlowKit
+import FlowProtocol
 
-/// `computed` (flow format 2): a read-only row, the label and the value
-/// the daemon worked out. Nothing to type, so it reports nothing.
+/// `computed` (flow format 2): a read-only row, the label with the value
+/// the daemon worked out at its end, in the daemon's words for the locale
+/// ("1,440 €"; nothing while it has no value). Nothing to type, so it
+/// reports nothing.
 @MainActor
 final class ComputedEditor: FieldEditor {
     let fieldID: String
     private let row: ActionRow
+    private let value = Label()
     let chrome: FieldChrome
     var focusTarget: Widget { row }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        row = ActionRow(title: field.label, subtitle: Self.text(field.value))
+        row = ActionRow(title: field.label)
         row.setLines(title: 0, subtitle: 0)
-        chrome = FieldChrome(row: row)
+        value.isSelectable = true
+        value.addStyleClass("numeric")
+        value.addStyleClass("heading")
+        row.addSuffix(value)
+        chrome = FieldChrome(row: row, optionalLabel: "")
         chrome.attach(input: row, field: field)
+        value.text = field.display
     }
 
-    func update(_ field: FieldModel) {
+    func update(_ field: StepField) {
         row.title = field.label
-        row.subtitle = Self.text(field.value)
+        value.text = field.display
         chrome.update(field)
-    }
-
-    /// The value as text; empty when it has none.
-    private static func text(_ value: AnswerValue?) -> String {
-        switch value {
-        case .text(let s)?: return s
-        case .integer(let i)?: return String(i)
-        case .number(let d)?: return String(d)
-        case .bool(let b)?: return b ? "✓" : ""
-        case .list(let l)?: return l.joined(separator: ", ")
-        case nil: return ""
-        }
     }
 }

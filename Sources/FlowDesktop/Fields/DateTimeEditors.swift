@@ -1,6 +1,6 @@
 import Adwaita
-import FlowEngine
 import FlowKit
+import FlowProtocol
 
 /// `date`: an entry row for `YYYY-MM-DD` with a calendar in a popover. The
 /// calendar opens on the answer, else on the first day the bounds allow.
@@ -11,20 +11,21 @@ final class DateEditor: FieldEditor {
     private let calendar = Calendar()
     private let popover: Popover
     let chrome: FieldChrome
-    private var bounds: DateBounds?
+    /// The `after` bound: the calendar opens on the day after it.
+    private var earliest: CivilDate?
     var focusTarget: Widget { row }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        bounds = field.dateBounds
-        row = EntryRow(title: field.displayLabel)
+        earliest = field.earliest
+        row = EntryRow(title: context.label(field))
         row.setPlaceholder(field.placeholder.isEmpty ? "YYYY-MM-DD" : field.placeholder)
         popover = Popover(child: calendar)
         row.addSuffix(MenuButton(iconName: "x-office-calendar-symbolic", accessibleLabel: context.strings(.chooseDate), popover: popover))
-        chrome = FieldChrome(row: row)
+        chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)
         chrome.attach(input: row, field: field)
-        row.setText(field.value?.textValue ?? "")
-        showOnCalendar(field.value?.textValue ?? "")
+        row.setText(field.answer?.textValue ?? "")
+        showOnCalendar(field.answer?.textValue ?? "")
         let id = field.id
         row.onChanged { [unowned self] in
             showOnCalendar(row.text)
@@ -42,21 +43,21 @@ final class DateEditor: FieldEditor {
 
     /// Puts the calendar on the typed date, or on the first allowed day.
     private func showOnCalendar(_ text: String) {
-        if let date = CivilDate(iso: text) ?? DateEditor.firstAllowedDay(bounds) {
+        if let date = CivilDate(iso: text) ?? DateEditor.firstAllowedDay(after: earliest) {
             calendar.selection = (date.year, date.month, date.day)
         }
     }
 
     /// The day after `after` (dates must be after it), when there is a lower bound.
-    nonisolated static func firstAllowedDay(_ bounds: DateBounds?) -> CivilDate? {
-        bounds?.after?.adding(days: 1)
+    nonisolated static func firstAllowedDay(after: CivilDate?) -> CivilDate? {
+        after?.adding(days: 1)
     }
 
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
-        bounds = field.dateBounds
+    func update(_ field: StepField) {
+        row.title = chrome.label(field)
+        earliest = field.earliest
         chrome.update(field)
-        let value = field.value?.textValue ?? ""
+        let value = field.answer?.textValue ?? ""
         if !row.hasFocusWithin, row.text != value {
             row.setText(value)
             showOnCalendar(value)
@@ -75,9 +76,9 @@ final class TimeEditor: FieldEditor {
     let chrome: FieldChrome
     var focusTarget: Widget { row }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        row = EntryRow(title: field.displayLabel)
+        row = EntryRow(title: context.label(field))
         row.setPlaceholder(field.placeholder.isEmpty ? "HH:MM" : field.placeholder)
         hours.setAccessibleLabel(context.strings(.hours))
         minutes.setAccessibleLabel(context.strings(.minutes))
@@ -87,9 +88,9 @@ final class TimeEditor: FieldEditor {
         pickers.append(Label(":"))
         pickers.append(minutes)
         row.addSuffix(MenuButton(iconName: "preferences-system-time-symbolic", accessibleLabel: context.strings(.chooseTime), popover: Popover(child: pickers)))
-        chrome = FieldChrome(row: row)
+        chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)
         chrome.attach(input: row, field: field)
-        show(field.value?.textValue ?? "")
+        show(field.answer?.textValue ?? "")
         let id = field.id
         row.onChanged { [unowned self] in
             showOnPickers(row.text)
@@ -117,10 +118,10 @@ final class TimeEditor: FieldEditor {
         minutes.number = Double(time.minute)
     }
 
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
+    func update(_ field: StepField) {
+        row.title = chrome.label(field)
         chrome.update(field)
-        let value = field.value?.textValue ?? ""
+        let value = field.answer?.textValue ?? ""
         if !row.hasFocusWithin, row.text != value { show(value) }
     }
 

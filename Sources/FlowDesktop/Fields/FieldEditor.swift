@@ -1,6 +1,6 @@
 import Adwaita
-import FlowEngine
 import FlowKit
+import FlowProtocol
 
 /// The widget for one field type. An editor reports the person's input as
 /// answers (the keys and values of `SetAnswers`) and never reports what the
@@ -14,7 +14,7 @@ protocol FieldEditor: AnyObject {
     var focusTarget: Widget { get }
     /// New data from the daemon: labels, value, hints. A value the person is
     /// typing into right now is left alone.
-    func update(_ field: FieldModel)
+    func update(_ field: StepField)
 }
 
 extension FieldEditor {
@@ -33,12 +33,17 @@ struct EditorContext {
     /// Enter in a single-line input: Continue.
     let activate: @MainActor () -> Void
     let strings: AppStrings
+    /// The daemon's "(optional)" for this step.
+    let optionalLabel: String
+
+    /// `field`'s label as shown, "(optional)" included.
+    func label(_ field: StepField) -> String { field.displayLabel(optionalLabel: optionalLabel) }
 }
 
 @MainActor
 enum FieldEditors {
     /// The editor for `field`'s type.
-    static func make(_ field: FieldModel, context: EditorContext) -> any FieldEditor {
+    static func make(_ field: StepField, context: EditorContext) -> any FieldEditor {
         switch field.type {
         case .text: return EntryEditor(field, purpose: .freeForm, context: context)
         case .email: return EntryEditor(field, purpose: .email, context: context)

@@ -1,5 +1,6 @@
 import Adwaita
 import FlowKit
+import FlowProtocol
 
 /// Number text as typed ↔ the answer sent.
 enum NumberText {
@@ -52,23 +53,22 @@ final class NumberSpinEditor: FieldEditor {
     var focusTarget: Widget { spin }
 
     /// A spin button suits a whole number between two bounds not too far apart.
-    static func fits(_ field: FieldModel) -> Bool {
-        guard let range = field.numberRange, range.integer, let lo = range.minimum, let hi = range.maximum else {
+    static func fits(_ field: StepField) -> Bool {
+        guard field.integer, let lo = field.minimum, let hi = field.maximum else {
             return false
         }
         return lo <= hi && hi - lo <= 1_000_000
     }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        let range = field.numberRange ?? NumberRange()
-        spin = SpinButton(minimum: range.minimum ?? 0, maximum: range.maximum ?? 0, step: 1, digits: 0)
-        row = ActionRow(title: field.displayLabel)
+        spin = SpinButton(minimum: field.minimum ?? 0, maximum: field.maximum ?? 0, step: 1, digits: 0)
+        row = ActionRow(title: context.label(field))
         row.addSuffix(spin)
         row.setActivatableWidget(spin)
-        chrome = FieldChrome(row: row)
+        chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)
         chrome.attach(input: spin, field: field)
-        show(field.value)
+        show(field.answer)
         let id = field.id
         spin.onChanged { [unowned spin] in context.report([id: NumberText.answer(for: spin.text, integer: true)]) }
         spin.onActivated(context.activate)
@@ -78,10 +78,10 @@ final class NumberSpinEditor: FieldEditor {
         spin.number = Double(NumberText.display(value))
     }
 
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
+    func update(_ field: StepField) {
+        row.title = chrome.label(field)
         chrome.update(field)
-        if !spin.hasFocusWithin, spin.text != NumberText.display(field.value) { show(field.value) }
+        if !spin.hasFocusWithin, spin.text != NumberText.display(field.answer) { show(field.answer) }
     }
 
 }

@@ -1,5 +1,6 @@
 import Adwaita
 import FlowKit
+import FlowProtocol
 
 /// `text`, `email`, and a `number` without a spin button: an entry row.
 /// The text typed becomes the answer through `answer`, and a held answer
@@ -13,15 +14,15 @@ final class EntryEditor: FieldEditor {
     var focusTarget: Widget { row }
 
     init(
-        _ field: FieldModel, purpose: InputPurpose, context: EditorContext,
+        _ field: StepField, purpose: InputPurpose, context: EditorContext,
         answer: @escaping (String) -> AnswerValue = { .text($0) },
         display: @escaping (AnswerValue?) -> String = { $0?.textValue ?? "" }
     ) {
         fieldID = field.id
         self.display = display
-        row = EntryRow(title: field.displayLabel)
+        row = EntryRow(title: context.label(field))
         row.purpose = purpose
-        chrome = FieldChrome(row: row)
+        chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)
         chrome.attach(input: row, field: field)
         let id = field.id
         row.onChanged { [unowned row] in context.report([id: answer(row.text)]) }
@@ -31,18 +32,18 @@ final class EntryEditor: FieldEditor {
 
     /// A `number` field's entry: digits only for a whole number that cannot be
     /// negative; a decimal comma is read as a point.
-    static func number(_ field: FieldModel, context: EditorContext) -> EntryEditor {
-        let integer = field.numberRange?.integer ?? false
+    static func number(_ field: StepField, context: EditorContext) -> EntryEditor {
+        let integer = field.integer
         return EntryEditor(
-            field, purpose: integer && (field.numberRange?.minimum ?? -1) >= 0 ? .digits : .number, context: context,
+            field, purpose: integer && (field.minimum ?? -1) >= 0 ? .digits : .number, context: context,
             answer: { NumberText.answer(for: $0, integer: integer) }, display: NumberText.display)
     }
 
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
+    func update(_ field: StepField) {
+        row.title = chrome.label(field)
         row.setPlaceholder(field.placeholder)
         chrome.update(field)
-        let text = display(field.value)
+        let text = display(field.answer)
         if !row.hasFocusWithin, row.text != text { row.setText(text) }
     }
 }
@@ -59,13 +60,13 @@ final class SecureEditor: FieldEditor {
     private let strings: AppStrings
     var focusTarget: Widget { entry }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
         strings = context.strings
-        group = PreferencesGroup(title: field.displayLabel)
+        group = PreferencesGroup(title: context.label(field))
         entry.addStyleClass("secure-field")
         group.add(entry)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(content: group, optionalLabel: context.optionalLabel)
         chrome.attach(input: entry, field: field)
         let id = field.id
         entry.onChanged { [unowned entry] in context.report([id: .text(entry.text)]) }
@@ -73,8 +74,8 @@ final class SecureEditor: FieldEditor {
         update(field)
     }
 
-    func update(_ field: FieldModel) {
-        group.title = field.displayLabel
+    func update(_ field: StepField) {
+        group.title = chrome.label(field)
         chrome.update(field)
         chrome.setExtraNote(field.isSet && entry.text.isEmpty ? strings(.secureIsSet) : "")
     }
@@ -90,25 +91,25 @@ final class MultilineEditor: FieldEditor {
     let chrome: FieldChrome
     var focusTarget: Widget { view }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        group = PreferencesGroup(title: field.displayLabel)
+        group = PreferencesGroup(title: context.label(field))
         let scroller = ScrolledWindow(child: view)
         scroller.setMinimumContentHeight(110)
         scroller.addStyleClass("card")
         scroller.addStyleClass("multiline")
         group.add(scroller)
-        chrome = FieldChrome(content: group)
+        chrome = FieldChrome(content: group, optionalLabel: context.optionalLabel)
         chrome.attach(input: view, field: field)
-        view.text = field.value?.textValue ?? ""
+        view.text = field.answer?.textValue ?? ""
         let id = field.id
         view.onChanged { [unowned view] in context.report([id: .text(view.text)]) }
     }
 
-    func update(_ field: FieldModel) {
-        group.title = field.displayLabel
+    func update(_ field: StepField) {
+        group.title = chrome.label(field)
         chrome.update(field)
-        let value = field.value?.textValue ?? ""
+        let value = field.answer?.textValue ?? ""
         if !view.hasFocus, view.text != value { view.text = value }
     }
 

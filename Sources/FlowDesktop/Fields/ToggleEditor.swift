@@ -1,5 +1,6 @@
 import Adwaita
 import FlowKit
+import FlowProtocol
 
 /// `toggle`: a row with a switch; clicking anywhere on the row flips it.
 @MainActor
@@ -10,23 +11,23 @@ final class ToggleEditor: FieldEditor {
     let chrome: FieldChrome
     var focusTarget: Widget { toggle }
 
-    init(_ field: FieldModel, context: EditorContext) {
+    init(_ field: StepField, context: EditorContext) {
         fieldID = field.id
-        row = ActionRow(title: field.displayLabel)
+        row = ActionRow(title: context.label(field))
         row.setLines(title: 0, subtitle: 0)
         row.addSuffix(toggle)
         row.setActivatableWidget(toggle)
-        chrome = FieldChrome(row: row)
+        chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)
         chrome.attach(input: toggle, field: field)
-        toggle.isOn = field.value == .bool(true)
+        toggle.isOn = field.answer == .bool(true)
         let id = field.id
         toggle.onChanged { [unowned toggle] in context.report([id: .bool(toggle.isOn)]) }
     }
 
-    func update(_ field: FieldModel) {
-        row.title = field.displayLabel
+    func update(_ field: StepField) {
+        row.title = chrome.label(field)
         chrome.update(field)
-        toggle.isOn = field.value == .bool(true)
+        toggle.isOn = field.answer == .bool(true)
     }
 
 }

@@ -29,6 +29,19 @@ package enum AppString: String, CaseIterable, Sendable {
     case secureIsSet
     /// The date and time pickers' buttons and fields.
     case chooseDate, chooseTime, hours, minutes
+    /// The success page's button.
+    case close
+    /// The label of a receipt's `reference`, the key the shipped submit
+    /// actions use (other keys are shown as they are).
+    case receiptReference
+    /// A notice's button: try again to reach flowd or open the form.
+    case retry
+    /// Notices: flowd cannot be reached; the form asked for is not there.
+    case unreachableTitle, notAvailableTitle
+    /// Toasts: the connection to flowd was lost, and is back.
+    case connectionLost, reconnected
+    /// A toast: another client closed the session shown.
+    case sessionGone
 }
 
 /// The app's string catalog in one locale.

@@ -1,15 +1,13 @@
+import FlowClient
 import FlowEngine
 
-/// The locale the window speaks: `--locale`, else the POSIX environment in
-/// its order of precedence (`LC_ALL`, then `LC_MESSAGES`, then `LANG`), else `en`.
+/// The locale the window speaks and new sessions ask for: `--locale`, else
+/// the environment as flowctl reads it (``RequestedLocale``), else `en`.
 package enum LocaleChoice {
     /// The chosen tag, normalized (`de_DE.UTF-8` → `de-DE`; `C` → `en`).
     package static func resolve(option: String?, environment: (String) -> String?) -> String {
         if let option, !option.isEmpty { return LocaleFallback.normalize(option) }
-        for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {
-            if let value = environment(name), !value.isEmpty { return LocaleFallback.normalize(value) }
-        }
-        return "en"
+        return RequestedLocale.fromEnvironment(environment) ?? "en"
     }
 
     /// Languages written right to left, by their primary subtag.

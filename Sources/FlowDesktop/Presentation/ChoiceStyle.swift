@@ -1,3 +1,5 @@
+import FlowProtocol
+
 /// How a choice or multiple choice is shown.
 package enum ChoiceStyle: Sendable, Equatable {
     /// A boxed list of rows with radio or check buttons: for many or long options.
@@ -12,8 +14,8 @@ package enum ChoiceStyle: Sendable, Equatable {
 
     /// Chips for a few short options, rows otherwise. Options with icons or
     /// help stay readable either way; a long label never becomes a chip.
-    package static func of(_ field: FieldModel) -> ChoiceStyle {
-        let labels = field.options.map(\.label) + (field.other.map { [$0.label] } ?? [])
+    package static func of(_ field: StepField) -> ChoiceStyle {
+        let labels = field.choices.map(\.label)
         guard !labels.isEmpty, labels.count <= maximumChips else { return .rows }
         return labels.allSatisfy { $0.count <= maximumChipLabel } ? .chips : .rows
     }

@@ -6,9 +6,9 @@ package enum Navigation {
     /// steps by their index, Review by its own, the outcome pages last.
     package static func position(of screen: Screen) -> Int {
         switch screen {
-        case .start: return 0
-        case .step(let s): return s.progress.index
-        case .review(let r): return r.progress.index
+        case .start, .notice: return 0
+        case .step(let s): return s.page.index
+        case .review(let r, _): return r.page.index
         case .submitting: return Int.max - 1
         case .success: return Int.max
         }
@@ -48,7 +48,8 @@ package enum Navigation {
     package static func identity(of screen: Screen) -> String {
         switch screen {
         case .start: return "start"
-        case .step(let s): return "step:" + s.id
+        case .notice: return "notice"
+        case .step(let s): return "step:" + s.page.id
         case .review: return "review"
         case .submitting: return "submitting"
         case .success: return "success"

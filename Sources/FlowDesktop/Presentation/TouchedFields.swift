@@ -1,3 +1,5 @@
+import FlowProtocol
+
 /// Which fields of the current step the person has touched, and so which
 /// errors are shown: an error appears under a field only once the person
 /// has worked on it, never on a fresh step.
@@ -12,7 +14,7 @@ package struct TouchedFields: Sendable, Equatable {
     package func isTouched(_ id: String) -> Bool { ids.contains(id) }
 
     /// The error to show under `field` now: its error once touched, else nothing.
-    package func visibleError(for field: FieldModel) -> String {
+    package func visibleError(for field: StepField) -> String {
         isTouched(field.id) ? field.error : ""
     }
 }

@@ -1,31 +1,40 @@
 import Adwaita
+import FlowProtocol
 
 /// What every field shows around its input: the error under it (only once
-/// the person touched the field), then its help and rule hints, and the
-/// accessible name and description the screen reader reads on the input.
+/// the person touched the field), a warning (which never stops Continue),
+/// then its help and the rule hints the
+/// daemon describes (the multiple choice's, the pattern's, step rules,
+/// conditional requirements, plugin validators), and the accessible name
+/// and description the screen reader reads on the input.
 @MainActor
 final class FieldChrome {
     /// The field's block on the page: the input part, then the texts.
     let root = Box(.vertical, spacing: 6)
     private let errorLabel = Label()
+    private let warningLabel = Label()
     private let notesLabel = Label()
     /// The widget a screen reader lands on for this field.
     private weak var input: Widget?
     private var help = ""
     private var hints: [String] = []
     private var error = ""
+    private var warning = ""
     private var extraNote = ""
+    /// The daemon's "(optional)".
+    private let optionalLabel: String
 
     /// The chrome around `row` in a boxed list of its own (entry rows, action rows).
-    convenience init(row: Widget) {
+    convenience init(row: Widget, optionalLabel: String) {
         let group = PreferencesGroup()
         group.add(row)
-        self.init(content: group)
+        self.init(content: group, optionalLabel: optionalLabel)
     }
 
-    init(content: Widget) {
+    init(content: Widget, optionalLabel: String) {
+        self.optionalLabel = optionalLabel
         root.append(content)
-        for label in [errorLabel, notesLabel] {
+        for label in [errorLabel, warningLabel, notesLabel] {
             label.wraps = true
             label.xAlign = 0
             label.addStyleClass("caption")
@@ -34,21 +43,26 @@ final class FieldChrome {
             root.append(label)
         }
         errorLabel.addStyleClass("field-error")
+        warningLabel.addStyleClass("field-warning")
         notesLabel.addStyleClass("dim-label")
     }
 
+    /// The field's label as shown: with "(optional)" when it is.
+    func label(_ field: StepField) -> String { field.displayLabel(optionalLabel: optionalLabel) }
+
     /// The input the texts belong to; gets the accessible name and description.
-    func attach(input: Widget, field: FieldModel) {
+    func attach(input: Widget, field: StepField) {
         self.input = input
         update(field)
     }
 
     /// New label, help and hints from the daemon.
-    func update(_ field: FieldModel) {
-        input?.setAccessibleLabel(field.displayLabel)
+    func update(_ field: StepField) {
+        input?.setAccessibleLabel(label(field))
         input?.setAccessibleRequired(field.required)
         help = field.help
-        hints = field.hints
+        hints = field.hintTexts
+        warning = field.warning
         refresh()
     }
 
@@ -67,11 +81,13 @@ final class FieldChrome {
     private func refresh() {
         errorLabel.text = error
         errorLabel.isVisible = !error.isEmpty
+        warningLabel.text = warning
+        warningLabel.isVisible = !warning.isEmpty
         let notes = ([help] + hints + [extraNote]).filter { !$0.isEmpty }
         notesLabel.text = notes.joined(separator: "\n")
         notesLabel.isVisible = !notes.isEmpty
         guard let input else { return }
-        input.setAccessibleDescription(([error] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
+        input.setAccessibleDescription(([error, warning] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
         input.setAccessibleInvalid(!error.isEmpty)
         // Entry rows and inputs turn red with the error.
         input.setStyleClass("error", !error.isEmpty)

@@ -69,7 +69,7 @@ package final class FlowWindow {
     package func showToast(_ text: String) { toasts.show(toast: text) }
 
     /// After a Continue the daemon refused: every error on the step shows.
-    package func revealErrors() { (current?.page as? StepPage)?.revealAllErrors() }
+    package func revealErrors() { (current?.page as? StepPageView)?.revealAllErrors() }
 
     /// The screen being shown.
     package var screen: Screen? { current?.screen }
@@ -82,7 +82,6 @@ package final class FlowWindow {
         let direction = Navigation.direction(from: current?.screen, to: screen)
         if direction == .same, let page = current?.page, update(page, with: screen) {
             current = (screen, page)
-            announce(screen.announcement)
             return .none
         }
         let page = makePage(screen)
@@ -96,7 +95,6 @@ package final class FlowWindow {
         dropOutgoingPages()
         window.setDefaultWidget(page.defaultButton)
         focusWhenShown(page)
-        announce(screen.announcement)
         return transition
     }
 
@@ -127,28 +125,32 @@ package final class FlowWindow {
 
     private func makePage(_ screen: Screen) -> any Page {
         switch screen {
-        case .start(let s): return StartPage(s, context: context)
-        case .step(let s): return StepPage(s, context: context)
-        case .review(let r): return ReviewPage(r, context: context)
-        case .submitting(let s): return SubmittingPage(s, context: context)
-        case .success(let s): return SuccessPage(s, context: context)
+        case .start(let s): return StartPageView(s, context: context)
+        case .step(let s): return StepPageView(s, context: context)
+        case .review(let s, let review): return ReviewPageView(s, review: review, context: context)
+        case .submitting(let page): return SubmittingPageView(page, context: context)
+        case .success(let page, let receipt): return SuccessPageView(page, receipt: receipt, context: context)
+        case .notice(let notice): return NoticePageView(notice, context: context)
         }
     }
 
     /// Updates `page` in place; false when it cannot (a new page is built).
     private func update(_ page: any Page, with screen: Screen) -> Bool {
         switch (page, screen) {
-        case (let p as StepPage, .step(let s)): p.update(s)
-        case (let p as ReviewPage, .review(let r)): p.update(r)
-        case (let p as SubmittingPage, .submitting(let s)): p.update(s)
+        case (let p as StepPageView, .step(let s)) where p.canShow(s): p.update(s)
+        case (let p as ReviewPageView, .review(let s, let review)): p.update(s, review: review)
+        case (let p as SubmittingPageView, .submitting(let page)): p.update(page)
+        case (let p as SuccessPageView, .success(let page, let receipt)): p.update(page, receipt: receipt)
+        case (let p as NoticePageView, .notice(let notice)): p.update(notice)
         default: return false
         }
         return true
     }
 
-    /// Puts the announcement in the live region; an assistive technology
-    /// presents the change. The same text again is re-set so it is heard again.
-    private func announce(_ text: String) {
+    /// Puts the daemon's announcement in the live region; an assistive
+    /// technology presents the change. The same text again is re-set so it
+    /// is heard again.
+    package func announce(_ text: String) {
         guard !text.isEmpty else { return }
         if announcer.text == text { announcer.text = "" }
         announcer.text = text
@@ -157,8 +159,8 @@ package final class FlowWindow {
 
     private func backPressed() {
         switch current?.screen {
-        case .step(let s) where s.actions.canGoBack: send(.back)
-        case .review(let r) where r.actions.canGoBack: send(.back)
+        case .step(let s) where s.page.canGoBack: send(.back)
+        case .review(let s, _) where s.page.canGoBack: send(.back)
         default: break
         }
     }

@@ -1,5 +1,6 @@
 import Adwaita
 import FlowKit
+import FlowProtocol
 
 /// What every page is given by the window.
 @MainActor
@@ -58,14 +59,17 @@ final class StepHeader {
         for w in [progressLabel, segments, title, subtitle] as [Widget] { root.append(w) }
     }
 
-    func update(progress: StepProgress, title text: String, description: String) {
-        progressLabel.text = progress.label
-        segments.set(filled: progress.index, of: progress.count)
+    /// The page's "Step 2 of 4", its segments, title and description.
+    func update(_ page: StepPage, title text: String? = nil, description: String? = nil) {
+        progressLabel.text = page.progressLabel
+        progressLabel.isVisible = !page.progressLabel.isEmpty
+        segments.set(filled: page.index, of: page.count)
         // The segments read as the same words as the label above them.
-        segments.setAccessibleLabel(progress.label)
-        title.text = text
-        subtitle.text = description
-        subtitle.isVisible = !description.isEmpty
+        segments.setAccessibleLabel(page.progressLabel)
+        title.text = text ?? page.title
+        let line = description ?? page.description
+        subtitle.text = line
+        subtitle.isVisible = !line.isEmpty
     }
 }
 
@@ -79,7 +83,9 @@ final class ActionBar {
     private let failureLabel = Label()
     private let stepError = Label()
 
-    init(actions: StepActions, send: @escaping @MainActor (WindowEvent) -> Void) {
+    private var primaryEvent = WindowEvent.continueStep
+
+    init(send: @escaping @MainActor (WindowEvent) -> Void) {
         back = Button(mnemonic: "")
         primary = Button(mnemonic: "")
         primary.addStyleClass("suggested-action")
@@ -104,20 +110,21 @@ final class ActionBar {
         root.append(row)
         root.append(failureLabel)
         back.onClicked { send(.back) }
-        primary.onClicked { send(.continueStep) }
-        update(actions, stepError: "")
+        primary.onClicked { [unowned self] in send(primaryEvent) }
     }
 
-    func update(_ actions: StepActions, stepError error: String) {
-        let primaryText = actions.failure?.retryLabel ?? actions.continueLabel
-        let marked = Mnemonics.assign([primaryText, actions.backLabel])
+    /// The buttons of `session`: labels, what they can do, the messages.
+    func update(_ session: SessionPage) {
+        let page = session.page
+        let marked = Mnemonics.assign([session.primaryLabel, page.backLabel])
         primary.label = marked[0]
         back.label = marked[1]
-        primary.isSensitive = actions.canContinue
-        back.isVisible = actions.canGoBack
-        stepError.text = error
-        stepError.isVisible = !error.isEmpty
-        let failure = actions.failure?.message ?? ""
+        primary.isSensitive = session.primaryEnabled
+        primaryEvent = session.primaryEvent
+        back.isVisible = page.canGoBack
+        stepError.text = session.stepError
+        stepError.isVisible = !session.stepError.isEmpty
+        let failure = session.failure
         failureLabel.text = failure
         failureLabel.isVisible = !failure.isEmpty
         // A screen reader hears the failure when it reaches the button.

@@ -9,6 +9,8 @@ enum StyleSheet {
 
         /* Errors under a field and under the main button. */
         label.field-error { color: @error_color; }
+        /* A warning (flow format 2): said, never in the way. */
+        label.field-warning { color: @warning_color; }
 
         /* Chips: toggle buttons shaped like pills, filled with the accent colour when chosen. */
         button.chip { border-radius: 9999px; padding: 6px 16px; }

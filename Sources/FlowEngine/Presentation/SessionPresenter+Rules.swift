@@ -18,7 +18,9 @@ extension SessionPresenter {
             if let hint = hint(of: rule, on: field) { out.append(hint) }
         }
         for (i, validator) in field.validators.enumerated() {
-            guard let text = validator.hint?.resolve(locale) ?? descriptions[.field(id: field.id, index: i)] else { continue }
+            // A warning's validator is no rule to follow: only a hint of its own is said.
+            let described = validator.level == .warning ? nil : descriptions[.field(id: field.id, index: i)]
+            guard let text = validator.hint?.resolve(locale) ?? described else { continue }
             out.append(RuleHint(kind: .plugin, subject: validator.name, text: text))
         }
         return out
@@ -28,15 +30,20 @@ extension SessionPresenter {
     func ruleHints(of step: StepDefinition) -> [RuleHint] {
         step.rules.enumerated().compactMap { i, rule in
             guard case .plugin(let plugin) = rule.kind,
-                let text = rule.hint?.resolve(locale) ?? descriptions[.step(id: step.id, index: i)]
+                let text = rule.hint?.resolve(locale)
+                    ?? (rule.level == .warning ? nil : descriptions[.step(id: step.id, index: i)])
             else { return nil }
             return RuleHint(kind: .plugin, subject: plugin.name, text: text)
         }
     }
 
     /// A step rule said as a hint to the field its message goes to.
+    /// A rule of level warning is no rule the person must follow ("Must be
+    /// less than …" would be untrue): it says only a `hint` of its own, and
+    /// its warning shows when it holds.
     private func hint(of rule: StepRule, on field: FieldDefinition) -> RuleHint? {
         let own = rule.hint?.resolve(locale)
+        if rule.level == .warning, own == nil { return nil }
         func comparison(_ kind: RuleHint.Kind, _ other: String, _ key: BuiltinString) -> RuleHint {
             RuleHint(kind: kind, subject: other, text: own ?? words(.builtin(key, ["field": .verbatim(label(of: other))])))
         }

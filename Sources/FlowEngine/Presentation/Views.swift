@@ -97,6 +97,13 @@ package struct RuleHint: Sendable, Hashable {
     package let subject: String
     /// The sentence, in the page's locale.
     package let text: String
+
+    /// A hint of `kind` about `subject` saying `text`.
+    package init(kind: Kind, subject: String, text: String) {
+        self.kind = kind
+        self.subject = subject
+        self.text = text
+    }
 }
 
 /// One field of the current step.

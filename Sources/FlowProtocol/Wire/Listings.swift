@@ -11,6 +11,9 @@ package struct FlowSummary: Sendable, Hashable {
     package var titles: [String: String]
     /// A line about the flow in its default locale, or empty.
     package var description: String
+    /// Since 1.1: every translation of the description, locale → text
+    /// (empty when the flow has none, or from a 1.0 daemon).
+    package var descriptions: [String: String]
     /// The locales the flow has texts in.
     package var locales: [String]
     /// The number of steps in the document.
@@ -20,13 +23,14 @@ package struct FlowSummary: Sendable, Hashable {
 
     /// A flow summary with every key given.
     package init(
-        id: String, title: String, titles: [String: String] = [:], description: String = "", locales: [String] = [],
-        steps: Int = 0, review: Bool = false
+        id: String, title: String, titles: [String: String] = [:], description: String = "",
+        descriptions: [String: String] = [:], locales: [String] = [], steps: Int = 0, review: Bool = false
     ) {
         self.id = id
         self.title = title
         self.titles = titles
         self.description = description
+        self.descriptions = descriptions
         self.locales = locales
         self.steps = steps
         self.review = review
@@ -35,27 +39,39 @@ package struct FlowSummary: Sendable, Hashable {
     /// The daemon's side: the summary of `flow`.
     package init(_ flow: FlowDefinition) {
         let locale = flow.locales.first ?? "en"
-        var titles: [String: String] = [:]
-        for t in flow.title.translations { titles[t.locale] = t.text }
-        if let plain = flow.title.plain { titles["en"] = titles["en"] ?? plain }
         self.init(
-            id: flow.id, title: flow.title.resolve(locale), titles: titles,
-            description: flow.description?.resolve(locale) ?? "", locales: flow.locales, steps: flow.steps.count,
+            id: flow.id, title: flow.title.resolve(locale), titles: Self.byLocale(flow.title),
+            description: flow.description?.resolve(locale) ?? "",
+            descriptions: flow.description.map(Self.byLocale) ?? [:], locales: flow.locales, steps: flow.steps.count,
             review: flow.hasReview)
     }
 
+    /// Every translation of `text`; a plain string is the English one.
+    private static func byLocale(_ text: LocalizedText) -> [String: String] {
+        var texts: [String: String] = [:]
+        for t in text.translations { texts[t.locale] = t.text }
+        if let plain = text.plain { texts["en"] = texts["en"] ?? plain }
+        return texts
+    }
+
     /// The title in `locale`, with the usual fallback (`pt-BR → pt → en → first`).
-    package func title(in locale: String) -> String {
-        let keys = titles.keys.sorted()
-        guard let index = LocaleFallback.bestMatch(for: locale, in: keys) else { return title }
-        return titles[keys[index]] ?? title
+    package func title(in locale: String) -> String { Self.text(in: locale, of: titles) ?? title }
+
+    /// The description in `locale`, with the same fallback as ``title(in:)``.
+    package func description(in locale: String) -> String { Self.text(in: locale, of: descriptions) ?? description }
+
+    private static func text(in locale: String, of texts: [String: String]) -> String? {
+        let keys = texts.keys.sorted()
+        guard let index = LocaleFallback.bestMatch(for: locale, in: keys) else { return nil }
+        return texts[keys[index]]
     }
 
     /// The encoder: one `a{sv}` of `ListFlows`.
     package var dbusValue: DBusValue {
         .vardict([
             "id": .string(id), "title": .string(title), "titles": .stringDictionary(titles),
-            "description": .string(description), "locales": .strings(locales),
+            "description": .string(description), "descriptions": .stringDictionary(descriptions),
+            "locales": .strings(locales),
             "steps": .uint32(UInt32(clamping: steps)), "review": .bool(review),
         ])
     }
@@ -65,8 +81,8 @@ package struct FlowSummary: Sendable, Hashable {
         let d = try WireDictionary(dbusValue, "a ListFlows entry")
         self.init(
             id: try d.required("id"), title: try d.required("title"), titles: try d.required("titles"),
-            description: try d.required("description"), locales: try d.required("locales"), steps: try d.count("steps"),
-            review: try d.required("review"))
+            description: try d.required("description"), descriptions: try d.optional("descriptions") ?? [:],
+            locales: try d.required("locales"), steps: try d.count("steps"), review: try d.required("review"))
     }
 }
 

@@ -39,6 +39,31 @@ package struct StepPage: Sendable, Hashable {
     /// Continue is possible.
     package var canContinue = false
 
+    // Since 1.1. A 1.0 daemon sends none of these; they decode as empty.
+
+    /// "Step 2 of 4" on its own (``announcement`` adds the title).
+    package var progressLabel = ""
+    /// "Try again": the main button after a failed submit.
+    package var retryLabel = ""
+    /// "Cancel": stops a running submit.
+    package var cancelLabel = ""
+    /// "Sending…": shown while a submit runs.
+    package var submittingLabel = ""
+    /// "Not sent": shown after a cancelled submit.
+    package var notSentLabel = ""
+    /// "(optional)": after the label of a field that is not required.
+    package var optionalLabel = ""
+    /// The flow's title in the session's locale.
+    package var flowTitle = ""
+    /// The flow's description in the session's locale, or empty.
+    package var flowDescription = ""
+    /// The locale the session asked for, normalized.
+    package var locale = ""
+    /// The flow locale the texts resolved to.
+    package var effectiveLocale = ""
+    /// Rules of the whole step (plugin step validators), said up front.
+    package var ruleHints: [RuleHint] = []
+
     /// A step with an id, a kind and a title; the rest is set afterwards.
     package init(id: String, kind: StepView.Kind, title: String) {
         self.id = id
@@ -65,6 +90,17 @@ package struct StepPage: Sendable, Hashable {
         backLabel = view.backLabel
         canGoBack = view.canGoBack
         canContinue = view.canContinue
+        progressLabel = view.progressLabel
+        retryLabel = view.retryLabel
+        cancelLabel = view.cancelLabel
+        submittingLabel = view.submittingLabel
+        notSentLabel = view.notSentLabel
+        optionalLabel = view.optionalLabel
+        flowTitle = view.flowTitle
+        flowDescription = view.flowDescription
+        locale = view.locale
+        effectiveLocale = view.effectiveLocale
+        ruleHints = view.ruleHints
     }
 
     /// The encoder: the `a{sv}` of the reply.
@@ -76,6 +112,11 @@ package struct StepPage: Sendable, Hashable {
             "warning": .string(warning), "announcement": .string(announcement), "index": .uint32(UInt32(clamping: index)),
             "count": .uint32(UInt32(clamping: count)), "continueLabel": .string(continueLabel),
             "backLabel": .string(backLabel), "canGoBack": .bool(canGoBack), "canContinue": .bool(canContinue),
+            "progressLabel": .string(progressLabel), "retryLabel": .string(retryLabel),
+            "cancelLabel": .string(cancelLabel), "submittingLabel": .string(submittingLabel),
+            "notSentLabel": .string(notSentLabel), "optionalLabel": .string(optionalLabel),
+            "flowTitle": .string(flowTitle), "flowDescription": .string(flowDescription), "locale": .string(locale),
+            "effectiveLocale": .string(effectiveLocale), "ruleHints": RuleHints.dbusValue(ruleHints),
         ])
     }
 
@@ -105,6 +146,17 @@ package struct StepPage: Sendable, Hashable {
         backLabel = try d.required("backLabel")
         canGoBack = try d.required("canGoBack")
         canContinue = try d.required("canContinue")
+        progressLabel = try d.optional("progressLabel") ?? ""
+        retryLabel = try d.optional("retryLabel") ?? ""
+        cancelLabel = try d.optional("cancelLabel") ?? ""
+        submittingLabel = try d.optional("submittingLabel") ?? ""
+        notSentLabel = try d.optional("notSentLabel") ?? ""
+        optionalLabel = try d.optional("optionalLabel") ?? ""
+        flowTitle = try d.optional("flowTitle") ?? ""
+        flowDescription = try d.optional("flowDescription") ?? ""
+        locale = try d.optional("locale") ?? ""
+        effectiveLocale = try d.optional("effectiveLocale") ?? ""
+        ruleHints = try RuleHints.decode(d, "ruleHints")
         fields = []
         for (index, field) in try d.list("fields", of: "a{sv}").enumerated() {
             fields.append(try StepField(dbusValue: field, place: "field \(index + 1) of the GetStep reply"))
@@ -168,6 +220,19 @@ package struct StepField: Sendable, Hashable {
     /// The `mustBeOn` rule.
     package var mustBeOn = false
 
+    // Since 1.1. A 1.0 daemon sends none of these; they decode as empty.
+
+    /// A toggle's "Yes"; empty for other types.
+    package var yesLabel = ""
+    /// A toggle's "No"; empty for other types.
+    package var noLabel = ""
+    /// What the field's `pattern` wants, in words; empty without a pattern.
+    package var patternHint = ""
+    /// A `requiredIf` rule makes ``required`` depend on other answers.
+    package var conditionallyRequired = false
+    /// The rules beyond the field's own constraints, said up front.
+    package var ruleHints: [RuleHint] = []
+
     /// A field with an id, a type and a label; the rest is set afterwards.
     package init(id: String, type: FieldType, label: String) {
         self.id = id
@@ -227,6 +292,11 @@ package struct StepField: Sendable, Hashable {
         after = view.after
         before = view.before
         mustBeOn = view.mustBeOn
+        yesLabel = view.yesLabel
+        noLabel = view.noLabel
+        patternHint = view.patternHint
+        conditionallyRequired = view.conditionallyRequired
+        ruleHints = view.ruleHints
     }
 
     /// The encoder: one `a{sv}` of `fields`.
@@ -237,7 +307,12 @@ package struct StepField: Sendable, Hashable {
             "options": .array(elementType: "(ss)", options.map { .structure([.string($0.id), .string($0.label)]) }),
             "other": .bool(other), "otherLabel": .string(otherLabel), "isSet": .bool(isSet), "error": .string(error),
             "warning": .string(warning), "display": .string(display), "hint": .string(hint),
+            "conditionallyRequired": .bool(conditionallyRequired), "ruleHints": RuleHints.dbusValue(ruleHints),
         ]
+        // Toggles only, and a pattern's hint only when the field has a pattern.
+        if !yesLabel.isEmpty { d["yesLabel"] = .string(yesLabel) }
+        if !noLabel.isEmpty { d["noLabel"] = .string(noLabel) }
+        if !patternHint.isEmpty { d["patternHint"] = .string(patternHint) }
         var icons: [String: String] = [:]
         for option in options { if let icon = option.icon { icons[option.id] = icon } }
         if !icons.isEmpty { d["optionIcons"] = .stringDictionary(icons) }
@@ -284,5 +359,39 @@ package struct StepField: Sendable, Hashable {
         after = try d.optional("after")
         before = try d.optional("before")
         mustBeOn = try d.required("mustBeOn")
+        yesLabel = try d.optional("yesLabel") ?? ""
+        noLabel = try d.optional("noLabel") ?? ""
+        patternHint = try d.optional("patternHint") ?? ""
+        conditionallyRequired = try d.optional("conditionallyRequired") ?? false
+        ruleHints = try RuleHints.decode(d, "ruleHints")
+    }
+
+    /// Every sentence said about the field's rules before the person
+    /// breaks one, in order: the multiple choice's hint, the pattern's,
+    /// then the rule hints (step rules, `requiredIf`, plugin validators).
+    package var hintTexts: [String] {
+        ([hint, patternHint] + ruleHints.map(\.text)).filter { !$0.isEmpty }
+    }
+}
+
+/// The `ruleHints` of a step or a field: `a(sss)`, (kind, subject, text).
+enum RuleHints {
+    static func dbusValue(_ hints: [RuleHint]) -> DBusValue {
+        .array(
+            elementType: "(sss)",
+            hints.map { .structure([.string($0.kind.rawValue), .string($0.subject), .string($0.text)]) })
+    }
+
+    /// The hints at `key`; none when the key is absent (a 1.0 daemon).
+    static func decode(_ d: WireDictionary, _ key: String) throws(WireError) -> [RuleHint] {
+        var hints: [RuleHint] = []
+        for entry in try d.optional(key, [DBusStruct<String, String, String>].self) ?? [] {
+            let (kindName, subject, text) = entry.fields
+            guard let kind = RuleHint.Kind(rawValue: kindName) else {
+                throw WireError("a rule hint in \"\(key)\" of \(d.place) has the kind \"\(kindName.prefix(64))\", which the contract does not name")
+            }
+            hints.append(RuleHint(kind: kind, subject: subject, text: text))
+        }
+        return hints
     }
 }

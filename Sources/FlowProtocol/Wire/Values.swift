@@ -2,8 +2,9 @@ import DBus
 import FlowKit
 
 /// Values as the contract sends them: answers (docs/dbus-api.md, "Answer
-/// values") and plugin JSON such as a receipt. Outbound only: what callers
-/// send in is parsed and bounded by the daemon.
+/// values") and plugin JSON such as a receipt. What callers send in is
+/// parsed and bounded by the daemon; a client reads an answer back with
+/// ``answer(from:)``.
 package enum WireValue {
     /// An answer as the D-Bus type the contract gives its field type:
     /// `s`, `as`, `b`, `x` (every integer) or `d`.
@@ -14,6 +15,21 @@ package enum WireValue {
         case .bool(let b): return .bool(b)
         case .integer(let i): return .int64(i)
         case .number(let d): return .double(d)
+        }
+    }
+
+    /// The decoder of an answer as ``answer(_:)`` sends it: nil for a value
+    /// of another type. The other integer types a caller may send are read
+    /// too (flowd widens them).
+    package static func answer(from value: DBusValue) -> AnswerValue? {
+        switch value {
+        case .string(let s): return .text(s)
+        case .bool(let b): return .bool(b)
+        case .int64(let i): return .integer(i)
+        case .int32(let i): return .integer(Int64(i))
+        case .uint32(let u): return .integer(Int64(u))
+        case .double(let d): return .number(d)
+        default: return value.strings.map(AnswerValue.list)
         }
     }
 

@@ -1,9 +1,10 @@
 import Adwaita
+import FlowProtocol
 
 /// The start page: the flows to begin, and the person's unfinished sessions
 /// with Resume and Discard.
 @MainActor
-final class StartPage: Page {
+final class StartPageView: Page {
     private let body = PageColumn()
     private var firstFocus: Widget?
 
@@ -44,7 +45,7 @@ final class StartPage: Page {
             flows.add(ActionRow(title: strings(.noFlows)))
         }
         for flow in screen.flows {
-            let row = ActionRow(title: flow.title, subtitle: flow.description)
+            let row = ActionRow(title: flow.title(in: screen.locale), subtitle: flow.description(in: screen.locale))
             row.setLines(title: 0, subtitle: 0)
             row.addSuffix(Image(iconName: "go-next-symbolic"))
             let id = flow.id

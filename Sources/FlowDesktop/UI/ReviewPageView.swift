@@ -1,23 +1,26 @@
 import Adwaita
+import FlowProtocol
 
 /// Review: a group per step with its answers, "Not finished" on a step
 /// that is not, an Edit button per group, then Submit.
 @MainActor
-final class ReviewPage: Page {
+final class ReviewPageView: Page {
     private let body = PageColumn()
     private let header = StepHeader()
     private let actions: ActionBar
     private let groupsBox = Box(.vertical, spacing: 18)
     private let note = Label()
+    private var groupWidgets: [PreferencesGroup] = []
     private var firstEdit: Button?
+    private var hasFailure = false
     private let send: @MainActor (WindowEvent) -> Void
 
     var root: Widget { body.root }
     var defaultButton: Button? { actions.primary }
 
-    init(_ screen: ReviewScreen, context: PageContext) {
+    init(_ session: SessionPage, review: ReviewPage, context: PageContext) {
         send = context.send
-        actions = ActionBar(actions: screen.actions, send: context.send)
+        actions = ActionBar(send: context.send)
         note.wraps = true
         note.xAlign = 0
         note.addStyleClass("dim-label")
@@ -25,14 +28,15 @@ final class ReviewPage: Page {
         body.column.append(groupsBox)
         body.column.append(note)
         body.column.append(actions.root)
-        update(screen)
+        update(session, review: review)
     }
 
-    func update(_ screen: ReviewScreen) {
-        header.update(progress: screen.progress, title: screen.title, description: screen.description)
+    func update(_ session: SessionPage, review: ReviewPage) {
+        // The step page's description on Review is the flow's note: shown once, under the groups.
+        header.update(session.page, description: "")
         while let child = groupWidgets.popLast() { groupsBox.remove(child) }
         firstEdit = nil
-        for group in screen.groups {
+        for group in review.groups {
             let widget = PreferencesGroup(title: group.title)
             let edit = Button(label: group.editLabel)
             edit.addStyleClass("flat")
@@ -56,19 +60,16 @@ final class ReviewPage: Page {
             groupsBox.append(widget)
             groupWidgets.append(widget)
         }
-        note.text = screen.note
-        note.isVisible = !screen.note.isEmpty
-        actions.update(screen.actions, stepError: "")
-        hasFailure = screen.actions.failure != nil
+        note.text = review.note
+        note.isVisible = !review.note.isEmpty
+        actions.update(session)
+        hasFailure = session.submitFailed
     }
-
-    private var groupWidgets: [PreferencesGroup] = []
 
     func focusFirst() {
         if actions.primary.isSensitive { actions.primary.grabFocus() } else { firstEdit?.grabFocus() }
-        // A failed submit's message is under the button, the last thing on the page.
-        if hasFailure { body.root.scrollToEnd() }
+        // A failed submit's message is under the button, the last thing on the page;
+        // otherwise the person reads Review from the top (Enter still submits).
+        if hasFailure { body.root.scrollToEnd() } else { body.root.scrollToStart() }
     }
-
-    private var hasFailure = false
 }
