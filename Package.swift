@@ -29,6 +29,8 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
     ("FixtureCrashInABIPlugin", "CrashInABI"),
     ("FixturePatientPlugin", "Patient"),
+    ("FixtureOddPlugin", "Odd"),
+    ("FixtureOtherFlowKitPlugin", "OtherFlowKit"),
 ]
 
 /// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
@@ -48,6 +50,8 @@ let package = Package(
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd-bench", targets: ["FlowBench"]),
         .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
+        // Loads one plugin file as flowd does and calls its capabilities (installed).
+        .executable(name: "flowd-plugin-probe", targets: ["flowd-plugin-probe"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -147,6 +151,8 @@ let package = Package(
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
+        .executableTarget(
+            name: "flowd-plugin-probe", dependencies: ["PluginHost", "FlowdSystem", flowKit], path: "Sources/PluginProbe"),
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench",

@@ -9,6 +9,7 @@
 # or TERM. flowd's log is "$DEMO/flowd.log".
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/private-bus.sh"
 
 # Runs once, whichever of EXIT, INT and TERM comes first.
 demo_cleanup() {
@@ -35,25 +36,7 @@ demo_start() {
         install -m 0755 "$BUILD_DIR/lib${p}Plugin.so" "$PLUGINS/$name.so"
     done
 
-    cat > "$DEMO/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$DEMO/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-CONF
-    dbus-daemon --config-file="$DEMO/bus.conf" --nofork --print-address=1 > "$DEMO/address" 2> "$DEMO/bus.log" &
-    BUS_PID=$!
-    i=0
-    while [ ! -s "$DEMO/address" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
-    ADDRESS=$(head -n1 "$DEMO/address")
+    start_private_bus "$DEMO"
     echo "demo: private bus at $ADDRESS"
 
     "$BUILD_DIR/flowd" --address "$ADDRESS" --flows-dir "$ROOT/flows" --plugin-dir "$PLUGINS" \

@@ -95,7 +95,7 @@ uninstall() {
 if [ "$MODE" = uninstall ]; then uninstall; exit 0; fi
 [ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
-for f in flowd flowctl flowd-gtk libFlowKit.so; do
+for f in flowd flowctl flowd-gtk flowd-plugin-probe libFlowKit.so; do
     [ -f "$BUILD_DIR/$f" ] || die "$BUILD_DIR/$f is missing: run 'make' first"
 done
 for p in $PLUGINS; do
@@ -133,6 +133,7 @@ install_optional() { # SRC DEST-DIR NAME: skipped with a warning while SRC does 
 install -d -m 0755 "$DESTDIR$BINDIR" "$DESTDIR$LIBEXECDIR" "$D_FLOWD_LIB" "$D_FLOWD_LIB/plugins"
 install -m 0755 "$BUILD_DIR/flowd" "$DESTDIR$LIBEXECDIR/flowd"
 install -m 0755 "$BUILD_DIR/flowctl" "$DESTDIR$BINDIR/flowctl"
+install -m 0755 "$BUILD_DIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-plugin-probe"
 install -m 0755 "$BUILD_DIR/flowd-gtk" "$DESTDIR$BINDIR/flowd-gtk"
 install -m 0755 "$BUILD_DIR/libFlowKit.so" "$D_FLOWD_LIB/libFlowKit.so"
 shipped=""
@@ -143,7 +144,7 @@ done
 
 # --- the Swift runtime, transitively -----------------------------------------------------------
 needed_of() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
+queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
 for p in $shipped; do queue+=("$D_FLOWD_LIB/plugins/$p"); done
 runtime_libs=""
 system_libs=""
@@ -167,6 +168,7 @@ done
 # --- RUNPATHs ------------------------------------------------------------------------------------
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
+patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-plugin-probe"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-gtk"
 patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
 for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
@@ -181,7 +183,13 @@ install -D -m 0644 "$SRCDIR/data/icons/org.flowd.Flows.svg" "$DESTDIR$DATADIR/ic
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/flows"
 flows=$(find "$SRCDIR/flows" -maxdepth 1 -name '*.json' 2>/dev/null | sort || true)
 if [ -n "$flows" ]; then
-    for f in $flows; do install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/flows/"; done
+    # In the source tree a flow names its schema as ../docs/flow.schema.json;
+    # installed, the schema is beside the flows directory ($DATADIR/flowd).
+    for f in $flows; do
+        target="$DESTDIR$DATADIR/flowd/flows/$(basename "$f")"
+        sed 's#"\$schema": "\.\./docs/flow\.schema\.json"#"$schema": "../flow.schema.json"#' "$f" >"$target"
+        chmod 0644 "$target"
+    done
 else
     warn "flows/*.json does not exist yet; no flows installed"
 fi
@@ -218,18 +226,29 @@ else
 fi
 # The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
 # .swiftmodule, so a plugin outside this tree depends on this package by path.
-install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
+# FlowKit (the SDK and FlowKitTesting, its test kit) and the plugin template.
+install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit"
 install -m 0644 "$SRCDIR/Packages/FlowKit/Package.swift" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Package.swift"
-for f in "$SRCDIR"/Packages/FlowKit/Sources/FlowKit/*.swift; do
-    install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit/"
+for target in FlowKit FlowKitTesting; do
+    install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/$target"
+    for f in "$SRCDIR/Packages/FlowKit/Sources/$target"/*.swift; do
+        install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/$target/"
+    done
 done
+template="$DESTDIR$DATADIR/flowd/sdk/template"
+install -d -m 0755 "$template/Sources/MyPlugin" "$template/Tests/MyPluginTests"
+install -m 0644 "$SRCDIR/Packages/PluginTemplate/Package.swift" "$SRCDIR/Packages/PluginTemplate/Makefile" "$template/"
+install -m 0644 "$SRCDIR"/Packages/PluginTemplate/Sources/MyPlugin/*.swift "$template/Sources/MyPlugin/"
+install -m 0644 "$SRCDIR"/Packages/PluginTemplate/Tests/MyPluginTests/*.swift "$template/Tests/MyPluginTests/"
 install_optional docs/plugins.md "$DOCDIR" plugins.md
 install_optional docs/flow-format.md "$DOCDIR" flow-format.md
 install_optional docs/flow.schema.json "$DATADIR/flowd" flow.schema.json
 install_optional docs/dbus-api.md "$DOCDIR" dbus-api.md
+install_optional docs/flowctl.md "$DOCDIR" flowctl.md
 install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
+install_optional docs/man/flowd-plugin-probe.1 "$MANDIR/man1" flowd-plugin-probe.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
 install_optional docs/man/flowd-gtk.1 "$MANDIR/man1" flowd-gtk.1
 install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
@@ -251,7 +270,7 @@ allowed_runpath() {
         *) return 1 ;;
     esac
 }
-elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
+elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
 for elf in "${elfs[@]}"; do
     readelf -d "$elf" | grep -q '(RPATH)' && bad "$elf has a DT_RPATH (only DT_RUNPATH is expected)"
     IFS=: read -r -a entries <<<"$(runpath_of "$elf")"

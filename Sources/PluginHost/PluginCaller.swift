@@ -64,6 +64,9 @@ package final class PluginCaller: Sendable {
         package static let maxOptions = 500
         /// Issues from a step validator.
         package static let maxIssues = 100
+        /// The option id an options provider must not use: a choice field's
+        /// Other answers it.
+        package static let reservedOptionID = "other"
     }
 
     /// The plugins to call.
@@ -200,6 +203,13 @@ package final class PluginCaller: Sendable {
             for option in options {
                 if option.id.isEmpty || !ids.insert(option.id).inserted {
                     return .failure(message: nil, detail: "\(name) returned an empty or repeated option id")
+                }
+                // The flow's Other choice answers "other": an option of that
+                // id would be taken for it.
+                if option.id == Limits.reservedOptionID {
+                    return .failure(
+                        message: nil,
+                        detail: "\(name) returned the option id \"other\", which is reserved for a field's Other choice")
                 }
             }
             return .success(options)

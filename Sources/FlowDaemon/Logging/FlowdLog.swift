@@ -46,8 +46,12 @@ extension LogField {
     package static let session = LogField(constant: "FLOWD_SESSION")
     /// `FLOWD_FLOW`: a flow id.
     package static let flow = LogField(constant: "FLOWD_FLOW")
-    /// `FLOWD_PLUGIN`: a plugin name.
+    /// `FLOWD_PLUGIN`: a plugin's registered name (`flowd.spool`), or the
+    /// file name without `.so` of one that never registered. Never a
+    /// capability's name: that is ``capability``.
     package static let plugin = LogField(constant: "FLOWD_PLUGIN")
+    /// `FLOWD_CAPABILITY`: the capability a call was to (`test.even`).
+    package static let capability = LogField(constant: "FLOWD_CAPABILITY")
     /// `FLOWD_STEP`: a step id (never an answer).
     package static let step = LogField(constant: "FLOWD_STEP")
     /// `FLOWD_FIELD`: a field id (never its value).
@@ -67,7 +71,7 @@ extension LogField {
 
     /// Every field above, for tests.
     package static let flowd: [LogField] = [
-        session, flow, plugin, step, field, state, uid, sender, path, error, durationMicroseconds,
+        session, flow, plugin, capability, step, field, state, uid, sender, path, error, durationMicroseconds,
     ]
 }
 

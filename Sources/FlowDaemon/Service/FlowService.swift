@@ -288,7 +288,9 @@ actor FlowService: DaemonComponent {
         var providedPrefill: [String: AnswerValue] = [:]
         for (request, value) in provided {
             let field = request.field.id
-            let metadata: LogMetadata = [.flow: flow.id, .plugin: request.provider.name, .field: field]
+            var metadata: LogMetadata = [.flow: flow.id, .capability: request.provider.name, .field: field]
+            metadata[.plugin] = calls.gateway.pluginName(
+                providing: request.kind == .options ? .optionsProvider : .prefillProvider, request.provider.name)
             switch value {
             case .options(.success(let options)):
                 dynamicOptions[field] = options
@@ -308,25 +310,27 @@ actor FlowService: DaemonComponent {
                 logger.warning("prefill provider timed out", metadata: metadata)
             }
         }
-        var session: FlowSession
-        do {
-            session = try FlowSession(
-                flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock,
-                prefill: providedPrefill.merging(new.prefill) { _, fromCaller in fromCaller }, dynamicOptions: dynamicOptions)
-        } catch {
-            guard !providedPrefill.isEmpty else { throw FlowdError(error) }
-            // A provider's value that does not fit the field is its fault, not
-            // the caller's: start without provider values.
-            logger.warning("a prefill provider's value was refused: \(error.message)", metadata: [.flow: flow.id])
+        func build(_ prefill: [String: AnswerValue]) throws(FlowdError) -> FlowSession {
             do {
-                session = try FlowSession(
-                    flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock, prefill: new.prefill,
+                return try FlowSession(
+                    flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock, prefill: prefill,
                     dynamicOptions: dynamicOptions)
             } catch {
                 throw FlowdError(error)
             }
         }
-        return session
+        do {
+            return try build(providedPrefill.merging(new.prefill) { _, fromCaller in fromCaller })
+        } catch {
+            guard !providedPrefill.isEmpty else { throw error }
+            // Who gave the value that does not fit? The caller's prefill alone
+            // decides: its own mistake is its error (InvalidArgs, nothing
+            // logged); otherwise a provider's value was refused, a plugin's
+            // fault, and the session starts without provider values.
+            let session = try build(new.prefill)
+            logger.warning("a prefill provider's value was refused: \(error.message)", metadata: [.flow: flow.id])
+            return session
+        }
     }
 
     /// The sessions `uid` may see: its own, or all of them for root.
@@ -456,6 +460,81 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; nothing new to store.
                 try service.commit(session, from: start, persist: false)
                 return errors
+            }
+        }
+    }
+
+    /// `CheckAnswers` (since 1.1): the field errors `SetAnswers` would reply
+    /// for `answers`, plugin validators included, without storing or
+    /// signalling anything: for a window that validates as the person types.
+    func checkAnswers(_ id: String, _ answers: [String: AnswerValue], reply: Reply<FieldErrors>) {
+        let now = clock.now
+        let check: AnswerCheck
+        do throws(FlowdError) {
+            let session = try session(id)
+            check = try engine { () throws(SessionError) in try session.checkAnswers(answers, now: now) }
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !check.checks.isEmpty else { return reply(.success(check.errors)) }
+        reply.deferring()
+        calls.check(check.checks, for: self) { _, results in reply(.success(check.errors(applying: results))) }
+    }
+
+    /// `SetLocale` (since 1.1): changes the session's language. What plugins
+    /// said in the old one is asked again before the reply: the options of
+    /// provider fields, then the current step's field validators.
+    func setLocale(_ id: String, _ tag: String, reply: Reply<Void>) {
+        let now = clock.now
+        let change: LocaleChange
+        let context: PluginContext
+        do throws(FlowdError) {
+            change = try self.change(id) { session throws(SessionError) in try session.setLocale(tag, now: now) }
+            let session = try session(id)
+            context = PluginContext(
+                flowID: session.flow.id, sessionID: id, locale: session.requestedLocale, callerUID: session.record.owner,
+                answers: [:], options: [:], stateDirectory: "")
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !change.checks.isEmpty || !change.providers.isEmpty else { return reply(.success(())) }
+        reply.deferring()
+        calls.provide(change.providers, context: context, for: self) { service, provided in
+            service.localeChanged(id, change, provided: provided, reply: reply)
+        }
+    }
+
+    /// Applies the options asked again after a change of language (a
+    /// provider that failed leaves its options in the old language), then
+    /// runs the field validators whose messages were in the old one.
+    private func localeChanged(_ id: String, _ change: LocaleChange, provided: [ProvidedValue], reply: Reply<Void>) {
+        do throws(FlowdError) {
+            var session = try session(id)
+            let start = repository.changeStart(session)
+            for (request, value) in zip(change.providers, provided) {
+                let metadata: LogMetadata = [.session: id, .plugin: request.provider.name, .field: request.field.id]
+                guard case .options(.success(let options)) = value else {
+                    events.log(.warning, "options provider failed after a change of language", metadata: metadata)
+                    continue
+                }
+                do {
+                    try session.setDynamicOptions(field: request.field.id, options)
+                } catch {
+                    events.log(.warning, "options provider's options were refused: \(error.message)", metadata: metadata)
+                }
+            }
+            try commit(session, from: start)
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !change.checks.isEmpty else { return reply(.success(())) }
+        calls.check(change.checks, for: self) { service, results in
+            reply { () throws(FlowdError) in
+                var session = try service.session(id)
+                let start = service.repository.changeStart(session)
+                _ = session.applyPluginResults(results)
+                // Plugin verdicts live in memory only; nothing new to store.
+                try service.commit(session, from: start, persist: false)
             }
         }
     }
@@ -597,9 +676,10 @@ actor FlowService: DaemonComponent {
         case .failure(let failure, let detail):
             try engine { () throws(SessionError) in try session.failSubmit(failure, now: now) }
             try commit(session, from: start)
+            // The engine announced the failure (its text is the message):
+            // the change's events carry that one announcement.
             let message = session.lastError ?? ""
             events.append(.submitFailed(id: id, message: message))
-            events.append(.announcement(id: id, text: message))
             logger.warning(
                 "session \(id) of \(session.flow.id): submit failed: \(detail)", id: .submitFailed,
                 metadata: [.session: id, .flow: session.flow.id])
