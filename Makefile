@@ -7,6 +7,7 @@
 #   make test-desktop    the desktop client in a headless X server, driven through AT-SPI (e2e/desktop)
 #   make demo            private bus + flowd with the example flows and plugins + a flow driven by flowctl
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
+#   make demo-installed  the same from an installed tree, no toolchain: TREE=stage (make stage) or TREE=/
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
 #   make uninstall       the same variables: removes it again (keeps configuration and sessions)
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
@@ -27,8 +28,8 @@ DEBUG    = $(SWIFT) build $(SWIFTFLAGS)
 BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: all build debug test test-unit test-fuzz test-desktop test-template test-system test-package demo demo-gtk install uninstall stage deb bench
-.PHONY: fuzz soak clean setup
+.PHONY: all build debug test test-unit test-fuzz test-desktop test-template test-system test-package demo demo-installed
+.PHONY: demo-gtk install uninstall stage deb bench fuzz soak clean setup
 
 # Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
 PYTHON3 ?= /usr/bin/python3
@@ -88,10 +89,12 @@ test-template:
 	scripts/test-template.sh stage
 
 # End-to-end under a real systemd in a container (e2e/system/README.md): the
-# staged install, the hardening score and unit verification (nothing booted),
-# then the staged tree in a booted container. As root.
+# staged install, run where it is (make demo-installed), the hardening score
+# and unit verification (nothing booted), then the staged tree in a booted
+# container. As root.
 test-system:
 	$(MAKE) stage
+	$(MAKE) demo-installed TREE=stage
 	e2e/system/security-score.sh --stage stage
 	e2e/system/run.sh --stage stage
 
@@ -154,6 +157,13 @@ bench: build
 # shipped plugins, and the consultation flow driven to submitted by flowctl.
 demo: build
 	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh "$(BIN_RELEASE)"
+
+# The demo from an installed tree: its own flowd, flowctl, plugins and flows
+# (TREE as DESTDIR with PREFIX=/usr; / is the machine's own install). Fails
+# unless every plugin loads and every installed flow is served.
+TREE ?= stage
+demo-installed:
+	DEMO_KEEP="$(DEMO_KEEP)" scripts/demo.sh --installed "$(TREE)"
 
 # The desktop client (docs/desktop.md): a private bus, flowd with the example
 # flows and the shipped plugins, and flowd-gtk on DEMO_FLOW (default

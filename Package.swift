@@ -134,7 +134,11 @@ let package = Package(
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(
             name: "FlowCLI",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit],
+            // flowctl's own strings (prompts, captions, error sentences), one file per locale.
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            }),
 
         // The desktop client's one seam over GTK and libadwaita: typed widgets,
         // signals, accessibility, and libdispatch's main queue drained by GLib's loop.

@@ -13,10 +13,13 @@
 #   - the Swift runtime libraries the binaries and plugins need (found
 #     transitively from their DT_NEEDED entries in the toolchain's runtime
 #     directory) are copied to $PREFIX/lib/flowd, so no toolchain is needed to run;
-#   - every RUNPATH points only inside the installed tree: executables
-#     $ORIGIN/../lib/flowd, libraries $ORIGIN, plugins $ORIGIN/.. plus the absolute
-#     $PREFIX/lib/flowd (the daemon dlopens plugins through /proc/self/fd/N, and
-#     glibc then expands $ORIGIN to /proc/self/fd, so $ORIGIN alone finds nothing);
+#   - every library search path points only inside the installed tree, relative
+#     to the file, so the tree runs where it is, staged or installed: executables
+#     $ORIGIN/../lib/flowd, libraries $ORIGIN, and the shipped plugins none. The
+#     daemon dlopens plugins through /proc/self/fd/N, where glibc would expand a
+#     plugin's $ORIGIN to /proc/self/fd; so the daemon's own search path is a
+#     DT_RPATH, which glibc also searches for the libraries of a plugin that has
+#     no RUNPATH of its own (a RUNPATH would be searched only for the file itself);
 #   - nothing refers to the toolchain or the build tree, and every library resolves;
 #   - $PREFIX/lib/flowd/plugins holds the shipped plugins and nothing else.
 set -euo pipefail
@@ -166,13 +169,14 @@ while [ ${#queue[@]} -gt 0 ]; do
 done
 
 # --- RUNPATHs ------------------------------------------------------------------------------------
-patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
+# The daemon's is a DT_RPATH: it serves the plugins' libraries too (see the top).
+patchelf --force-rpath --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-plugin-probe"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-gtk"
 patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
 for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
-for p in $shipped; do patchelf --set-rpath "\$ORIGIN/..:$FLOWD_LIB" "$D_FLOWD_LIB/plugins/$p"; done
+for p in $shipped; do patchelf --remove-rpath "$D_FLOWD_LIB/plugins/$p"; done
 
 # --- the desktop client's menu entry, AppStream metadata and icon ---------------------------------
 install -D -m 0644 "$SRCDIR/data/org.flowd.Flows.desktop" "$DESTDIR$DATADIR/applications/org.flowd.Flows.desktop"
@@ -263,16 +267,26 @@ for f in "$D_FLOWD_LIB/plugins"/* "$D_FLOWD_LIB/plugins"/.[!.]*; do
     [[ " $shipped " == *" $(basename "$f") "* ]] || bad "$FLOWD_LIB/plugins holds $(basename "$f"), which flowd does not ship"
 done
 
-# RUNPATHs: only the allowed entries, nothing pointing at the toolchain, the build tree or DESTDIR.
+# Search paths: only the allowed entries, relative to the file, nothing pointing at the
+# toolchain, the build tree or DESTDIR; a DT_RPATH on the daemon only, none on a plugin.
 allowed_runpath() {
     case "$1" in
-        '$ORIGIN' | '$ORIGIN/..' | '$ORIGIN/../lib/flowd' | "$FLOWD_LIB") return 0 ;;
+        '$ORIGIN' | '$ORIGIN/../lib/flowd') return 0 ;;
         *) return 1 ;;
     esac
 }
 elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
 for elf in "${elfs[@]}"; do
-    readelf -d "$elf" | grep -q '(RPATH)' && bad "$elf has a DT_RPATH (only DT_RUNPATH is expected)"
+    dynamic=$(readelf -d "$elf")
+    if [ "$elf" = "$DESTDIR$LIBEXECDIR/flowd" ]; then
+        grep -q '(RPATH)' <<<"$dynamic" || bad "$elf has no DT_RPATH (the plugins' libraries are found by it)"
+        grep -q '(RUNPATH)' <<<"$dynamic" && bad "$elf has a DT_RUNPATH, which would hide its DT_RPATH"
+    else
+        grep -q '(RPATH)' <<<"$dynamic" && bad "$elf has a DT_RPATH (only the daemon has one)"
+    fi
+    case "$elf" in
+        "$D_FLOWD_LIB"/plugins/*) [ -z "$(runpath_of "$elf")" ] || bad "$elf has a RUNPATH (the daemon's serves plugins)"; continue ;;
+    esac
     IFS=: read -r -a entries <<<"$(runpath_of "$elf")"
     for e in "${entries[@]}"; do
         allowed_runpath "$e" || bad "$elf has RUNPATH entry '$e'"
@@ -280,9 +294,13 @@ for elf in "${elfs[@]}"; do
 done
 
 # Every library resolves, and none from the toolchain or the build tree. ldd runs the dynamic
-# loader on our own files only; LD_LIBRARY_PATH is cleared so only the RUNPATHs count.
+# loader on our own files only; LD_LIBRARY_PATH is cleared so only the RUNPATHs count. A plugin
+# is resolved as the daemon loads it: in the daemon's directory, $FLOWD_LIB.
 for elf in "${elfs[@]}"; do
-    out=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) || { bad "ldd $elf failed: $out"; continue; }
+    case "$elf" in
+        "$D_FLOWD_LIB"/plugins/*) out=$(LD_LIBRARY_PATH="$D_FLOWD_LIB" ldd "$elf" 2>&1) ;;
+        *) out=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) ;;
+    esac || { bad "ldd $elf failed: $out"; continue; }
     while read -r line; do
         case "$line" in
             *"not found"*) bad "$elf: $line" ;;

@@ -28,7 +28,9 @@ import FoundationNetworking
 /// A 2xx answer is success; a JSON object in its body becomes the receipt
 /// (its `message`, if any, is shown to the person; keep secrets out).
 /// Anything else fails with a message for the person, in the session's
-/// language (en, de, fr, es): see ``WebhookMessages``.
+/// language (en, de, fr, es): see ``WebhookMessages``; and flowd's log gets
+/// the cause in English: the URL without its query, the HTTP status or the
+/// system's error.
 struct WebhookAction: SubmitAction {
     static let name = "flowd.webhook"
     static let maximumReceiptBytes = 64 * 1024
@@ -67,8 +69,9 @@ struct WebhookAction: SubmitAction {
         let (data, response) = try await HTTPExchange.post(request, timeout: timeout, locale: context.locale)
         let status = response.statusCode
         guard (200..<300).contains(status) else {
-            throw WebhookFailure(
-                message: WebhookMessages.forStatus(status)(context.locale), cause: "POST \(url.absoluteString): HTTP \(status)")
+            throw ExplainedFailure(
+                WebhookMessages.forStatus(status)(context.locale),
+                detail: "\(Self.name): POST \(WebhookMessages.loggable(url)) answered HTTP \(status)")
         }
         guard !data.isEmpty, data.count <= Self.maximumReceiptBytes,
             let object = try? JSONDecoder().decode([String: JSONValue].self, from: data)
@@ -114,7 +117,9 @@ enum HTTPExchange {
             return (data, http)
         case .failure(let error):
             if Task.isCancelled { throw CancellationError() }
-            throw WebhookMessages.failure(for: error, locale: locale, url: request.url?.absoluteString ?? "")
+            let target = request.url.map(WebhookMessages.loggable) ?? "?"
+            throw WebhookMessages.failure(
+                for: error, locale: locale, target: "\(WebhookAction.name): POST \(target)", timeout: timeout)
         }
     }
 
@@ -149,16 +154,6 @@ enum HTTPExchange {
 struct WebhookError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = "\(WebhookAction.name): \(description)" }
-}
-
-/// A failure with a message for the person (in their language: what the
-/// daemon shows) and its cause in English for the journal: the URL, the HTTP
-/// status or the network error with its code.
-struct WebhookFailure: LocalizedError, CustomStringConvertible {
-    var message: String
-    var cause: String
-    var errorDescription: String? { message }
-    var description: String { "\(WebhookAction.name): \(cause)" }
 }
 
 /// What the person reads when the webhook fails.
@@ -238,31 +233,36 @@ enum WebhookMessages {
         }
     }
 
-    /// The error for a failed exchange with `url`: a ``WebhookFailure`` for
-    /// the usual network troubles, else a ``WebhookError`` (generic message);
-    /// either names the URL and the error's code in the journal.
-    static func failure(for error: any Error, locale: String, url: String) -> any Error {
+    /// The error for a failed exchange of `target` ("flowd.webhook: POST https://…"): an
+    /// ``ExplainedFailure`` for the usual network troubles, with what the
+    /// system said for the log, else a ``WebhookError`` (generic message).
+    static func failure(for error: any Error, locale: String, target: String, timeout: Double) -> any Error {
         guard let urlError = error as? URLError else {
-            return WebhookError("POST \(url): \(String(describing: error))")
+            return WebhookError("\(target): \(String(describing: error))")
         }
-        let cause = "POST \(url): \(urlError.localizedDescription) (URLError \(urlError.code.rawValue))"
-        let message: Localized
+        let cause = "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
         switch urlError.code {
         case .timedOut:
-            message = timedOut
+            return ExplainedFailure(timedOut(locale), detail: "\(target): no answer within \(Int(timeout)) s (\(cause))")
         case .cannotConnectToHost, .cannotFindHost, .networkConnectionLost, .notConnectedToInternet,
             .dnsLookupFailed, .resourceUnavailable:
-            message = unreachable
+            return ExplainedFailure(unreachable(locale), detail: "\(target): cannot reach the server (\(cause))")
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
-            message = insecure
+            return ExplainedFailure(insecure(locale), detail: "\(target): no secure connection (\(cause))")
         case .badServerResponse, .cannotParseResponse, .zeroByteResource:
-            message = unexpected
+            return ExplainedFailure(unexpected(locale), detail: "\(target): an answer that is not HTTP (\(cause))")
         default:
-            return WebhookError(cause)
+            return WebhookError("\(target): \(cause)")
         }
-        return WebhookFailure(message: message(locale), cause: cause)
+    }
+
+    /// `url` as the log shows it: scheme, host, port and path; no user,
+    /// password, query or fragment, which may hold tokens.
+    static func loggable(_ url: URL) -> String {
+        guard let scheme = url.scheme, let host = url.host else { return "the configured URL" }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "") + url.path
     }
 }
 

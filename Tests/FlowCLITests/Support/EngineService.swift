@@ -101,7 +101,8 @@ final class EngineService: FlowService, @unchecked Sendable {
     ) async throws(FlowClientError) -> String {
         calls.append(answers.isEmpty ? "StartSession" : "StartSession(answers)")
         guard let definition = flows[flow] else { throw Self.refusal(.notFound, "no flow \(flow)") }
-        let id = String(format: "%032x", nextID)
+        // Ids that differ at the front, as flowd's random ones do.
+        let id = String(format: "%08x", nextID) + String(repeating: "0", count: 24)
         nextID += 1
         var options: [String: [ChoiceOption]] = [:]
         for request in definition.providerRequests(locale: locale ?? "en") where request.kind == .options {

@@ -14,3 +14,31 @@ public struct LocalizedFailure: Error, Sendable, Hashable {
         self.message = message
     }
 }
+
+extension LocalizedFailure: CustomStringConvertible {
+    /// What the daemon's log records: the person's message, marked as such,
+    /// since the plugin gave no detail for the administrator
+    /// (``ExplainedFailure`` does).
+    public var description: String { "no detail for the log; the person was told: \(message)" }
+}
+
+/// Throw this from a plugin to show `message` to the person, as
+/// ``LocalizedFailure`` does, and to give the administrator `detail` for the
+/// daemon's log: in English, what failed and why (the address, the status,
+/// the system's error). Keep secrets and the person's answers out of both.
+///
+///     throw ExplainedFailure(busy(context.locale), detail: "POST https://crm.example/hooks answered HTTP 503")
+public struct ExplainedFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// For the person, in the session's locale (`context.locale`).
+    public var message: String
+    /// For the administrator's log, in English.
+    public var detail: String
+
+    public init(_ message: String, detail: String) {
+        self.message = message
+        self.detail = detail
+    }
+
+    /// The detail: what the daemon's log records.
+    public var description: String { detail }
+}
