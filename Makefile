@@ -9,6 +9,7 @@
 #                        (DEMO_KEEP=1: keep them up afterwards for flowctl by hand, until Ctrl-C)
 #   make demo-installed  the same from an installed tree, no toolchain: TREE=stage (make stage) or TREE=/
 #   make install         DESTDIR=... PREFIX=/usr: the layout in docs/admin.md
+#   make uninstall       the same variables: removes it again (keeps configuration and sessions)
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
 #   make fuzz            every fuzz target, then the D-Bus fuzzer, FUZZ_SECONDS each (default 600)
@@ -28,7 +29,7 @@ BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
 .PHONY: all build debug test test-unit test-fuzz test-desktop test-template test-system test-package demo demo-installed
-.PHONY: demo-gtk install stage deb bench fuzz soak clean setup
+.PHONY: demo-gtk install uninstall stage deb bench fuzz soak clean setup
 
 # Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
 PYTHON3 ?= /usr/bin/python3
@@ -123,6 +124,12 @@ test: test-unit
 # tree runs without the Swift toolchain (RUNPATHs, runtime libraries).
 install: build
 	BUILD_DIR="$(BIN_RELEASE)" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install.sh
+
+# What `make install` put in place, with the same DESTDIR and PREFIX; an edited
+# flowd.conf, your flows and drop-ins, /var/lib/flowd and the flowd user stay
+# (docs/admin.md, "Upgrade, roll back, remove").
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" scripts/install.sh --uninstall
 
 # `make install` into ./stage with PREFIX=/usr, as a package would: what the
 # end-to-end suite boots.

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Installs a release build of flowd into $DESTDIR$PREFIX: the layout of
 # the install table in docs/admin.md. Called by `make install`;
-# run it directly only with the same variables.
+# run it directly only with the same variables. With --uninstall (`make
+# uninstall`) it removes what it installed instead, and keeps what holds an
+# administrator's data (see uninstall below).
 #
 #   BUILD_DIR   the SwiftPM release bin directory (swift build -c release --show-bin-path)
 #   DESTDIR     staging root, empty for a real install
@@ -29,7 +31,9 @@ die() { echo "install: error: $*" >&2; exit 1; }
 warn() { echo "install: warning: $*" >&2; }
 
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD_DIR=${BUILD_DIR:?BUILD_DIR must be the SwiftPM release bin directory}
+MODE=install
+[ "${1:-}" = --uninstall ] && MODE=uninstall
+[ "$MODE" = uninstall ] || BUILD_DIR=${BUILD_DIR:?BUILD_DIR must be the SwiftPM release bin directory}
 DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr/local}
 BINDIR=${BINDIR:-$PREFIX/bin}
@@ -41,6 +45,7 @@ DOCDIR=${DOCDIR:-$DATADIR/doc/flowd}
 SYSTEMD_SYSTEM_UNIT_DIR=${SYSTEMD_SYSTEM_UNIT_DIR:-$PREFIX/lib/systemd/system}
 SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
+JOURNAL_CATALOG_DIR=${JOURNAL_CATALOG_DIR:-$PREFIX/lib/systemd/catalog}
 DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
 BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
 # Where flowd looks for flowd.conf: /etc for PREFIX=/usr, $PREFIX/etc otherwise (InstallLayout).
@@ -54,6 +59,43 @@ D_FLOWD_LIB=$DESTDIR$FLOWD_LIB       # as written now
 PLUGINS="SpoolPlugin:spool CommandPlugin:command WebhookPlugin:webhook ValidatorsPlugin:validators ProvidersPlugin:providers"
 
 case "$PREFIX" in /*) ;; *) die "PREFIX must be absolute (got '$PREFIX')" ;; esac
+
+# Substitutes the install paths into a text file that names them for PREFIX=/usr.
+substitute() {
+    sed -e "s|/usr/libexec/flowd|$LIBEXECDIR/flowd|g" \
+        -e "s|/usr/lib/flowd|$FLOWD_LIB|g" "$1"
+}
+
+# --- uninstall: every file the install below writes, and the directories only it made -----------
+# Kept: /etc/flowd/flowd.conf if it differs from the sample (the administrator's edits), everything
+# else in /etc/flowd (flows, drop-ins), the state directory /var/lib/flowd (every session), the
+# flowd user, and systemd drop-ins in /etc/systemd. Stop and disable flowd first.
+uninstall() {
+    local f sample conf=$DESTDIR$SYSCONFDIR/flowd/flowd.conf
+    for f in "$LIBEXECDIR/flowd" "$BINDIR/flowctl" "$BINDIR/flowd-gtk" \
+        "$DATADIR/applications/org.flowd.Flows.desktop" "$DATADIR/metainfo/org.flowd.Flows.metainfo.xml" \
+        "$DATADIR/icons/hicolor/scalable/apps/org.flowd.Flows.svg" \
+        "$DBUS_DIR/system.d/org.flowd.Flow1.conf" "$DBUS_DIR/system-services/org.flowd.Flow1.service" \
+        "$DBUS_DIR/services/org.flowd.Flow1.service" "$DBUS_DIR/interfaces/org.flowd.Flow1.Manager.xml" \
+        "$DBUS_DIR/interfaces/org.flowd.Flow1.Session.xml" "$SYSTEMD_SYSTEM_UNIT_DIR/flowd.service" \
+        "$SYSTEMD_USER_UNIT_DIR/flowd.service" "$SYSUSERS_DIR/flowd.conf" "$JOURNAL_CATALOG_DIR/flowd.catalog" \
+        "$MANDIR/man1/flowctl.1" "$MANDIR/man8/flowd.8" "$MANDIR/man1/flowd-gtk.1" "$BASH_COMPLETION_DIR/flowctl"; do
+        rm -f "$DESTDIR$f"
+    done
+    rm -rf "$D_FLOWD_LIB" "$DESTDIR$DATADIR/flowd" "$DESTDIR$DOCDIR"
+    if [ -f "$conf" ]; then
+        sample=$(sed -e "s|/etc/flowd|$SYSCONFDIR/flowd|g" -e "s|/usr/share/flowd|$DATADIR/flowd|g" "$SRCDIR/etc/flowd.conf" |
+            substitute /dev/stdin)
+        if [ "$(cat "$conf")" = "$sample" ]; then
+            rm -f "$conf"
+            rmdir "$DESTDIR$SYSCONFDIR/flowd" 2>/dev/null || true
+        else
+            warn "$conf differs from the sample: kept"
+        fi
+    fi
+    echo "install: flowd removed from ${DESTDIR:-/}${DESTDIR:+ }(PREFIX=$PREFIX); kept: the state directory, your files in $SYSCONFDIR/flowd, the flowd user"
+}
+if [ "$MODE" = uninstall ]; then uninstall; exit 0; fi
 [ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 for f in flowd flowctl flowd-gtk flowd-plugin-probe libFlowKit.so; do
@@ -75,11 +117,6 @@ fi
 [ -n "$SWIFT_RUNTIME_DIR" ] && [ -f "$SWIFT_RUNTIME_DIR/libswiftCore.so" ] ||
     die "cannot find the Swift runtime libraries (set SWIFT_RUNTIME_DIR)"
 
-# Substitutes the install paths into a text file that names them for PREFIX=/usr.
-substitute() {
-    sed -e "s|/usr/libexec/flowd|$LIBEXECDIR/flowd|g" \
-        -e "s|/usr/lib/flowd|$FLOWD_LIB|g" "$1"
-}
 install_text() { # SRC DEST-DIR [NAME]: a 0644 file with paths substituted
     local name=${3:-$(basename "$1")}
     install -d -m 0755 "$DESTDIR$2"
@@ -173,6 +210,8 @@ install_text "$SRCDIR/dbus/org.flowd.Flow1-session.service" "$DBUS_DIR/services"
 install_text "$SRCDIR/systemd/flowd.service" "$SYSTEMD_SYSTEM_UNIT_DIR"
 install_text "$SRCDIR/systemd/user/flowd.service" "$SYSTEMD_USER_UNIT_DIR"
 install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
+# The journal catalog: what `journalctl -x` says about each of flowd's MESSAGE_IDs.
+install_text "$SRCDIR/data/catalog/flowd.catalog" "$JOURNAL_CATALOG_DIR"
 for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
     install_text "$f" "$DOCDIR/examples/flowd.service.d"
 done

@@ -46,6 +46,8 @@ package enum FlowMember {
         package static let reload: MemberName = "Reload"
         /// Since 1.1: `ListFlows` with options (`locale`).
         package static let listFlowsWithOptions: MemberName = "ListFlowsWithOptions"
+        /// Since 1.2.
+        package static let getStatus: MemberName = "GetStatus"
     }
 
     /// The Session interface's members.

@@ -299,7 +299,14 @@ package final class PluginCaller: Sendable {
 
     /// The failure for an error a plugin threw.
     static func failure<Value>(for error: any Error) -> PluginCallResult<Value> {
-        let detail = printable(String(describing: error))
+        // A LocalizedFailure carries only the person's message: the journal
+        // gets that message as a quotation, not a Swift dump of the value.
+        let detail: String
+        if let failure = error as? LocalizedFailure {
+            detail = printable("\u{201C}\(failure.message)\u{201D} (the plugin's message for the person; it gave no other cause)")
+        } else {
+            detail = printable(String(describing: error))
+        }
         return .failure(message: ErrorMessages.message(for: error).flatMap(cleanMessage), detail: detail)
     }
 

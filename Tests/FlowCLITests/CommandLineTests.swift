@@ -181,6 +181,7 @@ struct CommandLineTests {
         let others: [(ErrorName, ExitCode)] = [
             (.serviceUnknown, .unavailable), (.nameHasNoOwner, .unavailable), (.noReply, .unavailable),
             (.disconnected, .unavailable), ("org.freedesktop.DBus.Error.Spawn.ChildExited", .unavailable),
+            ("org.freedesktop.DBus.Error.TimedOut", .unavailable),
             (.unknownMethod, .software), (.accessDenied, .accessDenied), (.invalidArgs, .dataError),
             (.unknownObject, .notFound), (.limitsExceeded, .failure),
         ]

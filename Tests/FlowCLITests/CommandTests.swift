@@ -412,6 +412,42 @@ struct CommandTests {
         #expect(Set(parsed[0].keys) == ["name", "version", "kinds", "capabilities", "path", "status", "error"])
     }
 
+    @Test("status: version, uptime, sessions by state, flows refused with why, plugins, limits, state; --json shape")
+    func status() throws {
+        _ = try start("survey")
+        _ = try start("survey")
+        let text = run(["status"])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("Version") && $0.hasSuffix("0.1.1") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Uptime") && $0.contains("(since 2025-11-24 ") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Sessions") && $0.hasSuffix("2: editing 2") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Flows") && $0.hasSuffix("1 served: trip") })
+        #expect(lines.contains { $0.hasSuffix("/etc/flowd/flows/bad.json: $.steps: expected an array") })
+        #expect(lines.contains { $0.hasPrefix("Plugins") && $0.hasSuffix("1 loaded, 1 failed, 0 disabled") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasSuffix("/p/broken.so: ABI 2 is not the daemon's ABI 1") })
+        #expect(lines.contains { $0.hasPrefix("Limits") && $0.hasSuffix("IdleTimeout=7d MaxSessionsPerUser=64") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("State") && $0.hasSuffix("/var/lib/flowd, 1.2 MB") }, "\(text.stdout)")
+
+        let parsed = try #require(try json(run(["status", "--json"]).stdout) as? [String: Any])
+        #expect(Set(parsed.keys) == [
+            "version", "startedAt", "uptimeSeconds", "sessions", "flows", "refusedFlows", "plugins", "failedPlugins",
+            "limits", "stateDirectory", "stateBytes",
+        ])
+        #expect(parsed["sessions"] as? [String: Int] == ["editing": 2])
+        #expect((parsed["uptimeSeconds"] as? Int ?? -1) > 0)
+    }
+
+    @Test func durationsAndSizesReadEasily() {
+        #expect(Render.duration(seconds: 0) == "0 s")
+        #expect(Render.duration(seconds: 59) == "59 s")
+        #expect(Render.duration(seconds: 3_725) == "1 h 2 min")
+        #expect(Render.duration(seconds: 2 * 86400 + 7200 + 5) == "2 d 2 h")
+        #expect(Render.bytes(999) == "999 B")
+        #expect(Render.bytes(1_234_567) == "1.2 MB")
+        #expect(Render.bytes(1000) == "1.0 kB")
+    }
+
     @Test("watch prints the session's changes until it is submitted; --json gives JSON lines")
     func watch() throws {
         let id = try toReview()

@@ -85,7 +85,9 @@ struct IntrospectionTests {
         let manager = try Self.shipped("org.flowd.Flow1.Manager")
         #expect(Set(manager.methods.keys) == [
             "ListFlows", "StartSession", "ListSessions", "GetSession", "ListPlugins", "Reload", "ListFlowsWithOptions",
+            "GetStatus",
         ])
+        #expect(manager.methods["GetStatus"]?.arguments.map(\.type) == ["a{sv}"])
         #expect(manager.methods["StartSession"]?.arguments.map(\.type) == ["s", "a{sv}", "o"])
         #expect(manager.methods["ListSessions"]?.arguments.map(\.type) == ["a(ssos)"])
         #expect(Set(manager.signals.keys) == ["SessionNew", "SessionRemoved"])

@@ -56,7 +56,7 @@ struct PluginMisbehaviourTests {
             try await client.submit(session)
             #expect(try await client.property(.state, of: session) == "submitted")
             let log = fixture.daemon.standardError
-            #expect(log.split(separator: "\n").filter { $0.contains("session submitted") }.count == 1, "\(log)")
+            #expect(log.split(separator: "\n").filter { $0.contains("session \(session) of ") && $0.contains(" submitted (") }.count == 1, "\(log)")
             #expect(!log.contains("cannot record the end of a submit"), "\(log)")
             let warning = try #require(log.split(separator: "\n").first { $0.contains("not a finite number") }, "\(log)")
             #expect(warning.contains("plugin=odd") && warning.contains("capability=odd.nan-receipt"), "\(warning)")

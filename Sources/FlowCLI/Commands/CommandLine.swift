@@ -191,6 +191,10 @@ package enum FlowctlCommandLine {
             details: "Lists the plugins flowd knows: name, kinds, version, status (loaded, failed or disabled) and the reason it is not loaded.",
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
+            name: "status", arguments: "", summary: "show the daemon's version, uptime, sessions, flows, plugins and limits",
+            details: "Shows what flowd reports about itself (GetStatus): its version and uptime, the sessions by state (of every user), the flows served and the files refused with why, the plugins loaded, failed (with why) and disabled, the configured limits, and the state directory with the space it takes.",
+            options: [], minArguments: 0, maxArguments: 0, group: .daemon),
+        CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",
             details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. The file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one ('flowctl flows' then lacks it and the journal says why).",
             options: [], minArguments: 1, maxArguments: nil, group: .offline, needsDaemon: false),

@@ -85,6 +85,7 @@ final class CommandRunner {
                 return .success
             }
         case "plugins": return try plugins()
+        case "status": return try status()
         case "watch": return try onSession(args[0], watch)
         case "check": return check(args)
         case "run":
@@ -185,6 +186,17 @@ final class CommandRunner {
             }
             let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
             out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
+        }
+        return .success
+    }
+
+    func status() throws(CLIError) -> ExitCode {
+        let status = try call { s async throws(FlowClientError) in try await s.status() }
+        let now = WallClock.microsecondsSinceEpoch()
+        if json {
+            printJSON(JSONShapes.status(status, now: now))
+        } else {
+            out(Render.status(status, now: now, style: style))
         }
         return .success
     }

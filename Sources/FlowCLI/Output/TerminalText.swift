@@ -311,3 +311,18 @@ extension FlowClientError {
         return error
     }
 }
+
+extension DaemonStatus: TerminalSafe {
+    /// The texts a flow file or a plugin put here (names, reasons, paths)
+    /// cleaned; counts, times and limits as they are.
+    package func terminalSafe() -> DaemonStatus {
+        var status = self
+        status.version = version.terminalSafe()
+        status.flows = flows.terminalSafe()
+        status.refusedFlows = refusedFlows.map { .init(file: $0.file.terminalSafe(), reason: $0.reason.terminalSafe()) }
+        status.plugins = Dictionary(plugins.map { ($0.key.terminalSafe(), $0.value) }, uniquingKeysWith: +)
+        status.failedPlugins = failedPlugins.terminalSafe()
+        status.stateDirectory = stateDirectory.terminalSafe()
+        return status
+    }
+}

@@ -19,6 +19,8 @@ package protocol FlowService: AnyObject, Sendable {
     func listSessions() async throws(FlowClientError) -> [SessionListing]
     /// `Manager.ListPlugins`.
     func listPlugins() async throws(FlowClientError) -> [PluginSummary]
+    /// `Manager.GetStatus` (since 1.2).
+    func status() async throws(FlowClientError) -> DaemonStatus
     /// `Session.GetStep`.
     func step(_ session: String) async throws(FlowClientError) -> StepPage
     /// `Session.SetAnswers`; returns the current step's field errors.

@@ -37,6 +37,8 @@ final class BusFrontEnd: DaemonComponent {
     private(set) var limits: SessionLimits
     /// `Reload`: re-reads the configuration; a failure says why.
     let reload: () -> Result<Void, FlowdError>
+    /// `GetStatus`: what the daemon reports about itself.
+    let status: () -> DaemonStatus
     /// Called once when the bus connection is lost while serving.
     private let busLost: () -> Void
 
@@ -56,7 +58,8 @@ final class BusFrontEnd: DaemonComponent {
 
     init(
         loop: any EventLoopProtocol, service: FlowService, logger: Logger, settings: Settings, limits: SessionLimits,
-        reload: @escaping () -> Result<Void, FlowdError>, busLost: @escaping () -> Void
+        reload: @escaping () -> Result<Void, FlowdError>, status: @escaping () -> DaemonStatus,
+        busLost: @escaping () -> Void
     ) {
         self.loop = loop
         self.service = service
@@ -64,6 +67,7 @@ final class BusFrontEnd: DaemonComponent {
         self.settings = settings
         self.limits = limits
         self.reload = reload
+        self.status = status
         self.busLost = busLost
         // Only a per-user session bus is one user's alone: anywhere else another
         // user must not see someone's answers go by. A bus given with

@@ -77,6 +77,9 @@ enum ManagerInterface {
             .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
                 call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
             },
+            .init(FlowMember.Manager.getStatus, out: [Argument("status", "a{sv}")]) { manager, call in
+                call.reply(manager.front.status().dbusValue)
+            },
             .init(FlowMember.Manager.reload) { manager, call in
                 // Root only (CallerRule.manager).
                 manager.front.finish(call, manager.front.reload())

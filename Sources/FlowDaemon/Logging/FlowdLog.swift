@@ -27,10 +27,17 @@ extension MessageID {
     /// The daemon is stopping.
     package static let daemonStopping = MessageID(constant: "638b11f959d541dca7e58482982738a7")
 
+    /// Sessions untouched for the idle time were removed.
+    package static let sessionsExpired = MessageID(constant: "666cebdff9474bef9f5748ac67fade91")
+    /// A limit refused a caller (sessions per user, sessions in all).
+    package static let limitReached = MessageID(constant: "d8c9948098dc411b8c1f88ac55fd1485")
+    /// A reload found an error in the configuration; the running one stays.
+    package static let reloadFailed = MessageID(constant: "9524c4014e544befa3270898d07d6981")
+
     /// Every id above, for catalogs and tests.
     package static let flowd: [MessageID] = [
         sessionStarted, stepCompleted, submitted, submitFailed, flowRefused, pluginRefused, pluginCrashed,
-        daemonStarted, daemonStopping,
+        daemonStarted, daemonStopping, sessionsExpired, limitReached, reloadFailed,
     ]
 }
 
@@ -79,5 +86,21 @@ enum FlowdLog {
         Logger(
             identifier: "flowd", minimumLevel: verbose ? .debug : .info,
             backend: JournalBackend.automatic(hiddenFieldPrefix: fieldPrefix))
+    }
+
+    /// The logger for why flowd exits (start-up failures): stderr, which the
+    /// journal files under flowd.service at the entry's priority even when
+    /// the process is gone before journald reads it (see
+    /// ``JournalBackend/lastWords(hiddenFieldPrefix:)``), so the reason shows
+    /// in `journalctl -u flowd -p err` and `systemctl status flowd`.
+    static func makeExitLogger() -> Logger {
+        Logger(identifier: "flowd", backend: JournalBackend.lastWords(hiddenFieldPrefix: fieldPrefix))
+    }
+
+    /// The journal's line about the configuration files read.
+    static func filesRead(_ files: [String]) -> String {
+        files.isEmpty
+            ? "configuration read from no file (built-in defaults and the command line)"
+            : "configuration read from \(files.joined(separator: ", "))"
     }
 }

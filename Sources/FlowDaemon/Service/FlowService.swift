@@ -85,8 +85,18 @@ actor FlowService: DaemonComponent {
     }
 
     /// The live counts for systemd's status line.
-    var status: (sessions: Int, flows: Int, submits: Int) {
-        (quota.total, catalog.flows.count, submits.count)
+    var status: (sessions: Int, flows: Int, refusedFlows: Int, submits: Int) {
+        (quota.total, catalog.flows.count, catalog.refused.count, submits.count)
+    }
+
+    /// Live sessions by state name (a scan of the store; for `GetStatus`).
+    func sessionsByState() -> [String: Int] {
+        do {
+            return try repository.store.countsByState()
+        } catch {
+            logger.error("cannot count the sessions by state: \(error.description)")
+            return [:]
+        }
     }
 
     /// Live sessions, all uids.
@@ -169,12 +179,23 @@ actor FlowService: DaemonComponent {
                 throw .invalidArgs("\"\(requested ?? "")\" is not a locale tag (expected one like \"en\" or \"pt-BR\")")
             }
             let store = repository.store
-            try quota.reserve(for: uid, limits: configuration.limits) { uid throws(FlowdError) in
-                do {
-                    return try store.count(owner: uid)
-                } catch {
-                    throw .failed("cannot count the caller's sessions: \(error)")
+            do throws(FlowdError) {
+                // Settled sessions do not count: they never keep a person
+                // from starting another (they have a retention of their own).
+                try quota.reserve(for: uid, limits: configuration.limits) { uid throws(FlowdError) in
+                    do {
+                        return try store.count(owner: uid, excludingState: SessionState.submitted.rawValue)
+                    } catch {
+                        throw .failed("cannot count the caller's sessions: \(error)")
+                    }
                 }
+            } catch {
+                if error.name == .limitExceeded {
+                    logger.warning(
+                        "uid \(uid) cannot start a session of \(flow.id): \(error.message)", id: .limitReached,
+                        metadata: [.flow: flow.id, .uid: uid])
+                }
+                throw error
             }
             let new = NewSession(
                 flow: flow, id: SessionID.make(), owner: uid, locale: locale, prefill: prefill, answers: answers)
@@ -255,7 +276,7 @@ actor FlowService: DaemonComponent {
         events.append(.sessionNew(id: new.id))
         events.append(.sessionCountChanged)
         events.log(
-            .info, "session started", id: .sessionStarted,
+            .info, "session \(new.id) of \(new.flow.id) started by uid \(new.owner)", id: .sessionStarted,
             metadata: [.session: new.id, .flow: new.flow.id, .uid: new.owner])
         return new.id
     }
@@ -362,20 +383,36 @@ actor FlowService: DaemonComponent {
         return ids.count(where: { (try? session($0)) != nil })
     }
 
-    /// Deletes sessions idle for longer than the configured time. Returns how
-    /// many went.
+    /// Deletes sessions idle for longer than the configured time, and
+    /// settled (submitted) ones older than their retention. Returns how many
+    /// went.
     func expireIdleSessions() -> Int {
         quota.forgetOwners()
-        // Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
-        let idle = configuration.limits.idleTimeout.components
-        let cutoff = clock.now - (idle.seconds * 1_000_000 + idle.attoseconds / 1_000_000_000_000)
+        let settled = SessionState.submitted.rawValue
+        let store = repository.store
+        let idleCutoff = clock.now - Self.microseconds(configuration.limits.idleTimeout)
+        let settledCutoff = clock.now - Self.microseconds(configuration.limits.settledRetention)
+        return expire(what: "idle sessions") { () throws(StoreError) in
+            try store.expired(before: idleCutoff, limit: 500, excludingState: settled)
+        } + expire(what: "settled sessions") { () throws(StoreError) in
+            try store.ids(inState: settled, updatedBefore: settledCutoff, limit: 500)
+        }
+    }
+
+    /// Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
+    private static func microseconds(_ span: Duration) -> Int64 {
+        span.components.seconds * 1_000_000 + span.components.attoseconds / 1_000_000_000_000
+    }
+
+    /// Removes the sessions `batch` finds, 500 at a time, until it finds none.
+    private func expire(what: String, _ batch: () throws(StoreError) -> [String]) -> Int {
         var removed = 0
         while true {
             let ids: [String]
             do {
-                ids = try repository.store.expired(before: cutoff, limit: 500)
+                ids = try batch()
             } catch {
-                logger.error("cannot look for idle sessions: \(error.description)")
+                logger.error("cannot look for \(what): \(error.description)")
                 return removed
             }
             var progressed = false
@@ -396,7 +433,9 @@ actor FlowService: DaemonComponent {
         quota.removed(ownedBy: owner)
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
-        events.log(.info, "session removed (\(reason))", metadata: [.session: id])
+        // A removed settled session was not counted: count again when needed.
+        if let owner { quota.forget(owner: owner) }
+        events.log(.info, "session \(id) removed (\(reason))", metadata: [.session: id])
     }
 
     // MARK: - Session methods
@@ -552,7 +591,7 @@ actor FlowService: DaemonComponent {
         let id = session.record.id
         events.insert(.stepCompleted(id: id, step: completion.step, answers: completion.answers), at: mark)
         events.log(
-            .info, "step completed", id: .stepCompleted,
+            .info, "session \(id) of \(session.flow.id): step \(completion.step) completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
     }
 
@@ -641,7 +680,9 @@ actor FlowService: DaemonComponent {
             // the change's events carry that one announcement.
             let message = session.lastError ?? ""
             events.append(.submitFailed(id: id, message: message))
-            logger.warning("submit failed: \(detail)", id: .submitFailed, metadata: [.session: id, .flow: session.flow.id])
+            logger.warning(
+                "session \(id) of \(session.flow.id): submit failed: \(detail)", id: .submitFailed,
+                metadata: [.session: id, .flow: session.flow.id])
             return .failure(FlowdError(failure == .timedOut ? .timeout : .submitFailed, message))
         case .cancelled:
             try engine { () throws(SessionError) in try session.cancelSubmit(now: now) }
@@ -653,7 +694,10 @@ actor FlowService: DaemonComponent {
     private func settled(_ session: FlowSession) {
         let id = session.record.id
         events.append(.submitted(id: id, receipt: session.record.receipt ?? [:]))
-        logger.notice("session submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
+        // It no longer counts toward its owner's limit: count again when needed.
+        quota.forget(owner: session.record.owner)
+        logger.notice(
+            "session \(id) of \(session.flow.id) submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
     }
 
     /// `Cancel`: stops a running submit quietly.
