@@ -22,28 +22,25 @@ struct PluginHostGateway: PluginGateway {
         let result = await caller.validateField(name, value: value, field: field, context: self.context(context))
         var metadata = callMetadata(.fieldValidator, name, context)
         metadata[.field] = field.id
-        switch result {
-        case .success(let assessment): return assessment
-        case .timedOut:
-            logger.warning("validator \(name) timed out", metadata: metadata)
-            throw PluginCheckTimedOut()
-        case .busy(let waited):
-            logBusy(name, waited: waited, metadata: metadata)
-            throw PluginCheckTimedOut()
-        case .failure(_, let detail): throw PluginCallFailed(name, detail: detail, metadata: metadata, logger: logger)
-        case .cancelled, .unavailable:
-            throw PluginCallFailed(name, detail: "not available", metadata: metadata, logger: logger)
-        }
+        return try checked(result, "validator \(name)", name, metadata: metadata)
     }
 
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
         let result = await caller.validateStep(name, step: step, context: self.context(context))
         var metadata = callMetadata(.stepValidator, name, context)
         metadata[.step] = step.id
+        return try checked(result, "step validator \(name)", name, metadata: metadata)
+    }
+
+    /// A check's value, or the error that makes the session say the check
+    /// could not run; a timeout, a wait for a thread and a failure are logged.
+    private func checked<Value>(
+        _ result: PluginCallResult<Value>, _ what: String, _ name: String, metadata: LogMetadata
+    ) throws -> Value {
         switch result {
-        case .success(let issues): return issues
+        case .success(let value): return value
         case .timedOut:
-            logger.warning("step validator \(name) timed out", metadata: metadata)
+            logger.warning("\(what) timed out", metadata: metadata)
             throw PluginCheckTimedOut()
         case .busy(let waited):
             logBusy(name, waited: waited, metadata: metadata)
