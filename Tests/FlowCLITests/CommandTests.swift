@@ -397,7 +397,11 @@ struct CommandTests {
         let id = try start("consultation")
         let submit = run(["submit", id])
         #expect(submit.status == 1)
-        #expect(submit.stderr == "✗ “Service” is not finished yet; it is shown now. (see 'flowctl show \(id)')\n")
+        #expect(submit.stderr == "✗ “Service” is not finished yet. See it with: flowctl show \(id)\n")
+        // In the person's language, the command included (no English "see" tacked on).
+        let german = run(["submit", id], environment: ["LANG": "de_DE.UTF-8"])
+        #expect(german.stderr.hasPrefix("✗ „"), "\(german.stderr)")
+        #expect(german.stderr.hasSuffix("“ ist noch nicht fertig. Anzeigen mit: flowctl show \(id)\n"), "\(german.stderr)")
 
         // onboarding has no Review page; sitting on its last step, "terms", with the terms not accepted.
         let onboarding = try start("onboarding")
@@ -409,7 +413,7 @@ struct CommandTests {
         #expect(last.status == 1)
         let lines = last.stderr.split(separator: "\n").map(String.init)
         #expect(lines == [
-            "✗ “Terms of service” is not finished yet; it is shown now. (see 'flowctl show \(onboarding)')",
+            "✗ “Terms of service” is not finished yet. See it with: flowctl show \(onboarding)",
             "Flow “onboarding” has no Review page: 'flowctl continue \(onboarding)' on its last step, “Terms of service”, submits it.",
         ])
         #expect(last.stderr.components(separatedBy: "not finished").count == 2, "said once")

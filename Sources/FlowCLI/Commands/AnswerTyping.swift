@@ -22,7 +22,7 @@ package enum AnswerTyping {
     /// Reads a toggle answer: y/yes/true/1/on, n/no/false/0/off, or the
     /// localized yes and no (and their first letters); nil otherwise.
     package static func toggle(_ text: String, locale: String) -> Bool? {
-        let word = text.trimmed.lowercased()
+        let word = halfWidth(text).trimmed.lowercased()
         let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
         let no = Strings.builtin.text(.no, locale: locale).lowercased()
         if trueWords.contains(word) || word == yes || (word.count == 1 && yes.hasPrefix(word) && !no.hasPrefix(word)) {
@@ -37,7 +37,7 @@ package enum AnswerTyping {
     /// Reads a number: an integer becomes `x`, anything else numeric `d`; nil
     /// when it is not a finite number.
     package static func number(_ text: String) -> DBusValue? {
-        let trimmed = text.trimmed
+        let trimmed = halfWidth(text).trimmed
         if let integer = Int64(trimmed) { return .int64(integer) }
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ "0123456789+-.eE".unicodeScalars.contains($0) }),
               let double = Double(trimmed), double.isFinite else { return nil }
@@ -66,7 +66,29 @@ package enum AnswerTyping {
     /// `text` as labels are compared: lowercased, without any white space
     /// (U+202F and U+00A0 included).
     static func matchKey(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+        String(String.UnicodeScalarView(halfWidth(text).lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+    }
+
+    /// `text` with full-width ASCII forms as plain ASCII ("１２" is "12",
+    /// "，" is ",") and the ideographic space as a space: what a Japanese,
+    /// Chinese or Korean input method types while it is on. Applied only
+    /// where a number, an option or a key is expected, never to free text.
+    package static func halfWidth(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x3000 }) else { return text }
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            switch scalar.value {
+            case 0xFF01...0xFF5E: return Unicode.Scalar(scalar.value - 0xFEE0) ?? scalar
+            case 0x3000: return " "
+            default: return scalar
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// The items of a multiple-choice answer: separated by commas, the
+    /// full-width and the ideographic one ("1、3") included.
+    package static func listItems(_ text: String) -> [String] {
+        halfWidth(text).split(whereSeparator: { $0 == "," || $0 == "、" }).map(\.trimmed).filter { !$0.isEmpty }
     }
 
     /// The minutes after midnight `text` names as a time of day: `H:MM` or
@@ -78,6 +100,10 @@ package enum AnswerTyping {
         if rest.hasSuffix("am") || rest.hasSuffix("pm") {
             offset = rest.hasSuffix("pm") ? 12 * 60 : 0
             rest = rest.dropLast(2)
+        } else if let h = rest.firstIndex(of: "h") {
+            // As French writes it: "14h30", "14 h 30", "9h".
+            let minutes = rest[rest.index(after: h)...]
+            rest = Substring(rest[..<h] + ":" + (minutes.isEmpty ? "00" : minutes))
         }
         let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) }),
@@ -116,8 +142,8 @@ package enum AnswerTyping {
             return .string(try choiceID(text, of: field))
         case .multichoice:
             var ids: [String] = []
-            for item in text.split(separator: ",") where !item.trimmed.isEmpty {
-                let id = try choiceID(String(item), of: field)
+            for item in listItems(text) {
+                let id = try choiceID(item, of: field)
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)

@@ -20,6 +20,10 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case saved
     /// The name of the Enter key in the action lines ("Enter: Continue").
     case keyEnter
+    /// "{label}" and "{value}": a key and its action ("Enter: Continue"),
+    /// a field and its answer ("Name: Ada"), as the language punctuates
+    /// them (French "Entrée : Continuer").
+    case labelValue
     /// The quit action.
     case quit
     /// The action that asks the step's questions again.
@@ -58,6 +62,8 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case submitGoesOn
     /// "{step}": a submit found a step that is not finished, and went there.
     case notFinished
+    /// "{step}" and "{command}": `flowctl submit` found a step that is not finished.
+    case notFinishedShow
     /// "{reference}": the receipt's reference once submitted.
     case reference
     /// "{flow}", "{id}" and "{step}": how a flow without Review is submitted.

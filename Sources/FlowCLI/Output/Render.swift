@@ -243,7 +243,7 @@ package enum Render {
     /// value, options, help, rules and error.
     package static func field(_ field: StepField, locale: String, style: Style) -> String {
         var text = style.bold(field.label.isEmpty ? field.id : field.label)
-        if field.required { text += " *" }
+        if field.mustBeAnswered { text += " *" }
         text += "\n"
         func caption(_ key: FlowctlText) -> String { key.text(locale) }
         var lines: [(String, String, @Sendable (String) -> String)] = []

@@ -102,7 +102,12 @@ final class Wizard: Sendable {
 
     /// An action line: "Enter: Continue · b: Back · q: Quit".
     func actionLine(_ actions: [(key: String, label: String)]) -> String {
-        actions.map { "\($0.key): \($0.label)" }.joined(separator: " · ")
+        actions.map { labelled($0.key, $0.label) }.joined(separator: " · ")
+    }
+
+    /// "Name: Ada", "Enter: Continue", punctuated as the session's language does it ("Nom : Ada").
+    func labelled(_ label: String, _ value: String) -> String {
+        text(.labelValue, ["label": label, "value": value])
     }
 
     /// "Japanese is not available for this flow; showing English." when
@@ -134,7 +139,8 @@ final class Wizard: Sendable {
         }
         say(style.bold(title) + "\n")
         if let missing = languageMissing() { say(style.yellow(missing) + "\n") }
-        if let description = flow?.description, !description.isEmpty { say(style.dim(description) + "\n") }
+        // In the session's language, as the title (the English one only when the flow lacks it).
+        if let description = flow?.description(in: locale), !description.isEmpty { say(style.dim(description) + "\n") }
         say(style.dim(text(.intro)) + "\n")
         while true {
             if properties.state == .submitting {
