@@ -252,6 +252,26 @@ struct CommandTests {
         #expect(unknownField.stderr.contains("not a field of step \"pages\" (fields: pageCount)"))
     }
 
+    @Test("set refuses a value in the session's language, as flowd's own errors come")
+    func setRefusalsLocalized() throws {
+        let german = try start("consultation", ["--locale", "de"])
+        let option = run(["set", german, "service=drucker"])
+        #expect(option.status == 65)
+        #expect(option.stderr.hasPrefix("flowctl: \"drucker\" ist keine Option von \"service\" (Optionen: "), "\(option.stderr)")
+        let field = run(["set", german, "colour=red"])
+        #expect(field.stderr == "flowctl: \"colour\" ist kein Feld von Schritt \"service\" (Felder: service)\n", "\(field.stderr)")
+        #expect(run(["set", german, "service=website"]).status == 0)
+        #expect(run(["continue", german]).status == 0)
+        let number = run(["set", german, "pageCount=viele"])
+        #expect(number.stderr == "flowctl: \"viele\" ist keine Zahl (Feld \"pageCount\" erwartet eine Zahl)\n", "\(number.stderr)")
+
+        let japanese = try start("consultation", ["--locale", "ja"])
+        let refused = run(["set", japanese, "service=ロゴ"])
+        #expect(refused.stderr.hasPrefix("flowctl: \"ロゴ\" は \"service\" の選択肢ではありません（選択肢: "), "\(refused.stderr)")
+        let french = try start("consultation", ["--locale", "fr"])
+        #expect(run(["set", french, "colour=red"]).stderr.contains("n'est pas un champ de l'étape \"service\""))
+    }
+
     @Test("set warns about a secure value on the command line and reads FIELD=- from standard input")
     func secureValues() throws {
         let id = try start("registration")

@@ -130,37 +130,38 @@ package enum AnswerTyping {
         switch field.type {
         case .toggle:
             guard let flag = toggle(text, locale: locale) else {
-                throw CLIError(.dataError, "\(quote(text)) is not yes or no (field \(quote(field.id)) is a toggle: use yes/no, true/false, 1/0)")
+                throw CLIError(.dataError, FlowctlText.typeNotYesNo.text(locale, ["value": quote(text), "field": quote(field.id)]))
             }
             return .bool(flag)
         case .number:
             guard let number = number(text) else {
-                throw CLIError(.dataError, "\(quote(text)) is not a number (field \(quote(field.id)) is a number)")
+                throw CLIError(.dataError, FlowctlText.typeNotNumber.text(locale, ["value": quote(text), "field": quote(field.id)]))
             }
             return number
         case .choice:
-            return .string(try choiceID(text, of: field))
+            return .string(try choiceID(text, of: field, locale: locale))
         case .multichoice:
             var ids: [String] = []
             for item in listItems(text) {
-                let id = try choiceID(item, of: field)
+                let id = try choiceID(item, of: field, locale: locale)
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)
         case .computed:
-            throw CLIError(.dataError, "field \(quote(field.id)) is computed from other answers and cannot be set")
+            throw CLIError(.dataError, FlowctlText.typeComputed.text(locale, ["field": quote(field.id)]))
         case .text, .multiline, .secure, .email, .date, .time:
             return .string(text)
         }
     }
 
-    private static func choiceID(_ text: String, of field: StepField) throws(CLIError) -> String {
+    private static func choiceID(_ text: String, of field: StepField, locale: String) throws(CLIError) -> String {
         if let id = option(text, of: field) { return id }
         // Without a list to check against (a provider gave none) the daemon decides.
         if field.options.isEmpty && !field.other { return text.trimmed }
         var ids = field.options.map(\.id)
         if field.other { ids.append("other") }
-        throw CLIError(.dataError, "\(quote(text.trimmed)) is not an option of \(quote(field.id)) (options: \(ids.joined(separator: ", ")))")
+        throw CLIError(.dataError, FlowctlText.typeNotOption.text(
+            locale, ["value": quote(text.trimmed), "field": quote(field.id), "options": ids.joined(separator: ", ")]))
     }
 
     /// Types every `FIELD=VALUE` (and `FIELD.other=TEXT`) against `step`.
@@ -168,23 +169,25 @@ package enum AnswerTyping {
     package static func answers(_ pairs: [(key: String, value: String)], step: StepPage, locale: String) throws(CLIError) -> [String: DBusValue] {
         var result: [String: DBusValue] = [:]
         for (key, text) in pairs {
-            let (field, isOther) = try target(key, in: step)
+            let (field, isOther) = try target(key, in: step, locale: locale)
             result[key] = try value(text, for: field, isOther: isOther, locale: locale)
         }
         return result
     }
 
-    /// The field `key` names on `step`, and whether it is that field's Other text.
-    package static func target(_ key: String, in step: StepPage) throws(CLIError) -> (field: StepField, isOther: Bool) {
+    /// The field `key` names on `step`, and whether it is that field's Other
+    /// text; the refusal in `locale`.
+    package static func target(_ key: String, in step: StepPage, locale: String = "en") throws(CLIError) -> (field: StepField, isOther: Bool) {
         if let field = step.field(key) { return (field, false) }
         if key.hasSuffix(".other"), let field = step.field(String(key.dropLast(6))), field.other {
             return (field, true)
         }
         let names = step.fields.filter { $0.type != .computed }.map(\.id)
         if names.isEmpty {
-            throw CLIError(.dataError, "step \(quote(step.id)) has no fields to set")
+            throw CLIError(.dataError, FlowctlText.typeNoFields.text(locale, ["step": quote(step.id)]))
         }
-        throw CLIError(.dataError, "\(quote(key)) is not a field of step \(quote(step.id)) (fields: \(names.joined(separator: ", ")))")
+        throw CLIError(.dataError, FlowctlText.typeNotField.text(
+            locale, ["key": quote(key), "step": quote(step.id), "fields": names.joined(separator: ", ")]))
     }
 }
 

@@ -273,7 +273,7 @@ final class CommandRunner {
         let step = try call { s async throws(FlowClientError) in try await s.step(id) }
         let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
         for index in pairs.indices {
-            let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step)
+            let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step, locale: locale)
             if pairs[index].value == "-" {
                 pairs[index].value = try readValue(for: field, isOther: isOther)
             } else if field.isSecure && !pairs[index].value.isEmpty {

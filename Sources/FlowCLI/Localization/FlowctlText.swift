@@ -94,6 +94,21 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     /// A toggle must be on.
     case mustBeYes
 
+    // MARK: `set`: a value refused before anything is sent (quoted values)
+
+    /// "{value}" and "{field}": a toggle got something else.
+    case typeNotYesNo
+    /// "{value}" and "{field}": a number field got something else.
+    case typeNotNumber
+    /// "{value}", "{field}" and "{options}" (the option ids).
+    case typeNotOption
+    /// "{field}": a computed field.
+    case typeComputed
+    /// "{step}": a step without fields.
+    case typeNoFields
+    /// "{key}", "{step}" and "{fields}": no such field on the step.
+    case typeNotField
+
     // MARK: `show` and the tables
 
     /// The captions of one field in `show`.
