@@ -1,3 +1,4 @@
+import FlowCLI
 import Foundation
 import TestSupport
 import Testing
@@ -70,6 +71,10 @@ struct WizardLocaleTests {
         #expect(!again.contains("Eingabe: "), "Enter moved on past the terms: \(again)")
         t.type("ja")
         #expect(t.waitFor("Eingabe: "))
+        // Sentences are broken at spaces to fit the terminal's 100 columns, not cut mid-word by it.
+        #expect(t.text.contains("mit :quit\nbeenden Sie; Ihre Antworten bleiben erhalten."), "\(t.text)")
+        let wide = t.text.split(separator: "\n").filter { displayWidth(String($0)) > 99 }
+        #expect(wide.isEmpty, "lines wider than the terminal: \(wide)")
         t.interrupt()
         #expect(t.wait() == .exited(130))
     }

@@ -13,12 +13,12 @@ extension Wizard {
 
     func stepPage(_ first: StepPage) throws(CLIError) -> Outcome {
         say("\n" + Render.progress(first, locale: locale, style: style))
-        if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
+        if !first.description.isEmpty { say(style.dim(prose(first.description)) + "\n") }
         // The step's own rules (plugin step validators), said before its fields.
-        for hint in first.ruleHints where !hint.text.isEmpty { say(style.dim(hint.text) + "\n") }
-        if !first.body.isEmpty { say("\n" + first.body + "\n") }
-        if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
-        if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
+        for hint in first.ruleHints where !hint.text.isEmpty { say(style.dim(prose(hint.text)) + "\n") }
+        if !first.body.isEmpty { say("\n" + prose(first.body) + "\n") }
+        if !first.error.isEmpty { say(style.red(prose("✗ " + first.error)) + "\n") }
+        if !first.warning.isEmpty { say(style.yellow(prose("! " + first.warning)) + "\n") }
 
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
@@ -260,10 +260,10 @@ extension Wizard {
     /// The field's label, its help and hints, its options and rules.
     private func showHeader(_ field: StepField, choices: [ChoiceOption]) {
         say("\n" + labelLine(field) + "\n")
-        if !field.help.isEmpty { say(style.dim(field.help) + "\n") }
+        if !field.help.isEmpty { say(style.dim(prose(field.help)) + "\n") }
         // The choice's hint, the pattern's and the rules beyond the field's own
         // constraints (comparisons, requiredIf, plugin validators), up front.
-        for hint in field.hintTexts { say(style.dim(hint) + "\n") }
+        for hint in field.hintTexts { say(style.dim(prose(hint)) + "\n") }
         // Numbers right-aligned, so that labels line up past 9 options.
         let digits = String(choices.count).count
         for (number, option) in choices.enumerated() {
@@ -275,7 +275,7 @@ extension Wizard {
         if !field.placeholder.isEmpty && !field.isSet { say(style.dim(text(.example, ["text": field.placeholder])) + "\n") }
         if field.isOptional {
             let keeps = field.isSet && field.error.isEmpty
-            say(style.dim(text(keeps ? .optionalKeepHint : .optionalHint)) + "\n")
+            say(style.dim(prose(text(keeps ? .optionalKeepHint : .optionalHint))) + "\n")
         }
     }
 
@@ -296,10 +296,10 @@ extension Wizard {
     /// A refusal: flowd's `error`, then the label again (when the prompt is
     /// not right under it) and the answer flowd holds, which Enter will not keep.
     private func showRefusal(_ field: StepField, error: String, repeatLabel: Bool) {
-        if !error.isEmpty { say(style.red("  ✗ " + error) + "\n") }
+        if !error.isEmpty { say(style.red(prose("  ✗ " + error)) + "\n") }
         if repeatLabel { say(labelLine(field) + "\n") }
         if field.isSet, !field.error.isEmpty, let held = currentAnswer(field) {
-            say(style.yellow(text(.refusedAnswer, ["value": held])) + "\n")
+            say(style.yellow(prose(text(.refusedAnswer, ["value": held]))) + "\n")
         }
     }
 
