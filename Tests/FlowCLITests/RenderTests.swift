@@ -82,6 +82,8 @@ struct RenderTests {
         let japanese = wrapped("各質問に答えて Enter キーを押してください。", width: 16)
         #expect(japanese == "各質問に答えて\nEnter キーを押し\nてください。", "\(japanese)")
         #expect(japanese.split(separator: "\n").allSatisfy { displayWidth(String($0)) <= 16 })
+        // No line begins with closing punctuation: "。" stays with the word before it.
+        #expect(wrapped("答えてください。はい", width: 14) == "答えてください。\nはい")
         // An indented line keeps its indent on every line; a word longer than the line stays whole.
         #expect(wrapped("  ✗ Enter a phone number please", width: 14) == "  ✗ Enter a\n  phone number\n  please")
         #expect(wrapped("see https://example.org/a/long/path now", width: 10) == "see\nhttps://example.org/a/long/path\nnow")

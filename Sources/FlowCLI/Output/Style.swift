@@ -132,7 +132,9 @@ package func wrapped(_ text: String, width: Int) -> String {
         var used = 0
         for word in words {
             let gap = word.spaced && used > 0 ? 1 : 0
-            if used > 0 && used + gap + word.width > room {
+            // A line never begins with closing punctuation ("。", "、", "」"): it stays on the line before.
+            let closes = !word.spaced && word.text.count == 1 && "、。，．」』）〕】！？：；".contains(word.text)
+            if used > 0 && used + gap + word.width > room && !closes {
                 lines.append(line)
                 line = word.text
                 used = word.width
