@@ -166,6 +166,10 @@ struct RenderTests {
         let english = fields.map { FieldRules.describe($0, locale: "en") }
         #expect(english[2] == "pick at least 1, pick at most 3")
         #expect(english[3] == "YYYY-MM-DD, after 2030-01-01, before 2030-12-31")
+        // How a date is typed, in the words the date validators use; captions punctuated as French does.
+        #expect(Render.field(date, locale: "fr", style: .plain).contains("  Règles : AAAA-MM-JJ, "), "\(Render.field(date, locale: "fr", style: .plain))")
+        #expect(Render.field(date, locale: "fr", style: .plain).contains("  Champ :  day (date)\n"))
+        #expect(FieldRules.describe(date, locale: "de").hasPrefix("JJJJ-MM-TT, "))
         #expect(english[4] == "must be yes")
         for locale in Strings.locales where locale != "en" {
             for (field, en) in zip(fields, english) {

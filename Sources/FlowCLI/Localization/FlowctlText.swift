@@ -93,6 +93,10 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case beforeDate
     /// A toggle must be on.
     case mustBeYes
+    /// How a date is typed, as flowd's date validators say it ("JJJJ-MM-TT"); always ISO 8601.
+    case formatDate
+    /// How a time of day is typed ("HH:MM").
+    case formatTime
 
     // MARK: `set`: a value refused before anything is sent (quoted values)
 
