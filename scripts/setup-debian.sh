@@ -17,6 +17,7 @@ PACKAGES="
   dbus-bin
   dbus-user-session
   libglib2.0-bin
+  libglib2.0-dev-bin
   systemd
   systemd-container
   util-linux

@@ -65,6 +65,15 @@ enum SessionInterface {
                 let reply = session.front.reply(to: call) { (_: Void, call) in call.reply() }
                 session.front.act { $0.submit(id, reply: reply) }
             },
+            .init(FlowMember.Session.submitWithOptions, in: [Argument("options", "a{sv}")]) { session, call in
+                var args = call.arguments()
+                let wait = try submitOptions(try args.next([String: DBusValue].self))
+                let id = session.id
+                let reply = wait
+                    ? session.front.reply(to: call) { (_: Void, call) in call.reply() }
+                    : session.front.replyOnceStarted(to: call)
+                session.front.act { $0.submit(id, reply: reply) }
+            },
             .init(FlowMember.Session.cancel) { session, call in
                 let id = session.id
                 try session.front.withService { service throws(FlowdError) in try service.cancel(id) }
@@ -97,6 +106,20 @@ enum SessionInterface {
         InterfaceTable<SessionObject>.Property(
             property.name, property.signature, emitsChange: property.emitsChangedSignal,
             get: { session in try session.read { SessionProperties($0) }.value(of: property) })
+    }
+
+    /// The `SubmitWithOptions` options (since 1.1): `wait` (b, default
+    /// true: as `Submit`). Whether the reply waits for the action.
+    static func submitOptions(_ options: [String: DBusValue]) throws(FlowdError) -> Bool {
+        var wait = true
+        for (key, value) in options {
+            guard key == "wait" else { throw .invalidArgs("unknown option \"\(key.prefix(64))\" (expected wait)") }
+            guard case .bool(let flag) = value else {
+                throw .invalidArgs("option wait has D-Bus type '\(value.signature)'; expected 'b'")
+            }
+            wait = flag
+        }
+        return wait
     }
 
     /// The handler of `SetAnswers` and `CheckAnswers`: the answers read and
