@@ -4,7 +4,8 @@
 # AT-SPI, and fonts for the screenshots, Chinese, Japanese and Korean included),
 # and to build flowd's Debian packages and test them in a clean Debian
 # 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
-# again: apt-get skips what is already there.
+# again: apt-get skips what is already there. gdbus-codegen, GIO's headers and
+# a C compiler are for the test that builds a client from the shipped D-Bus XML.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
@@ -18,6 +19,8 @@ PACKAGES="
   dbus-user-session
   libglib2.0-bin
   libglib2.0-dev-bin
+  libglib2.0-dev
+  gcc
   systemd
   systemd-container
   util-linux
