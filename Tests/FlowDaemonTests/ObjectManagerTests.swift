@@ -131,6 +131,21 @@ struct ObjectManagerTests {
         }
     }
 
+    @Test("an expired session is removed from the managed objects with InterfacesRemoved")
+    func expiry() async throws {
+        try await withDaemon(DaemonSettings(configuration: "[Limits]\nIdleTimeout=2s\n")) { fixture in
+            let watcher = try fixture.raw()
+            try watcher.watchFlowd()
+            let session = try await fixture.client.start("quick")
+            let received = try watcher.drainSignals(timeout: .seconds(30)) {
+                !Self.objectManagerSignals($0, FlowMember.ObjectManager.interfacesRemoved, of: session).isEmpty
+            }
+            #expect(Self.objectManagerSignals(received, FlowMember.ObjectManager.interfacesRemoved, of: session).count == 1,
+                    "\(received.map(\.member))")
+            #expect(try Self.managedObjects(watcher).isEmpty)
+        }
+    }
+
     @Test("on the system bus: another uid sees only its own sessions and none of the signals; a root connection that asked follows every new session; one that never asked gets nothing",
           .enabled(if: ExternalClient.canSwitchUser, "needs root and setpriv"))
     func systemBusAudience() async throws {
