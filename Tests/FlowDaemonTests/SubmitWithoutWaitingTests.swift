@@ -18,6 +18,22 @@ struct SubmitWithoutWaitingTests {
         try fixture.raw().session(id: id).call(FlowMember.Session.submitWithOptions, options)
     }
 
+    /// A session of `flow` on Review, submitted without waiting: `watcher`
+    /// sees its State go submitting, then `end`, and the signal `outcome`
+    /// picks. The session and that signal.
+    static func submitAndFollow(
+        _ fixture: DaemonFixture, _ flow: String, _ watcher: EventWatcher, to end: String,
+        outcome: (SessionSignal) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (session: String, signal: SessionSignal?) {
+        let session = try await SubmitTests.onReview(fixture.client, flow)
+        try submit(fixture, session)
+        for state in ["submitting", end] {
+            #expect(await watcher.nextPropertyChange(.state, of: session) { $0 == .string(state) } != nil, "\(state)",
+                    sourceLocation: sourceLocation)
+        }
+        return (session, await watcher.nextSignal(of: session, where: outcome))
+    }
+
     @Test("a submit that runs for two minutes: gdbus's call returns while it runs, and another connection sees submitting")
     func returnsWhileRunning() async throws {
         try await withDaemon(SubmitTests.settings) { fixture in
@@ -43,21 +59,17 @@ struct SubmitWithoutWaitingTests {
             let watcher = try await EventWatcher(try fixture.connect())
 
             // late: the action runs 60 s, the flow allows 0.5 s.
-            let late = try await SubmitTests.onReview(fixture.client, "late")
-            try Self.submit(fixture, late)
-            #expect(await watcher.nextPropertyChange(.state, of: late) { $0 == .string("submitting") } != nil)
-            #expect(await watcher.nextPropertyChange(.state, of: late) { $0 == .string("failed") } != nil)
-            let failure = await watcher.nextSignal(of: late) { if case .submitFailed = $0 { true } else { false } }
+            let (late, failure) = try await Self.submitAndFollow(fixture, "late", watcher, to: "failed") {
+                if case .submitFailed = $0 { true } else { false }
+            }
             let message = try #require(failure.flatMap { if case .submitFailed(let text) = $0 { text } else { nil } })
             #expect(!message.isEmpty)
             #expect(try await fixture.client.property(.lastError, of: late) == .string(message))
 
             // echo: succeeds at once; the reply still did not wait for it.
-            let echo = try await SubmitTests.onReview(fixture.client, "echo")
-            try Self.submit(fixture, echo)
-            #expect(await watcher.nextPropertyChange(.state, of: echo) { $0 == .string("submitting") } != nil)
-            #expect(await watcher.nextPropertyChange(.state, of: echo) { $0 == .string("submitted") } != nil)
-            let submitted = await watcher.nextSignal(of: echo) { if case .submitted = $0 { true } else { false } }
+            let (echo, submitted) = try await Self.submitAndFollow(fixture, "echo", watcher, to: "submitted") {
+                if case .submitted = $0 { true } else { false }
+            }
             let receipt = try #require(submitted.flatMap { if case .submitted(let receipt) = $0 { receipt } else { nil } })
             // The plugin's reference is the submission's id: the session's, numbered.
             #expect(receipt["reference"] == .string("\(echo)-1"))
