@@ -4,11 +4,12 @@
 # AT-SPI, and fonts for the screenshots, Chinese, Japanese and Korean included),
 # and to build flowd's Debian packages and test them in a clean Debian
 # 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
-# again: apt-get skips what is already there. gdbus-codegen, GIO's headers and
-# a C compiler are for the test that builds a client from the shipped D-Bus XML.
+# again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
+# libglib2.0-dev-bin (gdbus-codegen), libglib2.0-dev and gcc: the test that
+# builds a C client from the shipped D-Bus XML and runs it against flowd.
 PACKAGES="
   pkg-config
   libdbus-1-dev
