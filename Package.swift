@@ -23,6 +23,7 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureNoEntryPlugin", "NoEntry"),
     ("FixtureDuplicatePlugin", "Duplicate"),
     ("FixtureBadNamesPlugin", "BadNames"),
+    ("FixtureBadOptionsPlugin", "BadOptions"),
     ("FixtureThrowingPlugin", "Throwing"),
     ("FixtureHangPlugin", "Hang"),
     ("FixtureCrashPlugin", "Crash"),
@@ -224,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "FlowDesktopTests",
             dependencies: ["FlowDesktop", "Adwaita", "FlowClient", "FlowProtocol", "FlowEngine", flowKit, "TestSupport"]),
-        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
+        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", "FlowEngine", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
         // The fuzz targets (Fuzz/, docs/fuzzing.md): built as usual they
