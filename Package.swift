@@ -135,7 +135,8 @@ let package = Package(
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(
             name: "FlowCLI",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit],
+            // PluginHost: `check --plugin-dir` loads plugins as flowd loads them.
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", "PluginHost", flowKit],
             // flowctl's own strings (prompts, captions, error sentences), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")
