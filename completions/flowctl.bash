@@ -44,7 +44,7 @@ _flowctl() {
             --system|--session) _flowctl_bus+=("$word") ;;
             --address) _flowctl_bus+=(--address "${words[i+1]}"); ((i++)) ;;
             --address=*) _flowctl_bus+=("$word") ;;
-            --color|--locale|--answers|--flow|--state|--older-than) ((i++)) ;;
+            --color|--locale|--answers|--plugin-dir|--flow|--state|--older-than) ((i++)) ;;
             -*) ;;
             *) if [[ -z $command ]]; then command=$word; else args+=("$word"); fi ;;
         esac
@@ -61,6 +61,9 @@ _flowctl() {
             # After sessions, a user to filter on (or an option: then it is the bus flag).
             if [[ $command == sessions && $cur != -* ]]; then COMPREPLY=($(compgen -u -- "$cur")); return; fi
             ;;
+        --plugin-dir)
+            if declare -F _filedir >/dev/null; then _filedir -d; else COMPREPLY=($(compgen -d -- "$cur")); fi
+            return ;;
         --answers)
             if declare -F _filedir >/dev/null; then _filedir json; else COMPREPLY=($(compgen -f -- "$cur")); fi
             return
@@ -74,6 +77,7 @@ _flowctl() {
             run) options+=" --locale --answers --submit --dry-run" ;;
             flows) options+=" --quiet -q" ;;
             sessions) options+=" --quiet -q --flow --state --older-than" ;;
+            check) options+=" --plugin-dir" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
         return

@@ -27,7 +27,7 @@ import Testing
     static let recorded: [(String, Layout, Layout)] = [
         ("AnswerValue", layout(AnswerValue.self), Layout(size: 17, alignment: 8)),
         ("JSONValue", layout(JSONValue.self), Layout(size: 17, alignment: 8)),
-        ("PluginContext", layout(PluginContext.self), Layout(size: 88, alignment: 8)),
+        ("PluginContext", layout(PluginContext.self), Layout(size: 105, alignment: 8)),
         ("FieldInfo", layout(FieldInfo.self), Layout(size: 48, alignment: 8)),
         ("StepInfo", layout(StepInfo.self), Layout(size: 40, alignment: 8)),
         ("ValidationIssue", layout(ValidationIssue.self), Layout(size: 33, alignment: 8)),
@@ -41,6 +41,9 @@ import Testing
         ("CapabilityKind", layout(CapabilityKind.self), Layout(size: 1, alignment: 1)),
         ("CivilDate", layout(CivilDate.self), Layout(size: 24, alignment: 8)),
         ("CivilTime", layout(CivilTime.self), Layout(size: 16, alignment: 8)),
+        ("PluginOption", layout(PluginOption.self), Layout(size: 18, alignment: 8)),
+        ("PluginOptionType", layout(PluginOptionType.self), Layout(size: 1, alignment: 1)),
+        ("PluginOptionProblem", layout(PluginOptionProblem.self), Layout(size: 18, alignment: 8)),
     ]
 
     @Test("public layouts are the ones recorded")
