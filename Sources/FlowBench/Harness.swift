@@ -201,16 +201,19 @@ final class Harness {
             notify = socket
         }
         starts += 1
-        let argv = options.wrapper + [
+        let argv = wrapper + [
             flowdPath, "--address", busAddress, "--flows-dir", flowsDirectory, "--plugin-dir", pluginDirectory,
             "--state-dir", stateDirectory, "--config", configPath,
         ]
         let started = MonotonicClock.now()
+        var environment = ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress]
+        // Counted instructions must not depend on each process's random hash seed.
+        if options.callgrind { environment["SWIFT_DETERMINISTIC_HASHING"] = "1" }
         let process = try Self.spawn(
-            argv, environment: ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress],
+            argv, environment: environment,
             stdout: root + "/flowd.out", stderr: root + "/flowd.log")
         flowd = process
-        let deadline = started.advanced(by: .seconds(options.wrapper.isEmpty ? 60 : 600))
+        let deadline = started.advanced(by: .seconds(wrapper.isEmpty ? 60 : 600))
         var ready: MonotonicClock.Instant?
         while ready == nil && !process.hasExited && MonotonicClock.now() < deadline {
             ready = socket.receiveTime(of: "READY", "1", timeout: .milliseconds(50))
@@ -226,7 +229,7 @@ final class Harness {
 
     /// Stops flowd with SIGTERM and waits for it.
     func stopFlowd() {
-        flowd?.terminate(grace: .seconds(options.wrapper.isEmpty ? 10 : 120))
+        flowd?.terminate(grace: .seconds(wrapper.isEmpty ? 10 : 120))
         flowd = nil
     }
 
@@ -244,21 +247,41 @@ final class Harness {
         flowd.flatMap { ProcessStats.residentBytes(of: $0.pid) }
     }
 
-    /// When flowd runs under `valgrind --tool=callgrind` (`--wrap`), zeroes its
-    /// counters (`callgrind_control --zero`), so the profile holds only what
-    /// follows: the measured rounds, not start-up and loading. Valgrind takes
-    /// the command only while flowd runs, so `wake` is called (a Ping) until
-    /// `callgrind_control` returns.
+    /// What flowd runs under: `--wrap`, or callgrind for `--callgrind`.
+    var wrapper: [String] {
+        options.callgrind ? Instructions.wrapper(outFile: root + "/callgrind.out") : options.wrapper
+    }
+
+    /// Whether flowd runs under callgrind (`--callgrind`, or a `--wrap` of it).
+    var underCallgrind: Bool {
+        wrapper.first?.hasSuffix("valgrind") == true && wrapper.contains("--tool=callgrind")
+    }
+
+    /// When flowd runs under callgrind, zeroes its counters, so the profile
+    /// holds only what follows: the measured rounds, not start-up and loading.
     func zeroCallgrindCounters(wake: () throws(BenchError) -> Void) throws(BenchError) {
-        guard let flowd, options.wrapper.first?.hasSuffix("valgrind") == true,
-            options.wrapper.contains("--tool=callgrind")
-        else { return }
+        guard underCallgrind else { return }
+        try callgrindControl(["--zero"], wake: wake)
+    }
+
+    /// Runs `callgrind_control ARGS` on flowd and waits for it. Valgrind
+    /// takes a command when flowd runs (or when `vgdb` interrupts its wait),
+    /// so `wake` is called (a Ping) every 100 ms until the command returns.
+    func callgrindControl(_ arguments: [String], wake: () throws(BenchError) -> Void) throws(BenchError) {
+        guard let flowd else { throw .process("flowd is not running") }
         let control = try Self.spawn(
-            ["callgrind_control", "--zero", String(flowd.pid)], stdout: root + "/callgrind_control.log",
+            ["callgrind_control"] + arguments + [String(flowd.pid)], stdout: root + "/callgrind_control.log",
             stderr: root + "/callgrind_control.log")
-        for _ in 0..<600 where control.wait(timeout: .milliseconds(100)) == nil {
+        for _ in 0..<600 {
+            if let status = control.wait(timeout: .milliseconds(100)) {
+                guard status == .exited(0) else {
+                    throw .process("callgrind_control \(arguments.joined(separator: " ")) \(status) (see \(root)/callgrind_control.log)")
+                }
+                return
+            }
             try wake()
         }
+        throw .process("callgrind_control \(arguments.joined(separator: " ")) did not return in a minute")
     }
 
     /// Stops everything and removes the directory unless `--keep`.
