@@ -161,7 +161,8 @@ struct Bench {
                 harness: harness, connection: connection, ids: ids, calls: options.rounds, rounds: options.rounds,
                 walkEvery: options.walkEvery, generator: &generator)
         }
-        Instructions.report(sessions: result.sessions, live: result.live, phases: phases)
+        let over = Instructions.report(sessions: result.sessions, live: result.live, phases: phases)
+        guard over.isEmpty else { throw .call("\(over.count) of the calls cost more instructions than their budget") }
     }
 
     // MARK: - Scaling

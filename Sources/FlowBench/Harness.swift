@@ -37,9 +37,9 @@ final class Harness {
             return String(path[..<slash])
         } ?? "."
         let build = options.buildDirectory.map(ProcessStats.absolute) ?? executableDirectory
-        flowdPath = build + "/flowd"
-        guard FileSystem.exists(flowdPath) else {
-            throw .setup("no flowd at \(flowdPath): build it first (swift build -c release) or give --build-dir")
+        let builtFlowd = build + "/flowd"
+        guard FileSystem.exists(builtFlowd) else {
+            throw .setup("no flowd at \(builtFlowd): build it first (swift build -c release) or give --build-dir")
         }
         flowsDirectory = try Self.findFlows(options.flowsDirectory, near: build)
         do {
@@ -47,6 +47,11 @@ final class Harness {
         } catch {
             throw .setup("\(error)")
         }
+        // Valgrind 3.19 cannot read the DWARF 5 the toolchain writes and gives
+        // up on the whole process: under callgrind flowd runs from copies
+        // without debug information (the symbols, and so the profile's
+        // function names, stay).
+        flowdPath = options.callgrind ? root + "/bin/flowd" : builtFlowd
         pluginDirectory = root + "/plugins"
         stateDirectory = root + "/state"
         configPath = root + "/flowd.conf"
@@ -54,6 +59,13 @@ final class Harness {
             try FileSystem.changeMode(root, 0o755)
             try FileSystem.makeDirectories(pluginDirectory, mode: 0o755)
             try FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+        }
+        if options.callgrind {
+            try Self.setUp { () throws(SystemCallError) in try FileSystem.makeDirectories(root + "/bin", mode: 0o755) }
+            // flowd finds libFlowKit.so next to itself ($ORIGIN).
+            for name in ["flowd", "libFlowKit.so"] {
+                try Self.stripDebugInformation(build + "/" + name, to: root + "/bin/" + name, log: root + "/objcopy.log")
+            }
         }
         // Every shipped plugin, under its installed name, owned by us and
         // not writable by others (the loader refuses anything else).
@@ -69,6 +81,10 @@ final class Harness {
             try Self.setUp { () throws(SystemCallError) in
                 try FileSystem.writeFile("\(pluginDirectory)/\(name).so", bytes, mode: 0o755)
             }
+            if options.callgrind {
+                let staged = "\(pluginDirectory)/\(name).so"
+                try Self.stripDebugInformation(staged, to: staged, log: root + "/objcopy.log")
+            }
         }
         // The defaults (64 per uid, 50,000 in all) are below what the run stores.
         try Self.writeText(configPath, """
@@ -81,6 +97,14 @@ final class Harness {
             MaxSessions=10000000
 
             """)
+    }
+
+    /// Copies `source` to `destination` without its debug information (`objcopy --strip-debug`).
+    private static func stripDebugInformation(_ source: String, to destination: String, log: String) throws(BenchError) {
+        let objcopy = try spawn(["objcopy", "--strip-debug", source, destination], stdout: log, stderr: log)
+        guard objcopy.wait(timeout: .seconds(120)) == .exited(0) else {
+            throw .setup("objcopy --strip-debug \(source) failed (see \(log))")
+        }
     }
 
     /// Runs a step of setting up the run's directory; its failure is a setup error.

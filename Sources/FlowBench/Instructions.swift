@@ -15,8 +15,13 @@ enum Instructions {
     /// One measured phase.
     struct Phase {
         var name: String
-        /// The issue's target for this measure, in instructions (nil: none).
+        /// The target for this measure, in instructions (nil: none).
         var target: Int?
+        /// More than this per call is a regression: a FAIL line and a
+        /// failed run (nil: not checked). Set about a quarter above what
+        /// docs/performance.md records, so that a small change passes and a
+        /// lost fast path does not.
+        var budget: Int?
         var calls: Int
         var instructions: Int
 
@@ -37,35 +42,35 @@ enum Instructions {
         let dumps = DumpReader(harness: harness)
         try dumps.zero(wake: connection)
         // Each phase returns the number of messages flowd received.
-        func phase(_ name: String, target: Int?, _ body: @escaping @Sendable (isolated FlowClient) async throws(BenchError) -> Int)
+        func phase(_ name: String, target: Int?, budget: Int?, _ body: @escaping @Sendable (isolated FlowClient) async throws(BenchError) -> Int)
             throws(BenchError)
         {
             let sent = try connection.run(body)
             // The label passes through callgrind_control's shell: letters only.
             let total = try dumps.dump(label: String(name.filter { $0.isASCII && $0.isLetter }), wake: connection)
-            phases.append(Phase(name: name, target: target, calls: sent, instructions: total))
+            phases.append(Phase(name: name, target: target, budget: budget, calls: sent, instructions: total))
         }
-        try phase("Ping", target: nil) { client async throws(BenchError) in
+        try phase("Ping", target: nil, budget: Budget.ping) { client async throws(BenchError) in
             for _ in 0..<calls {
                 do throws(FlowClientError) { try await client.ping() } catch { throw BenchError(error, "Ping") }
             }
             return calls
         }
-        try phase("Get(Version)", target: nil) { client async throws(BenchError) in
+        try phase("Get(Version)", target: nil, budget: Budget.propertyGet) { client async throws(BenchError) in
             for _ in 0..<calls {
                 do throws(FlowClientError) { _ = try await client.version() } catch { throw BenchError(error, "Properties.Get(Version)") }
             }
             return calls
         }
         let picks = (0..<calls).map { _ in ids[Int(generator.next() % UInt64(ids.count))] }
-        try phase("GetStep", target: 60_000) { client async throws(BenchError) in
+        try phase("GetStep", target: 60_000, budget: Budget.getStep) { client async throws(BenchError) in
             for id in picks {
                 do throws(FlowClientError) { _ = try await client.step(id) } catch { throw BenchError(error, "GetStep on \(id)") }
             }
             return calls
         }
         // Every session in turn, a new value on each pass, so that every call changes something.
-        try phase("SetAnswers", target: 80_000) { client async throws(BenchError) in
+        try phase("SetAnswers", target: 80_000, budget: Budget.setAnswers) { client async throws(BenchError) in
             for i in 0..<calls {
                 let id = ids[i % ids.count]
                 let plan = Scenarios.plans[(i / ids.count + 1) % Scenarios.plans.count]
@@ -78,7 +83,7 @@ enum Instructions {
             return calls
         }
         let mixed = generator
-        try phase("dispatch (mixed rounds)", target: 60_000) { client async throws(BenchError) in
+        try phase("dispatch (mixed rounds)", target: 60_000, budget: Budget.dispatch) { client async throws(BenchError) in
             let (samples, _) = try await Scenarios.latency(
                 client, ids: ids, rounds: rounds, walkEvery: walkEvery, generator: mixed)
             return samples.reduce(0) { sum, entry in
@@ -88,8 +93,19 @@ enum Instructions {
         return phases
     }
 
-    /// Prints the table and one `instructions NAME: N` line per phase.
-    static func report(sessions: Int, live: Int, phases: [Phase]) {
+    /// The regression budgets, in instructions per call (see ``Phase/budget``).
+    enum Budget {
+        static let ping = 120_000
+        static let propertyGet = 130_000
+        static let getStep = 900_000
+        static let setAnswers = 550_000
+        static let dispatch = 550_000
+    }
+
+    /// Prints the table, one `instructions NAME: N` line per phase, and a
+    /// FAIL line for each phase over its budget; returns those phases.
+    @discardableResult
+    static func report(sessions: Int, live: Int, phases: [Phase]) -> [Phase] {
         print("flowd-bench --callgrind: flowd's instructions per call, counted by callgrind; "
             + "\(Format.grouped(sessions)) stored sessions, \(Format.grouped(live)) live")
         print("")
@@ -106,6 +122,12 @@ enum Instructions {
         for p in phases {
             print("instructions \(p.name.split(separator: " ").first.map(String.init) ?? p.name): \(p.perCall)")
         }
+        let over = phases.filter { p in p.budget.map { p.perCall > $0 } ?? false }
+        for p in over {
+            print("FAIL: \(p.name) costs \(Format.grouped(p.perCall)) instructions per call, "
+                + "over its budget of \(Format.grouped(p.budget ?? 0))")
+        }
+        return over
     }
 }
 
@@ -133,8 +155,11 @@ struct DumpReader {
         ((try? FileSystem.directoryEntries(harness.root)) ?? []).filter { $0.hasPrefix("callgrind.out.") }
     }
 
-    /// The `totals:` (else `summary:`) line of a callgrind output file: the
-    /// instructions of the dump (the only event collected is `Ir`).
+    /// The `summary:` line of a callgrind output file: the instructions
+    /// the dump holds (the only event collected is `Ir`), what
+    /// `callgrind_annotate` shows as the program's total. (Its `totals:`
+    /// line can be larger: functions running when the counters were zeroed
+    /// keep some of their earlier cost there.)
     static func total(of path: String) throws(BenchError) -> Int {
         let bytes: [UInt8]
         do {
@@ -143,11 +168,11 @@ struct DumpReader {
             throw .process("cannot read \(path): \(error)")
         }
         var summary: Int?
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            if line.hasPrefix("totals:"), let n = Int(line.dropFirst(7).split(separator: " ").first ?? "") { return n }
-            if line.hasPrefix("summary:") { summary = Int(line.dropFirst(8).split(separator: " ").first ?? "") }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("summary:") {
+            summary = Int(line.dropFirst(8).split(separator: " ").first ?? "")
+            break
         }
-        guard let summary else { throw .process("\(path) has no totals line") }
+        guard let summary else { throw .process("\(path) has no summary line") }
         return summary
     }
 }
