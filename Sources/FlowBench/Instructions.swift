@@ -95,11 +95,11 @@ enum Instructions {
 
     /// The regression budgets, in instructions per call (see ``Phase/budget``).
     enum Budget {
-        static let ping = 120_000
-        static let propertyGet = 130_000
-        static let getStep = 900_000
-        static let setAnswers = 550_000
-        static let dispatch = 550_000
+        static let ping = 56_000
+        static let propertyGet = 104_000
+        static let getStep = 465_000
+        static let setAnswers = 505_000
+        static let dispatch = 440_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
