@@ -142,11 +142,7 @@ package struct StepPage: Sendable, Hashable {
     }
 
     /// The reply's `a{sv}` as a value (what ``encode(into:)`` writes, read back).
-    package var dbusValue: DBusValue {
-        // Written from valid strings, it reads back; an empty page otherwise.
-        (try? DBusValue.decoding(signature: "a{sv}") { (encoder) throws(DBusError) in try encode(into: &encoder) }.first)
-            ?? .vardict([:])
-    }
+    package var dbusValue: DBusValue { readBack(encode) }
 
     /// The decoder: every key the contract always sends must be there with
     /// its type; keys it does not name are ignored.
@@ -370,11 +366,7 @@ package struct StepField: Sendable, Hashable {
     }
 
     /// One `a{sv}` of `fields` as a value (what ``encode(into:)`` writes, read back).
-    package var dbusValue: DBusValue {
-        // Written from valid strings, it reads back; an empty page otherwise.
-        (try? DBusValue.decoding(signature: "a{sv}") { (encoder) throws(DBusError) in try encode(into: &encoder) }.first)
-            ?? .vardict([:])
-    }
+    package var dbusValue: DBusValue { readBack(encode) }
 
     /// The decoder of one `a{sv}` of `fields`.
     package init(dbusValue: DBusValue, place: String = "a GetStep field") throws(WireError) {
@@ -426,6 +418,12 @@ package struct StepField: Sendable, Hashable {
     package var hintTexts: [String] {
         ([hint, patternHint] + ruleHints.map(\.text)).filter { !$0.isEmpty }
     }
+}
+
+/// The `a{sv}` an encoder writes, read back as a value: from valid strings
+/// it always reads back; an empty dictionary otherwise.
+private func readBack(_ encode: (inout WireEncoder) throws(DBusError) -> Void) -> DBusValue {
+    (try? DBusValue.decoding(signature: "a{sv}", encode).first) ?? .vardict([:])
 }
 
 /// The `ruleHints` of a step or a field: `a(sss)`, (kind, subject, text).
