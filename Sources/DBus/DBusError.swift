@@ -47,6 +47,10 @@ package struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 extension ErrorName {
     /// `org.freedesktop.DBus.Error.Failed`: a generic failure.
     package static let failed: ErrorName = "org.freedesktop.DBus.Error.Failed"
+    /// `org.freedesktop.DBus.Error.InteractiveAuthorizationRequired`: the call
+    /// could succeed if the caller allowed interactive authorization.
+    package static let interactiveAuthorizationRequired: ErrorName =
+        "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
     /// `org.freedesktop.DBus.Error.NoMemory`.
     package static let noMemory: ErrorName = "org.freedesktop.DBus.Error.NoMemory"
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: no such name, and none activatable.

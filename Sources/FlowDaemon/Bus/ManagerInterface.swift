@@ -33,15 +33,25 @@ enum ManagerInterface {
                 let uid = try front.uid(of: call)
                 let sender = call.sender
                 let bound = manager.bound
-                let reply: Reply<String> = front.reply(to: call) { id, call in
-                    bound.value.noteCreator(sender, of: id)
-                    guard let path = FlowBus.sessionPath(of: id) else {
-                        return call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
+                let start: @Sendable () -> Void = {
+                    let front = bound.value
+                    let reply: Reply<String> = front.reply(to: call) { id, call in
+                        bound.value.noteCreator(sender, of: id)
+                        guard let path = FlowBus.sessionPath(of: id) else {
+                            return call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
+                        }
+                        call.reply(.objectPath(path))
                     }
-                    call.reply(.objectPath(path))
+                    front.act {
+                        $0.startSession(flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid, reply: reply)
+                    }
                 }
-                front.act {
-                    $0.startSession(flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid, reply: reply)
+                // A flow that names a polkit action (its `authorization`) is
+                // authorized now that its id is known; an unknown flow is the
+                // service's NotFound.
+                guard let action = try front.withService({ $0.catalog.flow(flow)?.authorization }) else { return start() }
+                front.authorize(call, .startFlow(flow, action)) { refusal in
+                    if let refusal { call.fail(refusal) } else { start() }
                 }
             },
             .init(FlowMember.Manager.listSessions, out: [Argument("sessions", "a(ssos)")]) { manager, call in
@@ -68,7 +78,7 @@ enum ManagerInterface {
                 call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
             },
             .init(FlowMember.Manager.reload) { manager, call in
-                // Root only (CallerRule.manager).
+                // Root, or polkit's reload on the system bus (CallerRule.manager).
                 manager.front.finish(call, manager.front.reload())
             },
         ],

@@ -26,11 +26,18 @@ extension MessageID {
     package static let daemonStarted = MessageID(constant: "8f5ff471507e4dcda52d69e21fadea88")
     /// The daemon is stopping.
     package static let daemonStopping = MessageID(constant: "638b11f959d541dca7e58482982738a7")
+    /// An administrative call was allowed: `Reload`, another user's session
+    /// (read, changed or closed), a flow that names a polkit action; by root
+    /// or by polkit's yes.
+    package static let administrativeAccess = MessageID(constant: "bfd73dc32cdf4e0e9507311e6d4d8a15")
+    /// A call that needed authorization was refused (polkit's no, a
+    /// challenge, polkit missing or slow, or no polkit to ask).
+    package static let authorizationRefused = MessageID(constant: "a85c241363b84631afb4644fae70f904")
 
     /// Every id above, for catalogs and tests.
     package static let flowd: [MessageID] = [
         sessionStarted, stepCompleted, submitted, submitFailed, flowRefused, pluginRefused, pluginCrashed,
-        daemonStarted, daemonStopping,
+        daemonStarted, daemonStopping, administrativeAccess, authorizationRefused,
     ]
 }
 
@@ -57,10 +64,12 @@ extension LogField {
     package static let error = LogField(constant: "FLOWD_ERROR")
     /// `FLOWD_DURATION_USEC`: how long something took, in microseconds.
     package static let durationMicroseconds = LogField(constant: "FLOWD_DURATION_USEC")
+    /// `FLOWD_ACTION`: the polkit action a call was authorized or refused under.
+    package static let action = LogField(constant: "FLOWD_ACTION")
 
     /// Every field above, for tests.
     package static let flowd: [LogField] = [
-        session, flow, plugin, step, field, state, uid, sender, path, error, durationMicroseconds,
+        session, flow, plugin, step, field, state, uid, sender, path, error, durationMicroseconds, action,
     ]
 }
 
