@@ -29,6 +29,8 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureCrashOnLoadPlugin", "CrashOnLoad"),
     ("FixtureCrashInABIPlugin", "CrashInABI"),
     ("FixturePatientPlugin", "Patient"),
+    ("FixtureOddPlugin", "Odd"),
+    ("FixtureOtherFlowKitPlugin", "OtherFlowKit"),
 ]
 
 /// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
@@ -48,6 +50,8 @@ let package = Package(
         .executable(name: "flowctl", targets: ["flowctl"]),
         .executable(name: "flowd-bench", targets: ["FlowBench"]),
         .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
+        // Loads one plugin file as flowd does and calls its capabilities (installed).
+        .executable(name: "flowd-plugin-probe", targets: ["flowd-plugin-probe"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -130,7 +134,11 @@ let package = Package(
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(
             name: "FlowCLI",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit]),
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit],
+            // flowctl's own strings (prompts, captions, error sentences), one file per locale.
+            resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
+                .embedInCode("Resources/l10n/\($0).json")
+            }),
 
         // The desktop client's one seam over GTK and libadwaita: typed widgets,
         // signals, accessibility, and libdispatch's main queue drained by GLib's loop.
@@ -147,6 +155,8 @@ let package = Package(
 
         .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
+        .executableTarget(
+            name: "flowd-plugin-probe", dependencies: ["PluginHost", "FlowdSystem", flowKit], path: "Sources/PluginProbe"),
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench",

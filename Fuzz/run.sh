@@ -82,7 +82,7 @@ for t in "${TARGETS[@]}"; do
     "$BUILD/release/fuzz-$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
         -print_final_stats=1 -artifact_prefix="$crashes/" "$work" "Fuzz/corpus/$t" >"$log" 2>&1
     rc=$?
-    grep -E '^#[0-9]+ +DONE|^stat::number_of_executed_units|^stat::peak_rss_mb|INITED' "$log" | sed "s/^/fuzz: $t: /"
+    grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|^stat::peak_rss_mb|INITED' "$log" | sed "s/^/fuzz: $t: /"
     if [ "$rc" -ne 0 ]; then
         failed+=("$t")
         echo "fuzz: $t FAILED (exit $rc); the end of its log ($log):"

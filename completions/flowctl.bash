@@ -6,7 +6,7 @@
 # (--system, --user or --address).
 
 _flowctl_commands="flows start sessions close show set continue back goto review answers submit cancel
-    watch run resume plugins check help"
+    watch run resume plugins status check help"
 _flowctl_session_commands="close show set continue back goto review answers submit cancel watch resume"
 _flowctl_locales="en es fr de it pt-BR ja ko zh-Hans zh-Hant"
 
@@ -20,10 +20,16 @@ _flowctl() {
     if declare -F _init_completion >/dev/null; then
         _init_completion -n =: || return
     else
-        cur=${COMP_WORDS[COMP_CWORD]}
-        prev=${COMP_WORDS[COMP_CWORD-1]}
-        words=("${COMP_WORDS[@]}")
-        cword=$COMP_CWORD
+        # Without bash-completion's library: bash has cut the line at every
+        # character of COMP_WORDBREAKS, ':' and '=' included, so a bus
+        # address is several words. The words are taken again from the line
+        # up to the cursor, cut at white space only (an address has none).
+        local line=${COMP_LINE:0:COMP_POINT}
+        read -r -a words <<<"$line"
+        [[ -z $line || $line == *[[:space:]] ]] && words+=("")
+        cword=$((${#words[@]} - 1))
+        cur=${words[cword]}
+        prev=${words[cword-1]:-}
     fi
     _flowctl_bin=${words[0]}
 
@@ -92,6 +98,10 @@ _flowctl() {
                     local candidates
                     candidates=$(_flowctl_ask values "${args[0]}" "$field")
                     COMPREPLY=($(compgen -P "$field=$head" -W "$candidates" -- "${value##*,}"))
+                    # bash replaces only what follows the last ':' or '=' (its
+                    # word breaks), so the candidates start there too.
+                    local kept=${cur%"${cur##*[=:]}"}
+                    COMPREPLY=("${COMPREPLY[@]#"$kept"}")
                 else
                     compopt -o nospace 2>/dev/null
                     COMPREPLY=($(compgen -W "$(_flowctl_ask fields "${args[0]}")" -- "$cur"))

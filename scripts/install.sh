@@ -1,7 +1,9 @@
 #!/bin/bash
 # Installs a release build of flowd into $DESTDIR$PREFIX: the layout of
 # the install table in docs/admin.md. Called by `make install`;
-# run it directly only with the same variables.
+# run it directly only with the same variables. With --uninstall (`make
+# uninstall`) it removes what it installed instead, and keeps what holds an
+# administrator's data (see uninstall below).
 #
 #   BUILD_DIR   the SwiftPM release bin directory (swift build -c release --show-bin-path)
 #   DESTDIR     staging root, empty for a real install
@@ -11,10 +13,13 @@
 #   - the Swift runtime libraries the binaries and plugins need (found
 #     transitively from their DT_NEEDED entries in the toolchain's runtime
 #     directory) are copied to $PREFIX/lib/flowd, so no toolchain is needed to run;
-#   - every RUNPATH points only inside the installed tree: executables
-#     $ORIGIN/../lib/flowd, libraries $ORIGIN, plugins $ORIGIN/.. plus the absolute
-#     $PREFIX/lib/flowd (the daemon dlopens plugins through /proc/self/fd/N, and
-#     glibc then expands $ORIGIN to /proc/self/fd, so $ORIGIN alone finds nothing);
+#   - every library search path points only inside the installed tree, relative
+#     to the file, so the tree runs where it is, staged or installed: executables
+#     $ORIGIN/../lib/flowd, libraries $ORIGIN, and the shipped plugins none. The
+#     daemon dlopens plugins through /proc/self/fd/N, where glibc would expand a
+#     plugin's $ORIGIN to /proc/self/fd; so the daemon's own search path is a
+#     DT_RPATH, which glibc also searches for the libraries of a plugin that has
+#     no RUNPATH of its own (a RUNPATH would be searched only for the file itself);
 #   - nothing refers to the toolchain or the build tree, and every library resolves;
 #   - $PREFIX/lib/flowd/plugins holds the shipped plugins and nothing else.
 set -euo pipefail
@@ -26,7 +31,9 @@ die() { echo "install: error: $*" >&2; exit 1; }
 warn() { echo "install: warning: $*" >&2; }
 
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD_DIR=${BUILD_DIR:?BUILD_DIR must be the SwiftPM release bin directory}
+MODE=install
+[ "${1:-}" = --uninstall ] && MODE=uninstall
+[ "$MODE" = uninstall ] || BUILD_DIR=${BUILD_DIR:?BUILD_DIR must be the SwiftPM release bin directory}
 DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr/local}
 BINDIR=${BINDIR:-$PREFIX/bin}
@@ -38,6 +45,7 @@ DOCDIR=${DOCDIR:-$DATADIR/doc/flowd}
 SYSTEMD_SYSTEM_UNIT_DIR=${SYSTEMD_SYSTEM_UNIT_DIR:-$PREFIX/lib/systemd/system}
 SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
+JOURNAL_CATALOG_DIR=${JOURNAL_CATALOG_DIR:-$PREFIX/lib/systemd/catalog}
 DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
 POLKIT_ACTIONS_DIR=${POLKIT_ACTIONS_DIR:-$DATADIR/polkit-1/actions}
 BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
@@ -52,9 +60,46 @@ D_FLOWD_LIB=$DESTDIR$FLOWD_LIB       # as written now
 PLUGINS="SpoolPlugin:spool CommandPlugin:command WebhookPlugin:webhook ValidatorsPlugin:validators ProvidersPlugin:providers"
 
 case "$PREFIX" in /*) ;; *) die "PREFIX must be absolute (got '$PREFIX')" ;; esac
+
+# Substitutes the install paths into a text file that names them for PREFIX=/usr.
+substitute() {
+    sed -e "s|/usr/libexec/flowd|$LIBEXECDIR/flowd|g" \
+        -e "s|/usr/lib/flowd|$FLOWD_LIB|g" "$1"
+}
+
+# --- uninstall: every file the install below writes, and the directories only it made -----------
+# Kept: /etc/flowd/flowd.conf if it differs from the sample (the administrator's edits), everything
+# else in /etc/flowd (flows, drop-ins), the state directory /var/lib/flowd (every session), the
+# flowd user, and systemd drop-ins in /etc/systemd. Stop and disable flowd first.
+uninstall() {
+    local f sample conf=$DESTDIR$SYSCONFDIR/flowd/flowd.conf
+    for f in "$LIBEXECDIR/flowd" "$BINDIR/flowctl" "$BINDIR/flowd-gtk" \
+        "$DATADIR/applications/org.flowd.Flows.desktop" "$DATADIR/metainfo/org.flowd.Flows.metainfo.xml" \
+        "$DATADIR/icons/hicolor/scalable/apps/org.flowd.Flows.svg" \
+        "$DBUS_DIR/system.d/org.flowd.Flow1.conf" "$DBUS_DIR/system-services/org.flowd.Flow1.service" \
+        "$DBUS_DIR/services/org.flowd.Flow1.service" "$DBUS_DIR/interfaces/org.flowd.Flow1.Manager.xml" \
+        "$DBUS_DIR/interfaces/org.flowd.Flow1.Session.xml" "$SYSTEMD_SYSTEM_UNIT_DIR/flowd.service" \
+        "$SYSTEMD_USER_UNIT_DIR/flowd.service" "$SYSUSERS_DIR/flowd.conf" "$JOURNAL_CATALOG_DIR/flowd.catalog" \
+        "$MANDIR/man1/flowctl.1" "$MANDIR/man8/flowd.8" "$MANDIR/man1/flowd-gtk.1" "$BASH_COMPLETION_DIR/flowctl"; do
+        rm -f "$DESTDIR$f"
+    done
+    rm -rf "$D_FLOWD_LIB" "$DESTDIR$DATADIR/flowd" "$DESTDIR$DOCDIR"
+    if [ -f "$conf" ]; then
+        sample=$(sed -e "s|/etc/flowd|$SYSCONFDIR/flowd|g" -e "s|/usr/share/flowd|$DATADIR/flowd|g" "$SRCDIR/etc/flowd.conf" |
+            substitute /dev/stdin)
+        if [ "$(cat "$conf")" = "$sample" ]; then
+            rm -f "$conf"
+            rmdir "$DESTDIR$SYSCONFDIR/flowd" 2>/dev/null || true
+        else
+            warn "$conf differs from the sample: kept"
+        fi
+    fi
+    echo "install: flowd removed from ${DESTDIR:-/}${DESTDIR:+ }(PREFIX=$PREFIX); kept: the state directory, your files in $SYSCONFDIR/flowd, the flowd user"
+}
+if [ "$MODE" = uninstall ]; then uninstall; exit 0; fi
 [ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
-for f in flowd flowctl flowd-gtk libFlowKit.so; do
+for f in flowd flowctl flowd-gtk flowd-plugin-probe libFlowKit.so; do
     [ -f "$BUILD_DIR/$f" ] || die "$BUILD_DIR/$f is missing: run 'make' first"
 done
 for p in $PLUGINS; do
@@ -73,11 +118,6 @@ fi
 [ -n "$SWIFT_RUNTIME_DIR" ] && [ -f "$SWIFT_RUNTIME_DIR/libswiftCore.so" ] ||
     die "cannot find the Swift runtime libraries (set SWIFT_RUNTIME_DIR)"
 
-# Substitutes the install paths into a text file that names them for PREFIX=/usr.
-substitute() {
-    sed -e "s|/usr/libexec/flowd|$LIBEXECDIR/flowd|g" \
-        -e "s|/usr/lib/flowd|$FLOWD_LIB|g" "$1"
-}
 install_text() { # SRC DEST-DIR [NAME]: a 0644 file with paths substituted
     local name=${3:-$(basename "$1")}
     install -d -m 0755 "$DESTDIR$2"
@@ -97,6 +137,7 @@ install_optional() { # SRC DEST-DIR NAME: skipped with a warning while SRC does 
 install -d -m 0755 "$DESTDIR$BINDIR" "$DESTDIR$LIBEXECDIR" "$D_FLOWD_LIB" "$D_FLOWD_LIB/plugins"
 install -m 0755 "$BUILD_DIR/flowd" "$DESTDIR$LIBEXECDIR/flowd"
 install -m 0755 "$BUILD_DIR/flowctl" "$DESTDIR$BINDIR/flowctl"
+install -m 0755 "$BUILD_DIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-plugin-probe"
 install -m 0755 "$BUILD_DIR/flowd-gtk" "$DESTDIR$BINDIR/flowd-gtk"
 install -m 0755 "$BUILD_DIR/libFlowKit.so" "$D_FLOWD_LIB/libFlowKit.so"
 shipped=""
@@ -107,7 +148,7 @@ done
 
 # --- the Swift runtime, transitively -----------------------------------------------------------
 needed_of() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
+queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
 for p in $shipped; do queue+=("$D_FLOWD_LIB/plugins/$p"); done
 runtime_libs=""
 system_libs=""
@@ -129,12 +170,14 @@ while [ ${#queue[@]} -gt 0 ]; do
 done
 
 # --- RUNPATHs ------------------------------------------------------------------------------------
-patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
+# The daemon's is a DT_RPATH: it serves the plugins' libraries too (see the top).
+patchelf --force-rpath --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$LIBEXECDIR/flowd"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
+patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-plugin-probe"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-gtk"
 patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
 for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
-for p in $shipped; do patchelf --set-rpath "\$ORIGIN/..:$FLOWD_LIB" "$D_FLOWD_LIB/plugins/$p"; done
+for p in $shipped; do patchelf --remove-rpath "$D_FLOWD_LIB/plugins/$p"; done
 
 # --- the desktop client's menu entry, AppStream metadata and icon ---------------------------------
 install -D -m 0644 "$SRCDIR/data/org.flowd.Flows.desktop" "$DESTDIR$DATADIR/applications/org.flowd.Flows.desktop"
@@ -145,7 +188,13 @@ install -D -m 0644 "$SRCDIR/data/icons/org.flowd.Flows.svg" "$DESTDIR$DATADIR/ic
 install -d -m 0755 "$DESTDIR$DATADIR/flowd/flows"
 flows=$(find "$SRCDIR/flows" -maxdepth 1 -name '*.json' 2>/dev/null | sort || true)
 if [ -n "$flows" ]; then
-    for f in $flows; do install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/flows/"; done
+    # In the source tree a flow names its schema as ../docs/flow.schema.json;
+    # installed, the schema is beside the flows directory ($DATADIR/flowd).
+    for f in $flows; do
+        target="$DESTDIR$DATADIR/flowd/flows/$(basename "$f")"
+        sed 's#"\$schema": "\.\./docs/flow\.schema\.json"#"$schema": "../flow.schema.json"#' "$f" >"$target"
+        chmod 0644 "$target"
+    done
 else
     warn "flows/*.json does not exist yet; no flows installed"
 fi
@@ -164,6 +213,8 @@ install -D -m 0644 "$SRCDIR/polkit/org.flowd.Flow1.policy" "$DESTDIR$POLKIT_ACTI
 install_text "$SRCDIR/systemd/flowd.service" "$SYSTEMD_SYSTEM_UNIT_DIR"
 install_text "$SRCDIR/systemd/user/flowd.service" "$SYSTEMD_USER_UNIT_DIR"
 install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
+# The journal catalog: what `journalctl -x` says about each of flowd's MESSAGE_IDs.
+install_text "$SRCDIR/data/catalog/flowd.catalog" "$JOURNAL_CATALOG_DIR"
 for f in "$SRCDIR"/systemd/examples/flowd.service.d/*.conf; do
     install_text "$f" "$DOCDIR/examples/flowd.service.d"
 done
@@ -182,18 +233,29 @@ else
 fi
 # The plugin SDK as source (docs/plugins.md): SwiftPM cannot use an installed
 # .swiftmodule, so a plugin outside this tree depends on this package by path.
-install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit"
+# FlowKit (the SDK and FlowKitTesting, its test kit) and the plugin template.
+install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit"
 install -m 0644 "$SRCDIR/Packages/FlowKit/Package.swift" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Package.swift"
-for f in "$SRCDIR"/Packages/FlowKit/Sources/FlowKit/*.swift; do
-    install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/FlowKit/"
+for target in FlowKit FlowKitTesting; do
+    install -d -m 0755 "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/$target"
+    for f in "$SRCDIR/Packages/FlowKit/Sources/$target"/*.swift; do
+        install -m 0644 "$f" "$DESTDIR$DATADIR/flowd/sdk/FlowKit/Sources/$target/"
+    done
 done
+template="$DESTDIR$DATADIR/flowd/sdk/template"
+install -d -m 0755 "$template/Sources/MyPlugin" "$template/Tests/MyPluginTests"
+install -m 0644 "$SRCDIR/Packages/PluginTemplate/Package.swift" "$SRCDIR/Packages/PluginTemplate/Makefile" "$template/"
+install -m 0644 "$SRCDIR"/Packages/PluginTemplate/Sources/MyPlugin/*.swift "$template/Sources/MyPlugin/"
+install -m 0644 "$SRCDIR"/Packages/PluginTemplate/Tests/MyPluginTests/*.swift "$template/Tests/MyPluginTests/"
 install_optional docs/plugins.md "$DOCDIR" plugins.md
 install_optional docs/flow-format.md "$DOCDIR" flow-format.md
 install_optional docs/flow.schema.json "$DATADIR/flowd" flow.schema.json
 install_optional docs/dbus-api.md "$DOCDIR" dbus-api.md
+install_optional docs/flowctl.md "$DOCDIR" flowctl.md
 install_optional docs/admin.md "$DOCDIR" admin.md
 install_optional docs/desktop.md "$DOCDIR" desktop.md
 install_optional docs/man/flowctl.1 "$MANDIR/man1" flowctl.1
+install_optional docs/man/flowd-plugin-probe.1 "$MANDIR/man1" flowd-plugin-probe.1
 install_optional docs/man/flowd.8 "$MANDIR/man8" flowd.8
 install_optional docs/man/flowd-gtk.1 "$MANDIR/man1" flowd-gtk.1
 install_optional completions/flowctl.bash "$BASH_COMPLETION_DIR" flowctl
@@ -208,16 +270,26 @@ for f in "$D_FLOWD_LIB/plugins"/* "$D_FLOWD_LIB/plugins"/.[!.]*; do
     [[ " $shipped " == *" $(basename "$f") "* ]] || bad "$FLOWD_LIB/plugins holds $(basename "$f"), which flowd does not ship"
 done
 
-# RUNPATHs: only the allowed entries, nothing pointing at the toolchain, the build tree or DESTDIR.
+# Search paths: only the allowed entries, relative to the file, nothing pointing at the
+# toolchain, the build tree or DESTDIR; a DT_RPATH on the daemon only, none on a plugin.
 allowed_runpath() {
     case "$1" in
-        '$ORIGIN' | '$ORIGIN/..' | '$ORIGIN/../lib/flowd' | "$FLOWD_LIB") return 0 ;;
+        '$ORIGIN' | '$ORIGIN/../lib/flowd') return 0 ;;
         *) return 1 ;;
     esac
 }
-elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
+elfs=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB"/*.so "$D_FLOWD_LIB"/plugins/*.so)
 for elf in "${elfs[@]}"; do
-    readelf -d "$elf" | grep -q '(RPATH)' && bad "$elf has a DT_RPATH (only DT_RUNPATH is expected)"
+    dynamic=$(readelf -d "$elf")
+    if [ "$elf" = "$DESTDIR$LIBEXECDIR/flowd" ]; then
+        grep -q '(RPATH)' <<<"$dynamic" || bad "$elf has no DT_RPATH (the plugins' libraries are found by it)"
+        grep -q '(RUNPATH)' <<<"$dynamic" && bad "$elf has a DT_RUNPATH, which would hide its DT_RPATH"
+    else
+        grep -q '(RPATH)' <<<"$dynamic" && bad "$elf has a DT_RPATH (only the daemon has one)"
+    fi
+    case "$elf" in
+        "$D_FLOWD_LIB"/plugins/*) [ -z "$(runpath_of "$elf")" ] || bad "$elf has a RUNPATH (the daemon's serves plugins)"; continue ;;
+    esac
     IFS=: read -r -a entries <<<"$(runpath_of "$elf")"
     for e in "${entries[@]}"; do
         allowed_runpath "$e" || bad "$elf has RUNPATH entry '$e'"
@@ -225,9 +297,13 @@ for elf in "${elfs[@]}"; do
 done
 
 # Every library resolves, and none from the toolchain or the build tree. ldd runs the dynamic
-# loader on our own files only; LD_LIBRARY_PATH is cleared so only the RUNPATHs count.
+# loader on our own files only; LD_LIBRARY_PATH is cleared so only the RUNPATHs count. A plugin
+# is resolved as the daemon loads it: in the daemon's directory, $FLOWD_LIB.
 for elf in "${elfs[@]}"; do
-    out=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) || { bad "ldd $elf failed: $out"; continue; }
+    case "$elf" in
+        "$D_FLOWD_LIB"/plugins/*) out=$(LD_LIBRARY_PATH="$D_FLOWD_LIB" ldd "$elf" 2>&1) ;;
+        *) out=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) ;;
+    esac || { bad "ldd $elf failed: $out"; continue; }
     while read -r line; do
         case "$line" in
             *"not found"*) bad "$elf: $line" ;;

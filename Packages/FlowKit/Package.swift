@@ -10,12 +10,16 @@ let package = Package(
     name: "FlowKit",
     products: [
         .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"]),
+        // Samples for a plugin's unit tests (contexts, fields, submissions,
+        // answers), made as flowd makes them. For test targets only.
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     ],
     targets: [
         // The standard library inlines calls to libm (rounding in `Int(exactly:)`),
         // and a module that imports neither Glibc nor Foundation gets no `-lm`.
         .target(name: "FlowKit", linkerSettings: [.linkedLibrary("m")]),
-        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+        .target(name: "FlowKitTesting", dependencies: ["FlowKit"]),
+        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit", "FlowKitTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,7 +28,9 @@ import FoundationNetworking
 /// A 2xx answer is success; a JSON object in its body becomes the receipt
 /// (its `message`, if any, is shown to the person; keep secrets out).
 /// Anything else fails with a message for the person, in the session's
-/// language (en, de, fr, es): see ``WebhookMessages``.
+/// language (en, de, fr, es): see ``WebhookMessages``; and flowd's log gets
+/// the cause in English: the URL without its query, the HTTP status or the
+/// system's error.
 struct WebhookAction: SubmitAction {
     static let name = "flowd.webhook"
     static let maximumReceiptBytes = 64 * 1024
@@ -67,7 +69,9 @@ struct WebhookAction: SubmitAction {
         let (data, response) = try await HTTPExchange.post(request, timeout: timeout, locale: context.locale)
         let status = response.statusCode
         guard (200..<300).contains(status) else {
-            throw LocalizedFailure(WebhookMessages.forStatus(status)(context.locale))
+            throw ExplainedFailure(
+                WebhookMessages.forStatus(status)(context.locale),
+                detail: "\(Self.name): POST \(WebhookMessages.loggable(url)) answered HTTP \(status)")
         }
         guard !data.isEmpty, data.count <= Self.maximumReceiptBytes,
             let object = try? JSONDecoder().decode([String: JSONValue].self, from: data)
@@ -113,7 +117,9 @@ enum HTTPExchange {
             return (data, http)
         case .failure(let error):
             if Task.isCancelled { throw CancellationError() }
-            throw WebhookMessages.failure(for: error, locale: locale)
+            let target = request.url.map(WebhookMessages.loggable) ?? "?"
+            throw WebhookMessages.failure(
+                for: error, locale: locale, target: "\(WebhookAction.name): POST \(target)", timeout: timeout)
         }
     }
 
@@ -227,27 +233,36 @@ enum WebhookMessages {
         }
     }
 
-    /// The error for a failed exchange: a `LocalizedFailure` for the usual
-    /// network troubles, else a ``WebhookError`` (generic message).
-    static func failure(for error: any Error, locale: String) -> any Error {
+    /// The error for a failed exchange of `target` ("flowd.webhook: POST https://…"): an
+    /// ``ExplainedFailure`` for the usual network troubles, with what the
+    /// system said for the log, else a ``WebhookError`` (generic message).
+    static func failure(for error: any Error, locale: String, target: String, timeout: Double) -> any Error {
         guard let urlError = error as? URLError else {
-            return WebhookError(String(describing: error))
+            return WebhookError("\(target): \(String(describing: error))")
         }
+        let cause = "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)"
         switch urlError.code {
         case .timedOut:
-            return LocalizedFailure(timedOut(locale))
+            return ExplainedFailure(timedOut(locale), detail: "\(target): no answer within \(Int(timeout)) s (\(cause))")
         case .cannotConnectToHost, .cannotFindHost, .networkConnectionLost, .notConnectedToInternet,
             .dnsLookupFailed, .resourceUnavailable:
-            return LocalizedFailure(unreachable(locale))
+            return ExplainedFailure(unreachable(locale), detail: "\(target): cannot reach the server (\(cause))")
         case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
-            return LocalizedFailure(insecure(locale))
+            return ExplainedFailure(insecure(locale), detail: "\(target): no secure connection (\(cause))")
         case .badServerResponse, .cannotParseResponse, .zeroByteResource:
-            return LocalizedFailure(unexpected(locale))
+            return ExplainedFailure(unexpected(locale), detail: "\(target): an answer that is not HTTP (\(cause))")
         default:
-            return WebhookError("URLError \(urlError.code.rawValue): \(urlError.localizedDescription)")
+            return WebhookError("\(target): \(cause)")
         }
+    }
+
+    /// `url` as the log shows it: scheme, host, port and path; no user,
+    /// password, query or fragment, which may hold tokens.
+    static func loggable(_ url: URL) -> String {
+        guard let scheme = url.scheme, let host = url.host else { return "the configured URL" }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "") + url.path
     }
 }
 

@@ -73,6 +73,9 @@ extension ErrorName {
     package static let noServer: ErrorName = "org.freedesktop.DBus.Error.NoServer"
     /// `org.freedesktop.DBus.Error.Timeout`.
     package static let timeout: ErrorName = "org.freedesktop.DBus.Error.Timeout"
+    /// `org.freedesktop.DBus.Error.TimedOut`: what the bus answers when the
+    /// service it started did not take its name in time (activation timeout).
+    package static let timedOut: ErrorName = "org.freedesktop.DBus.Error.TimedOut"
     /// `org.freedesktop.DBus.Error.Disconnected`.
     package static let disconnected: ErrorName = "org.freedesktop.DBus.Error.Disconnected"
     /// `org.freedesktop.DBus.Error.InvalidArgs`.

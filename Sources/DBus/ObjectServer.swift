@@ -10,6 +10,13 @@ package typealias Authorizer<Target> = @Sendable (
     _ target: Target, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
 ) -> Void
 
+/// Lists the child nodes of `path` (a tree's prefix, or a path below it)
+/// that `caller` may see: calls `done` once, now or later from any thread.
+/// A tree may show each caller only the objects it may call.
+package typealias ChildLister = @Sendable (
+    _ path: ObjectPath, _ caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void
+) -> Void
+
 /// Serves objects on a ``Connection``: routes method calls to member tables,
 /// checks signatures, and implements `Introspectable`, `Properties` and (for
 /// calls without an interface) `Peer` from the same tables.
@@ -48,10 +55,11 @@ package final class ObjectServer: MethodCallHandler {
     /// Exports a tree: every path strictly below `prefix` for which `resolve`
     /// returns an object is served with `interfaces` (for example
     /// `/org/example/Forms1/session/<id>`). `children` lists the child names
-    /// shown when a path of the tree (the prefix included) is introspected.
+    /// shown to the caller when a path of the tree (the prefix included) is
+    /// introspected.
     package func exportTree<Target: Sendable>(
         under prefix: ObjectPath, interfaces: [InterfaceTable<Target>], authorize: Authorizer<Target>? = nil,
-        children: (@Sendable (ObjectPath) -> [String])? = nil,
+        children: ChildLister? = nil,
         resolve: @escaping @Sendable (ObjectPath) -> Target?
     ) throws(DBusError) {
         connection.requireLoopThread()
@@ -85,11 +93,10 @@ package final class ObjectServer: MethodCallHandler {
         }
         // No object here, but maybe objects below it: answer Introspect and
         // Peer. A tree's root is such a node even when it lists no children
-        // (a tree may keep its objects to itself): its parent lists it.
-        let children = childNames(of: path)
-        if !children.isEmpty || isTreeRoot(path) {
+        // for this caller: its parent lists it.
+        if !childNames(of: path).isEmpty || isTreeRoot(path) {
             if (interface == nil || interface == .introspectable) && member == "Introspect" {
-                reply(to: message, introspection: Introspection.document(interfaces: Introspection.nodeInterfaces, children: children))
+                answerIntrospect(message, path: path, interfaces: Introspection.nodeInterfaces)
                 return true
             }
             if answerPeer(message, interface: interface, member: member) { return true }
@@ -129,13 +136,15 @@ package final class ObjectServer: MethodCallHandler {
         }
     }
 
-    /// Child node names of `path`: the next element toward every exported
-    /// object and tree below it, and what the trees list at or above it.
     /// True when a tree is registered at `path` itself.
     func isTreeRoot(_ path: ObjectPath) -> Bool {
         trees.contains { $0.path == path }
     }
 
+    /// The child node names of `path` that are the same for every caller:
+    /// the next element toward every exported object and tree below it.
+    /// What a tree lists at or below its prefix depends on the caller
+    /// (``answerIntrospect(_:path:interfaces:)``).
     func childNames(of path: ObjectPath) -> [String] {
         var names: Set<String> = []
         for key in exact.keys {
@@ -143,13 +152,27 @@ package final class ObjectServer: MethodCallHandler {
             if let child = path.childComponent(toward: other) { names.insert(String(child)) }
         }
         for tree in trees {
-            if let child = path.childComponent(toward: tree.path) {
-                names.insert(String(child))
-            } else if tree.path == path || tree.path.isAncestor(of: path) {
-                names.formUnion(tree.childNames(of: path))
-            }
+            if let child = path.childComponent(toward: tree.path) { names.insert(String(child)) }
         }
         return names.sorted()
+    }
+
+    /// Answers `Introspect` of `path` with `interfaces` and the child nodes
+    /// the caller may see: ``childNames(of:)`` and what the innermost tree
+    /// at or above `path` lists for the caller (which may take a bus round
+    /// trip to learn who the caller is).
+    func answerIntrospect(_ message: Message, path: ObjectPath, interfaces: [String]) {
+        let known = childNames(of: path)
+        guard let tree = trees.first(where: { $0.path == path || $0.path.isAncestor(of: path) }) else {
+            return reply(to: message, introspection: Introspection.document(interfaces: interfaces, children: known))
+        }
+        let invocation = MethodInvocation(
+            message: message, path: path, interface: .introspectable, member: "Introspect", replySignature: "s",
+            core: connection.core)
+        tree.listChildren(of: path, caller: message.sender) { listed in
+            let children = Set(known).union(listed).sorted()
+            invocation.reply(.string(Introspection.document(interfaces: interfaces, children: children)))
+        }
     }
 
     // MARK: emitting
@@ -203,10 +226,13 @@ package final class ObjectServer: MethodCallHandler {
             path: path, interface: interface, changed: changed, invalidated: invalidated, destination: destination)
     }
 
-    /// The introspection XML `path` would answer with (nil for an unknown path).
+    /// The introspection XML `path` would answer with (nil for an unknown
+    /// path), without the child nodes a tree lists per caller.
     package func introspect(_ path: ObjectPath) -> String? {
         let children = childNames(of: path)
-        if let registration = lookup(path), let xml = registration.introspect(path, children: children) { return xml }
+        if let interfaces = lookup(path)?.interfaceXML(at: path) {
+            return Introspection.document(interfaces: interfaces, children: children)
+        }
         return children.isEmpty && !isTreeRoot(path)
             ? nil : Introspection.document(interfaces: Introspection.nodeInterfaces, children: children)
     }
@@ -220,8 +246,9 @@ protocol AnyRegistration: AnyObject {
     /// false (nothing sent) when it does not.
     func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
         -> Bool
-    func childNames(of path: ObjectPath) -> [String]
-    func introspect(_ path: ObjectPath, children: [String]) -> String?
+    func listChildren(of path: ObjectPath, caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void)
+    /// The interfaces' XML of the object at `path`, nil when there is none.
+    func interfaceXML(at path: ObjectPath) -> [String]?
     func signalSignature(interface: InterfaceName, member: MemberName) -> Signature?
     func changes(at path: ObjectPath, interface: InterfaceName, names: [MemberName]) throws(DBusError)
         -> (changed: [String: DBusValue], invalidated: [String])
@@ -287,13 +314,13 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let tables: [CompiledTable<Target>]
     let tableIndex: [String: Int]
     let authorize: Authorizer<Target>?
-    let children: (@Sendable (ObjectPath) -> [String])?
+    let children: ChildLister?
     let resolve: @Sendable (ObjectPath) -> Target?
     let logger: Logger
 
     init(
         path: ObjectPath, isTree: Bool, tables: [InterfaceTable<Target>], authorize: Authorizer<Target>?,
-        children: (@Sendable (ObjectPath) -> [String])?, logger: Logger,
+        children: ChildLister?, logger: Logger,
         resolve: @escaping @Sendable (ObjectPath) -> Target?
     ) throws(DBusError) {
         self.path = path
@@ -320,8 +347,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         isTree ? self.path.isAncestor(of: path) && resolve(path) != nil : path == self.path
     }
 
-    func childNames(of path: ObjectPath) -> [String] {
-        children?(path) ?? []
+    func listChildren(of path: ObjectPath, caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void) {
+        guard let children else { return done([]) }
+        children(path, caller, done)
     }
 
     private func table(_ name: InterfaceName) -> CompiledTable<Target>? {
@@ -361,9 +389,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         }
         // The standard interfaces.
         if interface == nil || interface == .introspectable, member == "Introspect" {
-            if let xml = introspect(path, children: server.childNames(of: path)) {
-                server.reply(to: message, introspection: xml)
-            }
+            server.answerIntrospect(message, path: path, interfaces: Introspection.objectInterfaces + tables.map(\.xml))
             return
         }
         if interface == nil || interface == .properties, ["Get", "GetAll", "Set"].contains(member.rawValue) {
@@ -548,10 +574,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
 
     // MARK: introspection and emission helpers
 
-    func introspect(_ path: ObjectPath, children: [String]) -> String? {
+    func interfaceXML(at path: ObjectPath) -> [String]? {
         guard resolve(path) != nil else { return nil }
-        return Introspection.document(
-            interfaces: Introspection.objectInterfaces + tables.map(\.xml), children: children)
+        return Introspection.objectInterfaces + tables.map(\.xml)
     }
 
     func signalSignature(interface: InterfaceName, member: MemberName) -> Signature? {

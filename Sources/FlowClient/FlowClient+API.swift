@@ -64,6 +64,14 @@ extension FlowClient {
         }
     }
 
+    /// `GetStatus` (since 1.2): the daemon's version, uptime, sessions,
+    /// flows, plugins, limits and state directory.
+    package func status() async throws(FlowClientError) -> DaemonStatus {
+        let member = FlowMember.Manager.getStatus
+        let arguments = try Self.arguments(of: try await callManager(member), member, "a{sv}")
+        return try Self.decode(member) { () throws(WireError) in try DaemonStatus(dbusValue: arguments[0]) }
+    }
+
     /// `Reload` (root only).
     package func reload() async throws(FlowClientError) {
         _ = try Self.arguments(of: try await callManager(FlowMember.Manager.reload), FlowMember.Manager.reload, "")

@@ -10,7 +10,7 @@ package struct FlowClientError: Error, Sendable, Hashable, CustomStringConvertib
         /// flowd refused the call with one of the contract's errors.
         case flowd(FlowErrorName)
         /// flowd does not own its name on the bus (`ServiceUnknown`,
-        /// `NameHasNoOwner`, or its activation failed).
+        /// `NameHasNoOwner`, or its activation failed or timed out).
         case notRunning
         /// The bus could not be reached.
         case cannotConnect
@@ -66,6 +66,9 @@ package struct FlowClientError: Error, Sendable, Hashable, CustomStringConvertib
             self.init(.notRunning, "flowd is not running on the bus (\(error.message))", underlying: error)
         case .noReply, .timeout:
             self.init(.noReply, "flowd did not answer \(member) in time (\(error.message))", underlying: error)
+        case .timedOut:
+            // The bus started flowd, which did not take its name in time.
+            self.init(.notRunning, "flowd could not be started in time (\(error.message))", underlying: error)
         case .disconnected, .noServer, .ioError:
             self.init(.disconnected, "the connection to the bus was lost (\(error.message))", underlying: error)
         case .unknownMethod, .unknownInterface, .unknownProperty:

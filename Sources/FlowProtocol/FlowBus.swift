@@ -44,6 +44,10 @@ package enum FlowMember {
         package static let getSession: MemberName = "GetSession"
         package static let listPlugins: MemberName = "ListPlugins"
         package static let reload: MemberName = "Reload"
+        /// Since 1.1: `ListFlows` with options (`locale`).
+        package static let listFlowsWithOptions: MemberName = "ListFlowsWithOptions"
+        /// Since 1.2.
+        package static let getStatus: MemberName = "GetStatus"
     }
 
     /// The Session interface's members.
@@ -58,6 +62,10 @@ package enum FlowMember {
         package static let submit: MemberName = "Submit"
         package static let cancel: MemberName = "Cancel"
         package static let close: MemberName = "Close"
+        /// Since 1.1: `SetAnswers`' errors without storing or signalling.
+        package static let checkAnswers: MemberName = "CheckAnswers"
+        /// Since 1.1: changes the session's language.
+        package static let setLocale: MemberName = "SetLocale"
     }
 }
 

@@ -28,6 +28,21 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     /// order. It changes when an answer shows or hides a field (`visibleIf`),
     /// so a window can read the step again at once.
     case visibleFields = "VisibleFields"
+    /// Since 1.1: the locale the session asked for, normalized (`de-DE`);
+    /// `Locale` under a name that says so. `SetLocale` changes both.
+    case requestedLocale = "RequestedLocale"
+    /// Since 1.1: the one of the flow's locales its texts resolve to (`ar`
+    /// on a flow written in `en` and `de`: `en`).
+    case effectiveLocale = "EffectiveLocale"
+    /// Since 1.1: the flow's title in the session's locale.
+    case flowTitle = "FlowTitle"
+    /// Since 1.1: the flow's description in the session's locale, or empty.
+    case flowDescription = "FlowDescription"
+
+    /// Properties a flowd 1.0 does not have: a client tolerates their absence.
+    package static let since1_1: Set<SessionProperty> = [
+        .visibleFields, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription,
+    ]
 
     /// The property's name on the bus.
     package var name: MemberName { MemberName(trusted: rawValue) }
@@ -35,7 +50,9 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     /// The property's D-Bus type.
     package var signature: Signature {
         switch self {
-        case .id, .flowID, .locale, .state, .currentStep, .continueLabel, .lastError, .announcement: return .string
+        case .id, .flowID, .locale, .state, .currentStep, .continueLabel, .lastError, .announcement, .requestedLocale,
+             .effectiveLocale, .flowTitle, .flowDescription:
+            return .string
         case .owner, .stepIndex, .stepCount: return .uint32
         case .canGoBack, .canContinue, .returningToReview: return .bool
         case .createdAt, .updatedAt: return .uint64
@@ -46,11 +63,22 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Fixed for the session's lifetime (`EmitsChangedSignal` `const`).
+    /// `Locale` was until 1.1, when `SetLocale` came.
     package var isConstant: Bool {
         switch self {
-        case .id, .flowID, .owner, .locale, .createdAt: return true
+        case .id, .flowID, .owner, .createdAt: return true
         default: return false
         }
+    }
+
+    /// Its `org.freedesktop.DBus.Property.EmitsChangedSignal`: `const` for
+    /// the constant ones; `false` for `UpdatedAt`, which goes out with other
+    /// changes but never alone (a keystroke-driven `SetAnswers` changes only
+    /// the time, and a signal per keystroke tells a client nothing);
+    /// `true` for the rest.
+    package var emitsChangedSignal: EmitsChangedSignal {
+        if isConstant { return .const }
+        return self == .updatedAt ? .no : .yes
     }
 
     /// The entries of a `PropertiesChanged` (or `GetAll`) dictionary that name
@@ -121,6 +149,14 @@ package struct SessionProperties: Sendable, Hashable {
     package var receipt: [String: DBusValue] = [:]
     /// The ids of the current step's shown fields, in order.
     package var visibleFields: [String] = []
+    /// The requested locale, normalized (the same as ``locale``).
+    package var requestedLocale = "en"
+    /// The flow locale the session's texts resolve to.
+    package var effectiveLocale = "en"
+    /// The flow's title in the session's locale.
+    package var flowTitle = ""
+    /// The flow's description in the session's locale, or empty.
+    package var flowDescription = ""
 
     /// Session `id` of `flowID`; the rest is set afterwards.
     package init(id: String, flowID: String) {
@@ -150,6 +186,11 @@ package struct SessionProperties: Sendable, Hashable {
         announcement = session.announcement
         receipt = record.receipt.map(WireValue.json) ?? [:]
         visibleFields = session.visibleFieldIDs
+        requestedLocale = session.requestedLocale
+        effectiveLocale = session.effectiveLocale
+        let summary = session.flow.summary(locale: record.locale)
+        flowTitle = summary.title
+        flowDescription = summary.description
     }
 
     /// The encoder: the D-Bus value of `property`.
@@ -177,6 +218,10 @@ package struct SessionProperties: Sendable, Hashable {
         case .announcement: return .string(announcement)
         case .receipt: return .vardict(receipt)
         case .visibleFields: return .strings(visibleFields)
+        case .requestedLocale: return .string(requestedLocale)
+        case .effectiveLocale: return .string(effectiveLocale)
+        case .flowTitle: return .string(flowTitle)
+        case .flowDescription: return .string(flowDescription)
         }
     }
 
@@ -207,16 +252,20 @@ package struct SessionProperties: Sendable, Hashable {
         case .announcement: return announcement == other.announcement
         case .receipt: return receipt == other.receipt
         case .visibleFields: return visibleFields == other.visibleFields
+        case .requestedLocale: return requestedLocale == other.requestedLocale
+        case .effectiveLocale: return effectiveLocale == other.effectiveLocale
+        case .flowTitle: return flowTitle == other.flowTitle
+        case .flowDescription: return flowDescription == other.flowDescription
         }
     }
 
     /// The decoder of a `GetAll` reply: every property must be there with
-    /// its type, except those a flowd 1.0 does not have (`VisibleFields`).
+    /// its type, except those a flowd 1.0 does not have (``SessionProperty/since1_1``).
     package init(dbus dictionary: [String: DBusValue]) throws(WireError) {
         self.init(id: "", flowID: "")
         for property in SessionProperty.allCases {
             guard let value = dictionary[property.rawValue] else {
-                if property == .visibleFields { continue }
+                if SessionProperty.since1_1.contains(property) { continue }
                 throw WireError("the session's properties have no \(property.rawValue) (\(property.signature))")
             }
             try set(property, from: value)
@@ -263,6 +312,10 @@ package struct SessionProperties: Sendable, Hashable {
         case .announcement: announcement = try typed(String.self)
         case .receipt: receipt = try typed([String: DBusValue].self)
         case .visibleFields: visibleFields = try typed([String].self)
+        case .requestedLocale: requestedLocale = try typed(String.self)
+        case .effectiveLocale: effectiveLocale = try typed(String.self)
+        case .flowTitle: flowTitle = try typed(String.self)
+        case .flowDescription: flowDescription = try typed(String.self)
         }
     }
 }

@@ -114,19 +114,45 @@ struct SessionQueries {
         }
     }
 
-    func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+    func expired(before cutoff: Int64, limit: Int, excludingState excluded: String? = nil) throws(StoreError) -> [String] {
         guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
         // The index is on `idle_period`, which is `updated_at >> 26`
         // (schema 3): the coarse term selects through it, the exact one decides.
         let sql = """
-            SELECT id FROM sessions WHERE idle_period <= (?1 >> 26) AND updated_at < ?1
+            SELECT id FROM sessions WHERE idle_period <= (?1 >> 26) AND updated_at < ?1 AND state IS NOT ?3
             ORDER BY idle_period, updated_at LIMIT ?2
             """
+        let values: [SQLiteValue] = [.integer(cutoff), .integer(Int64(limit)), excluded.map { .text($0) } ?? .null]
         return try with(sql) { statement throws(SQLiteError) -> [String] in
-            try statement.rows(binding: [.integer(cutoff), .integer(Int64(limit))]) { row throws(SQLiteError) in
+            try statement.rows(binding: values) { row throws(SQLiteError) in
                 row.string(at: 0) ?? ""
             }
         }
+    }
+
+    func ids(inState state: String, updatedBefore cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+        guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
+        let sql = "SELECT id FROM sessions WHERE state = ?1 AND updated_at < ?2 ORDER BY updated_at LIMIT ?3"
+        return try with(sql) { statement throws(SQLiteError) -> [String] in
+            try statement.rows(binding: [.text(state), .integer(cutoff), .integer(Int64(limit))]) { row throws(SQLiteError) in
+                row.string(at: 0) ?? ""
+            }
+        }
+    }
+
+    func count(owner: UInt32, excludingState excluded: String) throws(StoreError) -> Int {
+        try with("SELECT count(*) FROM sessions WHERE owner = ?1 AND state != ?2") { statement throws(SQLiteError) -> Int in
+            try statement.bind([.integer(Int64(owner)), .text(excluded)])
+            guard try statement.step() else { return 0 }
+            return Int(statement.int64(at: 0))
+        }
+    }
+
+    func countsByState() throws(StoreError) -> [String: Int] {
+        let rows = try with("SELECT state, count(*) FROM sessions GROUP BY state") { statement throws(SQLiteError) in
+            try statement.rows { row throws(SQLiteError) in (row.string(at: 0) ?? "", Int(row.int64(at: 1))) }
+        }
+        return Dictionary(rows, uniquingKeysWith: +)
     }
 
     func ids(inState state: String) throws(StoreError) -> [String] {

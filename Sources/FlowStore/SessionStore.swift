@@ -232,6 +232,35 @@ package final class SessionStore: Sendable {
         }
     }
 
+    /// As ``expired(before:limit:)``, leaving out the sessions in `state`
+    /// (settled ones, which have a retention of their own).
+    package func expired(before cutoff: Int64, limit: Int, excludingState state: String) throws(StoreError) -> [String] {
+        try withDatabase { db throws(StoreError) in
+            try SessionQueries(db: db, path: path).expired(before: cutoff, limit: limit, excludingState: state)
+        }
+    }
+
+    /// Ids of the sessions in `state` last updated before `cutoff` (µs since
+    /// the epoch), least recently updated first, at most `limit`.
+    package func ids(inState state: String, updatedBefore cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
+        try withDatabase { db throws(StoreError) in
+            try SessionQueries(db: db, path: path).ids(inState: state, updatedBefore: cutoff, limit: limit)
+        }
+    }
+
+    /// The number of sessions owned by `owner` that are not in `state`.
+    package func count(owner: UInt32, excludingState state: String) throws(StoreError) -> Int {
+        try withDatabase { db throws(StoreError) in
+            try SessionQueries(db: db, path: path).count(owner: owner, excludingState: state)
+        }
+    }
+
+    /// The number of sessions in each state that has any (a scan: for
+    /// status reports, not for every call).
+    package func countsByState() throws(StoreError) -> [String: Int] {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).countsByState() }
+    }
+
     /// Ids of the sessions in `state`, such as the `submitting` sessions
     /// the daemon must mark interrupted at start-up.
     package func ids(inState state: String) throws(StoreError) -> [String] {
@@ -359,6 +388,11 @@ package struct StoreTransaction: ~Copyable {
     /// As ``SessionStore/count(owner:)``, seeing the transaction's own changes.
     package func count(owner: UInt32) throws(StoreError) -> Int {
         try queries.count(owner: owner)
+    }
+
+    /// As ``SessionStore/count(owner:excludingState:)``, seeing the transaction's own changes.
+    package func count(owner: UInt32, excludingState state: String) throws(StoreError) -> Int {
+        try queries.count(owner: owner, excludingState: state)
     }
 
     /// As ``SessionStore/ids(inState:)``, seeing the transaction's own changes.

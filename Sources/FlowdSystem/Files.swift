@@ -180,6 +180,22 @@ package enum FileSystem {
         }
     }
 
+    /// The bytes of the files at and below `path` (their sizes), without
+    /// following symbolic links, looking at no more than `limit` entries;
+    /// what cannot be read counts nothing. For a status report, not a quota.
+    package static func totalSize(of path: String, limit: Int = 100_000) -> Int64 {
+        var remaining = limit
+        func walk(_ path: String) -> Int64 {
+            guard remaining > 0, let status = try? status(path, followingSymbolicLinks: false) else { return 0 }
+            remaining -= 1
+            guard status.isDirectory else { return status.isRegularFile ? status.size : 0 }
+            var total: Int64 = 0
+            for name in (try? directoryEntries(path)) ?? [] { total += walk(path + "/" + name) }
+            return total
+        }
+        return walk(path)
+    }
+
     /// Deletes `path` and, for a directory, everything below it, without
     /// following symbolic links. What cannot be deleted is left.
     package static func removeTree(_ path: String) {

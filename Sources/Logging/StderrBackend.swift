@@ -15,11 +15,17 @@ package struct StderrBackend: LogBackend {
     package var fileDescriptor: Int32
     /// The prefix left out of field names in lines (empty: none).
     package var hiddenFieldPrefix: String
+    /// Lines start with the syslog priority (`<3>cannot open …`) instead of
+    /// the identifier, pid and level name: for a descriptor connected to the
+    /// journal (systemd's `SyslogLevelPrefix=`, on by default), which adds
+    /// those itself and files the line at that priority.
+    package var levelPrefix: Bool
 
     /// A backend writing to `fileDescriptor` (stderr by default).
-    package init(fileDescriptor: Int32 = 2, hiddenFieldPrefix: String = "") {
+    package init(fileDescriptor: Int32 = 2, hiddenFieldPrefix: String = "", levelPrefix: Bool = false) {
         self.fileDescriptor = fileDescriptor
         self.hiddenFieldPrefix = hiddenFieldPrefix
+        self.levelPrefix = levelPrefix
     }
 
     package func write(_ record: LogRecord) {
@@ -30,7 +36,9 @@ package struct StderrBackend: LogBackend {
 
     /// The line for `record`, without the newline.
     package func format(_ record: LogRecord, pid: Int32) -> String {
-        var line = "\(record.identifier)[\(pid)]: \(record.level.name): \(Self.escape(record.message))"
+        var line = levelPrefix
+            ? "<\(record.level.syslogPriority)>\(Self.escape(record.message))"
+            : "\(record.identifier)[\(pid)]: \(record.level.name): \(Self.escape(record.message))"
         if !record.metadata.isEmpty {
             let pairs = record.metadata.map { field, text in "\(displayName(field))=\(Self.quote(text))" }
             line += " (" + pairs.joined(separator: " ") + ")"

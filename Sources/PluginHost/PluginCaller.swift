@@ -64,6 +64,9 @@ package final class PluginCaller: Sendable {
         package static let maxOptions = 500
         /// Issues from a step validator.
         package static let maxIssues = 100
+        /// The option id an options provider must not use: a choice field's
+        /// Other answers it.
+        package static let reservedOptionID = "other"
     }
 
     /// The plugins to call.
@@ -201,6 +204,13 @@ package final class PluginCaller: Sendable {
                 if option.id.isEmpty || !ids.insert(option.id).inserted {
                     return .failure(message: nil, detail: "\(name) returned an empty or repeated option id")
                 }
+                // The flow's Other choice answers "other": an option of that
+                // id would be taken for it.
+                if option.id == Limits.reservedOptionID {
+                    return .failure(
+                        message: nil,
+                        detail: "\(name) returned the option id \"other\", which is reserved for a field's Other choice")
+                }
             }
             return .success(options)
         }
@@ -289,7 +299,14 @@ package final class PluginCaller: Sendable {
 
     /// The failure for an error a plugin threw.
     static func failure<Value>(for error: any Error) -> PluginCallResult<Value> {
-        let detail = printable(String(describing: error))
+        // A LocalizedFailure carries only the person's message: the journal
+        // gets that message as a quotation, not a Swift dump of the value.
+        let detail: String
+        if let failure = error as? LocalizedFailure {
+            detail = printable("\u{201C}\(failure.message)\u{201D} (the plugin's message for the person; it gave no other cause)")
+        } else {
+            detail = printable(String(describing: error))
+        }
         return .failure(message: ErrorMessages.message(for: error).flatMap(cleanMessage), detail: detail)
     }
 

@@ -73,6 +73,9 @@ package struct PluginLoader: Sendable {
         /// The uids a plugin file and its directory may belong to: root and
         /// this process's euid.
         package var trustedOwners: Set<UInt32>
+        /// Only these file names in the directories (`flowd-plugin-probe`
+        /// checks one file as flowd would); nil, the default: every `*.so`.
+        package var onlyFiles: Set<String>?
 
         /// Loads from `directories`; everything else has a safe default.
         package init(
@@ -239,7 +242,8 @@ private struct LoadRun {
             return
         }
         let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        for name in names.sorted() where name.hasSuffix(".so") && !name.hasPrefix(".") {
+        for name in names.sorted()
+        where name.hasSuffix(".so") && !name.hasPrefix(".") && configuration.onlyFiles?.contains(name) ?? true {
             loadFile(directory: dir, name: name, path: base + "/" + name)
         }
         // A quarantined file that is gone no longer needs its quarantine.
@@ -428,7 +432,7 @@ private struct LoadRun {
         let abiFunction = unsafeBitCast(abiSymbol, to: (@convention(c) () -> UInt32).self)
         let abi = abiFunction()
         guard abi == hostABI else {
-            return .failure(RefusalReason("built against FlowKit ABI \(abi), this flowd has ABI \(hostABI)"))
+            return .failure(RefusalReason(abiMismatch(abi, host: hostABI)))
         }
         guard let registerSymbol = LibPluginHost.dlsym(handle, FlowKitABI.registerSymbol) else {
             return .failure(RefusalReason("missing entry symbol \(FlowKitABI.registerSymbol)"))
@@ -441,7 +445,8 @@ private struct LoadRun {
         guard registration.abiVersion == hostABI else {
             return .failure(
                 RefusalReason(
-                    "registration says FlowKit ABI \(registration.abiVersion), this flowd has ABI \(hostABI)"))
+                    "registration says FlowKit ABI \(abiText(registration.abiVersion)), this flowd has ABI "
+                        + abiText(hostABI)))
         }
         return .success(registration)
     }
@@ -529,6 +534,24 @@ func printable(_ s: String) -> String {
         String.UnicodeScalarView(
             s.unicodeScalars.prefix(120).map { $0.properties.generalCategory == .control ? "?" : $0 }))
     return s.unicodeScalars.count > 120 ? cleaned + "…" : cleaned
+}
+
+/// An ABI number as people see it: the hand-bumped numbers of SDK 1.0
+/// (1 to 3) in decimal, the fingerprint-derived ones (SDK 1.1 on) in hex.
+package func abiText(_ abi: UInt32) -> String {
+    guard abi >= 0x8000_0000 else { return String(abi) }
+    let digits = String(abi, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+}
+
+/// The reason for a plugin whose ABI number is not the host's: which
+/// FlowKit it was built with, which the host has, and what to do.
+func abiMismatch(_ abi: UInt32, host: UInt32) -> String {
+    let built = "built against FlowKit ABI \(abiText(abi)), this flowd has ABI \(abiText(host))"
+    if abi < 0x8000_0000 && host >= 0x8000_0000 {
+        return built + " (the plugin's SDK is older than 1.1): rebuild it with this flowd's SDK"
+    }
+    return built + " (another FlowKit interface): rebuild it with this flowd's SDK and toolchain"
 }
 
 /// `0644`.

@@ -76,19 +76,32 @@ extension JournalBackend {
     /// `sd_journal_stream_fd(3)` documents.
     package static func automatic(hiddenFieldPrefix: String = "") -> any LogBackend {
         let stderr = StderrBackend(hiddenFieldPrefix: hiddenFieldPrefix)
-        let status = try? FileDescriptor.status(of: 2)
-        if JournalStream.stderrIsJournal(
-            environment: CurrentProcess.environmentVariable("JOURNAL_STREAM"),
-            stderr: status.map { ($0.identity.device, $0.identity.inode) })
-        {
-            return JournalBackend(fallback: stderr)
-        }
-        return stderr
+        return JournalStream.stderrIsJournal() ? JournalBackend(fallback: stderr) : stderr
+    }
+
+    /// Plain stderr lines, with the syslog priority in front when stderr is
+    /// the journal: for the last words of a process about to exit.
+    ///
+    /// journald files an `sd_journal_sendv` entry under a unit by looking the
+    /// sender's pid up in /proc, and a process that exits right after sending
+    /// is often gone by then: the entry lands without `_SYSTEMD_UNIT=`, so
+    /// neither `journalctl -u` nor `systemctl status` shows it. The stream
+    /// systemd connected stderr to names the unit from the start.
+    package static func lastWords(hiddenFieldPrefix: String = "") -> StderrBackend {
+        StderrBackend(hiddenFieldPrefix: hiddenFieldPrefix, levelPrefix: JournalStream.stderrIsJournal())
     }
 }
 
 /// The `$JOURNAL_STREAM` check.
 package enum JournalStream {
+    /// True when this process's stderr is the journal stream systemd set up.
+    package static func stderrIsJournal() -> Bool {
+        let status = try? FileDescriptor.status(of: 2)
+        return stderrIsJournal(
+            environment: CurrentProcess.environmentVariable("JOURNAL_STREAM"),
+            stderr: status.map { ($0.identity.device, $0.identity.inode) })
+    }
+
     /// True when `environment` (the value of `$JOURNAL_STREAM`, `device:inode`
     /// in decimal) names the same device and inode as `stderr`.
     package static func stderrIsJournal(environment: String?, stderr: (device: UInt64, inode: UInt64)?) -> Bool {

@@ -70,7 +70,7 @@ struct TreeAndIntrospectionTests {
         try fixture.onLoop { () throws(DBusError) in
             try objects.value.exportTree(
                 under: Item.prefix, interfaces: [Item.table],
-                children: { path in path == Item.prefix ? ids.sorted() : [] },
+                children: { path, _, done in done(path == Item.prefix ? ids.sorted() : []) },
                 resolve: { path in
                     guard path.parent == Item.prefix, let id = path.lastComponent, ids.contains(String(id)) else { return nil }
                     return Item(id: String(id))

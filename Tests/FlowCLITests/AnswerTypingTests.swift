@@ -122,4 +122,27 @@ struct AnswerTypingTests {
         // note.other: note offers no Other.
         #expect(throws: CLIError.self) { try AnswerTyping.target("note.other", in: step) }
     }
+
+    @Test("a label on screen can be typed: case and white space aside (U+202F too), times of day as they are said")
+    func labelsAsTyped() throws {
+        // Time slots as flowd.time-slots labels them in English: a narrow no-break space before AM/PM.
+        var time = StepField(id: "time", type: .choice, label: "Time")
+        time.options = [("09:30", "9:30\u{202F}AM"), ("12:00", "12:00\u{202F}PM"), ("14:30", "2:30\u{202F}PM")].map {
+            ChoiceOption(id: $0.0, label: $0.1)
+        }
+        for (typed, id) in [
+            ("9:30 AM", "09:30"), ("9:30am", "09:30"), ("09:30", "09:30"), ("9:30", "09:30"), ("9:30 a.m.", "09:30"),
+            ("2:30 pm", "14:30"), ("2:30PM", "14:30"), ("14:30", "14:30"), ("12:00 PM", "12:00"), ("12pm", "12:00"),
+        ] {
+            #expect(try value(typed, time) == .string(id), "\(typed)")
+        }
+        for wrong in ["9", "2:30", "9:3 am", "13:00 pm", "25:00", "9:30 xm"] {
+            #expect(refusal(wrong, time) != nil, "\(wrong)")
+        }
+        // Any label: case and spacing aside.
+        var service = StepField(id: "service", type: .choice, label: "Service")
+        service.options = [ChoiceOption(id: "app", label: "A desktop\u{00A0}app")]
+        #expect(try value("a  Desktop app", service) == .string("app"))
+        #expect(try value("A DESKTOP APP", service) == .string("app"))
+    }
 }

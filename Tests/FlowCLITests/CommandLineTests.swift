@@ -164,27 +164,36 @@ struct CommandLineTests {
         for name in FlowErrorName.allCases {
             let error = FlowClientError(DBusError(name: name.errorName, message: "message"), member: "GetStep")
             #expect(error.kind == .flowd(name))
-            let cli = CLIError(error, bus: .user, flowd: "/x/flowd")
+            let cli = CLIError(error, bus: .user, locale: "en", flowd: "/x/flowd")
             #expect(cli.code == expected[name], "\(name)")
-            #expect(cli.message == "message")
+            if name == .submitFailed {
+                // Its message is the person's text (also in LastError).
+                #expect(cli.message == "message")
+            } else {
+                // flowd's message is English for programs and logs; a person reads flowctl's sentence.
+                #expect(cli.message != "message", "\(name)")
+                let german = CLIError(error, bus: .user, locale: "de", flowd: "/x/flowd").message
+                #expect(german != cli.message, "\(name) is said in German: \(german)")
+            }
         }
         #expect(FlowErrorName.notFound.errorName.rawValue == "org.flowd.Flow1.Error.NotFound")
         // What the bus or the client says: flowd unavailable, a reply it does not understand, any other error.
         let others: [(ErrorName, ExitCode)] = [
             (.serviceUnknown, .unavailable), (.nameHasNoOwner, .unavailable), (.noReply, .unavailable),
             (.disconnected, .unavailable), ("org.freedesktop.DBus.Error.Spawn.ChildExited", .unavailable),
+            ("org.freedesktop.DBus.Error.TimedOut", .unavailable),
             (.unknownMethod, .software), (.accessDenied, .accessDenied), (.invalidArgs, .dataError),
             (.unknownObject, .notFound), (.limitsExceeded, .failure),
         ]
         for (name, code) in others {
             let error = FlowClientError(DBusError(name: name, message: "message"), member: "GetStep")
-            #expect(CLIError(error, bus: .user, flowd: "/x/flowd").code == code, "\(name)")
+            #expect(CLIError(error, bus: .user, locale: "en", flowd: "/x/flowd").code == code, "\(name)")
         }
         let unreachable = FlowClientError(.cannotConnect, "cannot connect", underlying: .disconnected("no socket"))
-        #expect(CLIError(unreachable, bus: .address("unix:path=/b"), flowd: "/x/flowd").message
+        #expect(CLIError(unreachable, bus: .address("unix:path=/b"), locale: "en", flowd: "/x/flowd").message
                 == "cannot connect to the bus at unix:path=/b: no socket")
         let mismatch = FlowClientError(.protocolMismatch, "flowd's GetStep reply does not match the API")
-        #expect(CLIError(mismatch, bus: .user, flowd: "/x/flowd").code == .software)
+        #expect(CLIError(mismatch, bus: .user, locale: "en", flowd: "/x/flowd").code == .software)
     }
 
     @Test("the start hint runs flowd by a path that works: beside flowctl, in the prefix's libexec, else /usr/libexec")

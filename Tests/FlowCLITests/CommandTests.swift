@@ -81,7 +81,7 @@ struct CommandTests {
         #expect(bad.status == 64)
         let unknown = run(["start", "nosuch"])
         #expect(unknown.status == 66)
-        #expect(unknown.stderr == "flowctl: no flow nosuch\n")
+        #expect(unknown.stderr.hasPrefix("flowctl: There is no flow “nosuch” (flows: consultation, "), "\(unknown.stderr)")
     }
 
     @Test("sessions: table, -q, --json; ids can be abbreviated like git's")
@@ -104,11 +104,45 @@ struct CommandTests {
         #expect(ambiguous.stderr.contains("2 sessions"))
     }
 
+    @Test("sessions tells them apart: the flow's title, when it last changed, the step; on a terminal short ids")
+    func sessionsListing() throws {
+        let first = try start("survey")
+        let second = try start("consultation", ["--locale", "de"])
+        #expect(run(["set", second, "service=website"]).status == 0)
+        #expect(run(["continue", second]).status == 0)
+
+        let table = run(["sessions"]).stdout
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(table)")
+        #expect(lines[0].split(separator: " ", omittingEmptySubsequences: true) == ["ID", "FLOW", "STATE", "CHANGED", "STEP"])
+        let survey = try #require(lines.first { $0.hasPrefix(first) })
+        #expect(survey.contains("Customer survey") && survey.contains("editing"), "\(survey)")
+        #expect(survey.contains("Step 2 of 4 · "), "the survey's first step is answered by start: \(survey)")
+        // The session's own language; the test's clock is in 2025, so "days ago".
+        let consultation = try #require(lines.first { $0.hasPrefix(second) })
+        #expect(consultation.contains("Schritt 2 von 5 · "), "\(consultation)")
+        #expect(survey.contains(" days ago"), "\(survey)")
+        // flowctl's own words in the person's language, the flow's in the session's.
+        let german = run(["sessions"], environment: ["LANG": "de_DE.UTF-8"]).stdout
+        let row = try #require(german.split(separator: "\n").first { $0.hasPrefix(second) })
+        #expect(row.contains("in Bearbeitung"), "\(row)")
+        #expect(row.contains("Tagen") && row.contains("Schritt 2 von 5 · "), "\(row)")
+        let english = try #require(run(["sessions"]).stdout.split(separator: "\n").first { $0.hasPrefix(second) })
+        #expect(english.contains("editing") && english.contains("days ago") && english.contains("Schritt 2 von 5"), "\(english)")
+
+        // On a terminal: ids cut to 8 characters while that tells them apart; every command takes them.
+        let short = run(["sessions"], terminal: true, environment: ["NO_COLOR": "1"]).stdout
+        #expect(!short.contains(first) && short.contains(String(first.prefix(8)) + "  "), "\(short)")
+        #expect(run(["show", String(first.prefix(8))]).status == 0)
+        // Scripts get whole ids.
+        #expect(run(["sessions", "-q"], terminal: true).stdout.contains(first))
+    }
+
     @Test("unknown and malformed session ids")
     func unknownIDs() {
         let unknown = run(["show", String(repeating: "a", count: 32)])
         #expect(unknown.status == 66)
-        #expect(unknown.stderr.hasPrefix("flowctl: no session"))
+        #expect(unknown.stderr == "flowctl: There is no session \(String(repeating: "a", count: 32)).\n")
         let prefix = run(["continue", "ffff"])
         #expect(prefix.status == 66)
         #expect(prefix.stderr.contains("no session of yours starts with \"ffff\""))
@@ -152,7 +186,11 @@ struct CommandTests {
         _ = run(["continue", id])
         let text = run(["show", id])
         #expect(text.status == 0)
-        #expect(text.stdout.contains("Rules:   mindestens 1 auswählen\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("Regeln:   mindestens 1 auswählen\n"), "\(text.stdout)")
+        // The captions are German too (issue 14, item 4).
+        #expect(text.stdout.contains("Feld:     reminderDays (multichoice)\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("Wert:     nicht gesetzt\n"), "\(text.stdout)")
+        #expect(!text.stdout.contains("Field:") && !text.stdout.contains("Value:"))
     }
 
     @Test("set types values by field type, prints errors and exits 1 on them")
@@ -333,7 +371,7 @@ struct CommandTests {
         let id = try start("consultation")
         let submit = run(["submit", id])
         #expect(submit.status == 1)
-        #expect(submit.stderr == "✗ step \"service\" is not finished; the session moved there (see 'flowctl show \(id)')\n")
+        #expect(submit.stderr == "✗ “Service” is not finished yet; it is shown now. (see 'flowctl show \(id)')\n")
 
         // onboarding has no Review page; sitting on its last step, "terms", with the terms not accepted.
         let onboarding = try start("onboarding")
@@ -345,10 +383,10 @@ struct CommandTests {
         #expect(last.status == 1)
         let lines = last.stderr.split(separator: "\n").map(String.init)
         #expect(lines == [
-            "✗ step \"terms\" is not finished; the session moved there (see 'flowctl show \(onboarding)')",
-            "Flow \"onboarding\" has no Review page: 'flowctl continue \(onboarding)' on its last step, \"terms\", submits it.",
+            "✗ “Terms of service” is not finished yet; it is shown now. (see 'flowctl show \(onboarding)')",
+            "Flow “onboarding” has no Review page: 'flowctl continue \(onboarding)' on its last step, “Terms of service”, submits it.",
         ])
-        #expect(last.stderr.components(separatedBy: "moved").count == 2, "said once")
+        #expect(last.stderr.components(separatedBy: "not finished").count == 2, "said once")
         let shape = try #require(try json(run(["submit", onboarding, "--json"]).stdout) as? [String: Any])
         #expect(shape["step"] as? String == "terms")
         #expect(shape["errorName"] as? String == "org.flowd.Flow1.Error.ValidationFailed")
@@ -372,6 +410,42 @@ struct CommandTests {
         let parsed = try #require(try json(run(["plugins", "--json"]).stdout) as? [[String: Any]])
         #expect(parsed.count == 2)
         #expect(Set(parsed[0].keys) == ["name", "version", "kinds", "capabilities", "path", "status", "error"])
+    }
+
+    @Test("status: version, uptime, sessions by state, flows refused with why, plugins, limits, state; --json shape")
+    func status() throws {
+        _ = try start("survey")
+        _ = try start("survey")
+        let text = run(["status"])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("Version") && $0.hasSuffix("0.1.1") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Uptime") && $0.contains("(since 2025-11-24 ") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Sessions") && $0.hasSuffix("2: editing 2") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Flows") && $0.hasSuffix("1 served: trip") })
+        #expect(lines.contains { $0.hasSuffix("/etc/flowd/flows/bad.json: $.steps: expected an array") })
+        #expect(lines.contains { $0.hasPrefix("Plugins") && $0.hasSuffix("1 loaded, 1 failed, 0 disabled") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasSuffix("/p/broken.so: ABI 2 is not the daemon's ABI 1") })
+        #expect(lines.contains { $0.hasPrefix("Limits") && $0.hasSuffix("IdleTimeout=7d MaxSessionsPerUser=64") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("State") && $0.hasSuffix("/var/lib/flowd, 1.2 MB") }, "\(text.stdout)")
+
+        let parsed = try #require(try json(run(["status", "--json"]).stdout) as? [String: Any])
+        #expect(Set(parsed.keys) == [
+            "version", "startedAt", "uptimeSeconds", "sessions", "flows", "refusedFlows", "plugins", "failedPlugins",
+            "limits", "stateDirectory", "stateBytes",
+        ])
+        #expect(parsed["sessions"] as? [String: Int] == ["editing": 2])
+        #expect((parsed["uptimeSeconds"] as? Int ?? -1) > 0)
+    }
+
+    @Test func durationsAndSizesReadEasily() {
+        #expect(Render.duration(seconds: 0) == "0 s")
+        #expect(Render.duration(seconds: 59) == "59 s")
+        #expect(Render.duration(seconds: 3_725) == "1 h 2 min")
+        #expect(Render.duration(seconds: 2 * 86400 + 7200 + 5) == "2 d 2 h")
+        #expect(Render.bytes(999) == "999 B")
+        #expect(Render.bytes(1_234_567) == "1.2 MB")
+        #expect(Render.bytes(1000) == "1.0 kB")
     }
 
     @Test("watch prints the session's changes until it is submitted; --json gives JSON lines")

@@ -27,6 +27,24 @@ struct RenderTests {
         #expect(Style(color: true).bold("") == "")
     }
 
+    @Test("a content step shows its text, not its icon's name (a name for windows)")
+    func contentStep() {
+        var page = StepPage(id: "welcome", kind: .content, title: "Welcome")
+        page.body = "Your answers help us."
+        page.icon = "dialog-information"
+        let shown = Render.step(page, locale: "fr", style: .plain)
+        #expect(shown.contains("Your answers help us.\n"))
+        #expect(!shown.contains("dialog-information") && !shown.contains("icon"), "\(shown)")
+    }
+
+    @Test("ids are abbreviated to the shortest beginning that tells them apart, at least the minimum")
+    func abbreviatedIDs() {
+        #expect(Render.abbreviated(["0123456789ab", "fedcba987654"], minimum: 8) == ["01234567", "fedcba98"])
+        #expect(Render.abbreviated(["0123456789ab", "0123456789cd"], minimum: 8) == ["0123456789a", "0123456789c"])
+        #expect(Render.abbreviated(["abc"], minimum: 8) == ["abc"])
+        #expect(Render.abbreviated([], minimum: 8) == [])
+    }
+
     @Test("tables line up by display width, also with wide characters and colour")
     func tableAlignment() {
         var table = TextTable(headers: ["ID", "TITLE", "STATE"])
@@ -116,7 +134,8 @@ struct RenderTests {
         pages.maximum = 500
         pages.integer = true
         #expect(FieldRules.describe(pages, locale: "ja") == "1–500、整数")
-        #expect(Render.field(pages, locale: "fr", style: .plain).contains("Rules: 1–500, nombre entier"))
+        #expect(Render.field(pages, locale: "fr", style: .plain).contains("Règles : 1–500, nombre entier")
+                || Render.field(pages, locale: "fr", style: .plain).contains("Règles: 1–500, nombre entier"))
 
         // Every phrase is translated in every locale of the catalog.
         var days = StepField(id: "days", type: .multichoice, label: "Days")
@@ -192,17 +211,24 @@ struct RenderTests {
     }
 }
 
-/// `text` without ANSI escape sequences.
+/// `text` without ANSI escape sequences (CSI: `ESC [`, parameters, a final
+/// character from `@` to `~`), as a terminal shows it.
 func strip(_ text: String) -> String {
     var out = ""
     var inEscape = false
+    var sawBracket = false
     for scalar in text.unicodeScalars {
         if inEscape {
-            if scalar == "m" { inEscape = false }
+            if !sawBracket && scalar == "[" {
+                sawBracket = true
+            } else if (0x40...0x7E).contains(scalar.value) {
+                inEscape = false
+            }
             continue
         }
         if scalar == "\u{1B}" {
             inEscape = true
+            sawBracket = false
             continue
         }
         out.unicodeScalars.append(scalar)

@@ -25,6 +25,9 @@ struct WizardTests {
 
     private var onlySession: String? { service.sessions.keys.first }
 
+    /// A command other than the wizard, with no input.
+    private func runCommand(_ arguments: [String]) -> Run { wizard(arguments, []).0 }
+
     @Test("consultation end to end: inline errors fixed, Back, Review with Edit, Submit")
     func consultation() async throws {
         let (run, source) = wizard(["run", "consultation"], [
@@ -74,6 +77,84 @@ struct WizardTests {
         #expect(service.calls.filter { $0 == "Submit" }.count == 1)
     }
 
+    @Test("an optional field says how to skip it, and once answered that Enter keeps it and :clear removes it; an example is not an answer")
+    func optionalClearAndExample() async throws {
+        let (run, source) = wizard(["run", "consultation"], [
+            "1", "",                    // A website, Continue
+            "12", "",                   // pages, Continue
+            "1", "2", "",               // day, time, Continue
+            "Ada", "ada@example.com", "+49 30 1234",
+            "e",                        // change the answers…
+            "", "",                     // …name and email kept
+            ":clear",                   // …the phone removed
+            "",                         // Continue to Review
+            "q",
+        ])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(source.remaining.isEmpty)
+        let out = run.stdout
+        // Unanswered: the example is its own line, the prompt bare; Enter skips.
+        #expect(out.contains("at most 254 characters\ne.g. name@example.com\n> "), "\(out)")
+        #expect(out.contains("Phone (optional)\nDigits, spaces and an optional leading +\nat most 32 characters\nOptional: Enter leaves it empty.\n> "))
+        // Answered: the answer in brackets on the prompt, no example; Enter keeps it, :clear removes it.
+        #expect(out.contains("Email *\nWe send the calendar invite here.\nat most 254 characters\n[ada@example.com] > "))
+        #expect(out.contains(
+            "Phone (optional)\nDigits, spaces and an optional leading +\nat most 32 characters\nOptional: Enter keeps this answer; :clear removes it.\n[+49 30 1234] > "),
+            "\(out)")
+        let id = try #require(onlySession)
+        let answers = try await service.answers(id)
+        #expect(answers["email"] == .string("ada@example.com"))
+        #expect(answers["phone"] == nil || answers["phone"] == .string(""), "\(answers)")
+    }
+
+    @Test("the flow's description before the first step; resuming a submitted session gives its result and reference, no instructions")
+    func descriptionAndSubmittedResume() throws {
+        let (run, _) = wizard(["run", "consultation"], [
+            "1", "", "12", "", "1", "2", "", "Ada", "ada@example.com", "", "", "",
+        ])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(run.stdout.hasPrefix(
+            "Book a consultation\nTell us what you need and pick a time that suits you.\nAnswer each question"),
+            "\(run.stdout.prefix(200))")
+        let id = try #require(onlySession)
+        #expect(service.sessions[id]?.state.rawValue == "submitted")
+
+        let (again, _) = wizard(["resume", id], [])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "Book a consultation\n\n✓ Submitted\nBooked. Watch your inbox for the invite.\nReference: R-1\n",
+            "\(again.stdout)")
+        #expect(!again.stdout.contains("Answer each question"), "\(again.stdout)")
+        #expect(!again.stdout.contains("Step 1 of"))
+    }
+
+    @Test("a flow without the session's language says so once, in that language; one with it says nothing")
+    func languageMissing() throws {
+        let (japanese, _) = wizard(["run", "registration", "--locale", "ja"], [":quit"])
+        #expect(japanese.status == 0, "\(japanese.stderr)")
+        let notice = "このフローは日本語に対応していません。英語で表示します。"
+        #expect(japanese.stdout.hasPrefix("Create an account\n" + notice + "\n"), "\(japanese.stdout.prefix(300))")
+        #expect(japanese.stdout.components(separatedBy: notice).count == 2, "once")
+
+        let (french, _) = wizard(["run", "consultation", "--locale", "fr-CA"], [":quit"])
+        #expect(!french.stdout.contains("n'existe pas en"), "\(french.stdout.prefix(300))")
+        let (onboarding, _) = wizard(["run", "onboarding", "--locale", "fr"], [":quit"])
+        #expect(onboarding.stdout.contains("Ce formulaire n'existe pas en français ; il est affiché en anglais."),
+            "\(onboarding.stdout.prefix(300))")
+    }
+
+    @Test("past 9 options the numbers are right-aligned, so the labels line up")
+    func manyOptions() throws {
+        let options = (1...12).map { #"{"id": "o\#($0)", "label": "Slot \#($0)"}"# }.joined(separator: ", ")
+        try service.add("""
+            {"format": 1, "id": "many", "title": "Many", "steps": [
+              {"id": "one", "title": "One", "fields": [
+                {"id": "slot", "type": "choice", "label": "Slot", "required": true, "options": [\(options)]}]}]}
+            """)
+        let (run, _) = wizard(["run", "many"], [":quit"])
+        #expect(run.stdout.contains("Slot *\n   1) Slot 1\n   2) Slot 2\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("\n   9) Slot 9\n  10) Slot 10\n  11) Slot 11\n  12) Slot 12\n"), "\(run.stdout)")
+    }
+
     @Test("secure fields are read without echo; a step rule's error sends the person back to the fields")
     func registration() throws {
         let (run, source) = wizard(["run", "registration"], [
@@ -89,10 +170,33 @@ struct WizardTests {
         let flags = source.echoFlags
         #expect(flags[3...5] == [false, false, false])
         #expect(flags[0] == true && flags[2] == true && flags[6] == true)
-        let mismatch = try #require(run.stdout.range(of: "Repeat the password *\n> "))
-        #expect(run.stdout[mismatch.upperBound...].hasPrefix("  ✗ The passwords do not match.\n> \n"))
+        // The equals rule is said up front, under the label.
+        let mismatch = try #require(run.stdout.range(of: "Repeat the password *\nMust match Password\n> "))
+        // The refusal, the label again, what flowd holds (masked), and the prompt without a kept value.
+        #expect(run.stdout[mismatch.upperBound...].hasPrefix(
+            "  ✗ The passwords do not match.\nRepeat the password *\nCurrent answer: •••••••• (not accepted)\n> \n"),
+            "\(run.stdout[mismatch.upperBound...].prefix(200))")
         #expect(!run.stdout.contains("correct horse"), "a secret never reaches the screen")
         #expect(run.stdout.contains("(yes/no)"))
+    }
+
+    @Test("the rules flowd says up front are said before the prompt: a pattern's hint, a step rule's hint; show lists them")
+    func ruleHints() throws {
+        try service.add("""
+            {"format": 1, "id": "hinted", "title": "Hinted", "steps": [
+              {"id": "one", "title": "One", "fields": [
+                {"id": "code", "type": "text", "label": "Code", "required": true,
+                 "pattern": "[A-Z]+", "patternHint": "Capital letters only"},
+                {"id": "again", "type": "text", "label": "Code again", "required": true}],
+               "rules": [{"equals": ["code", "again"], "message": "The codes differ.", "hint": "The same code once more"}]}]}
+            """)
+        let (run, _) = wizard(["run", "hinted"], ["ABC", ":quit"])
+        #expect(run.stdout.contains("Code *\nCapital letters only\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("Code again *\nThe same code once more\n"), "\(run.stdout)")
+        let id = try #require(onlySession)
+        let show = runCommand(["show", id])
+        #expect(show.stdout.contains("Capital letters only"), "\(show.stdout)")
+        #expect(show.stdout.contains("The same code once more"), "\(show.stdout)")
     }
 
     @Test("the built-in strings follow the session's language")
@@ -102,7 +206,8 @@ struct WizardTests {
         #expect(run.stdout.hasPrefix("Los geht's\n"))
         #expect(run.stdout.contains("Schritt 1 von 3 · Tarif wählen"))
         #expect(run.stdout.contains("Mit :back geht es zurück"))
-        #expect(run.stdout.contains("Enter: Weiter"))
+        #expect(run.stdout.contains("Eingabe: Weiter"), "the key's name in German too")
+        #expect(!run.stdout.contains("Enter:"))
         #expect(run.stdout.contains("q: Beenden"))
         #expect(run.stdout.contains("Schritt 2 von 3 · Erinnerungen"))
         #expect(run.stdout.contains("\nmindestens 1 auswählen\n"), "the rule hint in German")
@@ -175,7 +280,7 @@ struct WizardTests {
     func unknownFlow() {
         let (run, _) = wizard(["run", "nosuch"], [])
         #expect(run.status == 66)
-        #expect(run.stderr.contains("no flow \"nosuch\" (flows: consultation, device-enrolment"))
+        #expect(run.stderr.contains("There is no flow “nosuch” (flows: consultation, device-enrolment"))
         #expect(service.sessions.isEmpty)
     }
 }

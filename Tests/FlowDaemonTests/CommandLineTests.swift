@@ -90,6 +90,40 @@ struct CommandLineTests {
         #expect(missing.standardError.contains("absent.conf"), "\(missing.standardError)")
     }
 
+    @Test("--check-config prints the effective configuration, the plugins and flows, and writes nothing")
+    func checkConfig() throws {
+        let directory = try TemporaryDirectory(prefix: "flowd-cli")
+        let path = try directory.write("flowd.conf", "# only comments\n")
+        try FileManager.default.createDirectory(atPath: path + ".d", withIntermediateDirectories: false)
+        let dropIn = try directory.write("flowd.conf.d/50-local.conf", "[Limits]\nMaxSessions=10\n")
+        try FileManager.default.createDirectory(atPath: directory.file("flows"), withIntermediateDirectories: false)
+        let flow = try directory.write("flows/quick.json", TestFlows.quick)
+        try FileManager.default.createDirectory(atPath: directory.file("no-plugins"), withIntermediateDirectories: false)
+        let arguments = [
+            "--check-config", "--config", path, "--flows-dir", directory.file("flows"), "--plugin-dir",
+            directory.file("no-plugins"), "--state-dir", directory.file("state"),
+        ]
+        let good = try Self.run(arguments)
+        #expect(good.status == .exited(0), "\(good.standardError)")
+        #expect(good.standardOutput.contains("# read: \(path) \(dropIn)\n"), "\(good.standardOutput)")
+        #expect(good.standardOutput.contains("\nMaxSessions=10\n"))
+        #expect(good.standardOutput.contains("\nFlowsDirectory=\(directory.file("flows"))\n"))
+        #expect(good.standardOutput.contains("# flow quick: served (\(flow))"), "\(good.standardOutput)")
+        #expect(good.standardError.isEmpty, "\(good.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("state")), "a check creates nothing")
+
+        _ = try directory.write("flows/two.json", "{\"id\": \"two\"")
+        let refused = try Self.run(arguments)
+        #expect(refused.status == .exited(78))
+        #expect(refused.standardError.contains("flow refused: \(directory.file("flows/two.json"))"), "\(refused.standardError)")
+
+        _ = try directory.write("flowd.conf.d/60-typo.conf", "[Limits]\nMaxSesions=3\n")
+        let bad = try Self.run(arguments)
+        #expect(bad.status == .exited(78))
+        #expect(bad.standardError.contains("60-typo.conf:2: unknown key \"MaxSesions\" in [Limits]"), "\(bad.standardError)")
+        #expect(bad.standardOutput.isEmpty)
+    }
+
     @Test("an unusable state directory exits 73; an unreachable bus exits 69")
     func unusableResources() async throws {
         let directory = try TemporaryDirectory(prefix: "flowd-cli")

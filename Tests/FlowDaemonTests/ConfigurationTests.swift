@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FlowDaemon
 
@@ -19,6 +20,15 @@ import Testing
         expected.configFile = "/etc/x.conf"
         expected.verbose = true
         #expect(command == .run(expected))
+    }
+
+    @Test func checkConfigKeepsTheOtherOptions() throws {
+        var expected = DaemonOptions()
+        expected.bus = .system
+        expected.configFile = "/etc/x.conf"
+        #expect(try DaemonCommandLine.parse(["--check-config", "--system", "--config", "/etc/x.conf"]) == .checkConfig(expected))
+        #expect(try DaemonCommandLine.parse(["--check-config", "--version"]) == .version)
+        #expect(throws: UsageError.self) { try DaemonCommandLine.parse(["--check-config=yes"]) }
     }
 
     @Test func helpAndVersionWin() throws {
@@ -102,11 +112,13 @@ import Testing
             MaxSessionsPerUser=3
             MaxSessions=9
             IdleTimeout=1h 30min
+            SettledRetention=2d
             [Plugins]
             CallTimeout=250ms
             Disable=flowd.webhook flowd.command
             """
         let config = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
+        #expect(config.limits.settledRetention == .seconds(172_800))
         #expect(config.bus == .system)
         #expect(config.flowDirectories == ["/srv/flows"])
         #expect(config.pluginDirectories == ["/srv/plugins"])
@@ -133,6 +145,80 @@ import Testing
         let config = try Self.loader(files).load(DaemonOptions())
         #expect(config.flowDirectories == ["/three"])
         #expect(config.limits.maxSessions == 20)
+    }
+
+    @Test func dropInsApplyWithoutTheMainFileAndTheFilesReadAreListed() throws {
+        let files = [
+            "/etc/flowd/flowd.conf.d/50-plugins.conf": "[Daemon]\nPluginDirectory=/srv/plugins\n",
+            "/etc/flowd/flowd.conf.d/10-limits.conf": "[Limits]\nMaxSessions=20\n",
+            "/etc/flowd/flowd.conf.d/notes.txt": "[Nonsense\n",
+        ]
+        let config = try Self.loader(files).load(DaemonOptions())
+        #expect(config.pluginDirectories == ["/srv/plugins"])
+        #expect(config.limits.maxSessions == 20)
+        #expect(config.files == ["/etc/flowd/flowd.conf.d/10-limits.conf", "/etc/flowd/flowd.conf.d/50-plugins.conf"])
+
+        var withMain = files
+        withMain["/etc/flowd/flowd.conf"] = "[Limits]\nMaxSessions=5\n"
+        let both = try Self.loader(withMain).load(DaemonOptions())
+        #expect(both.limits.maxSessions == 20, "a drop-in wins over the main file")
+        #expect(both.files.first == "/etc/flowd/flowd.conf")
+        #expect(both.files.count == 3)
+
+        #expect(try Self.loader([:]).load(DaemonOptions()).files.isEmpty)
+    }
+
+    @Test func theEffectiveConfigurationReadsBackAsItself() throws {
+        let text = """
+            [Daemon]
+            Bus=system
+            FlowsDirectory=/srv/flows
+            FlowsDirectory=/usr/share/flowd/flows
+            StateDirectory=/srv/state
+            Durability=power
+            [Limits]
+            MaxSessions=9
+            IdleTimeout=1h 30min
+            [Plugins]
+            CallTimeout=250ms
+            Disable=flowd.webhook flowd.command
+            """
+        let config = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
+        let rendered = config.fileLines.joined(separator: "\n") + "\n"
+        #expect(rendered.contains("IdleTimeout=1h 30min\n"))
+        #expect(rendered.contains("CallTimeout=250ms\n"))
+        let again = try Self.loader(["/etc/flowd/flowd.conf": rendered]).load(DaemonOptions())
+        #expect(again.fileLines == config.fileLines)
+        #expect(again.limits == config.limits)
+        #expect(again.flowDirectories == config.flowDirectories)
+        #expect(again.disabledPlugins == config.disabledPlugins)
+        #expect(again.pluginCallTimeout == config.pluginCallTimeout)
+
+        var empty = DaemonConfiguration(layout: InstallLayout(prefix: "/usr"))
+        empty.flowDirectories = []
+        empty.stateDirectory = "/s"
+        let emptyAgain = try Self.loader(["/etc/flowd/flowd.conf": empty.fileLines.joined(separator: "\n")]).load(DaemonOptions())
+        #expect(emptyAgain.flowDirectories == [], "an emptied list stays empty")
+        #expect(emptyAgain.fileLines == empty.fileLines)
+    }
+
+    /// etc/flowd.conf, the sample installed as /etc/flowd/flowd.conf, names
+    /// every key with its built-in default: uncommented, it changes nothing.
+    @Test func theSampleFileListsEveryKeyWithItsDefault() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sample = try String(contentsOf: repository.appendingPathComponent("etc/flowd.conf"), encoding: .utf8)
+        let uncommented = sample.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#") && line.dropFirst().first?.isUppercase == true ? String(line.dropFirst()) : String(line)
+        }.joined(separator: "\n")
+        let config = try Self.loader(["/etc/flowd/flowd.conf": uncommented]).load(DaemonOptions())
+        var defaults = try Self.loader([:]).load(DaemonOptions())
+        defaults.stateDirectory = "/var/lib/flowd"
+        #expect(config.fileLines == defaults.fileLines)
+        let keys = defaults.fileLines.compactMap { $0.split(separator: "=").first.map(String.init) }.filter { !$0.hasPrefix("[") }
+        for key in keys {
+            #expect(sample.contains("\n#\(key)="), "etc/flowd.conf does not show \(key)")
+        }
     }
 
     @Test func commandLineWinsOverFiles() throws {
@@ -180,6 +266,16 @@ import Testing
             _ = try Self.loader(["/etc/flowd/flowd.conf": text]).load(DaemonOptions())
         } throws: { error in
             String(describing: error).contains(fragment)
+        }
+    }
+
+    @Test func timeSpansAreWrittenInTheLargestUnits() {
+        #expect(ConfigValue.timeSpanText(.seconds(7 * 86400)) == "7d")
+        #expect(ConfigValue.timeSpanText(.seconds(5400)) == "1h 30min")
+        #expect(ConfigValue.timeSpanText(.milliseconds(1500)) == "1s 500ms")
+        #expect(ConfigValue.timeSpanText(.zero) == "0s")
+        for span in [Duration.seconds(1), .milliseconds(61_001), .seconds(90061)] {
+            #expect(ConfigValue.timeSpan(ConfigValue.timeSpanText(span)) == span)
         }
     }
 

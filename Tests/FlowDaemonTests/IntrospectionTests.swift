@@ -83,7 +83,11 @@ struct IntrospectionTests {
     @Test("the shipped XML names every member of the contract")
     func shippedCoversTheContract() async throws {
         let manager = try Self.shipped("org.flowd.Flow1.Manager")
-        #expect(Set(manager.methods.keys) == ["ListFlows", "StartSession", "ListSessions", "GetSession", "ListPlugins", "Reload"])
+        #expect(Set(manager.methods.keys) == [
+            "ListFlows", "StartSession", "ListSessions", "GetSession", "ListPlugins", "Reload", "ListFlowsWithOptions",
+            "GetStatus",
+        ])
+        #expect(manager.methods["GetStatus"]?.arguments.map(\.type) == ["a{sv}"])
         #expect(manager.methods["StartSession"]?.arguments.map(\.type) == ["s", "a{sv}", "o"])
         #expect(manager.methods["ListSessions"]?.arguments.map(\.type) == ["a(ssos)"])
         #expect(Set(manager.signals.keys) == ["SessionNew", "SessionRemoved"])
@@ -91,6 +95,7 @@ struct IntrospectionTests {
         let session = try Self.shipped("org.flowd.Flow1.Session")
         #expect(Set(session.methods.keys) == [
             "GetStep", "SetAnswers", "Continue", "Back", "GoTo", "GetReview", "GetAnswers", "Submit", "Cancel", "Close",
+            "CheckAnswers", "SetLocale",
         ])
         #expect(session.methods["GetReview"]?.arguments.map(\.type) == ["aa{sv}", "s"])
         #expect(Set(session.signals.keys) == ["StepCompleted", "Submitted", "SubmitFailed", "Announcement"])

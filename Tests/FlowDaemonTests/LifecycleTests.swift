@@ -73,8 +73,8 @@ struct LifecycleTests {
                 let level = line.hasPrefix(prefix) ? line.dropFirst(prefix.count).prefix { $0 != ":" } : ""
                 #expect(["debug", "info", "notice", "warning", "error"].contains(String(level)), "not a log line: \(line)")
             }
-            #expect(lines.contains { $0.contains("session started") && $0.contains("session=\(session)") && $0.contains("flow=quick") })
-            #expect(lines.contains { $0.contains("step completed") && $0.contains("step=rating") })
+            #expect(lines.contains { $0.contains("session \(session) of quick started by uid ") && $0.contains("session=\(session)") && $0.contains("flow=quick") })
+            #expect(lines.contains { $0.contains(": step rating completed") && $0.contains("step=rating") })
             #expect(lines.last?.contains("stopped") == true, "\(lines)")
         }
     }

@@ -1,4 +1,5 @@
 import FlowDaemon
+import Foundation
 import Logging
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite("flowd's message ids and journal fields")
 struct LogVocabularyTests {
     @Test func messageIDsAreValidDistinctAndUnchanged() {
-        #expect(MessageID.flowd.count == 11)
+        #expect(MessageID.flowd.count == 14)
         #expect(Set(MessageID.flowd).count == MessageID.flowd.count)
         for id in MessageID.flowd {
             #expect(MessageID(id.rawValue) == id)
@@ -20,8 +21,22 @@ struct LogVocabularyTests {
         #expect(MessageID.authorizationRefused.rawValue == "a85c241363b84631afb4644fae70f904")
     }
 
+    /// data/catalog/flowd.catalog (installed to /usr/lib/systemd/catalog/)
+    /// explains every id, once, for `journalctl -x`.
+    @Test func theJournalCatalogExplainsEveryID() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: repository.appendingPathComponent("data/catalog/flowd.catalog"), encoding: .utf8)
+        let headers = text.split(separator: "\n").filter { $0.hasPrefix("-- ") }.map { String($0.dropFirst(3)) }
+        #expect(headers.sorted() == MessageID.flowd.map(\.rawValue).sorted())
+        for entry in text.components(separatedBy: "\n-- ").dropFirst() {
+            #expect(entry.contains("\nSubject: "), "every entry has a subject: \(entry.prefix(40))")
+            #expect(entry.contains("\nDefined-By: flowd\n"))
+        }
+    }
+
     @Test func fieldsAreValidJournalNamesInFlowdsNamespace() {
-        #expect(LogField.flowd.count == 12)
+        #expect(LogField.flowd.count == 13)
         #expect(Set(LogField.flowd).count == LogField.flowd.count)
         for field in LogField.flowd {
             #expect(LogField(validating: field.name) == field, "\(field) must itself be valid")

@@ -59,9 +59,12 @@ struct RefusedPluginTests {
         var list = [
             Refusal("20-wrong-abi.so") { reason in
                 // The host's ABI number is FlowKit's, which this target does not import.
-                let prefix = "built against FlowKit ABI 7, this flowd has ABI "
-                guard reason.hasPrefix(prefix), let host = UInt32(reason.dropFirst(prefix.count)) else { return false }
-                return host != 7
+                // SDK 1.1's numbers are fingerprints, shown in hex (0x8… and up).
+                let prefix = "built against FlowKit ABI 7, this flowd has ABI 0x"
+                let suffix = " (the plugin's SDK is older than 1.1): rebuild it with this flowd's SDK"
+                guard reason.hasPrefix(prefix), reason.hasSuffix(suffix) else { return false }
+                let host = reason.dropFirst(prefix.count).dropLast(suffix.count)
+                return UInt32(host, radix: 16).map { $0 >= 0x8000_0000 } ?? false
             },
             Refusal("30-no-entry.so", reason: "missing entry symbol flowd_plugin_abi_version; is it a flowd plugin?"),
             Refusal("40-test-copy.so", reason: "another plugin named test is already loaded from \(directory)/\(good)"),

@@ -130,6 +130,32 @@ struct ServiceQuotaTests {
         #expect(throws: FlowdError.self) { try service.property(.state, of: idle) }
         #expect(try service.property(.state, of: touched) == .string("editing"))
     }
+
+    @Test("a submitted session does not count toward MaxSessionsPerUser, and goes after SettledRetention, not IdleTimeout")
+    func settledSessions() throws {
+        var settings = limits(perUser: 1, idle: .seconds(600))
+        settings.settledRetention = .seconds(60)
+        let service = try ServiceHarness(limits: settings)
+        let done = try service.start("quick")
+        try service.setAnswers(done, ["stars": .integer(5)])
+        try service.continueStep(done)
+        try service.continueStep(done)
+        #expect(try service.property(.state, of: done) == .string("submitted"))
+        let open = try service.start("quick")
+        #expect(throws: FlowdError.limitExceeded("uid 1000 already has the maximum of 1 sessions")) {
+            try service.start("quick")
+        }
+        #expect(service.log.records.contains { $0.messageID == .limitReached && $0.message.hasPrefix("uid 1000 cannot start") })
+        service.clock.advance(by: .seconds(30))
+        #expect(service.act { $0.expireIdleSessions() } == 0)
+        service.clock.advance(by: .seconds(31))
+        #expect(service.act { $0.expireIdleSessions() } == 1)
+        #expect(throws: FlowdError.self) { try service.property(.state, of: done) }
+        #expect(try service.property(.state, of: open) == .string("editing"))
+        #expect(throws: FlowdError.limitExceeded("uid 1000 already has the maximum of 1 sessions")) {
+            try service.start("quick")
+        }
+    }
 }
 
 @Suite("FlowService in-process: submits and their races")
@@ -193,7 +219,7 @@ struct ServiceSubmitTests {
         #expect(firstAnswers.all.count == 1)
     }
 
-    @Test("a failed submit: its properties, then SubmitFailed, then the announcement of its message; the journal gets the detail")
+    @Test("a failed submit: its properties, one announcement of its message, then SubmitFailed; the journal gets the detail")
     func failedSubmitEvents() async throws {
         let service = try ServiceHarness(flows: ServiceFlows.all)
         let id = try echoOnReview(service)
@@ -201,9 +227,11 @@ struct ServiceSubmitTests {
         try await submit(id, service, answers: answers).submit(.failure(.other, detail: "connection refused"))
         #expect(try await service.answer(answers).errorName == .submitFailed)
         let events = service.events()
-        #expect(Array(events.suffix(2)) == ["SubmitFailed", "Announcement"], "\(events)")
+        // One announcement per event: "Sending…" as it starts, the message as it fails.
+        let kinds = events.map { $0.hasPrefix("PropertiesChanged(") ? "PropertiesChanged" : $0 }
+        #expect(kinds == ["PropertiesChanged", "Announcement", "PropertiesChanged", "Announcement", "SubmitFailed"], "\(events)")
         #expect(events.first?.hasPrefix("PropertiesChanged(") == true, "\(events)")
-        #expect(service.log.records.contains { $0.message == "submit failed: connection refused" })
+        #expect(service.log.records.contains { $0.message.hasSuffix(": submit failed: connection refused") && $0.message.hasPrefix("session \(id) of ") })
     }
 
     @Test("Close while the action runs answers Submit Cancelled and removes the session; the action's end is ignored")
@@ -338,6 +366,20 @@ struct ServiceEventTests {
         #expect(service.events().isEmpty)
     }
 
+    @Test("SetAnswers that changes only the answers queues no PropertiesChanged; the next change carries UpdatedAt")
+    func noTimestampOnlyChange() throws {
+        let service = try ServiceHarness()
+        let id = try service.start("quick")
+        try service.setAnswers(id, ["stars": .integer(4)])
+        _ = service.events()
+        service.clock.advance(by: .seconds(1))
+        try service.setAnswers(id, ["stars": .integer(5)])
+        #expect(service.events().isEmpty)
+        service.clock.advance(by: .seconds(1))
+        try service.continueStep(id)
+        #expect(service.events().contains { $0.hasPrefix("PropertiesChanged(") && $0.contains("UpdatedAt") })
+    }
+
     @Test("SetAnswers with a plugin validator: the answer goes out before the wait, the verdict is the reply")
     func validator() async throws {
         let service = try ServiceHarness(flows: ServiceFlows.all)
@@ -346,7 +388,9 @@ struct ServiceEventTests {
         let answers = Answers<FieldErrors>()
         service.act { $0.setAnswers(id, ["even": .integer(3)], reply: answers.reply) }
         #expect(answers.deferred == 1 && answers.result == nil)
-        #expect(service.events().first?.hasPrefix("PropertiesChanged(") == true, "the new answer is announced before the check")
+        // What the answer changed goes out before the wait; a change of the answers alone (UpdatedAt) is not signalled.
+        let queued = service.events()
+        #expect(queued.allSatisfy { $0.hasPrefix("PropertiesChanged(") && $0 != "PropertiesChanged(UpdatedAt)" }, "\(queued)")
         let call = try await service.nextPluginCall()
         #expect(call.kind == .field("test.even", .integer(3)))
         call.field("Must be even.")

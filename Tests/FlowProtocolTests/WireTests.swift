@@ -267,11 +267,13 @@ struct WireRoundTripTests {
             #expect(value.hasType(property.signature), "\(property) is '\(value.signature)'")
             all[property.rawValue] = value
         }
-        #expect(all.count == 19, "18, and VisibleFields since 1.1")
+        #expect(all.count == 23, "18, and since 1.1 VisibleFields, RequestedLocale, EffectiveLocale, FlowTitle, FlowDescription")
         #expect(try SessionProperties(dbus: all) == properties)
-        // A flowd 1.0 has no VisibleFields: its GetAll still decodes.
+        #expect(properties.requestedLocale == properties.locale && !properties.flowTitle.isEmpty)
+        // A flowd 1.0 has none of 1.1's properties: its GetAll still decodes.
         var old = all
-        old["VisibleFields"] = nil
+        for property in SessionProperty.since1_1 { old[property.rawValue] = nil }
+        #expect(old.count == 18)
         #expect(try SessionProperties(dbus: old).visibleFields.isEmpty)
         #expect(properties.state == .editing && properties.currentStep == "all" && properties.owner == 1000)
         #expect(properties.path.map(\.status) == [.done, .current, .upcoming])
@@ -280,7 +282,7 @@ struct WireRoundTripTests {
         var mirror = SessionProperties(id: "", flowID: "")
         for property in SessionProperty.allCases { try mirror.set(property, from: properties.value(of: property)) }
         #expect(mirror == properties)
-        #expect(SessionProperty.values(in: all).count == 19)
+        #expect(SessionProperty.values(in: all).count == 23)
     }
 
     @Test("the diff names exactly the properties that changed, in declaration order; constants never change")
@@ -296,7 +298,7 @@ struct WireRoundTripTests {
         for property in SessionProperty.allCases where property.isConstant {
             #expect(![SessionProperty.state, .currentStep].contains(property))
         }
-        #expect(SessionProperty.allCases.filter(\.isConstant) == [.id, .flowID, .owner, .locale, .createdAt])
+        #expect(SessionProperty.allCases.filter(\.isConstant) == [.id, .flowID, .owner, .createdAt])
     }
 
     @Test("signals: each encoder's arguments decode to the same signal")

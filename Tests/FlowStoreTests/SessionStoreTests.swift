@@ -224,3 +224,33 @@ struct SessionStoreTests {
         #expect(journalMode == "wal")
     }
 }
+
+/// The queries of settled sessions' retention and of the status report.
+@Suite struct SettledAndStatusQueries {
+    @Test func settledSessionsAreCountedApartAndExpireOnTheirOwnClock() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("s.sqlite"))
+        defer { try? store.close() }
+        for s in [
+            makeSession("a", owner: 1, state: "submitted", updated: 100), makeSession("b", owner: 1, updated: 200),
+            makeSession("c", owner: 1, state: "failed", updated: 50), makeSession("d", owner: 2, state: "submitted", updated: 300),
+            makeSession("e", owner: 1, state: "submitted", updated: 400),
+        ] {
+            try store.upsert(s)
+        }
+        #expect(try store.count(owner: 1) == 4)
+        #expect(try store.count(owner: 1, excludingState: "submitted") == 2)
+        #expect(try store.count(owner: 3, excludingState: "submitted") == 0)
+        #expect(try store.countsByState() == ["submitted": 3, "editing": 1, "failed": 1])
+        #expect(try store.ids(inState: "submitted", updatedBefore: 350, limit: 10) == ["a", "d"])
+        #expect(try store.ids(inState: "submitted", updatedBefore: 350, limit: 1) == ["a"])
+        #expect(try store.expired(before: 1000, limit: 10) == ["c", "a", "b", "d", "e"])
+        #expect(try store.expired(before: 1000, limit: 10, excludingState: "submitted") == ["c", "b"])
+        #expect(throws: StoreError.self) { try store.ids(inState: "submitted", updatedBefore: 1, limit: 0) }
+        try store.transaction { tx throws(StoreError) in
+            try tx.upsert(makeSession("f", owner: 1, updated: 500))
+            #expect(try tx.count(owner: 1, excludingState: "submitted") == 3)
+        }
+    }
+}

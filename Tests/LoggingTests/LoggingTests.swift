@@ -138,6 +138,14 @@ struct StderrBackendTests {
         #expect(StderrBackend(hiddenFieldPrefix: "APP_").format(record("ready", level: .info), pid: 1) == "flowd[1]: info: ready")
     }
 
+    @Test func aLevelPrefixLeavesTheRestToTheJournal() {
+        let backend = StderrBackend(hiddenFieldPrefix: "APP_", levelPrefix: true)
+        #expect(backend.format(record("cannot open the session database", level: .error), pid: 9)
+            == "<3>cannot open the session database")
+        #expect(backend.format(record("x\ny", metadata: [.session: "0f3a"], level: .critical), pid: 9) == "<2>x\\ny (session=0f3a)")
+        #expect(backend.format(record("stopped", level: .info), pid: 9) == "<6>stopped")
+    }
+
     @Test func escapesAndQuotesSoEveryEntryIsOneLine() {
         let line = StderrBackend(hiddenFieldPrefix: "APP_").format(
             record("two\nlines\tand \u{1b}[31mcolour\\", metadata: [

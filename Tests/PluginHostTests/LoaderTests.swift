@@ -35,7 +35,24 @@ struct LoaderTests {
         let (report, _) = try PluginFiles.load(["FixtureWrongABIPlugin", "FixtureTestPlugin"], in: temp)
         let record = try #require(report.registry.record(file: "FixtureWrongABIPlugin.so"))
         #expect(record.status == .failed)
-        #expect(record.error == "built against FlowKit ABI 7, this flowd has ABI \(FlowKitABI.version)")
+        #expect(
+            record.error == "built against FlowKit ABI 7, this flowd has ABI \(abiText(FlowKitABI.version)) "
+                + "(the plugin's SDK is older than 1.1): rebuild it with this flowd's SDK")
+        #expect(report.registry.record(file: "FixtureTestPlugin.so")?.status == .loaded)
+    }
+
+    @Test("a plugin built against a FlowKit with other sources (another interface fingerprint) is refused before its registration runs")
+    func otherInterface() throws {
+        let temp = try TemporaryDirectory()
+        // The fixture's registration calls fatalError: reaching it would crash this test.
+        let (report, _) = try PluginFiles.load(["FixtureOtherFlowKitPlugin", "FixtureTestPlugin"], in: temp)
+        let record = try #require(report.registry.record(file: "FixtureOtherFlowKitPlugin.so"))
+        #expect(record.status == .failed)
+        let theirs = FlowKitABI.version(ofFingerprint: FlowKitABI.interfaceFingerprint ^ 0x5a5a)
+        #expect(theirs != FlowKitABI.version)
+        #expect(
+            record.error == "built against FlowKit ABI \(abiText(theirs)), this flowd has ABI "
+                + "\(abiText(FlowKitABI.version)) (another FlowKit interface): rebuild it with this flowd's SDK and toolchain")
         #expect(report.registry.record(file: "FixtureTestPlugin.so")?.status == .loaded)
     }
 

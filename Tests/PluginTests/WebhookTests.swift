@@ -72,8 +72,12 @@ struct WebhookTests {
         let temp = try TemporaryDirectory()
         let (_, caller) = try Shipped.load(in: temp)
         let server = try LoopbackHTTPServer(reply: .respond(status: status, body: #"{"error": "internal"}"#))
-        let result = await submit(caller, ["url": .string(server.url())])
+        let result = await submit(caller, ["url": .string(server.url() + "?token=s3cret")])
         #expect(result.failureMessage == .some(message))
+        // The log's detail: English, the address without its query, the status.
+        let detail = try #require(result.failureDetail)
+        #expect(detail == "flowd.webhook: POST \(server.url()) answered HTTP \(status)", "\(detail)")
+        #expect(!detail.contains("s3cret"))
     }
 
     @Test("messages follow the session's language")
@@ -109,6 +113,8 @@ struct WebhookTests {
         server.stop()
         let result = await submit(caller, ["url": .string(url)])
         #expect(result.failureMessage == .some("Couldn’t reach the server. Please try again later."))
+        let detail = try #require(result.failureDetail)
+        #expect(detail.hasPrefix("flowd.webhook: POST \(url): cannot reach the server (URLError "), "\(detail)")
     }
 
     @Test("cancelling the submit ends the request")

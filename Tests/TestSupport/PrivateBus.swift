@@ -13,9 +13,12 @@ package final class PrivateBus: @unchecked Sendable {
 
     /// Starts `dbus-daemon --nofork --print-address` and waits until it listens.
     ///
-    /// - Parameter allowUsers: more uids that may connect (the daemon's own uid
-    ///   always may). The directory and socket are then opened up to them.
-    package init(allowUsers: [UInt32] = []) throws {
+    /// - Parameters:
+    ///   - allowUsers: more uids that may connect (the daemon's own uid
+    ///     always may). The directory and socket are then opened up to them.
+    ///   - user: the account the daemon switches to once it listens (as the
+    ///     system bus runs as `messagebus`); root only. Nil: the test's own.
+    package init(allowUsers: [UInt32] = [], user: String? = nil) throws {
         directory = try TemporaryDirectory(prefix: "flowd-bus")
         let socket = directory.file("bus")
         let userRules = allowUsers.map { "    <allow user=\"\($0)\"/>\n" }.joined()
@@ -24,7 +27,7 @@ package final class PrivateBus: @unchecked Sendable {
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
               <type>session</type>
-              <listen>unix:path=\(socket)</listen>
+            \(user.map { "  <user>\($0)</user>\n" } ?? "")  <listen>unix:path=\(socket)</listen>
               <auth>EXTERNAL</auth>
               <policy context="default">
                 <allow user="\(getuid())"/>

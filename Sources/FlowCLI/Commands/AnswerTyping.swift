@@ -44,16 +44,53 @@ package enum AnswerTyping {
         return .double(double)
     }
 
-    /// The option id `text` names on `field`: an id, a label (ignoring case)
-    /// or Other; nil when it names none.
+    /// The option id `text` names on `field`: an id, a label as it reads
+    /// (case and white space aside: a label may hold a no-break space where
+    /// the person types a space, "2:30 PM" and "2:30pm" alike), a time of
+    /// day that an option's id or label says ("09:30", "9:30am"), or Other;
+    /// nil when it names none.
     package static func option(_ text: String, of field: StepField) -> String? {
         let wanted = text.trimmed
         if field.options.contains(where: { $0.id == wanted }) { return wanted }
         if field.other, wanted == "other" { return "other" }
-        let lowered = wanted.lowercased()
-        if let match = field.options.first(where: { $0.label.lowercased() == lowered }) { return match.id }
-        if field.other, !field.otherLabel.isEmpty, field.otherLabel.lowercased() == lowered { return "other" }
+        let key = matchKey(wanted)
+        if let match = field.options.first(where: { matchKey($0.label) == key }) { return match.id }
+        if field.other, !field.otherLabel.isEmpty, matchKey(field.otherLabel) == key { return "other" }
+        if let minutes = minutesOfDay(wanted),
+           let match = field.options.first(where: { minutesOfDay($0.id) == minutes || minutesOfDay($0.label) == minutes }) {
+            return match.id
+        }
         return nil
+    }
+
+    /// `text` as labels are compared: lowercased, without any white space
+    /// (U+202F and U+00A0 included).
+    static func matchKey(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+    }
+
+    /// The minutes after midnight `text` names as a time of day: `H:MM` or
+    /// `HH:MM` (24-hour), or `H[:MM]` with `am`/`pm` (`a.m.` too), white space
+    /// and case aside; nil otherwise.
+    static func minutesOfDay(_ text: String) -> Int? {
+        var rest = Substring(matchKey(text).replacingDots())
+        var offset: Int?
+        if rest.hasSuffix("am") || rest.hasSuffix("pm") {
+            offset = rest.hasSuffix("pm") ? 12 * 60 : 0
+            rest = rest.dropLast(2)
+        }
+        let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) }),
+              let hour = Int(parts[0]), let minute = parts.count == 2 ? Int(parts[1]) : 0, (0..<60).contains(minute)
+        else { return nil }
+        if parts.count == 2 && parts[1].count != 2 { return nil }
+        if let offset {
+            guard (1...12).contains(hour) else { return nil }
+            return (hour % 12) * 60 + offset + minute
+        }
+        // Without am/pm a time needs its minutes: "9" alone is not a time.
+        guard parts.count == 2, (0..<24).contains(hour) else { return nil }
+        return hour * 60 + minute
     }
 
     /// The value of `text` for `field`, typed by the field's type. An empty
@@ -123,6 +160,11 @@ package enum AnswerTyping {
         }
         throw CLIError(.dataError, "\(quote(key)) is not a field of step \(quote(step.id)) (fields: \(names.joined(separator: ", ")))")
     }
+}
+
+extension String {
+    /// Without the dots of "a.m." and "p.m.".
+    fileprivate func replacingDots() -> String { String(filter { $0 != "." }) }
 }
 
 /// `"text"` in double quotes, for messages.

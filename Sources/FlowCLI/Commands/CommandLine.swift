@@ -117,7 +117,7 @@ package enum FlowctlCommandLine {
             options: [localeOption], minArguments: 1, maxArguments: 1, group: .flows),
         CommandSpec(
             name: "sessions", arguments: "", summary: "list your sessions",
-            details: "Lists your sessions (every session when run as root): id, flow and state.",
+            details: "Lists your sessions (every session when run as root): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids.",
             options: [quietOption], minArguments: 0, maxArguments: 0, group: .flows),
         CommandSpec(
             name: "close", arguments: "SESSION", summary: "delete a session",
@@ -189,6 +189,10 @@ package enum FlowctlCommandLine {
         CommandSpec(
             name: "plugins", arguments: "", summary: "list the plugins with their status",
             details: "Lists the plugins flowd knows: name, kinds, version, status (loaded, failed or disabled) and the reason it is not loaded.",
+            options: [], minArguments: 0, maxArguments: 0, group: .daemon),
+        CommandSpec(
+            name: "status", arguments: "", summary: "show the daemon's version, uptime, sessions, flows, plugins and limits",
+            details: "Shows what flowd reports about itself (GetStatus): its version and uptime, the sessions by state (of every user), the flows served and the files refused with why, the plugins loaded, failed (with why) and disabled, the configured limits, and the state directory with the space it takes.",
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",

@@ -21,24 +21,33 @@ final class CommandRunner {
 
     var json: Bool { command.global.json }
 
+    /// The person's language (`LC_ALL`, `LC_MESSAGES`, `LANG`), for flowctl's
+    /// own words outside a session; English when the environment names none.
+    var personLocale: String { RequestedLocale.fromEnvironment { context.environment[$0] } ?? "en" }
+
     /// The calls to flowd, made at first use.
     func calls() throws(CLIError) -> FlowdCalls {
         if let openedCalls { return openedCalls }
         let bus = command.global.bus
-        let made = FlowdCalls(service: try context.makeService(bus), bus: bus)
+        let made = FlowdCalls(service: try context.makeService(bus), bus: bus, cleansText: !json).speaking(personLocale)
         openedCalls = made
         return made
     }
 
     /// Runs a call to flowd and waits for it; a failure is flowctl's error.
-    func call<T: Sendable>(
+    func call<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(CLIError) -> T {
         try calls().call(body)
     }
 
+    /// Runs a call to flowd that returns nothing, and waits for it.
+    func call(_ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void) throws(CLIError) {
+        try calls().call(body)
+    }
+
     /// Runs a call to flowd for shell completion: nil on any failure.
-    private func quietly<T: Sendable>(
+    private func quietly<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) -> T? {
         try? calls().request(body)
@@ -57,24 +66,27 @@ final class CommandRunner {
         case "flows": return try flows()
         case "start": return try start(flow: args[0])
         case "sessions": return try sessions()
-        case "show": return try show(try resolveSession(args[0]))
-        case "set": return try set(try resolveSession(args[0]), Array(args.dropFirst()))
-        case "continue": return try continueStep(try resolveSession(args[0]))
-        case "back": return try back(try resolveSession(args[0]))
-        case "goto": return try goTo(try resolveSession(args[0]), step: args[1])
-        case "review": return try review(try resolveSession(args[0]))
-        case "answers": return try answers(try resolveSession(args[0]))
-        case "submit": return try submit(try resolveSession(args[0]))
+        case "show": return try onSession(args[0], show)
+        case "set": return try onSession(args[0]) { id throws(CLIError) in try set(id, Array(args.dropFirst())) }
+        case "continue": return try onSession(args[0], continueStep)
+        case "back": return try onSession(args[0], back)
+        case "goto": return try onSession(args[0]) { id throws(CLIError) in try goTo(id, step: args[1]) }
+        case "review": return try onSession(args[0], review)
+        case "answers": return try onSession(args[0], answers)
+        case "submit": return try onSession(args[0], submit)
         case "cancel":
-            let id = try resolveSession(args[0])
-            try call { s async throws(FlowClientError) in try await s.cancel(id) }
-            return .success
+            return try onSession(args[0]) { id throws(CLIError) in
+                try call { s async throws(FlowClientError) in try await s.cancel(id) }
+                return .success
+            }
         case "close":
-            let id = try resolveSession(args[0])
-            try call { s async throws(FlowClientError) in try await s.close(id) }
-            return .success
+            return try onSession(args[0]) { id throws(CLIError) in
+                try call { s async throws(FlowClientError) in try await s.close(id) }
+                return .success
+            }
         case "plugins": return try plugins()
-        case "watch": return try watch(try resolveSession(args[0]))
+        case "status": return try status()
+        case "watch": return try onSession(args[0], watch)
         case "check": return check(args)
         case "run":
             if let file = command.options["answers"] { return try runAnswers(flow: args[0], file: file) }
@@ -82,7 +94,7 @@ final class CommandRunner {
                 throw .usage("--submit and --dry-run go with --answers FILE (see 'flowctl run --help')")
             }
             return try runWizard(flow: args[0])
-        case "resume": return try resumeWizard(try resolveSession(args[0]))
+        case "resume": return try onSession(args[0], resumeWizard)
         case "__complete":
             out(completions(args).map { $0 + "\n" }.joined())
             return .success
@@ -91,6 +103,21 @@ final class CommandRunner {
     }
 
     // MARK: session ids
+
+    /// Runs `body` on the session `text` names. When flowd answers "not
+    /// found" and the session is gone, that is what the person is told (for
+    /// `goto` it may be the step instead, which flowd's sentence covers).
+    private func onSession(_ text: String, _ body: (String) throws(CLIError) -> ExitCode) throws(CLIError) -> ExitCode {
+        let id = try resolveSession(text)
+        do {
+            return try body(id)
+        } catch where error.code == .notFound {
+            if quietly({ s async throws(FlowClientError) in try await s.properties(id) }) == nil {
+                throw CLIError(.notFound, FlowctlText.errorNoSession.text(personLocale, ["id": id]))
+            }
+            throw error
+        }
+    }
 
     /// A full session id from `text`: the id itself, or a unique beginning of
     /// one of the caller's sessions (like git's abbreviated commits).
@@ -130,9 +157,10 @@ final class CommandRunner {
         } else if command.flag("quiet") {
             out(flows.map { $0.id + "\n" }.joined())
         } else if flows.isEmpty {
-            err("flowd serves no flows (add some to its flows directory; see flowd(8))\n")
+            // Its flows directory may hold flows it refused: the log says which and why.
+            err(FlowctlText.noFlows.text(personLocale) + "\n")
         } else {
-            out(Render.flows(flows, style: style))
+            out(Render.flows(flows, locale: personLocale, style: style))
         }
         return .success
     }
@@ -145,9 +173,30 @@ final class CommandRunner {
         } else if command.flag("quiet") {
             out(sessions.map { $0.id + "\n" }.joined())
         } else if sessions.isEmpty {
-            if context.stdoutIsTerminal { err("No sessions. Start one with: flowctl start FLOW, or flowctl run FLOW\n") }
+            if context.stdoutIsTerminal { err(FlowctlText.noSessions.text(personLocale) + "\n") }
         } else {
-            out(Render.sessions(sessions, style: style))
+            // Which is which: each session's flow title, step and last change.
+            // A session that went away meanwhile keeps its bare line.
+            let flows = quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []
+            let rows = sessions.map { listing in
+                Render.SessionRow(
+                    listing: listing,
+                    properties: quietly { s async throws(FlowClientError) in try await s.properties(listing.id) },
+                    flow: flows.first { $0.id == listing.flowID })
+            }
+            let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
+            out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
+        }
+        return .success
+    }
+
+    func status() throws(CLIError) -> ExitCode {
+        let status = try call { s async throws(FlowClientError) in try await s.status() }
+        let now = WallClock.microsecondsSinceEpoch()
+        if json {
+            printJSON(JSONShapes.status(status, now: now))
+        } else {
+            out(Render.status(status, now: now, style: style))
         }
         return .success
     }
@@ -168,7 +217,14 @@ final class CommandRunner {
 
     func start(flow: String) throws(CLIError) -> ExitCode {
         let locale = try requestedLocale()
-        let id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: locale, prefill: [:]) }
+        let id: String
+        do {
+            id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: locale, prefill: [:]) }
+        } catch where error.code == .notFound {
+            let ids = (quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []).map(\.id).sorted()
+            throw CLIError(
+                .notFound, FlowctlText.errorNoFlow.text(personLocale, ["flow": flow, "flows": ids.isEmpty ? "–" : ids.joined(separator: ", ")]))
+        }
         if json {
             printJSON(.object(["id": .string(id), "flow": .string(flow), "locale": locale.map { .string($0) } ?? .null]))
         } else {
@@ -188,7 +244,7 @@ final class CommandRunner {
             printJSON(shape)
             return
         }
-        var text = Render.step(step, locale: properties.locale, style: style)
+        var text = Render.step(step, locale: properties.locale, receipt: properties.receipt, style: style)
         if let review {
             text += "\n" + Render.review(review, style: style)
             text += "\n" + style.dim("\(step.continueLabel): flowctl submit \(id)") + "\n"
@@ -315,27 +371,35 @@ final class CommandRunner {
         let calls = try calls()
         let failure: FlowClientError?
         do {
-            try Spinner.during(
-                Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
-                fd: context.stderrFD
-            ) { () throws(FlowClientError) in
-                try calls.request { s async throws(FlowClientError) in try await s.submit(id) }
+            try whileSubmitting(id) { () throws(FlowClientError) in
+                try Spinner.during(
+                    Strings.builtin.text(.submitting, locale: locale), enabled: spinnerEnabled, sink: context.stderr,
+                    fd: context.stderrFD
+                ) { () throws(FlowClientError) in
+                    try calls.request { s async throws(FlowClientError) in try await s.submit(id) }
+                }
             }
             failure = nil
         } catch {
             switch error.flowdName {
             case .submitFailed?, .timeout?, .cancelled?, .validationFailed?: failure = error
-            default: throw CLIError(error, bus: calls.bus)
+            default: throw CLIError(error, bus: calls.bus, locale: personLocale)
             }
         }
         let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
         if let failure {
-            var message = failure.message
+            var message: String
             var hint: String?
-            if failure.flowdName == .validationFailed {
-                // The daemon's message already says the session moved; add only where to look.
-                message += " (see 'flowctl show \(id)')"
-                hint = Self.noReviewHint(properties, id: id)
+            switch failure.flowdName {
+            case .validationFailed?:
+                let title = properties.path.first { $0.step == properties.currentStep }?.title ?? properties.currentStep
+                message = FlowctlText.notFinished.text(personLocale, ["step": title]) + " (see 'flowctl show \(id)')"
+                hint = noReviewHint(properties, id: id)
+            case .submitFailed?, .timeout?:
+                // flowd's own words for the person, in the session's language.
+                message = properties.lastError.isEmpty ? ErrorText.sentence(for: failure, locale: personLocale) : properties.lastError
+            default:
+                message = ErrorText.sentence(for: failure, locale: personLocale)
             }
             if json {
                 printJSON(.object([
@@ -357,23 +421,32 @@ final class CommandRunner {
                 "message": .string(step.body),
             ]))
         } else {
-            out(Render.step(step, locale: properties.locale, style: style))
+            out(Render.step(step, locale: properties.locale, receipt: properties.receipt, style: style))
         }
         return .success
     }
 
+    /// Runs `body`, a call that may submit, so that Ctrl-C says the submit
+    /// goes on in flowd (it does) and how to see its end.
+    func whileSubmitting<T, E: Error>(_ id: String, _ body: () throws(E) -> T) throws(E) -> T {
+        guard context.handlesInterrupts else { return try body() }
+        let show = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted) + ["show", id]).joined(separator: " ")
+        let message = "\n" + FlowctlText.submitGoesOn.text(personLocale, ["id": id, "command": show]) + "\n"
+        return try Interrupts.whileHandling({ signal in .exit(status: 128 + signal, message: message) }, body)
+    }
+
     /// For a flow without Review: its last step's Continue is what submits it.
     /// Nil when the path ends with Review (or is unknown).
-    static func noReviewHint(_ properties: SessionProperties, id: String) -> String? {
+    func noReviewHint(_ properties: SessionProperties, id: String) -> String? {
         guard let last = properties.path.last, last.step != "review" else { return nil }
-        return "Flow \(quote(properties.flowID)) has no Review page: 'flowctl continue \(id)' on its last step, "
-            + "\(quote(last.step)), submits it."
+        return FlowctlText.noReviewHint.text(
+            personLocale, ["flow": properties.flowID, "id": id, "step": last.title.isEmpty ? last.step : last.title])
     }
 
     // MARK: watch
 
     func watch(_ id: String) throws(CLIError) -> ExitCode {
-        let events = try call { s async throws(FlowClientError) in try await s.events(for: id) }
+        let events = try calls().events(for: id)
         defer { events.cancel() }
         let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
         let initial = FlowEvent.propertiesChanged(
@@ -381,7 +454,7 @@ final class CommandRunner {
         emit(initial, id)
         if properties.state == .submitted { return .success }
         while true {
-            guard let event = Blocking.run({ await events.next() }) else {
+            guard let event = try calls().next(of: events) else {
                 throw CLIError(.unavailable, "flowd's events stopped coming from \(command.global.bus.displayName)")
             }
             if event == .serviceLost { throw CLIError(.unavailable, "flowd left \(command.global.bus.displayName)") }
@@ -494,35 +567,30 @@ final class CommandRunner {
         let flows = try call { s async throws(FlowClientError) in try await s.listFlows() }
         guard let summary = flows.first(where: { $0.id == flow }) else {
             let ids = flows.map(\.id).sorted().joined(separator: ", ")
-            throw CLIError(.notFound, "no flow \(quote(flow)) (flows: \(ids.isEmpty ? "none" : ids))")
+            throw CLIError(.notFound, FlowctlText.errorNoFlow.text(personLocale, ["flow": flow, "flows": ids.isEmpty ? "–" : ids]))
         }
         let id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: requested, prefill: [:]) }
         let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
-        return try wizard(id, title: summary.title(in: locale), locale: locale)
+        return try wizard(id, flow: summary, locale: locale)
     }
 
     func resumeWizard(_ id: String) throws(CLIError) -> ExitCode {
         let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }
         let flows = quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []
-        let title = flows.first { $0.id == properties.flowID }?.title(in: properties.locale) ?? properties.flowID
-        return try wizard(id, title: title, locale: properties.locale)
+        return try wizard(id, flow: flows.first { $0.id == properties.flowID }, locale: properties.locale)
     }
 
-    private func wizard(_ id: String, title: String, locale: String) throws(CLIError) -> ExitCode {
-        let resume = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted) + ["resume", id])
-            .joined(separator: " ")
+    private func wizard(_ id: String, flow: FlowSummary?, locale: String) throws(CLIError) -> ExitCode {
+        let flowctl = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted)).joined(separator: " ")
         let wizard = Wizard(
-            calls: try calls(), session: id, title: title, locale: locale, input: context.stdin, output: context.stdout,
-            style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil, resumeCommand: resume)
+            calls: try calls().speaking(locale), session: id, flow: flow, locale: locale, input: context.stdin,
+            output: context.stdout, style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil,
+            flowctl: flowctl, handlesInterrupts: context.handlesInterrupts)
         guard context.handlesInterrupts else { return try wizard.run() }
-        // Ctrl-C: the signal thread restores the terminal, then this says how to resume.
-        let stdout = context.stdout
-        let message = wizard.savedMessage
-        return try Interrupts.whileHandling({ signal in
-            stdout.write("\n" + message + "\n")
-            return 128 + signal
-        }) { () throws(CLIError) in
-            try wizard.run()
+        // Ctrl-C: the signal thread restores the terminal and says how to resume.
+        let message = "\n" + wizard.savedMessage + "\n"
+        return try Interrupts.whileHandling({ signal in .exit(status: 128 + signal, message: message) }) {
+            () throws(CLIError) in try wizard.run()
         }
     }
 }

@@ -37,7 +37,7 @@ package enum Render {
     /// A field's answer as shown by `show`: option ids with their labels,
     /// "(set)" for a secure field, nil when there is none.
     package static func fieldValue(_ field: StepField, locale: String) -> String? {
-        if field.isSecure { return field.isSet ? "(set)" : nil }
+        if field.isSecure { return field.isSet ? FlowctlText.secureSet.text(locale) : nil }
         guard let value = field.value else { return nil }
         let yes = Strings.builtin.text(.yes, locale: locale)
         let no = Strings.builtin.text(.no, locale: locale)
@@ -62,29 +62,113 @@ package enum Render {
 
     // MARK: lists
 
-    /// `flowctl flows`.
-    package static func flows(_ flows: [FlowSummary], style: Style) -> String {
-        var table = TextTable(headers: ["ID", "STEPS", "REVIEW", "LOCALES", "TITLE"])
+    /// `flowctl flows`, in the person's `locale`: each title in it when the flow has it.
+    package static func flows(_ flows: [FlowSummary], locale: String, style: Style) -> String {
+        func text(_ key: FlowctlText) -> String { key.text(locale) }
+        var table = TextTable(headers: [
+            text(.columnID), text(.columnSteps), text(.columnReview), text(.columnLocales), text(.columnTitle),
+        ])
+        let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
+        let no = Strings.builtin.text(.no, locale: locale).lowercased()
         for flow in flows.sorted(by: { $0.id < $1.id }) {
             table.add(cells: [
                 TextTable.Cell(flow.id) { style.cyan($0) }, TextTable.Cell(String(flow.steps)),
-                TextTable.Cell(flow.review ? "yes" : "no"), TextTable.Cell(flow.locales.joined(separator: ",")),
-                TextTable.Cell(flow.title),
+                TextTable.Cell(flow.review ? yes : no), TextTable.Cell(flow.locales.joined(separator: ",")),
+                TextTable.Cell(flow.title(in: locale)),
             ])
         }
         return table.render(style: style)
     }
 
-    /// `flowctl sessions`.
-    package static func sessions(_ sessions: [SessionListing], style: Style) -> String {
-        var table = TextTable(headers: ["ID", "FLOW", "STATE"])
-        for session in sessions.sorted(by: { ($0.flowID, $0.id) < ($1.flowID, $1.id) }) {
+    /// One row of `flowctl sessions`: the listing and, when flowd gave
+    /// them, the session's properties and its flow.
+    package struct SessionRow: Sendable {
+        package var listing: SessionListing
+        package var properties: SessionProperties?
+        package var flow: FlowSummary?
+
+        package init(listing: SessionListing, properties: SessionProperties?, flow: FlowSummary?) {
+            self.listing = listing
+            self.properties = properties
+            self.flow = flow
+        }
+    }
+
+    /// `flowctl sessions`: id, the flow's title, state, when it last changed
+    /// ("5 minutes ago", against `now`, microseconds since the epoch) and
+    /// where the session is ("Step 3 of 4 · Contact details"). flowctl's own
+    /// words (headings, state, age) are in the person's `locale`; the flow's
+    /// (title, step) in the session's language, as the session shows them. With
+    /// `shortIDs` (on a terminal) each id is cut to the shortest beginning
+    /// that names it among `rows`, at least 8 characters, as git abbreviates
+    /// commits: every command takes that beginning. The step goes last, as
+    /// the longest and most variable column.
+    package static func sessions(
+        _ rows: [SessionRow], now: UInt64, locale: String, style: Style, shortIDs: Bool = false
+    ) -> String {
+        func text(_ key: FlowctlText) -> String { key.text(locale) }
+        let ids = rows.map(\.listing.id)
+        let shown = shortIDs ? abbreviated(ids, minimum: 8) : ids
+        var table = TextTable(headers: [
+            text(.columnID), text(.columnFlow), text(.columnState), text(.columnChanged), text(.columnStep),
+        ])
+        for (row, id) in zip(rows, shown) {
+            let session = row.properties?.locale ?? locale
+            let title = row.flow?.title(in: session) ?? row.listing.flowID
             table.add(cells: [
-                TextTable.Cell(session.id) { style.cyan($0) }, TextTable.Cell(session.flowID),
-                TextTable.Cell(session.state.rawValue) { style.state($0) },
+                TextTable.Cell(id) { style.cyan($0) }, TextTable.Cell(title),
+                TextTable.Cell(stateName(row.listing.state, locale: locale)) { [state = row.listing.state] in
+                    style.state($0, state.rawValue)
+                },
+                TextTable.Cell(row.properties.map { changed(updatedAt: $0.updatedAt, now: now, locale: locale) } ?? ""),
+                TextTable.Cell(row.properties.map { whereIs($0) } ?? ""),
             ])
         }
         return table.render(style: style)
+    }
+
+    /// Each of `ids` cut to one length: the shortest, at least `minimum`,
+    /// at which no two of them begin alike.
+    package static func abbreviated(_ ids: [String], minimum: Int) -> [String] {
+        let longest = ids.map(\.count).max() ?? 0
+        var length = min(minimum, longest)
+        while length < longest, Set(ids.map { $0.prefix(length) }).count < Set(ids).count { length += 1 }
+        return ids.map { String($0.prefix(length)) }
+    }
+
+    /// A session state as `sessions` shows it, in `locale`.
+    package static func stateName(_ state: SessionState, locale: String) -> String {
+        switch state {
+        case .editing: return FlowctlText.stateEditing.text(locale)
+        case .review: return FlowctlText.stateReview.text(locale)
+        case .submitting: return FlowctlText.stateSubmitting.text(locale)
+        case .submitted: return FlowctlText.stateSubmitted.text(locale)
+        case .failed: return FlowctlText.stateFailed.text(locale)
+        }
+    }
+
+    /// "Step 3 of 4 · Contact details" while the session has steps to go; empty once submitted.
+    package static func whereIs(_ properties: SessionProperties) -> String {
+        guard properties.state != .submitted, properties.stepCount > 0 else { return "" }
+        let counter = Strings.builtin.text(
+            .stepCounter, locale: properties.locale,
+            ["n": String(properties.stepIndex), "m": String(properties.stepCount)])
+        let title = properties.path.first { $0.step == properties.currentStep }?.title ?? ""
+        return title.isEmpty ? counter : counter + " · " + title
+    }
+
+    /// "just now", "5 minutes ago", "3 days ago": from `updatedAt` to `now`
+    /// (microseconds since the epoch); a clock that went back reads "just now".
+    package static func changed(updatedAt: UInt64, now: UInt64, locale: String) -> String {
+        let minutes = (now > updatedAt ? now - updatedAt : 0) / 60_000_000
+        let (count, one, other): (UInt64, FlowctlText, FlowctlText)
+        switch minutes {
+        case 0: return FlowctlText.changedJustNow.text(locale)
+        case ..<60: (count, one, other) = (minutes, .changedMinuteOne, .changedMinutesOther)
+        case ..<(24 * 60): (count, one, other) = (minutes / 60, .changedHourOne, .changedHoursOther)
+        default: (count, one, other) = (minutes / (24 * 60), .changedDayOne, .changedDaysOther)
+        }
+        return (count == 1 ? one : other).text(locale, ["n": String(count)])
     }
 
     /// `flowctl plugins`.
@@ -121,18 +205,32 @@ package enum Render {
         return text
     }
 
-    /// `flowctl show` of a form, content or complete step (Review is ``review(_:title:style:)``).
-    package static func step(_ step: StepPage, locale: String, style: Style) -> String {
+    /// The reference a person quotes about a submission: the receipt's
+    /// `reference` (a string or a number); nil without one.
+    package static func reference(_ receipt: [String: DBusValue]) -> String? {
+        guard let value = receipt["reference"] else { return nil }
+        let shown = Render.value(value)
+        return shown.isEmpty ? nil : shown
+    }
+
+    /// `flowctl show` of a form, content or complete step (Review is
+    /// ``review(_:numbered:style:)``); once complete, with the receipt's reference.
+    package static func step(
+        _ step: StepPage, locale: String, receipt: [String: DBusValue] = [:], style: Style
+    ) -> String {
         var text = progress(step, locale: locale, style: style)
         if step.kind == .complete {
             text = style.green("✓ " + step.title) + "\n"
             if !step.body.isEmpty { text += step.body + "\n" }
+            if let reference = reference(receipt) { text += FlowctlText.reference.text(locale, ["reference": reference]) + "\n" }
             return text
         }
         // On Review the description is the note, which the review shows last.
         if !step.description.isEmpty && step.kind != .review { text += style.dim(step.description) + "\n" }
+        for hint in step.ruleHints where !hint.text.isEmpty { text += style.dim(hint.text) + "\n" }
         if !step.body.isEmpty { text += "\n" + step.body + "\n" }
-        if !step.icon.isEmpty && step.kind == .content { text += style.dim("icon: " + step.icon) + "\n" }
+        // A content step's icon is a name for windows (dialog-information): nothing a
+        // person reads; --json keeps it.
         if !step.error.isEmpty { text += "\n" + style.red("✗ " + step.error) + "\n" }
         if !step.warning.isEmpty { text += "\n" + style.yellow("! " + step.warning) + "\n" }
         for field in step.fields {
@@ -147,27 +245,32 @@ package enum Render {
         var text = style.bold(field.label.isEmpty ? field.id : field.label)
         if field.required { text += " *" }
         text += "\n"
+        func caption(_ key: FlowctlText) -> String { key.text(locale) }
         var lines: [(String, String, @Sendable (String) -> String)] = []
-        lines.append(("Field", field.id + " (" + field.type.rawValue + ")", { style.cyan($0) }))
+        lines.append((caption(.captionField), field.id + " (" + field.type.rawValue + ")", { style.cyan($0) }))
         if field.type == .computed {
             // Worked out by flowd, in its words: "1,440 €".
-            lines.append(("Value", field.display.isEmpty ? "not given" : field.display, { $0 }))
+            let shown = field.display.isEmpty ? Strings.builtin.text(.notGiven, locale: locale) : field.display
+            lines.append((caption(.captionValue), shown, { $0 }))
         } else if let value = fieldValue(field, locale: locale) {
-            lines.append(("Value", value, { $0 }))
+            lines.append((caption(.captionValue), value, { $0 }))
         } else {
-            lines.append(("Value", "not set", { style.dim($0) }))
+            lines.append((caption(.captionValue), caption(.notSet), { style.dim($0) }))
         }
         if !field.options.isEmpty || field.other {
             var options = field.options.map { $0.label == $0.id ? $0.id : "\($0.id) (\($0.label))" }
-            if field.other { options.append("other (\(field.label(ofOption: "other") ?? "Other"))") }
-            lines.append(("Options", options.joined(separator: ", "), { $0 }))
+            if field.other {
+                options.append("other (\(field.label(ofOption: "other") ?? Strings.builtin.text(.other, locale: locale)))")
+            }
+            lines.append((caption(.captionOptions), options.joined(separator: ", "), { $0 }))
         }
-        if !field.hint.isEmpty { lines.append(("Hint", field.hint, { style.dim($0) })) }
-        if !field.help.isEmpty { lines.append(("Help", field.help, { style.dim($0) })) }
+        let hints = field.hintTexts
+        if !hints.isEmpty { lines.append((caption(.captionHint), hints.joined(separator: " "), { style.dim($0) })) }
+        if !field.help.isEmpty { lines.append((caption(.captionHelp), field.help, { style.dim($0) })) }
         let rules = FieldRules.describe(field, locale: locale)
-        if !rules.isEmpty { lines.append(("Rules", rules, { style.dim($0) })) }
-        if !field.error.isEmpty { lines.append(("Error", field.error, { style.red($0) })) }
-        if !field.warning.isEmpty { lines.append(("Warning", field.warning, { style.yellow($0) })) }
+        if !rules.isEmpty { lines.append((caption(.captionRules), rules, { style.dim($0) })) }
+        if !field.error.isEmpty { lines.append((caption(.captionError), field.error, { style.red($0) })) }
+        if !field.warning.isEmpty { lines.append((caption(.captionWarning), field.warning, { style.yellow($0) })) }
         let width = lines.map { displayWidth($0.0) }.max() ?? 0
         for (key, value, decorate) in lines {
             text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"
@@ -237,7 +340,7 @@ package enum FieldRules {
     /// such as "3–40 characters, whole number"; empty when it has none.
     package static func describe(_ field: StepField, locale: String) -> String {
         var parts: [String] = []
-        func text(_ key: WizardText, _ arguments: [String: String] = [:]) -> String { key.text(locale, arguments) }
+        func text(_ key: FlowctlText, _ arguments: [String: String] = [:]) -> String { key.text(locale, arguments) }
         switch (field.minLength.map(String.init), field.maxLength.map(String.init)) {
         case let (min?, max?): parts.append(text(.lengthRange, ["min": min, "max": max]))
         case let (min?, nil): parts.append(text(.lengthMin, ["min": min]))

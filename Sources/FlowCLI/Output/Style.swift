@@ -46,13 +46,14 @@ package struct Style: Sendable, Hashable {
     /// Bold and underlined: table headers.
     package func header(_ text: String) -> String { sgr("1;4", text) }
 
-    /// A session state in its colour.
-    package func state(_ state: String) -> String {
-        switch state {
-        case "submitted", "loaded": return green(state)
-        case "failed": return red(state)
-        case "submitting", "review", "disabled": return yellow(state)
-        default: return state
+    /// A session or plugin state in its colour: `shown` (the state's name,
+    /// perhaps translated) in the colour of `state`.
+    package func state(_ shown: String, _ state: String? = nil) -> String {
+        switch state ?? shown {
+        case "submitted", "loaded": return green(shown)
+        case "failed": return red(shown)
+        case "submitting", "review", "disabled": return yellow(shown)
+        default: return shown
         }
     }
 }

@@ -19,6 +19,8 @@ package protocol FlowService: AnyObject, Sendable {
     func listSessions() async throws(FlowClientError) -> [SessionListing]
     /// `Manager.ListPlugins`.
     func listPlugins() async throws(FlowClientError) -> [PluginSummary]
+    /// `Manager.GetStatus` (since 1.2).
+    func status() async throws(FlowClientError) -> DaemonStatus
     /// `Session.GetStep`.
     func step(_ session: String) async throws(FlowClientError) -> StepPage
     /// `Session.SetAnswers`; returns the current step's field errors.
@@ -59,63 +61,85 @@ extension FlowClient: FlowService {}
 
 /// flowctl's calls to flowd on `bus`: flowctl is synchronous, so each call
 /// blocks until flowd answers, and a failure becomes flowctl's error.
+///
+/// Every reply and error a person is shown passes through here, and here its
+/// texts are cleaned for the terminal (``TerminalText``); `--json` output
+/// gets them whole.
 struct FlowdCalls: Sendable {
     let service: any FlowService
     let bus: BusChoice
+    /// The replies are shown to a person: clean their texts.
+    let cleansText: Bool
+    /// The person's language, for flowctl's sentences about failed calls.
+    var locale = "en"
+
+    /// The same calls, their failures said in `locale`.
+    func speaking(_ locale: String) -> FlowdCalls {
+        var calls = self
+        calls.locale = locale
+        return calls
+    }
 
     /// Runs `body` against the service and waits for it.
-    func request<T: Sendable>(
+    func request<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(FlowClientError) -> T {
         let service = self.service
-        return try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
+        do {
+            let value = try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
+            return cleansText ? value.terminalSafe() : value
+        } catch {
+            throw cleansText ? error.terminalSafe() : error
+        }
+    }
+
+    /// Runs `body`, which returns nothing, against the service and waits for it.
+    func request(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
+    ) throws(FlowClientError) {
+        let service = self.service
+        do {
+            try Blocking.run { () async throws(FlowClientError) in try await body(service) }
+        } catch {
+            throw cleansText ? error.terminalSafe() : error
+        }
     }
 
     /// Runs `body` against the service and waits for it; a failure is flowctl's error.
-    func call<T: Sendable>(
+    func call<T: TerminalSafe & Sendable>(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(CLIError) -> T {
         do {
             return try request(body)
         } catch {
-            throw CLIError(error, bus: bus)
+            throw CLIError(error, bus: bus, locale: locale)
         }
     }
-}
 
-extension CLIError {
-    /// flowctl's exit status and message for a failed call to flowd on
-    /// `bus`; `flowd` is the daemon's path for the "Start it with" hint.
-    package init(_ error: FlowClientError, bus: BusChoice, flowd: @autoclosure () -> String = FlowdLocation.current()) {
-        if let unreachable = bus.unreachableMessage(error, flowd: flowd()) {
-            self.init(.unavailable, unreachable)
-            return
+    /// Runs `body`, which returns nothing, and waits for it; a failure is flowctl's error.
+    func call(
+        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
+    ) throws(CLIError) {
+        do {
+            try request(body)
+        } catch {
+            throw CLIError(error, bus: bus, locale: locale)
         }
-        switch error.kind {
-        case .flowd(let name):
-            switch name {
-            case .notFound: self.init(.notFound, error.message)
-            case .invalidArgs: self.init(.dataError, error.message)
-            case .accessDenied: self.init(.accessDenied, error.message)
-            case .pluginFailed: self.init(.unavailable, error.message)
-            case .invalidState, .validationFailed, .limitExceeded, .submitFailed, .timeout, .cancelled, .failed:
-                self.init(.failure, error.message)
-            }
-        case .notRunning, .cannotConnect, .disconnected:
-            self.init(.unavailable, error.message)
-        case .noReply:
-            self.init(.unavailable, error.message)
-        case .cancelled:
-            self.init(.failure, error.message)
-        case .protocolMismatch:
-            self.init(.software, error.message)
-        case .dbus:
-            switch error.name {
-            case .accessDenied?: self.init(.accessDenied, error.message)
-            case .invalidArgs?: self.init(.dataError, error.message)
-            case .unknownObject?: self.init(.notFound, "the session no longer exists (\(error.message))")
-            default: self.init(.failure, error.message)
-            }
+    }
+
+    /// The session's events from now on (`watch`).
+    func events(for session: String) throws(CLIError) -> FlowEvents {
+        let service = self.service
+        do {
+            return try Blocking.run { () async throws(FlowClientError) -> FlowEvents in try await service.events(for: session) }
+        } catch {
+            throw CLIError(cleansText ? error.terminalSafe() : error, bus: bus, locale: locale)
         }
+    }
+
+    /// The next of `events`; nil once they end.
+    func next(of events: FlowEvents) -> FlowEvent? {
+        let event = Blocking.run { await events.next() }
+        return cleansText ? event.map { $0.terminalSafe() } : event
     }
 }

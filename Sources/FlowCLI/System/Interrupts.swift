@@ -4,13 +4,23 @@ import Synchronization
 /// Ctrl-C, SIGTERM and SIGHUP, handled on a thread of their own.
 ///
 /// The signals are blocked in every thread and taken with `sigwait`, so the
-/// handler is ordinary Swift code, not a signal handler: it may restore the
-/// terminal, print a message and end the process, even while the main thread
-/// is blocked in a D-Bus call or in a `read` of the terminal.
+/// handler is ordinary Swift code, not a signal handler: it may decide to
+/// end the process (then the terminal is restored, its message printed, and
+/// the process ends) or to let it run on, even while the main thread is
+/// blocked in a D-Bus call or in a `read` of the terminal.
 package enum Interrupts {
-    /// What runs when a signal arrives, before the process ends. It returns
-    /// the exit status; the default prints nothing and returns 128 + the signal.
-    package typealias Handler = @Sendable (_ signal: Int32) -> Int32
+    /// What to do about a signal.
+    package enum Response: Sendable {
+        /// Restore the terminal, write `message` (if any) to standard output,
+        /// and end the process with `status`.
+        case exit(status: Int32, message: String?)
+        /// Do nothing more: the program goes on (the handler told it what happened).
+        case keepRunning
+    }
+
+    /// Decides what a signal (its number) means now. Without one, the process
+    /// ends with 128 + the signal and no message.
+    package typealias Handler = @Sendable (_ signal: Int32) -> Response
 
     private static let handler = LockedValue<Handler?>(nil)
     private static let started = Atomic<Bool>(false)
@@ -24,10 +34,14 @@ package enum Interrupts {
         // keep their default action, which also ends the process.
         try? Signal.block(signals)
         try? SystemThread.detach(name: "flowctl-signals") {
-            let signal = Signal.wait(for: signals).rawValue
-            TerminalGuard.shared.restore()
-            let status = handler.withLock { $0 }?(signal) ?? 128 + signal
-            CurrentProcess.exitImmediately(status)
+            while true {
+                let signal = Signal.wait(for: signals).rawValue
+                let response = handler.withLock { $0 }?(signal) ?? .exit(status: 128 + signal, message: nil)
+                guard case .exit(let status, let message) = response else { continue }
+                TerminalGuard.shared.restore()
+                if let message { try? FileDescriptor.writeAll(1, message.utf8) }
+                CurrentProcess.exitImmediately(status)
+            }
         }
     }
 

@@ -15,6 +15,38 @@ package protocol LineSource: AnyObject, Sendable {
     /// `prompt` runs just before the read, once echo is off, so nothing typed
     /// in answer to the prompt can be echoed.
     func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String?
+    /// Waits for a line, or until `wake` (a descriptor) becomes readable,
+    /// whichever comes first; the wizard waits so for a submit and a key.
+    /// Only a terminal offers a line while it waits: other input is kept for
+    /// what comes after.
+    func waitForLine(echo: Bool, waking wake: Int32, prompt: () -> Void) throws(CLIError) -> LineWait
+}
+
+/// What a wait for a line ended with.
+package enum LineWait: Sendable, Hashable {
+    /// A line was typed.
+    case line(String)
+    /// The input ended.
+    case ended
+    /// The descriptor to wake on became readable first.
+    case woken
+}
+
+/// Waits that do not read a line.
+enum LineWaits {
+    /// Waits until `fd` is readable: `.woken`.
+    static func until(readable fd: Int32) throws(CLIError) -> LineWait {
+        while true {
+            do {
+                _ = try Poll.wait([(descriptor: fd, events: .readable)], timeout: nil)
+                return .woken
+            } catch where error.errno == .interrupted {
+                continue
+            } catch {
+                throw CLIError(.ioError, "cannot wait for flowd's answer: \(error.errno)")
+            }
+        }
+    }
 }
 
 extension LineSource {
@@ -87,6 +119,38 @@ package final class FileDescriptorSource: LineSource {
         return try readRawLine()
     }
 
+    package func waitForLine(echo: Bool, waking wake: Int32, prompt: () -> Void) throws(CLIError) -> LineWait {
+        guard isTerminal else { return try LineWaits.until(readable: wake) }
+        var saved: TerminalSettings?
+        if !echo, let settings = Terminal.settings(of: fd) {
+            saved = settings
+            TerminalGuard.shared.noteEchoOff(fd: fd, saved: settings)
+            Terminal.apply(settings.withoutEcho, to: fd)
+        }
+        defer {
+            if let saved {
+                Terminal.apply(saved, to: fd)
+                TerminalGuard.shared.noteEchoRestored()
+            }
+        }
+        prompt()
+        while true {
+            let ready: [PollEvents]
+            do {
+                ready = try Poll.wait([(descriptor: wake, events: .readable), (descriptor: fd, events: .readable)], timeout: nil)
+            } catch where error.errno == .interrupted {
+                continue
+            } catch {
+                throw CLIError(.ioError, "cannot wait for standard input: \(error.errno)")
+            }
+            if !ready[0].isEmpty { return .woken }
+            if !ready[1].isEmpty {
+                guard let line = try readRawLine() else { return .ended }
+                return .line(line)
+            }
+        }
+    }
+
     private func readRawLine() throws(CLIError) -> String? {
         var bytes: [UInt8] = []
         var one: [UInt8] = [0]
@@ -127,6 +191,12 @@ package final class ScriptedSource: LineSource {
         prompt()
         echoes.withLock { $0.append(echo) }
         return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
+    /// Scripted input is never read while something runs: waits for `wake`.
+    package func waitForLine(echo: Bool, waking wake: Int32, prompt: () -> Void) throws(CLIError) -> LineWait {
+        prompt()
+        return try LineWaits.until(readable: wake)
     }
 
     /// The lines not read yet.

@@ -40,6 +40,8 @@ final class BusFrontEnd: DaemonComponent {
     private(set) var limits: SessionLimits
     /// `Reload`: re-reads the configuration; a failure says why.
     let reload: () -> Result<Void, FlowdError>
+    /// `GetStatus`: what the daemon reports about itself.
+    let status: () -> DaemonStatus
     /// Called once when the bus connection is lost while serving.
     private let busLost: () -> Void
 
@@ -61,7 +63,8 @@ final class BusFrontEnd: DaemonComponent {
 
     init(
         loop: any EventLoopProtocol, service: FlowService, logger: Logger, settings: Settings, limits: SessionLimits,
-        reload: @escaping () -> Result<Void, FlowdError>, busLost: @escaping () -> Void
+        reload: @escaping () -> Result<Void, FlowdError>, status: @escaping () -> DaemonStatus,
+        busLost: @escaping () -> Void
     ) {
         self.loop = loop
         self.service = service
@@ -69,9 +72,12 @@ final class BusFrontEnd: DaemonComponent {
         self.settings = settings
         self.limits = limits
         self.reload = reload
+        self.status = status
         self.busLost = busLost
-        // On the system bus, another user must not see someone's answers go by.
-        self.audience = SignalAudience(delivery: settings.bus == .system ? .callers : .broadcast)
+        // Only a per-user session bus is one user's alone: anywhere else another
+        // user must not see someone's answers go by. A bus given with
+        // `--address` is asked at start (``start()``).
+        self.audience = SignalAudience(delivery: settings.bus == .session ? .broadcast : .callers)
     }
 
     // MARK: - Start and stop
@@ -87,6 +93,13 @@ final class BusFrontEnd: DaemonComponent {
         } catch {
             throw StartFailure(status: .unavailable, message: "cannot connect to the \(bus.description) bus: \(error.message)")
         }
+        // Privacy is decided by the bus, not by the option: a bus whose
+        // daemon runs as flowd's own user is that user's (a per-user session
+        // bus, a private test bus) and gets broadcasts; any other (the system
+        // bus's socket given with --address, say) only owner-only signals.
+        if case .address = bus, (try? connection.unixUser(of: "org.freedesktop.DBus")) == CurrentProcess.userID {
+            audience = SignalAudience(delivery: .broadcast)
+        }
         var link = Link(
             connection: connection, server: ObjectServer(connection: connection), users: UnixUserCache(connection: connection),
             polkit: settings.polkit.map { PolkitAuthority(connection: connection, timeouts: $0) })
@@ -98,7 +111,7 @@ final class BusFrontEnd: DaemonComponent {
             try link.server.exportTree(
                 under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
                 authorize: { session, call, proceed in session.front.authorize(call, .sessionOwner(session.id), proceed) },
-                children: { _ in [] },
+                children: { path, caller, done in front.value.sessionNodes(under: path, caller: caller, done) },
                 resolve: { path in FlowBus.sessionID(of: path).map { SessionObject(id: $0, bound: front) } })
             if audience.delivery == .callers {
                 link.nameWatch = connection.onNameOwnerChanged { change in
@@ -385,6 +398,20 @@ final class BusFrontEnd: DaemonComponent {
     /// A caller let into a session watches it (``SignalAudience``).
     private func admit(_ sender: BusName, under rule: CallerRule) {
         if case .sessionOwner(let id) = rule { audience.add(sender, watching: id) }
+    }
+
+    /// The session nodes `caller` sees when it introspects the session tree
+    /// (`busctl tree`, `gdbus introspect --recurse`): its own sessions, every
+    /// one for root, none when its uid cannot be told (fail closed).
+    func sessionNodes(under path: ObjectPath, caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void) {
+        guard path == FlowBus.sessionPrefix, let caller, let users = link?.users else { return done([]) }
+        let front = LoopBound(self, loop: loop)
+        users.unixUser(of: caller) { result in
+            guard case .success(let uid) = result,
+                  let sessions = try? front.value.withService({ service throws(FlowdError) in try service.listSessions(uid: uid) })
+            else { return done([]) }
+            done(sessions.map(\.id).filter(SessionID.isValid))
+        }
     }
 
     /// The caller of `StartSession` watches the session it made.

@@ -21,6 +21,16 @@ enum ManagerInterface {
                 call.reply(.array(elementType: "a{sv}", flows.map { FlowSummary($0.definition).dbusValue }))
             },
             .init(
+                FlowMember.Manager.listFlowsWithOptions, in: [Argument("options", "a{sv}")], out: [Argument("flows", "aa{sv}")]
+            ) { manager, call in
+                var args = call.arguments()
+                let locale = try listOptions(try args.next([String: DBusValue].self))
+                let flows = try manager.front.withService { $0.catalog.sortedFlows }
+                call.reply(.array(elementType: "a{sv}", flows.map { entry in
+                    (locale.map { FlowSummary(entry.definition, locale: $0) } ?? FlowSummary(entry.definition)).dbusValue
+                }))
+            },
+            .init(
                 FlowMember.Manager.startSession, in: [Argument("flow", "s"), Argument("options", "a{sv}")],
                 out: [Argument("session", "o")]
             ) { manager, call in
@@ -77,6 +87,9 @@ enum ManagerInterface {
             .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
                 call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
             },
+            .init(FlowMember.Manager.getStatus, out: [Argument("status", "a{sv}")]) { manager, call in
+                call.reply(manager.front.status().dbusValue)
+            },
             .init(FlowMember.Manager.reload) { manager, call in
                 // Root, or polkit's reload on the system bus (CallerRule.manager).
                 manager.front.finish(call, manager.front.reload())
@@ -108,8 +121,7 @@ enum ManagerInterface {
                 guard case .string(let s) = value else {
                     throw .invalidArgs("option locale has D-Bus type '\(value.signature)'; expected 's'")
                 }
-                guard s.utf8.count <= 35 else { throw .invalidArgs("option locale is too long for a locale tag") }
-                locale = s
+                locale = try localeTag(s)
             case "prefill", "answers":
                 guard case .dictionary(.string, .variant, let entries) = value else {
                     throw .invalidArgs("option \(key) has D-Bus type '\(value.signature)'; expected 'a{sv}'")
@@ -129,5 +141,29 @@ enum ManagerInterface {
             }
         }
         return (locale, prefill, answers)
+    }
+
+    /// A locale tag a caller sent (the `locale` options, `SetLocale`), bounded
+    /// before anything parses it; the engine refuses one that is no tag.
+    static func localeTag(_ tag: String) throws(FlowdError) -> String {
+        guard tag.utf8.count <= 35 else { throw .invalidArgs("\"\(tag.prefix(64))…\" is too long for a locale tag") }
+        return tag
+    }
+
+    /// The `ListFlowsWithOptions` options (since 1.1): `locale` (s), the
+    /// language of each entry's `title` and `description`.
+    static func listOptions(_ options: [String: DBusValue]) throws(FlowdError) -> String? {
+        var locale: String?
+        for (key, value) in options {
+            guard key == "locale" else { throw .invalidArgs("unknown option \"\(key.prefix(64))\" (expected locale)") }
+            guard case .string(let s) = value else {
+                throw .invalidArgs("option locale has D-Bus type '\(value.signature)'; expected 's'")
+            }
+            guard let normalized = LocaleFallback.requested(try localeTag(s)) else {
+                throw .invalidArgs("\"\(s)\" is not a locale tag (expected one like \"en\" or \"pt-BR\")")
+            }
+            locale = normalized
+        }
+        return locale
     }
 }

@@ -27,14 +27,12 @@ enum SessionInterface {
                 let view = try session.read { $0.currentStep() }
                 call.reply(StepPage(view).dbusValue)
             },
-            .init(FlowMember.Session.setAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")]) { session, call in
-                var args = call.arguments()
-                let front = session.front
-                let answers = try ValueMapping.answers(try args.next([String: DBusValue].self), limits: front.limits)
-                let id = session.id
-                let reply = front.reply(to: call, fieldErrors)
-                front.act { $0.setAnswers(id, answers, reply: reply) }
-            },
+            .init(
+                FlowMember.Session.setAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")],
+                handler: answering { $0.setAnswers($1, $2, reply: $3) }),
+            .init(
+                FlowMember.Session.checkAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")],
+                handler: answering { $0.checkAnswers($1, $2, reply: $3) }),
             .init(FlowMember.Session.continueStep, out: [Argument("errors", "a{ss}")]) { session, call in
                 let id = session.id
                 let reply = session.front.reply(to: call, fieldErrors)
@@ -77,6 +75,13 @@ enum SessionInterface {
                 try session.front.withService { service throws(FlowdError) in try service.close(id) }
                 session.front.finish(call, .success(()))
             },
+            .init(FlowMember.Session.setLocale, in: [Argument("locale", "s")]) { session, call in
+                var args = call.arguments()
+                let tag = try ManagerInterface.localeTag(try args.next(String.self))
+                let id = session.id
+                let reply = session.front.reply(to: call) { (_: Void, call) in call.reply() }
+                session.front.act { $0.setLocale(id, tag, reply: reply) }
+            },
         ],
         properties: SessionProperty.allCases.map(property),
         signals: [
@@ -90,8 +95,23 @@ enum SessionInterface {
     /// its `PropertiesChanged` value can never disagree.
     private static func property(_ property: SessionProperty) -> InterfaceTable<SessionObject>.Property {
         InterfaceTable<SessionObject>.Property(
-            property.name, property.signature, emitsChange: property.isConstant ? .const : .yes,
+            property.name, property.signature, emitsChange: property.emitsChangedSignal,
             get: { session in try session.read { SessionProperties($0) }.value(of: property) })
+    }
+
+    /// The handler of `SetAnswers` and `CheckAnswers`: the answers read and
+    /// bounded, then `act` on the service, which replies the field errors.
+    private static func answering(
+        _ act: @escaping @Sendable (isolated FlowService, String, [String: AnswerValue], Reply<FieldErrors>) -> Void
+    ) -> @Sendable (SessionObject, MethodInvocation) throws -> Void {
+        { session, call in
+            var args = call.arguments()
+            let front = session.front
+            let answers = try ValueMapping.answers(try args.next([String: DBusValue].self), limits: front.limits)
+            let id = session.id
+            let reply = front.reply(to: call, fieldErrors)
+            front.act { act($0, id, answers, reply) }
+        }
     }
 
     /// Answers `SetAnswers` and `Continue`: the field errors (`a{ss}`).

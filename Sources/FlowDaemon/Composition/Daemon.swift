@@ -37,35 +37,54 @@ package enum DaemonMain {
             return SysExits.ok.rawValue
         case .run(let options):
             return serve(options, environment: environment).rawValue
+        case .checkConfig(let options):
+            return checkConfiguration(options, environment: environment).rawValue
         }
     }
 
+    /// `flowd --check-config`: the report on stdout, each problem on stderr.
+    private static func checkConfiguration(_ options: DaemonOptions, environment: [String: String]) -> SysExits {
+        let layout = InstallLayout.derived(fromExecutable: CurrentProcess.executablePath() ?? "/usr/libexec/flowd")
+        let result = ConfigurationCheck.run(options, loader: ConfigurationLoader(layout: layout, environment: environment))
+        print(result.text, terminator: "")
+        for warning in result.warnings { FileDescriptor.printError("flowd: warning: \(warning)") }
+        for problem in result.problems { FileDescriptor.printError("flowd: \(problem)") }
+        return result.status
+    }
+
+    /// Logs why flowd exits, at `err` where the journal keeps it under the
+    /// unit (``FlowdLog/makeExitLogger()``), and returns `status`.
+    static func exit(_ status: SysExits, _ reason: LogMessage) -> SysExits {
+        FlowdLog.makeExitLogger().error(reason)
+        return status
+    }
+
     private static func serve(_ options: DaemonOptions, environment: [String: String]) -> SysExits {
+        let startedAt = WallClock.microsecondsSinceEpoch()
         let layout = InstallLayout.derived(fromExecutable: CurrentProcess.executablePath() ?? "/usr/libexec/flowd")
         let loader = ConfigurationLoader(layout: layout, environment: environment)
         let configuration: DaemonConfiguration
         do {
             configuration = try loader.load(options)
         } catch {
-            FileDescriptor.printError("flowd: \(error.description)")
-            return .configuration
+            return exit(.configuration, "\(error.description)")
         }
         let logger = FlowdLog.makeLogger(verbose: configuration.verbose)
+        logger.info("\(FlowdLog.filesRead(configuration.files))")
         // Blocked before any other thread exists (the plugin host starts
         // threads), so that they all arrive at the loop's signalfd.
         do {
             try Signal.block(Daemon.handledSignals)
             Signal.ignoreBrokenPipe()
         } catch {
-            logger.error("cannot handle signals: \(error.description)")
-            return .software
+            return exit(.software, "cannot handle signals: \(error.description)")
         }
         let daemon: Daemon
         do {
-            daemon = try Daemon(configuration: configuration, reloadWith: loader, options: options, logger: logger)
+            daemon = try Daemon(
+                configuration: configuration, reloadWith: loader, options: options, logger: logger, startedAt: startedAt)
         } catch {
-            logger.error("\(error.message)")
-            return error.status
+            return exit(error.status, "\(error.message)")
         }
         return daemon.run()
     }
@@ -103,6 +122,9 @@ final class Daemon {
     private let service: FlowService
     private let busChoice: BusChoice
     private let limits: SessionLimits
+    private let stateDirectory: String
+    /// When this process started, µs since the epoch (`GetStatus`).
+    private let startedAt: Int64
 
     private lazy var front = BusFrontEnd(
         loop: loop, service: service, logger: logger,
@@ -111,6 +133,7 @@ final class Daemon {
             polkit: busChoice == .system ? .standard : nil),
         limits: limits,
         reload: { [unowned self] in reload() },
+        status: { [unowned self] in status() },
         busLost: { [unowned self] in
             logger.error("lost the connection to the bus; stopping")
             stop(exitStatus: .failure)
@@ -120,7 +143,10 @@ final class Daemon {
         loop: loop, logger: logger, idleTimeout: limits.idleTimeout,
         status: { [unowned self] in
             let now = service.assumeIsolated { $0.status }
-            return .init(sessions: now.sessions, flows: now.flows, plugins: plugins.records.count, submits: now.submits)
+            return .init(
+                version: FlowdVersion.current, sessions: now.sessions, flows: now.flows, refusedFlows: now.refusedFlows,
+                plugins: plugins.records.count { $0.status == .loaded },
+                failedPlugins: plugins.records.count { $0.status == .failed }, submits: now.submits)
         },
         expire: { [unowned self] in expireIdleSessions() })
 
@@ -133,7 +159,8 @@ final class Daemon {
 
     /// Builds every part, in order.
     init(
-        configuration: DaemonConfiguration, reloadWith loader: ConfigurationLoader, options: DaemonOptions, logger: Logger
+        configuration: DaemonConfiguration, reloadWith loader: ConfigurationLoader, options: DaemonOptions, logger: Logger,
+        startedAt: Int64
     ) throws(StartFailure) {
         guard let stateDirectory = configuration.stateDirectory else {
             throw StartFailure(
@@ -166,6 +193,8 @@ final class Daemon {
         self.options = options
         self.busChoice = configuration.bus
         self.limits = configuration.limits
+        self.stateDirectory = stateDirectory
+        self.startedAt = startedAt
         _ = front
         _ = lifecycle
     }
@@ -179,22 +208,17 @@ final class Daemon {
                 daemon.value.logger.notice("stopping on \(signal.description)")
                 daemon.value.stop(exitStatus: .ok)
             }
-            try loop.onSignals([.hangUp]) { _ in
-                if case .failure(let error) = daemon.value.reload() {
-                    daemon.value.logger.error("reload failed: \(error.message)")
-                }
-            }
+            // A failed reload logs its reason itself.
+            try loop.onSignals([.hangUp]) { _ in _ = daemon.value.reload() }
         } catch {
-            logger.error("cannot handle signals: \(error.description)")
             try? store.close()
-            return .software
+            return DaemonMain.exit(.software, "cannot handle signals: \(error.description)")
         }
         loop.execute { daemon.value.start() }
         do {
             try loop.run()
         } catch {
-            logger.error("the event loop failed: \(error.description)")
-            return .software
+            return DaemonMain.exit(.software, "the event loop failed: \(error.description)")
         }
         logger.info("stopped", id: .daemonStopping)
         return exitStatus
@@ -207,8 +231,7 @@ final class Daemon {
                 try component.start()
                 started.append(component)
             } catch {
-                logger.error("\(error.message)")
-                return stop(exitStatus: error.status)
+                return stop(exitStatus: DaemonMain.exit(error.status, "\(error.message)"))
             }
         }
     }
@@ -232,6 +255,10 @@ final class Daemon {
             do throws(ConfigurationError) {
                 configuration = try loader.load(options)
             } catch {
+                // The caller of Reload gets the reason too, but `systemctl
+                // reload` prints only "Job failed": the journal is where it is read.
+                logger.error(
+                    "reload failed, the running configuration stays: \(error.description)", id: .reloadFailed)
                 return .failure(
                     FlowdError(.failed, "the configuration has an error, nothing was changed: \(error.description)"))
             }
@@ -243,16 +270,28 @@ final class Daemon {
             // Sessions that moved to a changed flow announce their new values
             // now, also when the reload came from SIGHUP rather than a call.
             front.flush()
-            logger.notice("reloaded: \(flows) flows")
+            logger.notice("reloaded: \(flows) flows; \(FlowdLog.filesRead(configuration.files))")
             return .success(())
         }
+    }
+
+    /// `GetStatus`: the live counts, the flows and plugins, the limits in
+    /// force and the state directory's size.
+    private func status() -> DaemonStatus {
+        let (catalog, limits, byState) = service.assumeIsolated { service in
+            (service.catalog, service.configuration.limits, service.sessionsByState())
+        }
+        return DaemonStatus(
+            version: FlowdVersion.current, startedAt: startedAt, sessionsByState: byState, catalog: catalog,
+            plugins: front.settings.plugins, limits: limits, stateDirectory: stateDirectory,
+            stateBytes: FileSystem.totalSize(of: stateDirectory))
     }
 
     /// The expiry timer: deletes idle sessions and announces it.
     private func expireIdleSessions() -> Int {
         let removed = service.assumeIsolated { $0.expireIdleSessions() }
         if removed > 0 {
-            logger.info("\(removed) idle sessions expired")
+            logger.info("\(removed) idle or settled sessions removed", id: .sessionsExpired)
             front.flush()
         }
         return removed

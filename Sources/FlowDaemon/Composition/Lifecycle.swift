@@ -12,10 +12,27 @@ import Systemd
 final class Lifecycle: DaemonComponent {
     /// The live counts of the status line.
     struct Status: Equatable {
+        var version: String
         var sessions: Int
         var flows: Int
+        /// Flow files refused at the last load.
+        var refusedFlows: Int
+        /// Plugins loaded (a failed one is not).
         var plugins: Int
+        /// Plugins that failed to load.
+        var failedPlugins: Int
         var submits: Int
+
+        /// The `STATUS=` text: `flowd 0.1.1: 3 sessions, 5 flows (1 refused),
+        /// 4 plugins (1 failed)`, then the running submits if any.
+        var text: String {
+            var text = "flowd \(version): \(sessions) sessions, \(flows) flows"
+            if refusedFlows > 0 { text += " (\(refusedFlows) refused)" }
+            text += ", \(plugins) plugins"
+            if failedPlugins > 0 { text += " (\(failedPlugins) failed)" }
+            if submits > 0 { text += "; \(submits) submits running" }
+            return text
+        }
     }
 
     let loop: any EventLoopProtocol
@@ -86,9 +103,7 @@ final class Lifecycle: DaemonComponent {
 
     /// `STATUS=` with live counts, sent when it changed.
     private func updateStatus() {
-        let now = status()
-        var text = "Serving \(now.sessions) sessions, \(now.flows) flows, \(now.plugins) plugins"
-        if now.submits > 0 { text += "; \(now.submits) submits running" }
+        let text = status().text
         guard text != lastStatus else { return }
         lastStatus = text
         notify(.status(text))

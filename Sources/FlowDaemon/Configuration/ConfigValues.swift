@@ -47,4 +47,20 @@ enum ConfigValue {
         guard sawAny, total.isFinite, total <= 10 * 365 * 86400 else { return nil }
         return .milliseconds(Int64((total * 1000).rounded()))
     }
+
+    /// `span` written the way ``timeSpan(_:)`` reads it, in the largest
+    /// units that divide it: `7d`, `1h 30min`, `250ms`, `0s`.
+    static func timeSpanText(_ span: Duration) -> String {
+        var milliseconds = span.components.seconds * 1000 + span.components.attoseconds / 1_000_000_000_000_000
+        guard milliseconds > 0 else { return "0s" }
+        let units: [(name: String, milliseconds: Int64)] = [
+            ("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000), ("ms", 1),
+        ]
+        var parts: [String] = []
+        for unit in units where milliseconds >= unit.milliseconds {
+            parts.append("\(milliseconds / unit.milliseconds)\(unit.name)")
+            milliseconds %= unit.milliseconds
+        }
+        return parts.joined(separator: " ")
+    }
 }

@@ -29,21 +29,25 @@ package struct ConfigurationLoader: Sendable {
     package var defaultConfigFile: String { layout.sysconfDirectory + "/flowd/flowd.conf" }
 
     /// Builds the configuration for `options`.
+    ///
+    /// The drop-ins in `<file>.d/` are read whether or not the main file
+    /// exists, as systemd reads its own: a fresh install with only a drop-in
+    /// applies it. ``DaemonConfiguration/files`` lists what was read.
     package func load(_ options: DaemonOptions) throws(ConfigurationError) -> DaemonConfiguration {
         var config = DaemonConfiguration(layout: layout)
         let main = options.configFile ?? defaultConfigFile
-        guard let text = try readFile(main) else {
-            if options.configFile != nil {
-                throw ConfigurationError(file: main, message: "no such file (given with --config)")
-            }
-            return try finish(config, options)
+        if let text = try readFile(main) {
+            try config.apply(INIFile(parsing: text, file: main))
+            config.files.append(main)
+        } else if options.configFile != nil {
+            throw ConfigurationError(file: main, message: "no such file (given with --config)")
         }
-        try config.apply(INIFile(parsing: text, file: main))
         let dropInDirectory = main + ".d"
         for name in (listDirectory(dropInDirectory) ?? []).filter({ $0.hasSuffix(".conf") }).sorted() {
             let path = dropInDirectory + "/" + name
             if let text = try readFile(path) {
                 try config.apply(INIFile(parsing: text, file: path))
+                config.files.append(path)
             }
         }
         return try finish(config, options)
@@ -54,6 +58,7 @@ package struct ConfigurationLoader: Sendable {
         if let bus = options.bus { config.bus = bus }
         if config.bus == .session, let userFile = userConfigFile(), let text = try readFile(userFile) {
             try config.apply(INIFile(parsing: text, file: userFile))
+            config.files.append(userFile)
             if let bus = options.bus { config.bus = bus }
         }
         if !options.flowDirectories.isEmpty { config.flowDirectories = options.flowDirectories.map(absolute) }

@@ -4,6 +4,8 @@ import FlowProtocol
 /// What `flowd`'s command line asks for.
 package enum DaemonCommand: Sendable, Equatable {
     case run(DaemonOptions)
+    /// `--check-config`: read everything a start would, print it, exit.
+    case checkConfig(DaemonOptions)
     case help
     case version
 }
@@ -44,6 +46,9 @@ package enum DaemonCommandLine {
               --plugin-dir DIR      load plugins from DIR; repeat for more (replaces the configured list)
               --state-dir DIR       keep the session database in DIR
 
+              --check-config        read the configuration, plugins and flows as a start
+                                    or reload would, print the effective configuration,
+                                    and exit (status 78 if anything would be refused)
               --verbose             log debug messages too
           -h, --help                show this help and exit
               --version             show the version and exit
@@ -55,6 +60,7 @@ package enum DaemonCommandLine {
     package static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommand {
         var options = DaemonOptions()
         var index = 0
+        var check = false
         func value(for option: String, inline: String?) throws(UsageError) -> String {
             if let inline {
                 guard !inline.isEmpty else { throw UsageError(message: "flowd: option \(option) needs a value") }
@@ -104,6 +110,7 @@ package enum DaemonCommandLine {
             case "--plugin-dir": options.pluginDirectories.append(try value(for: name, inline: inline))
             case "--state-dir": options.stateDirectory = try value(for: name, inline: inline)
             case "--verbose": options.verbose = true
+            case "--check-config": check = true
             default:
                 if argument.hasPrefix("-") {
                     throw UsageError(message: "flowd: unknown option \(name) (see flowd --help)")
@@ -112,6 +119,6 @@ package enum DaemonCommandLine {
             }
             index += 1
         }
-        return .run(options)
+        return check ? .checkConfig(options) : .run(options)
     }
 }

@@ -28,8 +28,12 @@ package struct SessionLimits: Sendable, Equatable {
     package var maxSessionsPerUser = 64
     /// Most live sessions in all.
     package var maxSessions = 50_000
-    /// A session untouched for this long is deleted.
+    /// A session untouched for this long is deleted (a settled one has its own retention).
     package var idleTimeout: Duration = .seconds(7 * 86400)
+    /// A settled (submitted) session is deleted this long after it settled.
+    /// Until then its owner can read its receipt; it does not count toward
+    /// ``maxSessionsPerUser``.
+    package var settledRetention: Duration = .seconds(86400)
 
     package init() {}
 }
@@ -62,6 +66,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var disabledPlugins: [String] = []
     /// Log debug messages too.
     package var verbose = false
+    /// The configuration files read, in the order they were applied (empty:
+    /// only built-in defaults and the command line).
+    package var files: [String] = []
 
     /// The built-in defaults for an installation laid out by `layout`.
     package init(layout: InstallLayout) {
@@ -134,6 +141,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
             case ("Limits", "MaxSessionsPerUser"): limits.maxSessionsPerUser = try count(maximum: 10_000_000)
             case ("Limits", "MaxSessions"): limits.maxSessions = try count(maximum: 10_000_000)
             case ("Limits", "IdleTimeout"): limits.idleTimeout = try span()
+            case ("Limits", "SettledRetention"): limits.settledRetention = try span()
             case ("Plugins", "CallTimeout"): pluginCallTimeout = try span()
             case ("Plugins", "Disable"):
                 if a.value.isEmpty {

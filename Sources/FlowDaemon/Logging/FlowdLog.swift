@@ -26,6 +26,12 @@ extension MessageID {
     package static let daemonStarted = MessageID(constant: "8f5ff471507e4dcda52d69e21fadea88")
     /// The daemon is stopping.
     package static let daemonStopping = MessageID(constant: "638b11f959d541dca7e58482982738a7")
+    /// Sessions untouched for the idle time were removed.
+    package static let sessionsExpired = MessageID(constant: "666cebdff9474bef9f5748ac67fade91")
+    /// A limit refused a caller (sessions per user, sessions in all).
+    package static let limitReached = MessageID(constant: "d8c9948098dc411b8c1f88ac55fd1485")
+    /// A reload found an error in the configuration; the running one stays.
+    package static let reloadFailed = MessageID(constant: "9524c4014e544befa3270898d07d6981")
     /// An administrative call was allowed: `Reload`, another user's session
     /// (read, changed or closed), a flow that names a polkit action; by root
     /// or by polkit's yes.
@@ -37,7 +43,8 @@ extension MessageID {
     /// Every id above, for catalogs and tests.
     package static let flowd: [MessageID] = [
         sessionStarted, stepCompleted, submitted, submitFailed, flowRefused, pluginRefused, pluginCrashed,
-        daemonStarted, daemonStopping, administrativeAccess, authorizationRefused,
+        daemonStarted, daemonStopping, sessionsExpired, limitReached, reloadFailed, administrativeAccess,
+        authorizationRefused,
     ]
 }
 
@@ -46,8 +53,12 @@ extension LogField {
     package static let session = LogField(constant: "FLOWD_SESSION")
     /// `FLOWD_FLOW`: a flow id.
     package static let flow = LogField(constant: "FLOWD_FLOW")
-    /// `FLOWD_PLUGIN`: a plugin name.
+    /// `FLOWD_PLUGIN`: a plugin's registered name (`flowd.spool`), or the
+    /// file name without `.so` of one that never registered. Never a
+    /// capability's name: that is ``capability``.
     package static let plugin = LogField(constant: "FLOWD_PLUGIN")
+    /// `FLOWD_CAPABILITY`: the capability a call was to (`test.even`).
+    package static let capability = LogField(constant: "FLOWD_CAPABILITY")
     /// `FLOWD_STEP`: a step id (never an answer).
     package static let step = LogField(constant: "FLOWD_STEP")
     /// `FLOWD_FIELD`: a field id (never its value).
@@ -69,7 +80,8 @@ extension LogField {
 
     /// Every field above, for tests.
     package static let flowd: [LogField] = [
-        session, flow, plugin, step, field, state, uid, sender, path, error, durationMicroseconds, action,
+        session, flow, plugin, capability, step, field, state, uid, sender, path, error, durationMicroseconds,
+        action,
     ]
 }
 
@@ -84,5 +96,21 @@ enum FlowdLog {
         Logger(
             identifier: "flowd", minimumLevel: verbose ? .debug : .info,
             backend: JournalBackend.automatic(hiddenFieldPrefix: fieldPrefix))
+    }
+
+    /// The logger for why flowd exits (start-up failures): stderr, which the
+    /// journal files under flowd.service at the entry's priority even when
+    /// the process is gone before journald reads it (see
+    /// ``JournalBackend/lastWords(hiddenFieldPrefix:)``), so the reason shows
+    /// in `journalctl -u flowd -p err` and `systemctl status flowd`.
+    static func makeExitLogger() -> Logger {
+        Logger(identifier: "flowd", backend: JournalBackend.lastWords(hiddenFieldPrefix: fieldPrefix))
+    }
+
+    /// The journal's line about the configuration files read.
+    static func filesRead(_ files: [String]) -> String {
+        files.isEmpty
+            ? "configuration read from no file (built-in defaults and the command line)"
+            : "configuration read from \(files.joined(separator: ", "))"
     }
 }

@@ -19,26 +19,35 @@ struct PluginHostGateway: PluginGateway {
     func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
         -> FieldAssessment
     {
-        switch await caller.validateField(name, value: value, field: field, context: self.context(context)) {
-        case .success(let assessment): return assessment
-        case .timedOut: throw PluginCheckTimedOut()
-        case .busy(let waited):
-            logBusy(name, waited: waited)
-            throw PluginCheckTimedOut()
-        case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
-        case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
-        }
+        let result = await caller.validateField(name, value: value, field: field, context: self.context(context))
+        var metadata = callMetadata(.fieldValidator, name, context)
+        metadata[.field] = field.id
+        return try checked(result, "validator \(name)", name, metadata: metadata)
     }
 
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
-        switch await caller.validateStep(name, step: step, context: self.context(context)) {
-        case .success(let issues): return issues
-        case .timedOut: throw PluginCheckTimedOut()
-        case .busy(let waited):
-            logBusy(name, waited: waited)
+        let result = await caller.validateStep(name, step: step, context: self.context(context))
+        var metadata = callMetadata(.stepValidator, name, context)
+        metadata[.step] = step.id
+        return try checked(result, "step validator \(name)", name, metadata: metadata)
+    }
+
+    /// A check's value, or the error that makes the session say the check
+    /// could not run; a timeout, a wait for a thread and a failure are logged.
+    private func checked<Value>(
+        _ result: PluginCallResult<Value>, _ what: String, _ name: String, metadata: LogMetadata
+    ) throws -> Value {
+        switch result {
+        case .success(let value): return value
+        case .timedOut:
+            logger.warning("\(what) timed out", metadata: metadata)
             throw PluginCheckTimedOut()
-        case .failure(_, let detail): throw PluginCallFailed(plugin: name, detail: detail, logger: logger)
-        case .cancelled, .unavailable: throw PluginCallFailed(plugin: name, detail: "not available", logger: logger)
+        case .busy(let waited):
+            logBusy(name, waited: waited, metadata: metadata)
+            throw PluginCheckTimedOut()
+        case .failure(_, let detail): throw PluginCallFailed(name, detail: detail, metadata: metadata, logger: logger)
+        case .cancelled, .unavailable:
+            throw PluginCallFailed(name, detail: "not available", metadata: metadata, logger: logger)
         }
     }
 
@@ -47,7 +56,15 @@ struct PluginHostGateway: PluginGateway {
         switch await caller.submit(
             request.action, submission: request.submission, context: context(request.context), timeout: timeout)
         {
-        case .success(let receipt): return .success(receipt)
+        case .success(let receipt):
+            let (finite, replaced) = receipt.replacingNonFiniteNumbers()
+            if !replaced.isEmpty {
+                let paths = replaced.joined(separator: ", ")
+                logger.warning(
+                    "submit action \(request.action) returned a receipt with values that are not a finite number (\(paths)); they are kept as text",
+                    metadata: callMetadata(.submitAction, request.action, request.context))
+            }
+            return .success(finite)
         case .failure(let message, let detail):
             return .failure(message.map(SubmitFailure.localized) ?? .other, detail: detail)
         case .timedOut: return .failure(.timedOut, detail: "timed out after \(request.timeoutSeconds) s")
@@ -58,21 +75,37 @@ struct PluginHostGateway: PluginGateway {
         }
     }
 
+    func pluginName(providing kind: CapabilityKind, _ name: String) -> String? {
+        caller.registry.capability(kind, named: name)?.plugin.name
+    }
+
+    /// The journal fields of a call to capability `name`: its plugin's name
+    /// (`FLOWD_PLUGIN`, the same on every line about that plugin), the
+    /// capability, the flow and the session.
+    func callMetadata(_ kind: CapabilityKind, _ name: String, _ context: PluginContext) -> LogMetadata {
+        var metadata: LogMetadata = [.capability: name, .flow: context.flowID]
+        metadata[.plugin] = pluginName(providing: kind, name)
+        if !context.sessionID.isEmpty { metadata[.session] = context.sessionID }
+        return metadata
+    }
+
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        provider(name, await caller.options(name, field: field, context: self.context(context)))
+        provider(.optionsProvider, name, context, await caller.options(name, field: field, context: self.context(context)))
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        provider(name, await caller.prefill(name, field: field, context: self.context(context)))
+        provider(.prefillProvider, name, context, await caller.prefill(name, field: field, context: self.context(context)))
     }
 
-    private func provider<V>(_ name: String, _ result: PluginCallResult<V>) -> ProviderOutcome<V> {
+    private func provider<V>(
+        _ kind: CapabilityKind, _ name: String, _ context: PluginContext, _ result: PluginCallResult<V>
+    ) -> ProviderOutcome<V> {
         switch result {
         case .success(let v): return .success(v)
         case .failure(_, let detail): return .failure(detail: detail)
         case .timedOut: return .timedOut
         case .busy(let waited):
-            logBusy(name, waited: waited)
+            logBusy(name, waited: waited, metadata: callMetadata(kind, name, context))
             return .timedOut
         case .cancelled: return .failure(detail: "cancelled")
         case .unavailable: return .failure(detail: "no loaded plugin provides it")
@@ -83,17 +116,17 @@ struct PluginHostGateway: PluginGateway {
 extension PluginHostGateway {
     /// A call that found no free plugin thread within its time limit: it
     /// reaches the client as a timeout, and the journal says it never ran.
-    func logBusy(_ name: String, waited: Duration) {
+    func logBusy(_ name: String, waited: Duration, metadata: LogMetadata) {
         logger.warning(
             "plugin call \(name) was not made: no plugin thread was free for \(waited.description)",
-            metadata: [.plugin: name])
+            metadata: metadata)
     }
 }
 
 /// A validator failed: the engine shows "Couldn't check this value" (fail
 /// closed); the detail goes to the journal only.
 struct PluginCallFailed: Error {
-    init(plugin: String, detail: String, logger: Logger) {
-        logger.warning("validator \(plugin) failed: \(detail)", metadata: [.plugin: plugin])
+    init(_ capability: String, detail: String, metadata: LogMetadata, logger: Logger) {
+        logger.warning("validator \(capability) failed: \(detail)", metadata: metadata)
     }
 }

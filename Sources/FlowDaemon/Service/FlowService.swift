@@ -85,8 +85,18 @@ actor FlowService: DaemonComponent {
     }
 
     /// The live counts for systemd's status line.
-    var status: (sessions: Int, flows: Int, submits: Int) {
-        (quota.total, catalog.flows.count, submits.count)
+    var status: (sessions: Int, flows: Int, refusedFlows: Int, submits: Int) {
+        (quota.total, catalog.flows.count, catalog.refused.count, submits.count)
+    }
+
+    /// Live sessions by state name (a scan of the store; for `GetStatus`).
+    func sessionsByState() -> [String: Int] {
+        do {
+            return try repository.store.countsByState()
+        } catch {
+            logger.error("cannot count the sessions by state: \(error.description)")
+            return [:]
+        }
     }
 
     /// Live sessions, all uids.
@@ -174,12 +184,23 @@ actor FlowService: DaemonComponent {
                 throw .invalidArgs("\"\(requested ?? "")\" is not a locale tag (expected one like \"en\" or \"pt-BR\")")
             }
             let store = repository.store
-            try quota.reserve(for: uid, limits: configuration.limits) { uid throws(FlowdError) in
-                do {
-                    return try store.count(owner: uid)
-                } catch {
-                    throw .failed("cannot count the caller's sessions: \(error)")
+            do throws(FlowdError) {
+                // Settled sessions do not count: they never keep a person
+                // from starting another (they have a retention of their own).
+                try quota.reserve(for: uid, limits: configuration.limits) { uid throws(FlowdError) in
+                    do {
+                        return try store.count(owner: uid, excludingState: SessionState.submitted.rawValue)
+                    } catch {
+                        throw .failed("cannot count the caller's sessions: \(error)")
+                    }
                 }
+            } catch {
+                if error.name == .limitExceeded {
+                    logger.warning(
+                        "uid \(uid) cannot start a session of \(flow.id): \(error.message)", id: .limitReached,
+                        metadata: [.flow: flow.id, .uid: uid])
+                }
+                throw error
             }
             let new = NewSession(
                 flow: flow, id: SessionID.make(), owner: uid, locale: locale, prefill: prefill, answers: answers)
@@ -260,7 +281,7 @@ actor FlowService: DaemonComponent {
         events.append(.sessionNew(id: new.id))
         events.append(.sessionCountChanged)
         events.log(
-            .info, "session started", id: .sessionStarted,
+            .info, "session \(new.id) of \(new.flow.id) started by uid \(new.owner)", id: .sessionStarted,
             metadata: [.session: new.id, .flow: new.flow.id, .uid: new.owner])
         return new.id
     }
@@ -272,7 +293,9 @@ actor FlowService: DaemonComponent {
         var providedPrefill: [String: AnswerValue] = [:]
         for (request, value) in provided {
             let field = request.field.id
-            let metadata: LogMetadata = [.flow: flow.id, .plugin: request.provider.name, .field: field]
+            var metadata: LogMetadata = [.flow: flow.id, .capability: request.provider.name, .field: field]
+            metadata[.plugin] = calls.gateway.pluginName(
+                providing: request.kind == .options ? .optionsProvider : .prefillProvider, request.provider.name)
             switch value {
             case .options(.success(let options)):
                 dynamicOptions[field] = options
@@ -292,25 +315,27 @@ actor FlowService: DaemonComponent {
                 logger.warning("prefill provider timed out", metadata: metadata)
             }
         }
-        var session: FlowSession
-        do {
-            session = try FlowSession(
-                flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock,
-                prefill: providedPrefill.merging(new.prefill) { _, fromCaller in fromCaller }, dynamicOptions: dynamicOptions)
-        } catch {
-            guard !providedPrefill.isEmpty else { throw FlowdError(error) }
-            // A provider's value that does not fit the field is its fault, not
-            // the caller's: start without provider values.
-            logger.warning("a prefill provider's value was refused: \(error.message)", metadata: [.flow: flow.id])
+        func build(_ prefill: [String: AnswerValue]) throws(FlowdError) -> FlowSession {
             do {
-                session = try FlowSession(
-                    flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock, prefill: new.prefill,
+                return try FlowSession(
+                    flow: flow, id: new.id, owner: new.owner, locale: new.locale, clock: clock, prefill: prefill,
                     dynamicOptions: dynamicOptions)
             } catch {
                 throw FlowdError(error)
             }
         }
-        return session
+        do {
+            return try build(providedPrefill.merging(new.prefill) { _, fromCaller in fromCaller })
+        } catch {
+            guard !providedPrefill.isEmpty else { throw error }
+            // Who gave the value that does not fit? The caller's prefill alone
+            // decides: its own mistake is its error (InvalidArgs, nothing
+            // logged); otherwise a provider's value was refused, a plugin's
+            // fault, and the session starts without provider values.
+            let session = try build(new.prefill)
+            logger.warning("a prefill provider's value was refused: \(error.message)", metadata: [.flow: flow.id])
+            return session
+        }
     }
 
     /// The sessions `uid` may see: its own, or all of them for root.
@@ -363,20 +388,36 @@ actor FlowService: DaemonComponent {
         return ids.count(where: { (try? session($0)) != nil })
     }
 
-    /// Deletes sessions idle for longer than the configured time. Returns how
-    /// many went.
+    /// Deletes sessions idle for longer than the configured time, and
+    /// settled (submitted) ones older than their retention. Returns how many
+    /// went.
     func expireIdleSessions() -> Int {
         quota.forgetOwners()
-        // Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
-        let idle = configuration.limits.idleTimeout.components
-        let cutoff = clock.now - (idle.seconds * 1_000_000 + idle.attoseconds / 1_000_000_000_000)
+        let settled = SessionState.submitted.rawValue
+        let store = repository.store
+        let idleCutoff = clock.now - Self.microseconds(configuration.limits.idleTimeout)
+        let settledCutoff = clock.now - Self.microseconds(configuration.limits.settledRetention)
+        return expire(what: "idle sessions") { () throws(StoreError) in
+            try store.expired(before: idleCutoff, limit: 500, excludingState: settled)
+        } + expire(what: "settled sessions") { () throws(StoreError) in
+            try store.ids(inState: settled, updatedBefore: settledCutoff, limit: 500)
+        }
+    }
+
+    /// Microseconds, as the clock: `IdleTimeout=1500ms` means 1.5 s, not 1 s.
+    private static func microseconds(_ span: Duration) -> Int64 {
+        span.components.seconds * 1_000_000 + span.components.attoseconds / 1_000_000_000_000
+    }
+
+    /// Removes the sessions `batch` finds, 500 at a time, until it finds none.
+    private func expire(what: String, _ batch: () throws(StoreError) -> [String]) -> Int {
         var removed = 0
         while true {
             let ids: [String]
             do {
-                ids = try repository.store.expired(before: cutoff, limit: 500)
+                ids = try batch()
             } catch {
-                logger.error("cannot look for idle sessions: \(error.description)")
+                logger.error("cannot look for \(what): \(error.description)")
                 return removed
             }
             var progressed = false
@@ -397,7 +438,9 @@ actor FlowService: DaemonComponent {
         quota.removed(ownedBy: owner)
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
-        events.log(.info, "session removed (\(reason))", metadata: [.session: id])
+        // A removed settled session was not counted: count again when needed.
+        if let owner { quota.forget(owner: owner) }
+        events.log(.info, "session \(id) removed (\(reason))", metadata: [.session: id])
     }
 
     // MARK: - Session methods
@@ -422,6 +465,81 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; nothing new to store.
                 try service.commit(session, from: start, persist: false)
                 return errors
+            }
+        }
+    }
+
+    /// `CheckAnswers` (since 1.1): the field errors `SetAnswers` would reply
+    /// for `answers`, plugin validators included, without storing or
+    /// signalling anything: for a window that validates as the person types.
+    func checkAnswers(_ id: String, _ answers: [String: AnswerValue], reply: Reply<FieldErrors>) {
+        let now = clock.now
+        let check: AnswerCheck
+        do throws(FlowdError) {
+            let session = try session(id)
+            check = try engine { () throws(SessionError) in try session.checkAnswers(answers, now: now) }
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !check.checks.isEmpty else { return reply(.success(check.errors)) }
+        reply.deferring()
+        calls.check(check.checks, for: self) { _, results in reply(.success(check.errors(applying: results))) }
+    }
+
+    /// `SetLocale` (since 1.1): changes the session's language. What plugins
+    /// said in the old one is asked again before the reply: the options of
+    /// provider fields, then the current step's field validators.
+    func setLocale(_ id: String, _ tag: String, reply: Reply<Void>) {
+        let now = clock.now
+        let change: LocaleChange
+        let context: PluginContext
+        do throws(FlowdError) {
+            change = try self.change(id) { session throws(SessionError) in try session.setLocale(tag, now: now) }
+            let session = try session(id)
+            context = PluginContext(
+                flowID: session.flow.id, sessionID: id, locale: session.requestedLocale, callerUID: session.record.owner,
+                answers: [:], options: [:], stateDirectory: "")
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !change.checks.isEmpty || !change.providers.isEmpty else { return reply(.success(())) }
+        reply.deferring()
+        calls.provide(change.providers, context: context, for: self) { service, provided in
+            service.localeChanged(id, change, provided: provided, reply: reply)
+        }
+    }
+
+    /// Applies the options asked again after a change of language (a
+    /// provider that failed leaves its options in the old language), then
+    /// runs the field validators whose messages were in the old one.
+    private func localeChanged(_ id: String, _ change: LocaleChange, provided: [ProvidedValue], reply: Reply<Void>) {
+        do throws(FlowdError) {
+            var session = try session(id)
+            let start = repository.changeStart(session)
+            for (request, value) in zip(change.providers, provided) {
+                let metadata: LogMetadata = [.session: id, .plugin: request.provider.name, .field: request.field.id]
+                guard case .options(.success(let options)) = value else {
+                    events.log(.warning, "options provider failed after a change of language", metadata: metadata)
+                    continue
+                }
+                do {
+                    try session.setDynamicOptions(field: request.field.id, options)
+                } catch {
+                    events.log(.warning, "options provider's options were refused: \(error.message)", metadata: metadata)
+                }
+            }
+            try commit(session, from: start)
+        } catch {
+            return reply(.failure(error))
+        }
+        guard !change.checks.isEmpty else { return reply(.success(())) }
+        calls.check(change.checks, for: self) { service, results in
+            reply { () throws(FlowdError) in
+                var session = try service.session(id)
+                let start = service.repository.changeStart(session)
+                _ = session.applyPluginResults(results)
+                // Plugin verdicts live in memory only; nothing new to store.
+                try service.commit(session, from: start, persist: false)
             }
         }
     }
@@ -478,7 +596,7 @@ actor FlowService: DaemonComponent {
         let id = session.record.id
         events.insert(.stepCompleted(id: id, step: completion.step, answers: completion.answers), at: mark)
         events.log(
-            .info, "step completed", id: .stepCompleted,
+            .info, "session \(id) of \(session.flow.id): step \(completion.step) completed", id: .stepCompleted,
             metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
     }
 
@@ -563,10 +681,13 @@ actor FlowService: DaemonComponent {
         case .failure(let failure, let detail):
             try engine { () throws(SessionError) in try session.failSubmit(failure, now: now) }
             try commit(session, from: start)
+            // The engine announced the failure (its text is the message):
+            // the change's events carry that one announcement.
             let message = session.lastError ?? ""
             events.append(.submitFailed(id: id, message: message))
-            events.append(.announcement(id: id, text: message))
-            logger.warning("submit failed: \(detail)", id: .submitFailed, metadata: [.session: id, .flow: session.flow.id])
+            logger.warning(
+                "session \(id) of \(session.flow.id): submit failed: \(detail)", id: .submitFailed,
+                metadata: [.session: id, .flow: session.flow.id])
             return .failure(FlowdError(failure == .timedOut ? .timeout : .submitFailed, message))
         case .cancelled:
             try engine { () throws(SessionError) in try session.cancelSubmit(now: now) }
@@ -578,7 +699,10 @@ actor FlowService: DaemonComponent {
     private func settled(_ session: FlowSession) {
         let id = session.record.id
         events.append(.submitted(id: id, receipt: session.record.receipt ?? [:]))
-        logger.notice("session submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
+        // It no longer counts toward its owner's limit: count again when needed.
+        quota.forget(owner: session.record.owner)
+        logger.notice(
+            "session \(id) of \(session.flow.id) submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
     }
 
     /// `Cancel`: stops a running submit quietly.

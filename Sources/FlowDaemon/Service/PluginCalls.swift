@@ -12,6 +12,13 @@ protocol PluginGateway: PluginValidating {
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]>
     /// Runs a prefill provider.
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?>
+    /// The registered name of the plugin that provides capability `name` of
+    /// `kind`, for the journal's `FLOWD_PLUGIN`; nil when none does.
+    func pluginName(providing kind: CapabilityKind, _ name: String) -> String?
+}
+
+extension PluginGateway {
+    func pluginName(providing kind: CapabilityKind, _ name: String) -> String? { nil }
 }
 
 /// How a submit action ended.

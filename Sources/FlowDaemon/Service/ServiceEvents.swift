@@ -122,7 +122,7 @@ struct ServiceEvents {
                 keep(change.current.record.id, after, change.version)
                 ready += Self.differences(
                     of: change.current.record.id, from: change.start.properties ?? SessionProperties(change.start.session),
-                    to: after)
+                    to: after, announced: change.current.announcementSequence != change.start.session.announcementSequence)
             }
         }
         queued.removeAll(keepingCapacity: true)
@@ -130,15 +130,21 @@ struct ServiceEvents {
     }
 
     /// What clients are told when session `id`'s properties go from `before`
-    /// to `after`: `PropertiesChanged` with what differs, and `Announcement`
-    /// on arrival at a step or a new announcement.
-    static func differences(of id: String, from before: SessionProperties, to after: SessionProperties) -> [ServiceEvent] {
+    /// to `after`: `PropertiesChanged` with what differs, unless only
+    /// `UpdatedAt` does (a keystroke-driven `SetAnswers` changes nothing a
+    /// client shows; the new time is read with the next change or `Get`),
+    /// and one `Announcement` when the engine made one (`announced`: its
+    /// announcement count moved). A text that changed without a new
+    /// announcement (`SetLocale` rewording it) is a property change only.
+    static func differences(
+        of id: String, from before: SessionProperties, to after: SessionProperties, announced: Bool
+    ) -> [ServiceEvent] {
         var events: [ServiceEvent] = []
         let changed = after.changed(since: before)
-        if !changed.isEmpty { events.append(.propertiesChanged(id: id, names: changed, now: after)) }
-        if after.currentStep != before.currentStep || after.announcement != before.announcement {
-            events.append(.announcement(id: id, text: after.announcement))
+        if !changed.isEmpty, changed != [.updatedAt] {
+            events.append(.propertiesChanged(id: id, names: changed, now: after))
         }
+        if announced { events.append(.announcement(id: id, text: after.announcement)) }
         return events
     }
 }

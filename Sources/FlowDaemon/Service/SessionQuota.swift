@@ -64,6 +64,13 @@ struct SessionQuota {
         }
     }
 
+    /// Forgets `owner`'s count, which is read from the store again when next
+    /// needed: a session of theirs settled (settled ones do not count) or
+    /// went in a way that may not have counted.
+    mutating func forget(owner: UInt32) {
+        owned[owner] = nil
+    }
+
     /// Forgets the per-uid counts (at every expiry pass), so a change made
     /// to the store by hand counts within a minute.
     mutating func forgetOwners() {

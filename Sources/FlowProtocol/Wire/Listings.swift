@@ -20,6 +20,10 @@ package struct FlowSummary: Sendable, Hashable {
     package var steps: Int
     /// The flow ends with Review.
     package var review: Bool
+    /// Since 1.1, from `ListFlowsWithOptions` only: the flow locale
+    /// ``title`` and ``description`` are in (the requested one, resolved).
+    /// Empty from `ListFlows`, whose texts are in the default locale.
+    package var locale = ""
 
     /// A flow summary with every key given.
     package init(
@@ -46,6 +50,16 @@ package struct FlowSummary: Sendable, Hashable {
             review: flow.hasReview)
     }
 
+    /// The daemon's side: the summary of `flow` with its title and
+    /// description in `requested` (`ListFlowsWithOptions`).
+    package init(_ flow: FlowDefinition, locale requested: String) {
+        self.init(flow)
+        let localized = flow.summary(locale: requested)
+        title = localized.title
+        description = localized.description
+        locale = localized.locale
+    }
+
     /// Every translation of `text`; a plain string is the English one.
     private static func byLocale(_ text: LocalizedText) -> [String: String] {
         var texts: [String: String] = [:]
@@ -68,12 +82,14 @@ package struct FlowSummary: Sendable, Hashable {
 
     /// The encoder: one `a{sv}` of `ListFlows`.
     package var dbusValue: DBusValue {
-        .vardict([
+        var entries: [String: DBusValue] = [
             "id": .string(id), "title": .string(title), "titles": .stringDictionary(titles),
             "description": .string(description), "descriptions": .stringDictionary(descriptions),
             "locales": .strings(locales),
             "steps": .uint32(UInt32(clamping: steps)), "review": .bool(review),
-        ])
+        ]
+        if !locale.isEmpty { entries["locale"] = .string(locale) }
+        return .vardict(entries)
     }
 
     /// The decoder of one `a{sv}` of `ListFlows`.
@@ -83,6 +99,7 @@ package struct FlowSummary: Sendable, Hashable {
             id: try d.required("id"), title: try d.required("title"), titles: try d.required("titles"),
             description: try d.required("description"), descriptions: try d.optional("descriptions") ?? [:],
             locales: try d.required("locales"), steps: try d.count("steps"), review: try d.required("review"))
+        locale = try d.optional("locale") ?? ""
     }
 }
 

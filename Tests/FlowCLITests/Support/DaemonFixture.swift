@@ -49,13 +49,24 @@ final class DaemonFixture: @unchecked Sendable {
 
     var address: String { bus.address }
 
-    init(flows: [String: String] = ["plain.json": TestFlows.plain, "quick.json": TestFlows.quick]) throws {
+    /// A flowd serving `flows` (file name → JSON) with the built plugins
+    /// `plugins` (product names such as `ValidatorsPlugin`) in its plugin directory.
+    init(
+        flows: [String: String] = ["plain.json": TestFlows.plain, "quick.json": TestFlows.quick],
+        plugins: [String] = []
+    ) throws {
         bus = try PrivateBus()
         directory = try TemporaryDirectory(prefix: "flowctl-it")
         for sub in ["flows", "plugins", "state"] {
             try FileManager.default.createDirectory(atPath: directory.file(sub), withIntermediateDirectories: true)
         }
         for (name, text) in flows { try directory.write("flows/" + name, text) }
+        // The loader takes a plugin owned by root or by flowd's user, writable by nobody else.
+        for product in plugins {
+            let target = directory.file("plugins/" + product.replacingOccurrences(of: "Plugin", with: "").lowercased() + ".so")
+            try FileManager.default.copyItem(atPath: Binaries.directory + "/lib\(product).so", toPath: target)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target)
+        }
         daemon = try ChildProcess(
             Binaries.flowd,
             ["--address", bus.address, "--flows-dir", directory.file("flows"), "--plugin-dir", directory.file("plugins"),
@@ -63,6 +74,20 @@ final class DaemonFixture: @unchecked Sendable {
             environment: bus.environment)
         try waitForName()
     }
+
+    /// The shipped flows with the shipped plugins, and the test plugin
+    /// (`test.slow-submit`, `test.fail-submit`, …) for flows a test adds.
+    static func shipped(adding extra: [String: String] = [:]) throws -> DaemonFixture {
+        var flows: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: Repository.flowsDirectory) where name.hasSuffix(".json") {
+            flows[name] = try String(contentsOfFile: Repository.flowsDirectory + "/" + name, encoding: .utf8)
+        }
+        flows.merge(extra) { _, new in new }
+        return try DaemonFixture(flows: flows, plugins: shippedPlugins + ["FixtureTestPlugin"])
+    }
+
+    /// The plugins `make install` ships, by product name.
+    static let shippedPlugins = ["SpoolPlugin", "CommandPlugin", "WebhookPlugin", "ValidatorsPlugin", "ProvidersPlugin"]
 
     deinit {
         daemon.terminate()

@@ -101,7 +101,8 @@ final class EngineService: FlowService, @unchecked Sendable {
     ) async throws(FlowClientError) -> String {
         calls.append(answers.isEmpty ? "StartSession" : "StartSession(answers)")
         guard let definition = flows[flow] else { throw Self.refusal(.notFound, "no flow \(flow)") }
-        let id = String(format: "%032x", nextID)
+        // Ids that differ at the front, as flowd's random ones do.
+        let id = String(format: "%08x", nextID) + String(repeating: "0", count: 24)
         nextID += 1
         var options: [String: [ChoiceOption]] = [:]
         for request in definition.providerRequests(locale: locale ?? "en") where request.kind == .options {
@@ -159,6 +160,30 @@ final class EngineService: FlowService, @unchecked Sendable {
         calls.append("ListPlugins")
         do throws(WireError) {
             return try pluginList.map { plugin throws(WireError) in try PluginSummary(dbusValue: plugin.dbusValue) }
+        } catch {
+            throw Self.mismatch(error)
+        }
+    }
+
+    /// The status the fake reports: its sessions and plugins, a refused flow,
+    /// started at ``statusStartedAt``.
+    var statusStartedAt: UInt64 = 1_764_000_000_000_000
+
+    func status() async throws(FlowClientError) -> DaemonStatus {
+        calls.append("GetStatus")
+        var byState: [String: UInt32] = [:]
+        for session in sessions.values { byState[session.state.rawValue, default: 0] += 1 }
+        var plugins: [String: UInt32] = [:]
+        for plugin in pluginList { plugins[plugin.status.rawValue, default: 0] += 1 }
+        let status = DaemonStatus(
+            version: "0.1.1", startedAt: statusStartedAt, sessions: byState, flows: ["trip"],
+            refusedFlows: [.init(file: "/etc/flowd/flows/bad.json", reason: "/etc/flowd/flows/bad.json: $.steps: expected an array")],
+            plugins: plugins,
+            failedPlugins: Dictionary(uniqueKeysWithValues: pluginList.filter { $0.status == .failed }.map { ("/p/\($0.name).so", $0.error) }),
+            limits: ["MaxSessionsPerUser": .uint32(64), "IdleTimeout": .uint64(604_800)], stateDirectory: "/var/lib/flowd",
+            stateBytes: 1_234_567)
+        do throws(WireError) {
+            return try DaemonStatus(dbusValue: status.dbusValue)
         } catch {
             throw Self.mismatch(error)
         }
@@ -341,6 +366,7 @@ final class AbsentService: FlowService, @unchecked Sendable {
     ) async throws(FlowClientError) -> String { throw error }
     func listSessions() async throws(FlowClientError) -> [SessionListing] { throw error }
     func listPlugins() async throws(FlowClientError) -> [PluginSummary] { throw error }
+    func status() async throws(FlowClientError) -> DaemonStatus { throw error }
     func step(_ session: String) async throws(FlowClientError) -> StepPage { throw error }
     func setAnswers(_ session: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String] { throw error }
     func continueStep(_ session: String) async throws(FlowClientError) -> [String: String] { throw error }

@@ -72,6 +72,25 @@ final class PseudoTerminal: Sendable {
         screen.withLock { Self.clean($0.bytes) }
     }
 
+    /// What was drawn after the text the last ``waitFor(_:timeout:)`` matched.
+    var unread: String {
+        screen.withLock { screen in
+            let cleaned = Self.clean(screen.bytes)
+            return String(cleaned.dropFirst(min(screen.mark, cleaned.count)))
+        }
+    }
+
+    /// What is drawn from the last match up to and including the next
+    /// `needle` (which it waits for, and moves past); nil when `needle` does not come.
+    func drawn(until needle: String, timeout: TimeInterval = 30) -> String? {
+        let from = screen.withLock { $0.mark }
+        guard waitFor(needle, timeout: timeout) else { return nil }
+        return screen.withLock { screen in
+            let cleaned = Array(Self.clean(screen.bytes))
+            return String(cleaned[min(from, cleaned.count)..<min(screen.mark, cleaned.count)])
+        }
+    }
+
     /// Everything written so far, escape codes included.
     var rawText: String {
         screen.withLock { String(decoding: $0.bytes, as: UTF8.self) }

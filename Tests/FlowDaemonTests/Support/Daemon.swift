@@ -65,12 +65,16 @@ struct DaemonSettings: Sendable {
     /// before flowd starts: for files `plugins` cannot make (other names,
     /// symlinks, loose modes, another owner).
     var preparePlugins: (@Sendable (_ directory: String) throws -> Void)?
+    /// The account the private bus's daemon runs as (``PrivateBus``'s
+    /// `user`): another user's bus, as the system bus is. Nil: the test's.
+    var busUser: String?
 
     init(
         flows: [String: String] = TestFlows.standard, configuration: String? = nil, allowUsers: [UInt32] = [],
         verbose: Bool = false, environment: [String: String] = [:], plugins: [String] = [], systemMode: Bool = false,
-        preparePlugins: (@Sendable (_ directory: String) throws -> Void)? = nil
+        preparePlugins: (@Sendable (_ directory: String) throws -> Void)? = nil, busUser: String? = nil
     ) {
+        self.busUser = busUser
         self.plugins = plugins
         self.preparePlugins = preparePlugins
         self.flows = flows
@@ -158,7 +162,7 @@ final class DaemonFixture: @unchecked Sendable {
 
     init(_ settings: DaemonSettings = DaemonSettings()) async throws {
         self.settings = settings
-        bus = try PrivateBus(allowUsers: settings.allowUsers)
+        bus = try PrivateBus(allowUsers: settings.allowUsers, user: settings.busUser)
         let directory = try TemporaryDirectory(prefix: "flowd-daemon")
         self.directory = directory
         if !settings.allowUsers.isEmpty { chmod(directory.path, 0o755) }

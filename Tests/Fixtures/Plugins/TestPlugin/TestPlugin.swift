@@ -60,14 +60,17 @@ struct SlowSubmit: SubmitAction {
     }
 }
 
-/// `test.echo-submit`: succeeds at once; the receipt carries the answer count.
+/// `test.echo-submit`: succeeds at once; the receipt carries the answer
+/// count, and the entries of `{"receipt": {…}}` as they are given.
 struct EchoSubmit: SubmitAction {
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
-        SubmitReceipt([
+        var receipt: [String: JSONValue] = [
             "reference": .string(submission.id),
             "answers": .number(Double(submission.answers.count)),
             "flow": .string(context.flowID),
-        ])
+        ]
+        receipt.merge(context.options["receipt"]?.objectValue ?? [:]) { _, given in given }
+        return SubmitReceipt(receipt)
     }
 }
 
