@@ -1,6 +1,7 @@
 import DBus
 import FlowdSystem
 import Reactor
+import Synchronization
 import TestSupport
 
 /// A stand-in for polkitd on a test's private bus: owns
@@ -37,6 +38,7 @@ final class FakePolkit: @unchecked Sendable {
     private let connection: Connection
     private let objects: LoopBound<ObjectServer>
     private let state = LockedValue(State())
+    private let stopped = Atomic<Bool>(false)
 
     /// Connects to the bus at `address` and owns polkit's name there.
     init(address: String, answers: [String: Answer]) throws {
@@ -61,8 +63,11 @@ final class FakePolkit: @unchecked Sendable {
         stop()
     }
 
-    /// Leaves the bus (polkit gone); held calls go unanswered.
+    /// Leaves the bus (polkit gone); held calls go unanswered. Once only:
+    /// a test that stops polkit is followed by deinit, and a second
+    /// `thread.sync` would wait forever for a loop that no longer runs.
     func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let connection = self.connection
         thread.sync { connection.close() }
         thread.stop()
