@@ -73,6 +73,17 @@ struct AuthorizationPolicyTests {
         #expect(Policy.decide(.startFlow(id: "enrol", action: try #require(Self.enrol)), caller: caller, polkit: false) == .allow)
     }
 
+    @Test("listing every user's sessions: root at once; others asked about manage-sessions, never interactively; the per-user flowd refuses")
+    func everySession() {
+        #expect(Policy.decide(.everySession, caller: Self.caller(0, interactive: true), polkit: true) == .allow)
+        for interactive in [false, true] {
+            #expect(Policy.decide(.everySession, caller: Self.caller(Self.other, interactive: interactive), polkit: true)
+                    == .ask(.init(action: .manageSessions, interactive: false, purpose: "list every user's sessions")))
+        }
+        #expect(Policy.decide(.everySession, caller: Self.caller(Self.other), polkit: false)
+                == .refuse(.accessDenied("only root lists every user's sessions")))
+    }
+
     static func query(interactive: Bool) -> Policy.Query {
         Policy.Query(action: .reload, interactive: interactive, purpose: "reload flowd")
     }

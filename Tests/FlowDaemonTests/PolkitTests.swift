@@ -66,22 +66,71 @@ struct PolkitTests {
         }
     }
 
+    @Test("ListSessions and GetSession: another user's sessions with manage-sessions; the listing never prompts; no question without others' sessions")
+    func listAndFind() async throws {
+        try await withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody], systemMode: true)) { fixture in
+            let polkit = try FakePolkit(address: fixture.bus.address, answers: [Self.manage: .challenge])
+            var nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
+            nobody.interactive = true
+            let started = try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).StartSession", ["'quick'", "{}"])
+            let nobodyID = try #require(gvariantQuotedStrings(started).first?.split(separator: "/").last.map(String.init))
+            // Only nobody's own session exists: polkit is not asked.
+            #expect(gvariantQuotedStrings(try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).ListSessions")).contains(nobodyID))
+            #expect(polkit.questions.isEmpty)
+
+            let rootSession = try await fixture.client.start("trip")
+            // A challenge: nobody's own list, without an error, and polkit
+            // was asked without interaction although nobody allowed it.
+            var listed = gvariantQuotedStrings(try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).ListSessions"))
+            #expect(listed.contains(nobodyID) && !listed.contains(rootSession), "\(listed)")
+            #expect(polkit.questions.map(\.flags) == [0] && polkit.questions.first?.action == Self.manage)
+            // GetSession of root's session passes the flag on and is refused.
+            try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).GetSession", ["'\(rootSession)'"], with: Self.interactiveRequired)
+            #expect(polkit.questions.last?.flags == 1)
+            // GetSession of nobody's own asks nobody.
+            let asked = polkit.questions.count
+            try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).GetSession", ["'\(nobodyID)'"])
+            #expect(polkit.questions.count == asked)
+
+            // polkit says yes: every session is listed, root's is found.
+            polkit.setAnswer(.authorized, for: Self.manage)
+            listed = gvariantQuotedStrings(try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).ListSessions"))
+            #expect(listed.contains(nobodyID) && listed.contains(rootSession), "\(listed)")
+            let found = try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).GetSession", ["'\(rootSession)'"])
+            #expect(found == "(objectpath '\(sessionPath(rootSession).rawValue)',)")
+            // Root lists every session without a question.
+            let before = polkit.questions.count
+            #expect(try await fixture.client.listSessions().map(\.id).sorted() == [nobodyID, rootSession].sorted())
+            #expect(polkit.questions.count == before)
+            // The list of everyone's sessions is audited; refusals of it are not (nobody just saw their own).
+            #expect(await waitUntil {
+                fixture.daemon.standardError.contains("uid 65534 allowed: listing every user's sessions, by polkit (\(Self.manage))")
+            }, "\(fixture.daemon.standardError)")
+            #expect(!fixture.daemon.standardError.contains("refused: authentication is required to list"))
+        }
+    }
+
     @Test("Reload: polkit's challenge is InteractiveAuthorizationRequired, with and without the flag; its yes reloads")
     func reload() async throws {
         try await withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody], systemMode: true)) { fixture in
             let polkit = try FakePolkit(address: fixture.bus.address, answers: [Self.reload: .challenge])
             var nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
             try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).Reload", with: Self.interactiveRequired)
+            // The message tells the caller what to do.
+            let refused = try nobody.gdbus("/org/flowd/Flow1", "\(Self.manager).Reload")
+            #expect(refused.standardError.contains(
+                "authentication is required to reload flowd (polkit action \(Self.reload)): call again allowing interactive authorization"),
+                "\(refused.standardError)")
             nobody.interactive = true
             try nobody.gdbusFails("/org/flowd/Flow1", "\(Self.manager).Reload", with: Self.interactiveRequired)
-            #expect(polkit.questions.map(\.flags) == [0, 1])
+            #expect(polkit.questions.map(\.flags) == [0, 0, 1])
             #expect(polkit.questions.allSatisfy { $0.action == Self.reload })
 
             polkit.setAnswer(.authorized, for: Self.reload)
             #expect(try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).Reload") == "()")
             // Root reloads without a question.
             try await fixture.client.reload()
-            #expect(polkit.questions.count == 3)
+            #expect(polkit.questions.count == 4)
         }
     }
 
@@ -135,6 +184,10 @@ struct PolkitTests {
             defer { stuck.terminate(grace: .seconds(1)) }
             #expect(await waitUntil { polkit.questions.count == 1 })
             #expect(try await fixture.client.step(rootSession).id == "welcome")
+            // polkit's other answers are not queued behind the stuck one.
+            polkit.setAnswer(.authorized, for: Self.reload)
+            #expect(try nobody.gdbusOK("/org/flowd/Flow1", "\(Self.manager).Reload") == "()")
+            #expect(polkit.questions.count == 2)
             // flowd's time limit refuses the stuck call.
             let ended = await stuck.ended(before: MonotonicClock.now().advanced(by: .seconds(40)))
             #expect(ended != nil && ended != .exited(0))

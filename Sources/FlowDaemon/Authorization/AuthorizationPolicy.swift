@@ -22,6 +22,12 @@ enum AuthorizationPolicy {
         /// Starting a session of flow `id`, which names `action`: root, or
         /// the action. On the session bus every caller may.
         case startFlow(id: String, action: AuthorizationAction)
+        /// `ListSessions` listing every user's sessions, not only the
+        /// caller's: root, or `org.flowd.Flow1.manage-sessions` granted
+        /// without asking anyone. A listing never prompts for a password:
+        /// the flag is not passed on, and a refusal only narrows the list
+        /// to the caller's own sessions.
+        case everySession
     }
 
     /// The caller: their uid, and whether they allowed interactive
@@ -103,6 +109,9 @@ enum AuthorizationPolicy {
             guard polkit else { return .allow }
             action = flowAction
             purpose = "start flow \(id)"
+        case .everySession:
+            guard polkit else { return .refuse(.accessDenied("only root lists every user's sessions")) }
+            return .ask(Query(action: .manageSessions, interactive: false, purpose: "list every user's sessions"))
         }
         return .ask(Query(action: action, interactive: caller.allowsInteraction, purpose: purpose))
     }

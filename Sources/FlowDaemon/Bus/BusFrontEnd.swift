@@ -329,6 +329,8 @@ final class BusFrontEnd: DaemonComponent {
             requirement = .reload
         case .startFlow(let id, let action):
             requirement = .startFlow(id: id, action: action)
+        case .everySession:
+            requirement = .everySession
         case .sessionOwner(let id):
             do {
                 let owner = try withService { service throws(FlowdError) in try service.owner(of: id) }
@@ -371,6 +373,9 @@ final class BusFrontEnd: DaemonComponent {
         _ requirement: AuthorizationPolicy.Requirement, _ uid: UInt32, _ sender: BusName, action: AuthorizationAction?,
         _ result: Result<Void, AuthorizationPolicy.Refusal>
     ) {
+        // Allowed without root or polkit (a flow's action on the session
+        // bus): nothing administrative happened.
+        if case .success = result, action == nil, uid != 0 { return }
         var metadata: LogMetadata = [.uid: uid, .sender: sender.rawValue]
         let what: String
         switch requirement {
@@ -383,6 +388,11 @@ final class BusFrontEnd: DaemonComponent {
         case .startFlow(let id, _):
             metadata[.flow] = id
             what = "starting flow \(id)"
+        case .everySession:
+            // A caller not let see the others' sessions still gets their
+            // own: not a refusal, and not worth an entry per listing.
+            if case .failure = result { return }
+            what = "listing every user's sessions"
         }
         if let action { metadata[.action] = action.id }
         switch result {

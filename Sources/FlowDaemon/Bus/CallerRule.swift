@@ -21,6 +21,9 @@ enum CallerRule: Sendable {
     /// Starting flow `id`, which names polkit `action` (`StartSession`
     /// authorizes it once the flow is known, not before the handler).
     case startFlow(String, AuthorizationAction)
+    /// Listing every user's sessions: root, or polkit's `manage-sessions`
+    /// without interaction (`ListSessions` falls back to the caller's own).
+    case everySession
 
     /// The rule of Manager member `member`.
     static func manager(_ member: MemberName) -> CallerRule {

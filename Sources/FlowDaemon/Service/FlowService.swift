@@ -154,16 +154,9 @@ actor FlowService: DaemonComponent {
 
     // MARK: - Authorization
 
-    /// Refuses `uid` unless it owns session `id` or is root. Fails closed:
-    /// a session that cannot be loaded refuses everyone.
-    func authorize(_ id: String, uid: UInt32) throws(FlowdError) {
-        guard try uid == owner(of: id) || uid == 0 else {
-            throw .accessDenied("session \(id) belongs to another user")
-        }
-    }
-
     /// The uid session `id` belongs to, for the front end's authorization
-    /// (`NotFound` when there is no such session).
+    /// (``AuthorizationPolicy``; `NotFound` when there is no such session,
+    /// and a session that cannot be loaded refuses everyone).
     func owner(of id: String) throws(FlowdError) -> UInt32 {
         if let owner = repository.cachedOwner(of: id) { return owner }
         return try session(id).record.owner
