@@ -238,8 +238,10 @@ check_other_user() {
     [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
         { fail "nobody calling GetStep on root's session got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
     err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.GetSession" "string:$(path_id "$theirs")")
-    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
-        { fail "nobody calling GetSession on root's session got '${err:-success}', expected AccessDenied"; return 1; }
+    [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
+        { fail "nobody calling GetSession on root's session got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    runuser -u nobody -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" ListSessions | grep -q "$(path_id "$theirs")" &&
+        { fail "nobody's ListSessions lists root's session"; return 1; }
     err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.Reload")
     [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
         { fail "nobody calling Reload got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
@@ -251,8 +253,8 @@ check_other_user() {
 # refused; with polkit stopped and masked, every non-root administrative call fails closed while
 # owners go on.
 POLKIT_RULE=/etc/polkit-1/rules.d/50-flowd-e2e.rules
-polkit_denies() { # USER PATH METHOD: the error name and message of USER's call (dbus-send: no interaction)
-    runuser -u "$1" -- dbus-send --system --print-reply --dest="$BUS" "$2" "$3" 2>&1 | sed -n -E 's/^Error ([A-Za-z0-9_.]+): (.*)/\1 \2/p' | head -n 1
+polkit_denies() { # USER PATH METHOD [ARG...]: the error name and message of USER's call (dbus-send: no interaction)
+    runuser -u "$1" -- dbus-send --system --print-reply --dest="$BUS" "$2" "${@:3}" 2>&1 | sed -n -E 's/^Error ([A-Za-z0-9_.]+): (.*)/\1 \2/p' | head -n 1
 }
 check_polkit() {
     local theirs mine out
@@ -273,10 +275,20 @@ RULE
     out=$(polkit_denies bob "$theirs" "$ISESSION.GetStep")
     [[ "$out" == org.freedesktop.DBus.Error.InteractiveAuthorizationRequired* ]] ||
         { fail "bob (not in flowd-helpdesk) reading root's session got '${out:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    out=$(polkit_denies bob "$MANAGER" "$IMANAGER.GetSession" "string:$(path_id "$theirs")")
+    [[ "$out" == org.freedesktop.DBus.Error.InteractiveAuthorizationRequired* ]] ||
+        { fail "bob's GetSession of root's session got '${out:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    runuser -u bob -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" ListSessions | grep -q "$(path_id "$theirs")" &&
+        { fail "bob's ListSessions lists root's session"; return 1; }
+    # alice lists (flowctl, as a person would), finds, reads and closes root's session.
+    out=$(runuser -u alice -- flowctl --system sessions --quiet 2>&1)
+    grep -qx "$(path_id "$theirs")" <<<"$out" || { fail "alice's flowctl sessions does not list root's session: $out"; return 1; }
+    runuser -u alice -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" GetSession s "$(path_id "$theirs")" | grep -qF "$theirs" ||
+        { fail "alice (flowd-helpdesk) cannot GetSession root's session"; return 1; }
     runuser -u alice -- busctl --system call "$BUS" "$theirs" "$ISESSION" GetStep >/dev/null ||
         { fail "alice (flowd-helpdesk) cannot read root's session"; return 1; }
-    runuser -u alice -- busctl --system call "$BUS" "$theirs" "$ISESSION" Close ||
-        { fail "alice (flowd-helpdesk) cannot close root's session"; return 1; }
+    runuser -u alice -- flowctl --system close "$(path_id "$theirs")" ||
+        { fail "alice (flowd-helpdesk) cannot close root's session with flowctl"; return 1; }
     [ "$(error_name dbus-send --system --print-reply --dest="$BUS" "$theirs" "$ISESSION.GetStep")" = org.flowd.Flow1.Error.NotFound ] ||
         { fail "root's session is still there after alice closed it"; return 1; }
     note "bob refused (InteractiveAuthorizationRequired); alice read and closed root's session"
