@@ -110,6 +110,41 @@ struct PolkitTests {
         }
     }
 
+    @Test("flowctl: on a terminal its calls allow interactive authorization; --no-ask-password and no terminal do not; the refusal says what to do")
+    func flowctlFlag() async throws {
+        try await withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody], systemMode: true)) { fixture in
+            let polkit = try FakePolkit(address: fixture.bus.address, answers: [Self.manage: .challenge])
+            let nobody = ExternalClient(fixture, uid: ExternalClient.nobody)
+            let rootSession = try await fixture.client.start("trip")
+            let flowctl = BuildProducts.directory(holding: "flowctl") + "/flowctl"
+            let show = [flowctl, "--address", nobody.address, "show", rootSession]
+            /// flowctl as nobody, on a terminal (`script` gives it one) or not; what polkit was asked and what it printed.
+            func run(_ arguments: [String], terminal: Bool) throws -> (flags: UInt32?, output: String) {
+                let before = polkit.questions.count
+                let result = terminal
+                    ? try nobody.run("script", ["-qec", arguments.map(shellQuoted).joined(separator: " "), "/dev/null"])
+                    : try nobody.run(arguments[0], Array(arguments.dropFirst()))
+                #expect(result.status != .exited(0), "flowctl read root's session: \(result.standardOutput)")
+                #expect(polkit.questions.count == before + 1)
+                return (polkit.questions.last?.flags, result.standardOutput + result.standardError)
+            }
+            let onTerminal = try run(show, terminal: true)
+            #expect(onTerminal.flags == 1)
+            #expect(try run(show + ["--no-ask-password"], terminal: true).flags == 0)
+            let piped = try run(show, terminal: false)
+            #expect(piped.flags == 0)
+            // The refusal: flowctl's sentence, with flowd's reason.
+            #expect(piped.output.contains("Authentication is required: run flowctl on a terminal, without --no-ask-password"), "\(piped.output)")
+            #expect(piped.output.contains("call again allowing interactive authorization"), "\(piped.output)")
+            #expect(onTerminal.output.contains("no authentication agent could ask for it"), "\(onTerminal.output)")
+
+            // polkit's yes: flowctl on a terminal shows root's session.
+            polkit.setAnswer(.authorized, for: Self.manage)
+            let shown = try nobody.run("script", ["-qec", show.map(shellQuoted).joined(separator: " "), "/dev/null"])
+            #expect(shown.status == .exited(0), "\(shown.standardOutput)")
+        }
+    }
+
     @Test("Reload: polkit's challenge is InteractiveAuthorizationRequired, with and without the flag; its yes reloads")
     func reload() async throws {
         try await withDaemon(DaemonSettings(allowUsers: [ExternalClient.nobody], systemMode: true)) { fixture in

@@ -67,6 +67,9 @@ package struct GlobalOptions: Sendable, Hashable {
     package var json = false
     /// `--color`.
     package var color: ColorOption = .auto
+    /// False with `--no-ask-password`: calls never let polkit ask for a
+    /// password (on a terminal they do by default).
+    package var askPassword = true
     /// Which bus option was given, to refuse a second, different one.
     var busOption: String?
 
@@ -211,6 +214,7 @@ package enum FlowctlCommandLine {
         OptionSpec("address", value: "ADDR", help: "talk to flowd on the bus at the D-Bus address ADDR"),
         OptionSpec("json", help: "print data as JSON (shapes in flowctl(1) and docs/flowctl.md)"),
         OptionSpec("color", value: "WHEN", help: "colour: auto (on a terminal, unless NO_COLOR is set), always, never"),
+        OptionSpec("no-ask-password", help: "never ask for a password when the system service needs authentication (polkit); such a call fails instead"),
         OptionSpec("help", short: "h", help: "show help"),
         OptionSpec("version", help: "show flowctl's version"),
     ]
@@ -307,6 +311,7 @@ package enum FlowctlCommandLine {
                 case "user": try setBus(&global, .user, display)
                 case "address": try setBus(&global, .address(value ?? ""), display)
                 case "json": global.json = true
+                case "no-ask-password": global.askPassword = false
                 case "color":
                     guard let choice = ColorOption(rawValue: value ?? "") else {
                         throw .usage("--color takes auto, always or never, not \(quote(value ?? ""))")
