@@ -33,6 +33,14 @@ struct CommandLineTests {
         #expect(before.arguments == ["abcd"])
     }
 
+    @Test("--no-ask-password turns asking for a password off, anywhere on the line; it takes no value")
+    func noAskPassword() throws {
+        #expect(try parsed(["--system", "sessions"]).global.askPassword)
+        #expect(try !parsed(["--no-ask-password", "--system", "sessions"]).global.askPassword)
+        #expect(try !parsed(["close", "abcd", "--no-ask-password"]).global.askPassword)
+        #expect(usageError(["--no-ask-password=yes", "sessions"])?.message.contains("takes no value") == true)
+    }
+
     @Test("--address takes a value, separate or after =; --user and --session mean the session bus")
     func busOptions() throws {
         #expect(try parsed(["--address", "unix:path=/run/x", "flows"]).global.bus == .address("unix:path=/run/x"))

@@ -144,7 +144,7 @@ struct AuthorizationPolicyTests {
         #expect(AuthorizationAction.start.id == "org.flowd.Flow1.start")
     }
 
-    @Test("the installed policy declares exactly the actions flowd asks about, with the defaults docs/admin.md gives")
+    @Test("the installed policy declares exactly the actions flowd asks about, with the defaults docs/admin.md gives, owned by flowd")
     func policyFileMatches() throws {
         let url = BuildProducts.repository.appendingPathComponent("polkit/org.flowd.Flow1.policy")
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -158,6 +158,10 @@ struct AuthorizationPolicyTests {
             }
             #expect(actions.updateValue(defaults, forKey: id) == nil, "\(id) declared twice")
             #expect(chunk.contains("<message>") && chunk.contains("<message xml:lang=\"de\">"), "\(id) has no translated message")
+            // flowd.service runs as flowd, not root: polkit answers it about
+            // callers only for actions whose owner it is.
+            #expect(chunk.contains("<annotate key=\"org.freedesktop.policykit.owner\">unix-user:flowd</annotate>"),
+                    "\(id) does not name flowd as its owner")
         }
         #expect(actions == [
             AuthorizationAction.start.id: ["auth_admin", "auth_admin", "yes"],

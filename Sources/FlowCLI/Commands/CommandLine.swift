@@ -120,7 +120,7 @@ package enum FlowctlCommandLine {
             options: [localeOption], minArguments: 1, maxArguments: 1, group: .flows),
         CommandSpec(
             name: "sessions", arguments: "", summary: "list your sessions",
-            details: "Lists your sessions (every session when run as root): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids.",
+            details: "Lists your sessions (every session when run as root, or with --system by a user polkit lets manage sessions without a password): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids.",
             options: [quietOption], minArguments: 0, maxArguments: 0, group: .flows),
         CommandSpec(
             name: "close", arguments: "SESSION", summary: "delete a session",
