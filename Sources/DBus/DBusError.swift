@@ -45,6 +45,13 @@ package struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ErrorName {
+    /// The bus could not start the service a call was for (D-Bus
+    /// activation failed: `org.freedesktop.DBus.Error.Spawn.*`, or systemd's
+    /// `org.freedesktop.systemd1.*`, such as a masked unit).
+    package var isActivationFailure: Bool {
+        rawValue.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || rawValue.hasPrefix("org.freedesktop.systemd1.")
+    }
+
     /// `org.freedesktop.DBus.Error.Failed`: a generic failure.
     package static let failed: ErrorName = "org.freedesktop.DBus.Error.Failed"
     /// `org.freedesktop.DBus.Error.InteractiveAuthorizationRequired`: the call

@@ -132,6 +132,27 @@ struct AuthorizationPolicyTests {
         }
     }
 
+    @Test("polkit's replies and errors: yes, challenge, no; gone, masked or not starting is unavailable; silence a time-out")
+    func polkitReplies() throws {
+        func answer(_ error: ErrorName) -> Policy.PolkitAnswer {
+            PolkitAuthority.answer(.failure(DBusError(error, "x")), timeout: .seconds(10))
+        }
+        #expect(answer(.serviceUnknown) == .unavailable("x"))
+        #expect(answer("org.freedesktop.systemd1.UnitMasked") == .unavailable("org.freedesktop.systemd1.UnitMasked: x"))
+        #expect(answer("org.freedesktop.DBus.Error.Spawn.ChildExited") == .unavailable("org.freedesktop.DBus.Error.Spawn.ChildExited: x"))
+        #expect(answer(.noReply) == .timedOut(.seconds(10)))
+        #expect(answer("org.freedesktop.PolicyKit1.Error.NotAuthorized")
+                == .failed("org.freedesktop.PolicyKit1.Error.NotAuthorized: x"))
+        func reply(_ authorized: Bool, _ challenge: Bool) throws -> Policy.PolkitAnswer {
+            let message = Message.methodCall(destination: "org.example", path: "/", interface: "org.example", member: "M")
+            try message.append(.structure([.bool(authorized), .bool(challenge), .dictionary(keyType: "s", valueType: "s", [])]))
+            return PolkitAuthority.answer(.success(message), timeout: .seconds(10))
+        }
+        #expect(try reply(true, false) == .authorized)
+        #expect(try reply(false, true) == .challenge)
+        #expect(try reply(false, false) == .notAuthorized)
+    }
+
     @Test("action ids: the form polkit uses, nothing else")
     func actionIDForm() {
         for good in ["org.flowd.Flow1.start", "org.example.enrol-device", "a.b", "com.example.v2.x-1", "Org.Example.X"] {

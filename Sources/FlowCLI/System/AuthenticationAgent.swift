@@ -42,7 +42,10 @@ final class AuthenticationAgent {
                 executable, ["--notify-fd", "3", "--fallback"], environment: CurrentProcess.environment())
             options.standardInput = .inherit
             options.standardOutput = .inherit
-            options.standardError = .inherit
+            // It talks to the person on the controlling terminal; its
+            // standard error would only add polkit's diagnostics (no polkit
+            // running, say) before flowctl's own sentence about the call.
+            options.standardError = .null
             options.extraDescriptors = [3: notify]
             let process = try ChildProcess(options)
             notify.close()

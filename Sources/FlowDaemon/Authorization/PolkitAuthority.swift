@@ -75,6 +75,8 @@ final class PolkitAuthority: Sendable {
             case .noReply, .timeout:
                 return .timedOut(timeout)
             default:
+                // polkitd stopped and masked, or failing to start.
+                if error.name.isActivationFailure { return .unavailable("\(error.name): \(error.message)") }
                 return .failed("\(error.name): \(error.message)")
             }
         case .success(let reply):
