@@ -3,6 +3,7 @@ import FlowClient
 import FlowEngine
 import FlowProtocol
 import FlowdSystem
+import PluginHost
 
 /// Runs one parsed command against the daemon (or offline, for `check`).
 final class CommandRunner {
@@ -185,8 +186,19 @@ final class CommandRunner {
     }
 
     func sessions() throws(CLIError) -> ExitCode {
-        let sessions = try call { s async throws(FlowClientError) in try await s.listSessions() }
+        let filter = try SessionFilter.parse(command.options)
+        let listed = try call { s async throws(FlowClientError) in try await s.listSessions() }
             .sorted { ($0.flowID, $0.id) < ($1.flowID, $1.id) }
+        // The table shows each session's properties; a filter on the owner or
+        // the age needs them too. A session that went away meanwhile has none.
+        let showsTable = !json && !command.flag("quiet")
+        let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
+        let found = listed.map { listing in
+            let properties = showsTable || filter.needsProperties
+                ? quietly { s async throws(FlowClientError) in try await s.properties(listing.id) } : nil
+            return (listing: listing, properties: properties)
+        }.filter { filter.matches($0.listing, properties: $0.properties, now: now) }
+        let sessions = found.map(\.listing)
         if json {
             printJSON(.array(sessions.map(JSONShapes.session)))
         } else if command.flag("quiet") {
@@ -197,13 +209,11 @@ final class CommandRunner {
             // Which is which: each session's flow title, step and last change.
             // A session that went away meanwhile keeps its bare line.
             let flows = quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []
-            let rows = sessions.map { listing in
+            let rows = found.map { session in
                 Render.SessionRow(
-                    listing: listing,
-                    properties: quietly { s async throws(FlowClientError) in try await s.properties(listing.id) },
-                    flow: flows.first { $0.id == listing.flowID })
+                    listing: session.listing, properties: session.properties,
+                    flow: flows.first { $0.id == session.listing.flowID })
             }
-            let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
             out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
         }
         return .success
@@ -546,13 +556,14 @@ final class CommandRunner {
     func check(_ files: [String]) -> ExitCode {
         var results: [JSONOutput] = []
         var bad = false
+        let capabilities = command.options["plugin-dir"].map(checkPlugins(in:)) ?? .any
         for file in files {
             var problems: [(path: String, message: String)] = []
             var flowID: String?
             do {
                 let bytes = try FileSystem.readFile(file, limit: Self.checkLimit)
                 do {
-                    let flow = try FlowLoader.load(bytes, fileName: file, capabilities: .any)
+                    let flow = try FlowLoader.load(bytes, fileName: file, capabilities: capabilities)
                     flowID = flow.id
                 } catch {
                     problems = error.problems.map { ($0.path, $0.message) }
@@ -577,6 +588,24 @@ final class CommandRunner {
         }
         if json { printJSON(.array(results)) }
         return bad ? .failure : .success
+    }
+
+    /// The capabilities of the plugins in `directory`, loaded as flowd loads
+    /// them (same checks, same trusted owners as a per-user flowd), with
+    /// what each declares of its options. A directory or plugin the loader
+    /// refuses is reported on standard error; the flows are then checked
+    /// against the rest, as flowd would check them.
+    func checkPlugins(in given: String) -> CapabilityCatalog {
+        let directory = given.hasPrefix("/") ? given : (CurrentProcess.currentDirectory() ?? ".") + "/" + given
+        let report = PluginLoader(configuration: .init(directories: [directory])).load(crashGuard: MemoryCrashGuard())
+        for problem in report.directoryProblems {
+            err("flowctl: plugin directory \(TerminalText.clean(problem.path)): \(TerminalText.clean(problem.reason))\n")
+        }
+        for record in report.registry.problems {
+            err("flowctl: plugin refused: \(TerminalText.clean(record.path)): \(TerminalText.clean(record.error ?? record.status.rawValue))\n")
+        }
+        let registry = report.registry
+        return CapabilityCatalog(registry.catalog.map { ($0.kind, $0.name) }, declaredOptions: registry.declaredOptions)
     }
 
     // MARK: wizard

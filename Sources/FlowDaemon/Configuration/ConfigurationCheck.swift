@@ -59,7 +59,7 @@ package enum ConfigurationCheck {
 
         let catalog = FlowCatalog.load(
             directories: configuration.flowDirectories,
-            capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }))
+            capabilities: CapabilityCatalog(registry: report.registry))
         for entry in catalog.sortedFlows {
             lines.append("# flow \(entry.definition.id): served (\(entry.file))")
         }
@@ -97,11 +97,11 @@ extension DaemonConfiguration {
             "MaxListLength=\(limits.maxListLength)",
             "MaxSessionsPerUser=\(limits.maxSessionsPerUser)",
             "MaxSessions=\(limits.maxSessions)",
-            "IdleTimeout=\(ConfigValue.timeSpanText(limits.idleTimeout))",
-            "SettledRetention=\(ConfigValue.timeSpanText(limits.settledRetention))",
+            "IdleTimeout=\(TimeSpan.text(limits.idleTimeout))",
+            "SettledRetention=\(TimeSpan.text(limits.settledRetention))",
             "",
             "[Plugins]",
-            "CallTimeout=\(ConfigValue.timeSpanText(pluginCallTimeout))",
+            "CallTimeout=\(TimeSpan.text(pluginCallTimeout))",
             "Disable=\(disabledPlugins.joined(separator: " "))",
         ]
         return lines
