@@ -71,7 +71,7 @@ _flowctl() {
     esac
 
     if [[ $cur == -* ]]; then
-        local options="--system --user --address --json --color --help --version"
+        local options="--system --user --address --json --color --no-ask-password --help --version"
         case $command in
             start) options+=" --locale" ;;
             run) options+=" --locale --answers --submit --dry-run" ;;

@@ -47,6 +47,7 @@ SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
 JOURNAL_CATALOG_DIR=${JOURNAL_CATALOG_DIR:-$PREFIX/lib/systemd/catalog}
 DBUS_DIR=${DBUS_DIR:-$DATADIR/dbus-1}
+POLKIT_ACTIONS_DIR=${POLKIT_ACTIONS_DIR:-$DATADIR/polkit-1/actions}
 BASH_COMPLETION_DIR=${BASH_COMPLETION_DIR:-$DATADIR/bash-completion/completions}
 # Where flowd looks for flowd.conf: /etc for PREFIX=/usr, $PREFIX/etc otherwise (InstallLayout).
 case "$PREFIX" in /usr | /) DEFAULT_SYSCONFDIR=/etc ;; *) DEFAULT_SYSCONFDIR=$PREFIX/etc ;; esac
@@ -207,6 +208,8 @@ fi
 install_text "$SRCDIR/dbus/org.flowd.Flow1.conf" "$DBUS_DIR/system.d"
 install_text "$SRCDIR/dbus/org.flowd.Flow1-system.service" "$DBUS_DIR/system-services" org.flowd.Flow1.service
 install_text "$SRCDIR/dbus/org.flowd.Flow1-session.service" "$DBUS_DIR/services" org.flowd.Flow1.service
+# The polkit actions flowd asks about on the system bus (docs/admin.md, "Authorization").
+install -D -m 0644 "$SRCDIR/polkit/org.flowd.Flow1.policy" "$DESTDIR$POLKIT_ACTIONS_DIR/org.flowd.Flow1.policy"
 install_text "$SRCDIR/systemd/flowd.service" "$SYSTEMD_SYSTEM_UNIT_DIR"
 install_text "$SRCDIR/systemd/user/flowd.service" "$SYSTEMD_USER_UNIT_DIR"
 install_text "$SRCDIR/systemd/sysusers.d/flowd.conf" "$SYSUSERS_DIR"
@@ -320,6 +323,14 @@ if command -v appstreamcli >/dev/null 2>&1; then
         bad "org.flowd.Flows.metainfo.xml is not valid: $out"
 else
     warn "appstreamcli is not installed; the AppStream metadata was not validated"
+fi
+# The polkit actions are valid against polkit's DTD (when xmllint and polkitd's DTD are installed).
+policy_dtd=/usr/share/polkit-1/policyconfig-1.dtd
+if command -v xmllint >/dev/null 2>&1 && [ -f "$policy_dtd" ]; then
+    out=$(xmllint --noout --nonet --dtdvalid "$policy_dtd" "$DESTDIR$POLKIT_ACTIONS_DIR/org.flowd.Flow1.policy" 2>&1) ||
+        bad "org.flowd.Flow1.policy is not valid: $out"
+else
+    warn "xmllint or polkit's DTD is not installed; the polkit actions were not validated"
 fi
 [ "$failed" -eq 0 ] || die "the installed tree is not self-contained or not valid (see above)"
 

@@ -3,8 +3,9 @@
 # demo, the desktop client's build and headless test (GTK 4, libadwaita, Xvfb,
 # AT-SPI, and fonts for the screenshots, Chinese, Japanese and Korean included),
 # and to build flowd's Debian packages and test them in a clean Debian
-# 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap). Safe to run
-# again: apt-get skips what is already there.
+# 12 root (dpkg-dev, debhelper, fakeroot, lintian, mmdebstrap), and polkitd with
+# xmllint for the polkit actions (validated on install, the real polkitd in the
+# system suite). Safe to run again: apt-get skips what is already there.
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
@@ -32,6 +33,8 @@ PACKAGES="
   binutils
   sqlite3
   python3-dbus
+  polkitd
+  libxml2-utils
   libgtk-4-dev
   libadwaita-1-dev
   xvfb

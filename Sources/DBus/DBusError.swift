@@ -45,8 +45,19 @@ package struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ErrorName {
+    /// The bus could not start the service a call was for (D-Bus
+    /// activation failed: `org.freedesktop.DBus.Error.Spawn.*`, or systemd's
+    /// `org.freedesktop.systemd1.*`, such as a masked unit).
+    package var isActivationFailure: Bool {
+        rawValue.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || rawValue.hasPrefix("org.freedesktop.systemd1.")
+    }
+
     /// `org.freedesktop.DBus.Error.Failed`: a generic failure.
     package static let failed: ErrorName = "org.freedesktop.DBus.Error.Failed"
+    /// `org.freedesktop.DBus.Error.InteractiveAuthorizationRequired`: the call
+    /// could succeed if the caller allowed interactive authorization.
+    package static let interactiveAuthorizationRequired: ErrorName =
+        "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
     /// `org.freedesktop.DBus.Error.NoMemory`.
     package static let noMemory: ErrorName = "org.freedesktop.DBus.Error.NoMemory"
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: no such name, and none activatable.

@@ -167,6 +167,14 @@ enum LibDBus {
     /// `dbus_message_set_no_reply`.
     static func setNoReply(_ m: OpaquePointer, _ value: Bool) { dbus_message_set_no_reply(m, value ? 1 : 0) }
     /// `dbus_message_get_auto_start`.
+    static func allowsInteractiveAuthorization(_ m: OpaquePointer) -> Bool {
+        dbus_message_get_allow_interactive_authorization(m) != 0
+    }
+
+    static func setAllowsInteractiveAuthorization(_ m: OpaquePointer, _ value: Bool) {
+        dbus_message_set_allow_interactive_authorization(m, value ? 1 : 0)
+    }
+
     static func autoStart(_ m: OpaquePointer) -> Bool { dbus_message_get_auto_start(m) != 0 }
     /// `dbus_message_set_auto_start`.
     static func setAutoStart(_ m: OpaquePointer, _ value: Bool) { dbus_message_set_auto_start(m, value ? 1 : 0) }

@@ -129,6 +129,14 @@ package final class Message: @unchecked Sendable {
         set { LibDBus.setNoReply(raw, newValue) }
     }
 
+    /// The caller lets the service ask for authentication during this call
+    /// (the `ALLOW_INTERACTIVE_AUTHORIZATION` flag): a polkit check may then
+    /// wait for an authentication agent instead of refusing.
+    package var allowsInteractiveAuthorization: Bool {
+        get { LibDBus.allowsInteractiveAuthorization(raw) }
+        set { LibDBus.setAllowsInteractiveAuthorization(raw, newValue) }
+    }
+
     /// Whether the bus may start the destination service for this call.
     package var autoStart: Bool {
         get { LibDBus.autoStart(raw) }

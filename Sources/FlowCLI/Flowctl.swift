@@ -16,6 +16,12 @@ package struct FlowctlContext: Sendable {
     package var stdoutIsTerminal: Bool
     /// Standard error is a terminal (spinner).
     package var stderrIsTerminal: Bool
+    /// Standard input is a terminal: a person is there to type a password,
+    /// so calls allow interactive authorization (unless `--no-ask-password`).
+    package var stdinIsTerminal: Bool
+    /// May start polkit's text agent (``AuthenticationAgent``) for a call to
+    /// the system service; off in tests.
+    package var startsAuthenticationAgent: Bool
     /// The descriptor behind standard error, for the spinner's clean-up; nil in tests.
     package var stderrFD: Int32?
     /// The width of the terminal on standard output, asked each time (the
@@ -23,23 +29,27 @@ package struct FlowctlContext: Sendable {
     package var stdoutColumns: @Sendable () -> Int?
     /// The environment (`NO_COLOR`, `TERM`, `LANG`, …).
     package var environment: [String: String]
-    /// Makes the service for the chosen bus.
-    package var makeService: @Sendable (BusChoice) throws(CLIError) -> any FlowService
+    /// Makes the service for the chosen bus, whose calls allow interactive
+    /// authorization (the D-Bus message flag) when the second argument is true.
+    package var makeService: @Sendable (BusChoice, _ allowsInteractiveAuthorization: Bool) throws(CLIError) -> any FlowService
     /// Handles Ctrl-C (the real process); tests leave it off.
     package var handlesInterrupts: Bool
 
     /// A context; every part is given.
     package init(
         stdout: any TextSink, stderr: any TextSink, stdin: any LineSource, stdoutIsTerminal: Bool = false,
-        stderrIsTerminal: Bool = false, stderrFD: Int32? = nil, stdoutColumns: @escaping @Sendable () -> Int? = { nil },
+        stderrIsTerminal: Bool = false, stdinIsTerminal: Bool = false, startsAuthenticationAgent: Bool = false,
+        stderrFD: Int32? = nil, stdoutColumns: @escaping @Sendable () -> Int? = { nil },
         environment: [String: String] = [:], handlesInterrupts: Bool = false,
-        makeService: @escaping @Sendable (BusChoice) throws(CLIError) -> any FlowService
+        makeService: @escaping @Sendable (BusChoice, _ allowsInteractiveAuthorization: Bool) throws(CLIError) -> any FlowService
     ) {
         self.stdout = stdout
         self.stderr = stderr
         self.stdin = stdin
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
+        self.stdinIsTerminal = stdinIsTerminal
+        self.startsAuthenticationAgent = startsAuthenticationAgent
         self.stderrFD = stderrFD
         self.stdoutColumns = stdoutColumns
         self.environment = environment
@@ -51,12 +61,15 @@ package struct FlowctlContext: Sendable {
     package static func process() -> FlowctlContext {
         FlowctlContext(
             stdout: FileDescriptorSink(fd: 1), stderr: FileDescriptorSink(fd: 2), stdin: FileDescriptorSource(fd: 0),
-            stdoutIsTerminal: Terminal.isTerminal(1), stderrIsTerminal: Terminal.isTerminal(2), stderrFD: 2,
+            stdoutIsTerminal: Terminal.isTerminal(1), stderrIsTerminal: Terminal.isTerminal(2),
+            stdinIsTerminal: Terminal.isTerminal(0), startsAuthenticationAgent: true, stderrFD: 2,
             stdoutColumns: { Terminal.columns(of: 1) },
             environment: CurrentProcess.environment(), handlesInterrupts: true,
-            makeService: { (bus) throws(CLIError) in
+            makeService: { (bus, interactive) throws(CLIError) in
                 do throws(FlowClientError) {
-                    return try FlowClient(bus: bus.connectionBus)
+                    var configuration = FlowClient.Configuration(bus: bus.connectionBus)
+                    configuration.allowsInteractiveAuthorization = interactive
+                    return try FlowClient(configuration)
                 } catch {
                     throw CLIError(.software, error.message)
                 }
@@ -90,6 +103,7 @@ package enum Flowctl {
                 return ExitCode.success.rawValue
             case .run(let command):
                 let runner = CommandRunner(command: command, context: context)
+                defer { runner.finish() }
                 return try runner.run().rawValue
             }
         } catch {

@@ -27,7 +27,9 @@ import Synchronization
 ///
 /// **Timeouts.** Every call waits at most ``Configuration/callTimeout``,
 /// except `Submit` and `Continue` (which may submit), which wait
-/// ``Configuration/submitTimeout``. Cancelling the task that awaits a call
+/// ``Configuration/submitTimeout``; a client that allows interactive
+/// authorization waits at least ``Configuration/interactiveCallTimeout``,
+/// time for a person to type a password. Cancelling the task that awaits a call
 /// stops the wait at once (``FlowClientError/Kind/cancelled``).
 ///
 /// **Signals.** Only signals whose sender is flowd's current unique name
@@ -48,6 +50,15 @@ package actor FlowClient {
         package var reconnectDelay: Duration = .milliseconds(50)
         /// The longest wait between attempts to connect again.
         package var maxReconnectDelay: Duration = .seconds(5)
+        /// Every call to flowd carries the message flag
+        /// `ALLOW_INTERACTIVE_AUTHORIZATION`: on the system bus flowd may then
+        /// let polkit ask the person for a password (through an
+        /// authentication agent) instead of refusing with
+        /// `InteractiveAuthorizationRequired` (docs/dbus-api.md).
+        package var allowsInteractiveAuthorization = false
+        /// The least a call waits when it allows interactive authorization:
+        /// flowd gives polkit 5 minutes while a person types a password.
+        package var interactiveCallTimeout: Duration = .seconds(300 + 25)
 
         /// The defaults, on `bus`.
         package init(bus: Connection.Bus) {
@@ -398,7 +409,12 @@ package actor FlowClient {
         } catch {
             throw FlowClientError(error, member: member)
         }
-        return try await exchange(message, on: connection, member: member, timeout: timeout ?? configuration.callTimeout)
+        var limit = timeout ?? configuration.callTimeout
+        if configuration.allowsInteractiveAuthorization {
+            message.allowsInteractiveAuthorization = true
+            limit = max(limit, configuration.interactiveCallTimeout)
+        }
+        return try await exchange(message, on: connection, member: member, timeout: limit)
     }
 
     /// Calls `member` of the Session interface on session `session`.

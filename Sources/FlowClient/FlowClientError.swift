@@ -76,8 +76,7 @@ package struct FlowClientError: Error, Sendable, Hashable, CustomStringConvertib
                 .protocolMismatch, "flowd does not understand \(member); is it an older version? (\(error.message))",
                 underlying: error)
         default:
-            if error.name.rawValue.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
-                || error.name.rawValue.hasPrefix("org.freedesktop.systemd1.") {
+            if error.name.isActivationFailure {
                 self.init(.notRunning, "flowd could not be started (\(error.message))", underlying: error)
             } else {
                 self.init(.dbus, error.message, underlying: error)

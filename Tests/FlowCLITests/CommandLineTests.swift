@@ -33,6 +33,14 @@ struct CommandLineTests {
         #expect(before.arguments == ["abcd"])
     }
 
+    @Test("--no-ask-password turns asking for a password off, anywhere on the line; it takes no value")
+    func noAskPassword() throws {
+        #expect(try parsed(["--system", "sessions"]).global.askPassword)
+        #expect(try !parsed(["--no-ask-password", "--system", "sessions"]).global.askPassword)
+        #expect(try !parsed(["close", "abcd", "--no-ask-password"]).global.askPassword)
+        #expect(usageError(["--no-ask-password=yes", "sessions"])?.message.contains("takes no value") == true)
+    }
+
     @Test("sessions --user with a value is the owner filter; alone, --user is still the bus")
     func sessionsUserFilterOrBus() throws {
         let filter = try parsed(["sessions", "--user", "alice", "--flow", "plain", "--state=submitted", "--older-than", "7d"])

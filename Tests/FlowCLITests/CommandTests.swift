@@ -287,7 +287,7 @@ struct CommandTests {
         let source = ScriptedSource(["battery staple"], isTerminal: true)
         let out = BufferSink(), err = BufferSink()
         let box = UncheckedBox(service as any FlowService)
-        let context = FlowctlContext(stdout: out, stderr: err, stdin: source, makeService: { _ in box.value })
+        let context = FlowctlContext(stdout: out, stderr: err, stdin: source, makeService: { _, _ in box.value })
         let status = Flowctl.run(["set", id, "confirmPassword=-"], context: context)
         #expect(service.lastAnswers[id] == ["confirmPassword": .string("battery staple")])
         #expect(source.echoFlags == [false], "a secure value is read without echo")

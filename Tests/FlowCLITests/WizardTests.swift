@@ -18,7 +18,7 @@ struct WizardTests {
         let out = BufferSink(), err = BufferSink()
         let source = ScriptedSource(lines, isTerminal: true)
         let box = UncheckedBox(service as any FlowService)
-        let context = FlowctlContext(stdout: out, stderr: err, stdin: source, makeService: { _ in box.value })
+        let context = FlowctlContext(stdout: out, stderr: err, stdin: source, makeService: { _, _ in box.value })
         let status = Flowctl.run(arguments, context: context)
         return (Run(status: status, stdout: out.text, stderr: err.text), source)
     }

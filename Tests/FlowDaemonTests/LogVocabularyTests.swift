@@ -9,7 +9,7 @@ import Testing
 @Suite("flowd's message ids and journal fields")
 struct LogVocabularyTests {
     @Test func messageIDsAreValidDistinctAndUnchanged() {
-        #expect(MessageID.flowd.count == 12)
+        #expect(MessageID.flowd.count == 14)
         #expect(Set(MessageID.flowd).count == MessageID.flowd.count)
         for id in MessageID.flowd {
             #expect(MessageID(id.rawValue) == id)
@@ -17,6 +17,8 @@ struct LogVocabularyTests {
         // The ids docs/admin.md lists; changing one breaks filters in the field.
         #expect(MessageID.sessionStarted.rawValue == "995f4e09ab32461ebef85cbb74068c45")
         #expect(MessageID.daemonStopping.rawValue == "638b11f959d541dca7e58482982738a7")
+        #expect(MessageID.administrativeAccess.rawValue == "bfd73dc32cdf4e0e9507311e6d4d8a15")
+        #expect(MessageID.authorizationRefused.rawValue == "a85c241363b84631afb4644fae70f904")
     }
 
     /// data/catalog/flowd.catalog (installed to /usr/lib/systemd/catalog/)
@@ -34,7 +36,7 @@ struct LogVocabularyTests {
     }
 
     @Test func fieldsAreValidJournalNamesInFlowdsNamespace() {
-        #expect(LogField.flowd.count == 12)
+        #expect(LogField.flowd.count == 13)
         #expect(Set(LogField.flowd).count == LogField.flowd.count)
         for field in LogField.flowd {
             #expect(LogField(validating: field.name) == field, "\(field) must itself be valid")

@@ -61,6 +61,31 @@ import Testing
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(FlowDefinition.self, from: bad) }
     }
 
+    @Test("authorization: a polkit action id is kept; none means anyone may start the flow")
+    func authorizationIsKept() throws {
+        let step = #"{"id": "a", "title": "A", "kind": "content"}"#
+        #expect(try Fixture.flow(Fixture.wrap(step)).authorization == nil)
+        let guarded = try Fixture.flow(Fixture.wrap(step, extra: #""authorization": "org.example.enrol-device""#))
+        #expect(guarded.authorization?.id == "org.example.enrol-device")
+        let flowd = try Fixture.flow(Fixture.wrap(step, extra: #""authorization": "org.flowd.Flow1.start""#))
+        #expect(flowd.authorization == .start)
+        // It survives the Codable round trip (the document is loaded again).
+        let again = try JSONDecoder().decode(FlowDefinition.self, from: JSONEncoder().encode(guarded))
+        #expect(again.authorization == guarded.authorization)
+    }
+
+    @Test("authorization: anything but the form of a polkit action id is a lint problem at its key")
+    func authorizationForm() {
+        let step = #"{"id": "a", "title": "A", "kind": "content"}"#
+        for bad in [#""enrol""#, #""org..x""#, #""org.example.enrol device""#, #""-org.x""#, #""""#, "3", "[]"] {
+            let problems = Fixture.problems(Fixture.wrap(step, extra: #""authorization": \#(bad)"#))
+            #expect(problems.count == 1 && problems.first?.path.contains("authorization") == true,
+                    "\(bad): \(problems.map(\.description))")
+        }
+        let problems = Fixture.problems(Fixture.wrap(step, extra: #""authorization": "org..x""#))
+        #expect(problems.first?.message.contains("is not a polkit action id") == true, "\(problems.map(\.description))")
+    }
+
     @Test func localesAreCollectedOrDeclared() throws {
         let plain = try Fixture.flow(Fixture.wrap(#"{"id": "a", "title": "A", "kind": "content"}"#))
         #expect(plain.locales == ["en"])

@@ -232,16 +232,111 @@ check_other_user() {
         { fail "nobody could not start their own session"; return 1; }
     runuser -u nobody -- busctl --system call "$BUS" "$mine" "$ISESSION" GetStep >/dev/null ||
         { fail "nobody cannot read their own session $mine"; return 1; }
+    # polkit (activated on the bus) would let an administrator in after authenticating; dbus-send
+    # does not allow interaction, so the answer says so (docs/admin.md, "Authorization").
     err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$theirs" "$ISESSION.GetStep")
-    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
-        { fail "nobody calling GetStep on root's session got '${err:-success}', expected AccessDenied"; return 1; }
+    [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
+        { fail "nobody calling GetStep on root's session got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
     err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.GetSession" "string:$(path_id "$theirs")")
-    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
-        { fail "nobody calling GetSession on root's session got '${err:-success}', expected AccessDenied"; return 1; }
+    [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
+        { fail "nobody calling GetSession on root's session got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    runuser -u nobody -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" ListSessions | grep -q "$(path_id "$theirs")" &&
+        { fail "nobody's ListSessions lists root's session"; return 1; }
     err=$(error_name runuser -u nobody -- dbus-send --system --print-reply --dest="$BUS" "$MANAGER" "$IMANAGER.Reload")
-    [ "$err" = org.flowd.Flow1.Error.AccessDenied ] ||
-        { fail "nobody calling Reload got '${err:-success}', expected AccessDenied"; return 1; }
+    [ "$err" = org.freedesktop.DBus.Error.InteractiveAuthorizationRequired ] ||
+        { fail "nobody calling Reload got '${err:-success}', expected InteractiveAuthorizationRequired"; return 1; }
     scall "$mine" GetStep >/dev/null || fail "root cannot administer nobody's session"
+}
+
+# The real polkitd (activated on the system bus, reading the staged org.flowd.Flow1.policy): a rule
+# grants manage-sessions to a group; a member reads and closes root's session, a user outside it is
+# refused; with polkit stopped and masked, every non-root administrative call fails closed while
+# owners go on.
+POLKIT_RULE=/etc/polkit-1/rules.d/50-flowd-e2e.rules
+polkit_denies() { # USER PATH METHOD [ARG...]: the error name and message of USER's call (dbus-send: no interaction)
+    runuser -u "$1" -- dbus-send --system --print-reply --dest="$BUS" "$2" "${@:3}" 2>&1 | sed -n -E 's/^Error ([A-Za-z0-9_.]+): (.*)/\1 \2/p' | head -n 1
+}
+check_polkit() {
+    local theirs mine out
+    pkaction --action-id org.flowd.Flow1.manage-sessions >/dev/null 2>&1 ||
+        { fail "polkit does not know org.flowd.Flow1.manage-sessions (is the policy installed?)"; return 1; }
+    groupadd -f flowd-helpdesk
+    id alice >/dev/null 2>&1 || useradd -m -G flowd-helpdesk alice
+    id bob >/dev/null 2>&1 || useradd -m bob
+    mkdir -p "$(dirname "$POLKIT_RULE")"
+    cat >"$POLKIT_RULE" <<'RULE'
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.flowd.Flow1.manage-sessions" && subject.isInGroup("flowd-helpdesk"))
+        return polkit.Result.YES;
+});
+RULE
+    systemctl restart polkit || { fail "cannot restart polkit"; return 1; }
+    theirs=$(start_session e2e) && [ -n "$theirs" ] || { fail "root could not start a session"; return 1; }
+    out=$(polkit_denies bob "$theirs" "$ISESSION.GetStep")
+    [[ "$out" == org.freedesktop.DBus.Error.InteractiveAuthorizationRequired* ]] ||
+        { fail "bob (not in flowd-helpdesk) reading root's session got '${out:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    out=$(polkit_denies bob "$MANAGER" "$IMANAGER.GetSession" "string:$(path_id "$theirs")")
+    [[ "$out" == org.freedesktop.DBus.Error.InteractiveAuthorizationRequired* ]] ||
+        { fail "bob's GetSession of root's session got '${out:-success}', expected InteractiveAuthorizationRequired"; return 1; }
+    runuser -u bob -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" ListSessions | grep -q "$(path_id "$theirs")" &&
+        { fail "bob's ListSessions lists root's session"; return 1; }
+    # alice lists (flowctl, as a person would), finds, reads and closes root's session.
+    out=$(runuser -u alice -- flowctl --system sessions --quiet 2>&1)
+    grep -qx "$(path_id "$theirs")" <<<"$out" || { fail "alice's flowctl sessions does not list root's session: $out"; return 1; }
+    runuser -u alice -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" GetSession s "$(path_id "$theirs")" | grep -qF "$theirs" ||
+        { fail "alice (flowd-helpdesk) cannot GetSession root's session"; return 1; }
+    runuser -u alice -- busctl --system call "$BUS" "$theirs" "$ISESSION" GetStep >/dev/null ||
+        { fail "alice (flowd-helpdesk) cannot read root's session"; return 1; }
+    runuser -u alice -- flowctl --system close "$(path_id "$theirs")" ||
+        { fail "alice (flowd-helpdesk) cannot close root's session with flowctl"; return 1; }
+    [ "$(error_name dbus-send --system --print-reply --dest="$BUS" "$theirs" "$ISESSION.GetStep")" = org.flowd.Flow1.Error.NotFound ] ||
+        { fail "root's session is still there after alice closed it"; return 1; }
+    note "bob refused (InteractiveAuthorizationRequired); alice read and closed root's session"
+    # The audit trail: alice's access and bob's refusal, with uid, session and action.
+    journalctl --sync
+    journalctl -b -u flowd -o cat --no-pager MESSAGE_ID=bfd73dc32cdf4e0e9507311e6d4d8a15 "FLOWD_UID=$(id -u alice)" \
+        "FLOWD_SESSION=$(path_id "$theirs")" FLOWD_ACTION=org.flowd.Flow1.manage-sessions | grep -q . ||
+        { fail "no administrative-access journal entry for alice on $(path_id "$theirs")"; return 1; }
+    journalctl -b -u flowd -o cat --no-pager MESSAGE_ID=a85c241363b84631afb4644fae70f904 "FLOWD_UID=$(id -u bob)" \
+        "FLOWD_SESSION=$(path_id "$theirs")" | grep -q . ||
+        { fail "no authorization-refused journal entry for bob on $(path_id "$theirs")"; return 1; }
+
+    # A flow that names a polkit action: bob (no active session: auth_admin) is refused without
+    # the interactive flag and with it (no authentication agent can ask); alice's rule does not cover it.
+    sed -e 's/"id": "e2e",/"id": "e2e-guarded", "authorization": "org.flowd.Flow1.start",/' "$TESTS/flows/e2e.json" \
+        >/etc/flowd/flows/e2e-guarded.json
+    mcall Reload >/dev/null || { fail "Reload as root failed"; return 1; }
+    # busctl prints the error's message, which says which case it is (docs/admin.md, "Authorization").
+    out=$(runuser -u bob -- busctl --system --allow-interactive-authorization=no call "$BUS" "$MANAGER" "$IMANAGER" \
+        StartSession 'sa{sv}' e2e-guarded 0 2>&1) && { fail "bob started e2e-guarded without the flag: $out"; return 1; }
+    grep -q 'authentication is required to start flow e2e-guarded.*call again allowing interactive authorization' <<<"$out" ||
+        { fail "bob starting e2e-guarded without the flag: '$out', expected InteractiveAuthorizationRequired"; return 1; }
+    out=$(runuser -u bob -- busctl --system --allow-interactive-authorization=yes call "$BUS" "$MANAGER" "$IMANAGER" \
+        StartSession 'sa{sv}' e2e-guarded 0 2>&1) && { fail "bob started e2e-guarded with the flag: $out"; return 1; }
+    # polkitd, allowed to ask but finding no agent, may answer "challenge" or "no": refused either way.
+    grep -q 'authentication is required to start flow e2e-guarded\|not authorized to start flow e2e-guarded' <<<"$out" ||
+        { fail "bob starting e2e-guarded with the flag: '$out', expected a refusal naming the flow"; return 1; }
+    [ -n "$(start_session e2e-guarded)" ] || { fail "root could not start e2e-guarded"; return 1; }
+    rm -f /etc/flowd/flows/e2e-guarded.json
+    mcall Reload >/dev/null
+    note "e2e-guarded: bob refused with and without the flag ($out); root started it"
+
+    # polkit gone: fail closed.
+    systemctl stop polkit && systemctl mask --runtime polkit || { fail "cannot stop and mask polkit"; return 1; }
+    theirs=$(start_session e2e) && [ -n "$theirs" ] || { fail "root could not start a session"; return 1; }
+    mine=$(start_session runuser -u alice -- e2e) && [ -n "$mine" ] || { fail "alice could not start her own session"; return 1; }
+    out=$(polkit_denies alice "$theirs" "$ISESSION.GetStep")
+    [[ "$out" == org.flowd.Flow1.Error.AccessDenied*polkit* ]] ||
+        { fail "with polkit gone, alice reading root's session got '${out:-success}', expected AccessDenied naming polkit"; return 1; }
+    out=$(polkit_denies alice "$MANAGER" "$IMANAGER.Reload")
+    [[ "$out" == org.flowd.Flow1.Error.AccessDenied*polkit* ]] ||
+        { fail "with polkit gone, alice's Reload got '${out:-success}', expected AccessDenied naming polkit"; return 1; }
+    runuser -u alice -- busctl --system call "$BUS" "$mine" "$ISESSION" GetStep >/dev/null ||
+        { fail "with polkit gone, alice cannot use her own session"; return 1; }
+    scall "$theirs" GetStep >/dev/null || { fail "with polkit gone, root cannot use its session"; return 1; }
+    note "polkit gone: $out"
+    systemctl unmask --runtime polkit
+    rm -f "$POLKIT_RULE"
 }
 
 KILL_PATH=""
@@ -899,7 +994,8 @@ else
     check "an unopenable database: exit 73, not restarted, reason at err in journal and status" check_state_dir_error_shown
     check "a failed reload: flowd keeps running, the reason at err in journal and status" check_reload_error_shown
     check "a whole flow with flowctl --system ends in the spool" check_flow_with_flowctl
-    check "another user: own session yes, root's session AccessDenied" check_other_user
+    check "another user: own session yes, root's session refused (polkit: InteractiveAuthorizationRequired)" check_other_user
+    check "polkit: a rule lets a group manage sessions; others refused; polkit gone fails closed" check_polkit
     check "SIGKILL: restarted, the session intact at its path" check_kill_restart
     check "no watchdog pings: restarted" check_watchdog
     check "systemctl reload picks up a new flow file" check_reload

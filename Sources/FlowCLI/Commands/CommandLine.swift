@@ -67,6 +67,9 @@ package struct GlobalOptions: Sendable, Hashable {
     package var json = false
     /// `--color`.
     package var color: ColorOption = .auto
+    /// False with `--no-ask-password`: calls never let polkit ask for a
+    /// password (on a terminal they do by default).
+    package var askPassword = true
     /// Which bus option was given, to refuse a second, different one.
     var busOption: String?
 
@@ -117,7 +120,7 @@ package enum FlowctlCommandLine {
             options: [localeOption], minArguments: 1, maxArguments: 1, group: .flows),
         CommandSpec(
             name: "sessions", arguments: "", summary: "list your sessions",
-            details: "Lists your sessions (every session when run as root): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids. The filters --user, --flow, --state and --older-than combine: a session is listed when it passes all of them. --user with a value is the filter; alone, it still chooses your per-user service.",
+            details: "Lists your sessions (every session when run as root, or with --system by a user polkit lets manage sessions without a password): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids. The filters --user, --flow, --state and --older-than combine: a session is listed when it passes all of them. --user with a value is the filter; alone, it still chooses your per-user service.",
             options: [
                 quietOption,
                 OptionSpec("user", value: "UID|NAME", help: "only the sessions of this user (root sees everyone's)"),
@@ -221,6 +224,7 @@ package enum FlowctlCommandLine {
         OptionSpec("address", value: "ADDR", help: "talk to flowd on the bus at the D-Bus address ADDR"),
         OptionSpec("json", help: "print data as JSON (shapes in flowctl(1) and docs/flowctl.md)"),
         OptionSpec("color", value: "WHEN", help: "colour: auto (on a terminal, unless NO_COLOR is set), always, never"),
+        OptionSpec("no-ask-password", help: "never ask for a password when the system service needs authentication (polkit); such a call fails instead"),
         OptionSpec("help", short: "h", help: "show help"),
         OptionSpec("version", help: "show flowctl's version"),
     ]
@@ -328,6 +332,7 @@ package enum FlowctlCommandLine {
                 case "user": try setBus(&global, .user, display)
                 case "address": try setBus(&global, .address(value ?? ""), display)
                 case "json": global.json = true
+                case "no-ask-password": global.askPassword = false
                 case "color":
                     guard let choice = ColorOption(rawValue: value ?? "") else {
                         throw .usage("--color takes auto, always or never, not \(quote(value ?? ""))")

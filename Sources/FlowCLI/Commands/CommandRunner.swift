@@ -12,6 +12,8 @@ final class CommandRunner {
     let style: Style
     let errorStyle: Style
     private var openedCalls: FlowdCalls?
+    /// polkit's text agent, while this run may need it.
+    private var agent: AuthenticationAgent?
 
     init(command: ParsedCommand, context: FlowctlContext) {
         self.command = command
@@ -26,13 +28,30 @@ final class CommandRunner {
     /// own words outside a session; English when the environment names none.
     var personLocale: String { RequestedLocale.fromEnvironment { context.environment[$0] } ?? "en" }
 
-    /// The calls to flowd, made at first use.
+    /// The calls allow interactive authorization: a person is at the
+    /// terminal, and `--no-ask-password` was not given (as systemctl does).
+    var allowsInteractiveAuthorization: Bool { command.global.askPassword && context.stdinIsTerminal }
+
+    /// The calls to flowd, made at first use (with polkit's text agent, when
+    /// ``AuthenticationAgent/isWanted(interactive:bus:stdinIsTerminal:)``).
     func calls() throws(CLIError) -> FlowdCalls {
         if let openedCalls { return openedCalls }
         let bus = command.global.bus
-        let made = FlowdCalls(service: try context.makeService(bus), bus: bus, cleansText: !json).speaking(personLocale)
+        let interactive = allowsInteractiveAuthorization
+        if context.startsAuthenticationAgent,
+           AuthenticationAgent.isWanted(interactive: interactive, bus: bus, stdinIsTerminal: context.stdinIsTerminal) {
+            agent = AuthenticationAgent.start()
+        }
+        let made = FlowdCalls(service: try context.makeService(bus, interactive), bus: bus, cleansText: !json)
+            .speaking(personLocale)
         openedCalls = made
         return made
+    }
+
+    /// Ends what the run started (polkit's agent).
+    func finish() {
+        agent?.stop()
+        agent = nil
     }
 
     /// Runs a call to flowd and waits for it; a failure is flowctl's error.

@@ -79,6 +79,10 @@ extension CLIError {
         case .dbus:
             switch error.name {
             case .accessDenied?: self.init(.accessDenied, FlowctlText.errorAccessDenied.text(locale))
+            case .interactiveAuthorizationRequired?:
+                // flowd's message says what was refused, under which action.
+                self.init(.accessDenied, FlowctlText.errorDetail.text(
+                    locale, ["sentence": FlowctlText.errorAuthenticationRequired.text(locale), "detail": error.message]))
             case .invalidArgs?: self.init(.dataError, FlowctlText.errorInvalidArgs.text(locale))
             case .unknownObject?: self.init(.notFound, FlowctlText.errorNotFound.text(locale))
             default: self.init(.failure, error.message)

@@ -147,6 +147,9 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     /// "{bus}" and "{detail}".
     case errorCannotConnect, errorDisconnected
     case errorNoReply
+    /// polkit wants a password and the call did not allow asking for it
+    /// (`InteractiveAuthorizationRequired`).
+    case errorAuthenticationRequired
     /// The buses, for the messages above: "{address}" for the last.
     case busSession, busSystem, busAddress
 

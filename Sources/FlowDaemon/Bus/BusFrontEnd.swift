@@ -26,6 +26,9 @@ final class BusFrontEnd: DaemonComponent {
         var version: String
         /// `ListPlugins` entries (plugins load once, at start).
         var plugins: [PluginSummary]
+        /// How long polkit may take; nil when polkit is never asked (the
+        /// per-user flowd, a private bus). The system service asks it.
+        var polkit: PolkitAuthority.Timeouts?
     }
 
     let loop: any EventLoopProtocol
@@ -53,6 +56,8 @@ final class BusFrontEnd: DaemonComponent {
         let connection: Connection
         let server: ObjectServer
         let users: UnixUserCache
+        /// polkit, when ``Settings/polkit`` says to ask it.
+        let polkit: PolkitAuthority?
         var nameWatch: SignalSubscription?
     }
 
@@ -95,7 +100,9 @@ final class BusFrontEnd: DaemonComponent {
         if case .address = bus, (try? connection.unixUser(of: "org.freedesktop.DBus")) == CurrentProcess.userID {
             audience = SignalAudience(delivery: .broadcast)
         }
-        var link = Link(connection: connection, server: ObjectServer(connection: connection), users: UnixUserCache(connection: connection))
+        var link = Link(
+            connection: connection, server: ObjectServer(connection: connection), users: UnixUserCache(connection: connection),
+            polkit: settings.polkit.map { PolkitAuthority(connection: connection, timeouts: $0) })
         let front = LoopBound(self, loop: loop)
         do {
             try link.server.export(
@@ -340,16 +347,18 @@ final class BusFrontEnd: DaemonComponent {
     }
 
     /// Runs `rule` for `call`: `proceed(nil)` lets it through, now (a known
-    /// caller) or once the bus told the caller's uid. Anything that cannot
-    /// be determined refuses.
+    /// caller the rule admits without polkit) or once the bus told the
+    /// caller's uid and polkit answered (``AuthorizationPolicy``). Anything
+    /// that cannot be determined refuses.
     func authorize(_ call: MethodInvocation, _ rule: CallerRule, _ proceed: @escaping @Sendable (DBusError?) -> Void) {
         guard let sender = call.sender, let users = link?.users else {
             return proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
         }
+        let interactive = call.message.allowsInteractiveAuthorization
         // A known caller (every call after its first) is decided here,
         // without handing a completion to the uid cache.
         if let uid = users.cachedUnixUser(of: sender) {
-            return proceed(decide(rule, sender: sender, uid: uid)?.dbusError)
+            return decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive), proceed)
         }
         let front = LoopBound(self, loop: loop)
         users.unixUser(of: sender) { result in
@@ -357,28 +366,103 @@ final class BusFrontEnd: DaemonComponent {
             case .failure(let error):
                 proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
             case .success(let uid):
-                proceed(front.value.decide(rule, sender: sender, uid: uid)?.dbusError)
+                front.value.decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive), proceed)
             }
         }
     }
 
-    /// The refusal of `uid` under `rule`, or nil when it may call. A caller
-    /// let into a session watches it (``SignalAudience``).
-    private func decide(_ rule: CallerRule, sender: BusName, uid: UInt32) -> FlowdError? {
+    /// Decides `rule` for `caller`, asking polkit when the policy says to.
+    private func decide(
+        _ rule: CallerRule, sender: BusName, caller: AuthorizationPolicy.Caller,
+        _ proceed: @escaping @Sendable (DBusError?) -> Void
+    ) {
+        let requirement: AuthorizationPolicy.Requirement
         switch rule {
         case .anyUser:
-            return nil
-        case .root(let why):
-            return uid == 0 ? nil : .accessDenied(why)
+            return proceed(nil)
+        case .reload:
+            requirement = .reload
+        case .startFlow(let id, let action):
+            requirement = .startFlow(id: id, action: action)
+        case .everySession:
+            requirement = .everySession
         case .sessionOwner(let id):
             do {
-                try withService { service throws(FlowdError) in try service.authorize(id, uid: uid) }
+                let owner = try withService { service throws(FlowdError) in try service.owner(of: id) }
+                requirement = .session(id: id, owner: owner)
             } catch {
-                return error
+                return proceed(error.dbusError)
             }
-            audience.add(sender, watching: id)
-            return nil
         }
+        let polkit = link?.polkit
+        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil) {
+        case .allow:
+            admit(sender, under: rule)
+            audit(requirement, caller.uid, sender, action: nil, .success(()))
+            proceed(nil)
+        case .refuse(let refusal):
+            audit(requirement, caller.uid, sender, action: nil, .failure(refusal))
+            proceed(refusal.dbusError)
+        case .ask(let query):
+            guard let polkit else {
+                return proceed(FlowdError.accessDenied("cannot \(query.purpose): polkit is not asked here").dbusError)
+            }
+            let front = LoopBound(self, loop: loop)
+            polkit.check(query.action, subject: sender, interactive: query.interactive) { answer in
+                let front = front.value
+                let result = AuthorizationPolicy.conclude(query, answer)
+                if case .success = result { front.admit(sender, under: rule) }
+                front.audit(requirement, caller.uid, sender, action: query.action, result)
+                switch result {
+                case .success: proceed(nil)
+                case .failure(let refusal): proceed(refusal.dbusError)
+                }
+            }
+        }
+    }
+
+    /// The audit trail: an administrative call allowed (by root or by
+    /// polkit) or any refusal, with who, what and under which action. An
+    /// owner using their own session is not administrative and not logged.
+    private func audit(
+        _ requirement: AuthorizationPolicy.Requirement, _ uid: UInt32, _ sender: BusName, action: AuthorizationAction?,
+        _ result: Result<Void, AuthorizationPolicy.Refusal>
+    ) {
+        // Allowed without root or polkit (a flow's action on the session
+        // bus): nothing administrative happened.
+        if case .success = result, action == nil, uid != 0 { return }
+        var metadata: LogMetadata = [.uid: uid, .sender: sender.rawValue]
+        let what: String
+        switch requirement {
+        case .session(let id, let owner):
+            if case .success = result, uid == owner { return }
+            metadata[.session] = id
+            what = "session \(id) of uid \(owner)"
+        case .reload:
+            what = "Reload"
+        case .startFlow(let id, _):
+            metadata[.flow] = id
+            what = "starting flow \(id)"
+        case .everySession:
+            // A caller not let see the others' sessions still gets their
+            // own: not a refusal, and not worth an entry per listing.
+            if case .failure = result { return }
+            what = "listing every user's sessions"
+        }
+        if let action { metadata[.action] = action.id }
+        switch result {
+        case .success:
+            let by = action.map { "polkit (\($0.id))" } ?? "root"
+            logger.notice("uid \(uid) allowed: \(what), by \(by)", id: .administrativeAccess, metadata: metadata)
+        case .failure(let refusal):
+            metadata[.error] = refusal.dbusError.name.rawValue
+            logger.notice("uid \(uid) refused: \(refusal.message)", id: .authorizationRefused, metadata: metadata)
+        }
+    }
+
+    /// A caller let into a session watches it (``SignalAudience``).
+    private func admit(_ sender: BusName, under rule: CallerRule) {
+        if case .sessionOwner(let id) = rule { audience.add(sender, watching: id) }
     }
 
     /// The session nodes `caller` sees when it introspects the session tree

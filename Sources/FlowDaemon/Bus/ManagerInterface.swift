@@ -43,26 +43,39 @@ enum ManagerInterface {
                 let uid = try front.uid(of: call)
                 let sender = call.sender
                 let bound = manager.bound
-                let reply: Reply<String> = front.reply(to: call) { id, call in
-                    bound.value.noteCreator(sender, of: id)
-                    guard let path = FlowBus.sessionPath(of: id) else {
-                        return call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
+                let start: @Sendable () -> Void = {
+                    let front = bound.value
+                    let reply: Reply<String> = front.reply(to: call) { id, call in
+                        bound.value.noteCreator(sender, of: id)
+                        guard let path = FlowBus.sessionPath(of: id) else {
+                            return call.fail(FlowdError.failed("internal error: the new session's id is malformed"))
+                        }
+                        call.reply(.objectPath(path))
                     }
-                    call.reply(.objectPath(path))
+                    front.act {
+                        $0.startSession(flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid, reply: reply)
+                    }
                 }
-                front.act {
-                    $0.startSession(flowID: flow, locale: locale, prefill: prefill, answers: answers, uid: uid, reply: reply)
+                // A flow that names a polkit action (its `authorization`) is
+                // authorized now that its id is known; an unknown flow is the
+                // service's NotFound.
+                guard let action = try front.withService({ $0.catalog.flow(flow)?.authorization }) else { return start() }
+                front.authorize(call, .startFlow(flow, action)) { refusal in
+                    if let refusal { call.fail(refusal) } else { start() }
                 }
             },
             .init(FlowMember.Manager.listSessions, out: [Argument("sessions", "a(ssos)")]) { manager, call in
                 let uid = try manager.front.uid(of: call)
-                let sessions = try manager.front.withService { service throws(FlowdError) in try service.listSessions(uid: uid) }
-                // The store's ids and states are the daemon's own: a row
-                // that is not (a damaged database) is left out, not sent.
-                let listings = sessions.compactMap { row in
-                    SessionState(rawValue: row.state).flatMap { SessionListing(id: row.id, flowID: row.flowID, state: $0) }
+                // Every session, then the caller's own unless they may see
+                // the others' (root, or polkit's manage-sessions asked
+                // without interaction: CallerRule.everySession). polkit is
+                // asked only when there is someone else's session to show.
+                let every = try manager.front.withService { service throws(FlowdError) in try service.listSessions(uid: 0) }
+                let own = every.filter { $0.owner == uid }
+                guard uid != 0, own.count < every.count else { return call.reply(sessionListings(uid == 0 ? every : own)) }
+                manager.front.authorize(call, .everySession) { refusal in
+                    call.reply(sessionListings(refusal == nil ? every : own))
                 }
-                call.reply(.array(elementType: SessionListing.signature, listings.map(\.dbusValue)))
             },
             .init(FlowMember.Manager.getSession, in: [Argument("id", "s")], out: [Argument("session", "o")]) { manager, call in
                 var args = call.arguments()
@@ -70,9 +83,11 @@ enum ManagerInterface {
                 guard let path = FlowBus.sessionPath(of: id) else {
                     throw FlowdError.invalidArgs("\"\(id.prefix(64))\" is not a session id (32 lowercase hex characters)")
                 }
-                let uid = try manager.front.uid(of: call)
-                try manager.front.withService { service throws(FlowdError) in try service.authorize(id, uid: uid) }
-                call.reply(.objectPath(path))
+                // The owner, root, or polkit's manage-sessions, as for the
+                // session's own members.
+                manager.front.authorize(call, .sessionOwner(id)) { refusal in
+                    if let refusal { call.fail(refusal) } else { call.reply(.objectPath(path)) }
+                }
             },
             .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
                 call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
@@ -81,7 +96,7 @@ enum ManagerInterface {
                 call.reply(manager.front.status().dbusValue)
             },
             .init(FlowMember.Manager.reload) { manager, call in
-                // Root only (CallerRule.manager).
+                // Root, or polkit's reload on the system bus (CallerRule.manager).
                 manager.front.finish(call, manager.front.reload())
             },
         ],
@@ -95,6 +110,15 @@ enum ManagerInterface {
             .init(ManagerSignal.sessionNewMember, [Argument("id", "s"), Argument("session", "o")]),
             .init(ManagerSignal.sessionRemovedMember, [Argument("id", "s"), Argument("session", "o")]),
         ])
+
+    /// `ListSessions`' reply. The store's ids and states are the daemon's
+    /// own: a row that is not (a damaged database) is left out, not sent.
+    static func sessionListings(_ sessions: [SessionSummary]) -> DBusValue {
+        let listings = sessions.compactMap { row in
+            SessionState(rawValue: row.state).flatMap { SessionListing(id: row.id, flowID: row.flowID, state: $0) }
+        }
+        return .array(elementType: SessionListing.signature, listings.map(\.dbusValue))
+    }
 
     /// The `StartSession` options: `locale` (s), `prefill` (a{sv}) and,
     /// since 1.1, `answers` (a{sv}: answers for every step, which drive the

@@ -135,7 +135,8 @@ final class Daemon {
     private lazy var front = BusFrontEnd(
         loop: loop, service: service, logger: logger,
         settings: .init(
-            bus: busChoice, version: FlowdVersion.current, plugins: plugins.records.map(PluginSummary.init(record:))),
+            bus: busChoice, version: FlowdVersion.current, plugins: plugins.records.map(PluginSummary.init(record:)),
+            polkit: busChoice == .system ? .standard : nil),
         limits: limits,
         reload: { [unowned self] in reload() },
         status: { [unowned self] in status() },

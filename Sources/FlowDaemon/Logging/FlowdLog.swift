@@ -26,18 +26,25 @@ extension MessageID {
     package static let daemonStarted = MessageID(constant: "8f5ff471507e4dcda52d69e21fadea88")
     /// The daemon is stopping.
     package static let daemonStopping = MessageID(constant: "638b11f959d541dca7e58482982738a7")
-
     /// Sessions untouched for the idle time were removed.
     package static let sessionsExpired = MessageID(constant: "666cebdff9474bef9f5748ac67fade91")
     /// A limit refused a caller (sessions per user, sessions in all).
     package static let limitReached = MessageID(constant: "d8c9948098dc411b8c1f88ac55fd1485")
     /// A reload found an error in the configuration; the running one stays.
     package static let reloadFailed = MessageID(constant: "9524c4014e544befa3270898d07d6981")
+    /// An administrative call was allowed: `Reload`, another user's session
+    /// (read, changed or closed), a flow that names a polkit action; by root
+    /// or by polkit's yes.
+    package static let administrativeAccess = MessageID(constant: "bfd73dc32cdf4e0e9507311e6d4d8a15")
+    /// A call that needed authorization was refused (polkit's no, a
+    /// challenge, polkit missing or slow, or no polkit to ask).
+    package static let authorizationRefused = MessageID(constant: "a85c241363b84631afb4644fae70f904")
 
     /// Every id above, for catalogs and tests.
     package static let flowd: [MessageID] = [
         sessionStarted, stepCompleted, submitted, submitFailed, flowRefused, pluginRefused, pluginCrashed,
-        daemonStarted, daemonStopping, sessionsExpired, limitReached, reloadFailed,
+        daemonStarted, daemonStopping, sessionsExpired, limitReached, reloadFailed, administrativeAccess,
+        authorizationRefused,
     ]
 }
 
@@ -68,10 +75,13 @@ extension LogField {
     package static let error = LogField(constant: "FLOWD_ERROR")
     /// `FLOWD_DURATION_USEC`: how long something took, in microseconds.
     package static let durationMicroseconds = LogField(constant: "FLOWD_DURATION_USEC")
+    /// `FLOWD_ACTION`: the polkit action a call was authorized or refused under.
+    package static let action = LogField(constant: "FLOWD_ACTION")
 
     /// Every field above, for tests.
     package static let flowd: [LogField] = [
         session, flow, plugin, capability, step, field, state, uid, sender, path, error, durationMicroseconds,
+        action,
     ]
 }
 

@@ -154,14 +154,12 @@ actor FlowService: DaemonComponent {
 
     // MARK: - Authorization
 
-    /// Refuses `uid` unless it owns session `id` or is root. Fails closed:
-    /// a session that cannot be loaded refuses everyone.
-    func authorize(_ id: String, uid: UInt32) throws(FlowdError) {
-        var owner = repository.cachedOwner(of: id)
-        if owner == nil { owner = try session(id).record.owner }
-        guard uid == owner || uid == 0 else {
-            throw .accessDenied("session \(id) belongs to another user")
-        }
+    /// The uid session `id` belongs to, for the front end's authorization
+    /// (``AuthorizationPolicy``; `NotFound` when there is no such session,
+    /// and a session that cannot be loaded refuses everyone).
+    func owner(of id: String) throws(FlowdError) -> UInt32 {
+        if let owner = repository.cachedOwner(of: id) { return owner }
+        return try session(id).record.owner
     }
 
     // MARK: - Manager

@@ -28,7 +28,12 @@ package enum DesktopApp {
         let locale = LocaleChoice.resolve(option: options.locale, environment: CurrentProcess.environmentVariable)
         let client: FlowClient
         do {
-            client = try FlowClient(bus: options.bus.connectionBus)
+            // A window is a person at a desktop, whose polkit agent can ask
+            // for a password when a call needs authentication (a flow that
+            // names a polkit action, on the system bus).
+            var configuration = FlowClient.Configuration(bus: options.bus.connectionBus)
+            configuration.allowsInteractiveAuthorization = true
+            client = try FlowClient(configuration)
         } catch {
             Console.error("flowd-gtk: \(error)")
             return SysExits.software.rawValue

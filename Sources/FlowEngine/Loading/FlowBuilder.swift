@@ -25,7 +25,7 @@ struct FlowBuilder {
 
     // The keys each object may have (the JSON schema in docs/ lists the same).
     static let flowKeys = ["$schema", "format", "id", "title", "description", "locales", "steps", "review",
-                           "submit", "finishTitle"]
+                           "submit", "finishTitle", "authorization"]
     static let stepKeys = ["id", "kind", "title", "description", "body", "icon", "fields", "rules", "next"]
     static let fieldKeys = ["id", "type", "label", "help", "placeholder", "required", "mustBeOn", "minLength",
                             "maxLength", "pattern", "minimum", "maximum", "integer", "after", "before",
@@ -83,6 +83,7 @@ struct FlowBuilder {
         let description = o["description"].flatMap { reader.localized($0, path / "description", "the description") }
         let finishTitle = o["finishTitle"].flatMap { reader.localized($0, path / "finishTitle", "the finish title") }
         let declaredLocales = o["locales"].flatMap { self.declaredLocales($0, path / "locales") }
+        let authorization = o["authorization"].flatMap { self.authorization($0, path / "authorization") }
         let review = o["review"].flatMap { self.review($0, path / "review") }
         let submit = o["submit"].flatMap { self.submit($0, path / "submit") }
 
@@ -121,7 +122,18 @@ struct FlowBuilder {
         return FlowDefinition(
             id: id, title: title, description: description, steps: steps, review: review, submit: submit,
             finishTitle: finishTitle, locales: locales, source: root, format: format, computedTypes: computedTypes,
-            pipes: references.pipes)
+            pipes: references.pipes, authorization: authorization)
+    }
+
+    /// `authorization`: the polkit action starting the flow needs, checked
+    /// for form (``AuthorizationAction``); polkit knows whether it exists.
+    private mutating func authorization(_ node: JSONNode, _ path: JSONPath) -> AuthorizationAction? {
+        guard let id = reader.string(node, path, "a polkit action id") else { return nil }
+        guard let action = AuthorizationAction(id) else {
+            problem(path, "\"\(id.prefix(64))\" is not a polkit action id (letters, digits and '-' in two or more parts separated by dots, such as \"org.flowd.Flow1.start\")")
+            return nil
+        }
+        return action
     }
 
     /// `locales`: the flow's declared translations, each once.

@@ -56,6 +56,10 @@ package struct FlowDefinition: Sendable {
     /// The file's `format`: 1, or 2 for a flow that may use field
     /// conditions, piping, computed values and warnings.
     package let format: Int
+    /// The polkit action a caller needs to start a session of this flow on
+    /// the system bus (root and the per-user flowd need none); nil when
+    /// anyone may.
+    package let authorization: AuthorizationAction?
     /// The type of each computed field's value, as the linter worked it out.
     let computedTypes: [String: ExprType]
     /// Some field has a `visibleIf` or is computed: working out the path
@@ -78,8 +82,10 @@ package struct FlowDefinition: Sendable {
     init(
         id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
         review: ReviewDefinition?, submit: SubmitDefinition?, finishTitle: LocalizedText?, locales: [String],
-        source: JSONNode, format: Int = 1, computedTypes: [String: ExprType] = [:], pipes: Bool = false
+        source: JSONNode, format: Int = 1, computedTypes: [String: ExprType] = [:], pipes: Bool = false,
+        authorization: AuthorizationAction? = nil
     ) {
+        self.authorization = authorization
         self.format = format
         self.pipes = pipes
         self.computedTypes = computedTypes

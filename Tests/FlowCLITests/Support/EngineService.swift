@@ -400,7 +400,7 @@ func flowctl(
     let box = UncheckedBox(service)
     let context = FlowctlContext(
         stdout: out, stderr: err, stdin: source, stdoutIsTerminal: terminal, stderrIsTerminal: false,
-        environment: environment, makeService: { _ in box.value })
+        environment: environment, makeService: { _, _ in box.value })
     let status = Flowctl.run(arguments, context: context)
     return Run(status: status, stdout: out.text, stderr: err.text)
 }

@@ -11,6 +11,8 @@ struct ExternalClient {
     let address: String
     /// When set, every command runs under `setpriv` with this uid and gid.
     var uid: UInt32?
+    /// `gdbus call` sets the message flag `ALLOW_INTERACTIVE_AUTHORIZATION`.
+    var interactive = false
 
     init(_ fixture: DaemonFixture, uid: UInt32? = nil) {
         self.init(address: fixture.bus.address, uid: uid)
@@ -76,7 +78,7 @@ struct ExternalClient {
         try run(
             "gdbus",
             ["call", "--address", address, "--dest", "org.flowd.Flow1", "--object-path", path, "--method", method]
-                + arguments)
+                + (interactive ? ["--interactive"] : []) + arguments)
     }
 
     /// `gdbus call` expected to succeed; its stdout (GVariant text).
