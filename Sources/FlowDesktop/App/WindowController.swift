@@ -36,7 +36,9 @@ package final class WindowController {
     private let locale: String
     private let strings: AppStrings
     private let opening: Opening
-    /// Prints each screen shown and its transition (`FLOWD_GTK_TRACE=1`).
+    /// Prints each screen shown and its transition, the field ids of each
+    /// page read and the keys of each answer set sent (`FLOWD_GTK_TRACE=1`;
+    /// names only, never an answer).
     private let trace: Bool
     private weak var window: FlowWindow?
     private let calls = CallQueue()
@@ -294,6 +296,7 @@ package final class WindowController {
             let page = try await client.step(id)
             let review = page.kind == .review ? try await client.review(id) : nil
             guard session == id else { return }
+            if trace { Console.line("read: \(page.id) fields=\(page.fields.map(\.id).joined(separator: ","))") }
             self.properties = properties
             self.page = page
             self.review = review
@@ -382,6 +385,7 @@ package final class WindowController {
         let answers = unsent
         unsent = [:]
         inFlight.merge(answers) { $1 }
+        if trace { Console.line("set: \(answers.keys.sorted().joined(separator: ","))") }
         do {
             try await client.setAnswers(id, answers.mapValues(WireValue.answer))
         } catch {
