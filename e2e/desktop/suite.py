@@ -342,7 +342,7 @@ def consultation_to_submission(ctx):
     app.screenshot("review")
 
     # Edit, a step made invalid, "Back to review", "Not finished", Submit leads back to the step.
-    app.press("push button", "Edit Contact details")
+    app.press("push button", "Edit “Contact details”")
     check(app.wait_screen("step:contact") == "slide-back", "Edit did not go back")
     app.find("push button", "Back to review")
     type_into(app, "Name", "")
