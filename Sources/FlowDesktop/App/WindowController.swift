@@ -174,7 +174,7 @@ package final class WindowController {
     private func showStart() async {
         stopFollowing()
         do {
-            let flows = try await client.listFlows()
+            let flows = try await flowsInLocale()
             var entries: [SessionEntry] = []
             for listing in try await client.listSessions() where listing.state != .submitted {
                 do {
@@ -187,12 +187,24 @@ package final class WindowController {
             guard session == nil else { return }  // a session was opened meanwhile
             unreachable = false
             entries.sort { $0.updatedAt > $1.updatedAt }
-            let sorted = flows.sorted { $0.title(in: locale) < $1.title(in: locale) }
+            let sorted = flows.sorted { $0.title < $1.title }
             window?.setFlowTitle("")
-            show(.start(StartScreen(flows: sorted, locale: locale, sessions: entries)))
+            show(.start(StartScreen(flows: sorted, sessions: entries)))
             if startEvents == nil { await watchStart() }
         } catch {
             showNotice(error, retry: .start)
+        }
+    }
+
+    /// The flows with their titles and descriptions in the window's language,
+    /// resolved by flowd with its fallback (`ListFlowsWithOptions`). A tag
+    /// flowd refuses as malformed gets the flows' default texts, as an
+    /// unknown language would.
+    private func flowsInLocale() async throws(FlowClientError) -> [FlowSummary] {
+        do {
+            return try await client.listFlows(locale: locale)
+        } catch where error.flowdName == .invalidArgs {
+            return try await client.listFlows()
         }
     }
 
