@@ -35,7 +35,7 @@ let fixturePlugins: [(String, String)] = [
 
 /// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
 let fuzzTargets: [(String, [Target.Dependency])] = [
-    ("json", ["FlowEngine"]),
+    ("json", ["FlowEngine", "FlowCLI"]),
     ("flow", ["FlowEngine", flowKit]),
     ("pattern", ["FlowEngine", flowKit]),
     ("session", ["FlowEngine", flowKit]),

@@ -8,6 +8,8 @@
 # Usage (as root, or with sudo): scripts/setup-debian.sh
 set -eu
 
+# libglib2.0-dev-bin (gdbus-codegen), libglib2.0-dev and gcc: the test that
+# builds a C client from the shipped D-Bus XML and runs it against flowd.
 PACKAGES="
   pkg-config
   libdbus-1-dev
@@ -17,6 +19,9 @@ PACKAGES="
   dbus-bin
   dbus-user-session
   libglib2.0-bin
+  libglib2.0-dev-bin
+  libglib2.0-dev
+  gcc
   systemd
   systemd-container
   util-linux

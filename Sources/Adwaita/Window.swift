@@ -18,9 +18,6 @@ package final class HeaderBar: Widget {
         adw_window_title_set_title(flowd_adw_window_title(windowTitle), title)
         adw_window_title_set_subtitle(flowd_adw_window_title(windowTitle), subtitle)
     }
-
-    package func packStart(_ widget: Widget) { adw_header_bar_pack_start(flowd_adw_header_bar(raw), widget.widget) }
-    package func packEnd(_ widget: Widget) { adw_header_bar_pack_end(flowd_adw_header_bar(raw), widget.widget) }
 }
 
 /// `AdwToastOverlay`: shows short notices over its child.

@@ -174,6 +174,9 @@ package struct InterfaceName: ValidatedName {
     package static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
     /// `org.freedesktop.DBus.Peer`.
     package static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
+    /// `org.freedesktop.DBus.ObjectManager`: the objects below a path, with
+    /// their interfaces and properties, and signals when they come and go.
+    package static let objectManager: InterfaceName = "org.freedesktop.DBus.ObjectManager"
     /// `org.freedesktop.DBus`, the bus driver's interface.
     package static let bus: InterfaceName = "org.freedesktop.DBus"
     /// `org.freedesktop.DBus.Local`, signals libdbus makes up itself (Disconnected).

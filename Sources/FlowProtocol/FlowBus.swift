@@ -66,6 +66,17 @@ package enum FlowMember {
         package static let checkAnswers: MemberName = "CheckAnswers"
         /// Since 1.1: changes the session's language.
         package static let setLocale: MemberName = "SetLocale"
+        /// Since 1.1: `Submit` with options (`wait`: false returns once the
+        /// submit started, its outcome arriving as signals and properties).
+        package static let submitWithOptions: MemberName = "SubmitWithOptions"
+    }
+
+    /// The `org.freedesktop.DBus.ObjectManager` members on the Manager
+    /// object (since 1.1): the caller's sessions, and their coming and going.
+    package enum ObjectManager {
+        package static let getManagedObjects: MemberName = "GetManagedObjects"
+        package static let interfacesAdded: MemberName = "InterfacesAdded"
+        package static let interfacesRemoved: MemberName = "InterfacesRemoved"
     }
 }
 

@@ -47,6 +47,23 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     /// The property's name on the bus.
     package var name: MemberName { MemberName(trusted: rawValue) }
 
+    /// Says what the session is and where it stands, never what was
+    /// answered: what `GetManagedObjects` and `InterfacesAdded` carry.
+    /// Left out are the texts answers may be piped into (`Path`'s step
+    /// titles, `Announcement`), the plugins' texts (`LastError`, `Receipt`,
+    /// which may quote answers) and `VisibleFields` (which follows answers
+    /// through `visibleIf`); an owner reads them on the session object.
+    package var isMetadata: Bool {
+        switch self {
+        case .id, .flowID, .owner, .locale, .state, .currentStep, .stepIndex, .stepCount, .canGoBack, .canContinue,
+             .continueLabel, .returningToReview, .createdAt, .updatedAt, .requestedLocale, .effectiveLocale, .flowTitle,
+             .flowDescription:
+            return true
+        case .lastError, .path, .announcement, .receipt, .visibleFields:
+            return false
+        }
+    }
+
     /// The property's D-Bus type.
     package var signature: Signature {
         switch self {
@@ -223,6 +240,14 @@ package struct SessionProperties: Sendable, Hashable {
         case .flowTitle: return .string(flowTitle)
         case .flowDescription: return .string(flowDescription)
         }
+    }
+
+    /// The ``SessionProperty/isMetadata`` properties and their values: a
+    /// session's entry in `GetManagedObjects` and `InterfacesAdded`.
+    package var metadata: [String: DBusValue] {
+        var values: [String: DBusValue] = [:]
+        for property in SessionProperty.allCases where property.isMetadata { values[property.rawValue] = value(of: property) }
+        return values
     }
 
     /// The properties whose values differ from `old`, in declaration order:

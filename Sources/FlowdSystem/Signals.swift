@@ -89,24 +89,6 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Runs `body` with `SIGPIPE` blocked in the calling thread, so a write
-    /// to a pipe whose reader went away fails with ``Errno/brokenPipe``
-    /// instead of ending the process (a broken pipe's `SIGPIPE` goes to the
-    /// writing thread). A `SIGPIPE` left pending is consumed
-    /// (`sigtimedwait` with a zero timeout) before the mask is restored.
-    package static func withBrokenPipeBlocked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        var pipeOnly = makeSet([.brokenPipe])
-        var old = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeOnly, &old)
-        let wasBlocked = sigismember(&old, SIGPIPE) == 1
-        defer {
-            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeOnly, nil, &noWait) == SIGPIPE {}
-            if !wasBlocked { pthread_sigmask(SIG_UNBLOCK, &pipeOnly, nil) }
-        }
-        return try body()
-    }
-
     /// `kill(2)`: sends this signal to process `pid`, or with `group` to every
     /// process in the process group `pid`. A process that is gone is not an error.
     package func send(to pid: Int32, group: Bool = false) {

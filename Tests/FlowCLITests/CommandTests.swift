@@ -169,14 +169,40 @@ struct CommandTests {
         #expect(shape["review"] is NSNull)
         let step = try #require(shape["step"] as? [String: Any])
         #expect(Set(step.keys) == ["id", "kind", "title", "description", "body", "icon", "error", "announcement", "index",
-                                   "count", "continueLabel", "backLabel", "canGoBack", "canContinue", "fields"])
+                                   "count", "continueLabel", "backLabel", "canGoBack", "canContinue", "fields",
+                                   "warning", "progressLabel", "flowTitle", "effectiveLocale", "ruleHints"])
+        #expect(step["progressLabel"] as? String == "Step 1 of 5")
+        #expect(step["flowTitle"] as? String == "Book a consultation")
         #expect(step["index"] as? Int == 1)
         #expect(step["count"] as? Int == 5)
         let field = try #require((step["fields"] as? [[String: Any]])?.first)
         #expect(Set(field.keys) == ["id", "type", "label", "help", "placeholder", "required", "options", "other",
-                                    "otherLabel", "value", "otherValue", "isSet", "error", "hint", "constraints"])
+                                    "otherLabel", "value", "otherValue", "isSet", "error", "hint", "constraints",
+                                    "warning", "patternHint", "conditionallyRequired", "ruleHints", "hints"])
         #expect(field["value"] as? String == "website")
         #expect((field["options"] as? [[String: String]])?.first == ["id": "website", "label": "A website"])
+    }
+
+    @Test("show --json carries the hints a person reads before they break a rule")
+    func showJSONHints() throws {
+        let id = try start("registration", ["--locale", "de"])
+        let shape = try #require(try json(run(["show", id, "--json"]).stdout) as? [String: Any])
+        let step = try #require(shape["step"] as? [String: Any])
+        let fields = try #require(step["fields"] as? [[String: Any]])
+        let username = try #require(fields.first { $0["id"] as? String == "username" })
+        let patternHint = "Kleinbuchstaben, Ziffern, „-“ und „_“, am Anfang ein Buchstabe"
+        #expect(username["patternHint"] as? String == patternHint)
+        #expect((username["hints"] as? [String])?.contains(patternHint) == true)
+        #expect(username["conditionallyRequired"] as? Bool == false)
+
+        // The next step's `equals` rule is said on the field it compares.
+        _ = run(["set", id, "username=ada", "email=ada@example.org"])
+        #expect(run(["continue", id]).status == 0)
+        let next = try #require(try json(run(["show", id, "--json"]).stdout) as? [String: Any])
+        let nextFields = try #require((next["step"] as? [String: Any])?["fields"] as? [[String: Any]])
+        let hints = nextFields.flatMap { ($0["ruleHints"] as? [[String: String]]) ?? [] }
+        #expect(hints.contains { $0["kind"] == "equals" && !($0["text"] ?? "").isEmpty }, "\(nextFields)")
+        #expect(hints.allSatisfy { Set($0.keys) == ["kind", "subject", "text"] })
     }
 
     @Test("show gives the rule hints in the session's language")

@@ -131,6 +131,12 @@ struct DocsTableTests {
         }
     }
 
+    @Test("the ObjectManager table names its members with the specification's arguments and types")
+    func objectManager() throws {
+        let rows = try Self.rows(in: try Self.section("## org.freedesktop.DBus.ObjectManager", in: Self.docs))
+        Self.expectSame(rows, InterfaceShape.objectManager, properties: true)
+    }
+
     @Test("the comparison sees a wrong argument name")
     func comparisonCanFail() throws {
         let text = try Self.section("## org.flowd.Flow1.Manager", in: Self.docs)

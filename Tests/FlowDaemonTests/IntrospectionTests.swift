@@ -5,7 +5,10 @@ import TestSupport
 
 /// What the running daemon introspects must be exactly what the interface
 /// XML shipped in `dbus/` says: names, signatures, directions, access and
-/// annotations.
+/// annotations. The XML's `org.gtk.GDBus.DocString` annotations are its own
+/// (the source of the documentation; the daemon's tables are the source of
+/// the shape), so every member must have one, and the comparison leaves
+/// them out.
 @Suite("Introspection against dbus/*.xml")
 struct IntrospectionTests {
     /// The repository's `dbus/` directory, found from this source file.
@@ -13,7 +16,14 @@ struct IntrospectionTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("dbus").path
 
+    /// The shipped XML of `interface`, without its documentation: the shape
+    /// the daemon must introspect.
     static func shipped(_ interface: String) throws -> InterfaceShape {
+        try shippedWithDocs(interface).withoutDocStrings
+    }
+
+    /// The shipped XML of `interface` as it is.
+    static func shippedWithDocs(_ interface: String) throws -> InterfaceShape {
         let text = try String(contentsOfFile: "\(xmlDirectory)/\(interface).xml", encoding: .utf8)
         let interfaces = try InterfaceShape.interfaces(in: text)
         #expect(Array(interfaces.keys) == [interface], "\(interface).xml must describe exactly that interface")
@@ -64,6 +74,8 @@ struct IntrospectionTests {
             Self.expectSame(managerInterfaces[manager.name], manager)
             Self.expectStandardInterfaces(managerInterfaces)
             #expect(managerInterfaces[session.name] == nil)
+            // Since 1.1 the Manager object is also the ObjectManager of the sessions.
+            Self.expectSame(managerInterfaces[InterfaceShape.objectManager.name], InterfaceShape.objectManager)
 
             let started = try await fixture.client.start("trip")
             let sessionInterfaces = try InterfaceShape.interfaces(in: try raw.session(id: started).introspect())
@@ -95,8 +107,9 @@ struct IntrospectionTests {
         let session = try Self.shipped("org.flowd.Flow1.Session")
         #expect(Set(session.methods.keys) == [
             "GetStep", "SetAnswers", "Continue", "Back", "GoTo", "GetReview", "GetAnswers", "Submit", "Cancel", "Close",
-            "CheckAnswers", "SetLocale",
+            "CheckAnswers", "SetLocale", "SubmitWithOptions",
         ])
+        #expect(session.methods["SubmitWithOptions"]?.arguments == [.init(name: "options", type: "a{sv}", direction: "in")])
         #expect(session.methods["GetReview"]?.arguments.map(\.type) == ["aa{sv}", "s"])
         #expect(Set(session.signals.keys) == ["StepCompleted", "Submitted", "SubmitFailed", "Announcement"])
         for name in ["Id", "FlowId", "Owner", "Locale", "State", "CurrentStep", "StepIndex", "StepCount", "CanGoBack",
@@ -107,12 +120,29 @@ struct IntrospectionTests {
         #expect(session.properties["CreatedAt"]?.type == "t")
     }
 
+    @Test("every interface and member of the shipped XML has an org.gtk.GDBus.DocString; Submit's says it may block")
+    func shippedIsDocumented() throws {
+        for name in ["org.flowd.Flow1.Manager", "org.flowd.Flow1.Session"] {
+            let shape = try Self.shippedWithDocs(name)
+            #expect(shape.undocumented == [], "\(name)")
+        }
+        let session = try Self.shippedWithDocs("org.flowd.Flow1.Session")
+        let submit = session.methods["Submit"]?.annotations[InterfaceShape.docString] ?? ""
+        #expect(submit.contains("timeoutSeconds") && submit.contains("SubmitWithOptions"), "\(submit)")
+        let manager = try Self.shippedWithDocs("org.flowd.Flow1.Manager")
+        #expect(manager.annotations[InterfaceShape.docString]?.contains("org.freedesktop.DBus.ObjectManager") == true)
+        // The check sees a member without one.
+        var altered = session
+        altered.methods["Submit"]?.annotations = [:]
+        #expect(altered.undocumented == ["method Submit"])
+    }
+
     @Test("the comparison sees a difference", arguments: [
         // A changed direction, a changed type, a missing annotation, an extra member.
         ("<arg name=\"flow\" type=\"s\" direction=\"in\"/>", "<arg name=\"flow\" type=\"s\" direction=\"out\"/>"),
         ("<arg name=\"flow\" type=\"s\" direction=\"in\"/>", "<arg name=\"flow\" type=\"o\" direction=\"in\"/>"),
         ("<annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"const\"/>", ""),
-        ("<method name=\"Reload\"/>", "<method name=\"Reload\"/><method name=\"Extra\"/>"),
+        ("<method name=\"Reload\">", "<method name=\"Extra\"/><method name=\"Reload\">"),
     ])
     func comparisonCanFail(original: String, changed: String) throws {
         let text = try String(contentsOfFile: "\(Self.xmlDirectory)/org.flowd.Flow1.Manager.xml", encoding: .utf8)

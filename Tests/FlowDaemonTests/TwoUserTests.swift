@@ -37,7 +37,7 @@ struct TwoUserTests {
             for (method, arguments) in [
                 ("GetStep", []), ("SetAnswers", ["{'name': <'Mallory'>}"]), ("Continue", []), ("Back", []),
                 ("GoTo", ["'welcome'"]), ("GetReview", []), ("GetAnswers", []), ("Submit", []), ("Cancel", []),
-                ("Close", []),
+                ("Close", []), ("SubmitWithOptions", ["{'wait': <false>}"]),
             ] as [(String, [String])] {
                 try nobody.gdbusFails(path, "\(Self.session).\(method)", arguments, with: denied)
             }

@@ -1,6 +1,7 @@
 // fuzz-json: the flow files' JSON reader (FlowEngine's JSONParser) on any
 // bytes. It must never crash, stay within its bounds, and read back what it
 // accepted: a document printed again and read again is the same document.
+import FlowCLI
 import FuzzSupport
 
 @testable import FlowEngine
@@ -51,8 +52,8 @@ func check(_ node: JSONNode, depth: Int) {
     }
 }
 
-/// Prints a document as JSON text (strings escaped, numbers as Swift prints
-/// them, which reads back to the same value).
+/// Prints a document as JSON text (strings escaped as flowctl escapes them,
+/// numbers as Swift prints them, which reads back to the same value).
 enum JSONText {
     static func print(_ node: JSONNode) -> String {
         switch node {
@@ -66,26 +67,9 @@ enum JSONText {
         }
     }
 
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A string as flowctl's `--json` writes it: the fuzzer also checks that
+    /// the CLI's escaping reads back through the engine's parser.
+    static func quote(_ s: String) -> String { JSONOutput.string(s).serialized() }
 }
 
 #if !FUZZING

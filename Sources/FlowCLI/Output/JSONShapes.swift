@@ -1,5 +1,6 @@
 import DBus
 import FlowClient
+import FlowEngine
 import FlowProtocol
 
 /// The `--json` shapes, documented in docs/flowctl.md and flowctl(1). Keys
@@ -46,7 +47,18 @@ package enum JSONShapes {
             ("isSet", .bool(field.isSet)), ("error", .string(field.error)), ("hint", .string(field.hint)),
         ]
         pairs.append(("constraints", .object(field.constraints.map { ($0.key, JSONOutput($0.value)) })))
+        // Since 1.1: what a person is told before they break a rule.
+        pairs += [
+            ("warning", .string(field.warning)), ("patternHint", .string(field.patternHint)),
+            ("conditionallyRequired", .bool(field.conditionallyRequired)),
+            ("ruleHints", ruleHints(field.ruleHints)), ("hints", .strings(field.hintTexts)),
+        ]
         return .object(pairs)
+    }
+
+    /// Rule hints as objects: where the rule comes from, what it is about, the sentence.
+    static func ruleHints(_ hints: [RuleHint]) -> JSONOutput {
+        .array(hints.map { .object(["kind": .string($0.kind.rawValue), "subject": .string($0.subject), "text": .string($0.text)]) })
     }
 
     /// A step: the `GetStep` keys.
@@ -59,6 +71,9 @@ package enum JSONShapes {
             "continueLabel": .string(step.continueLabel), "backLabel": .string(step.backLabel),
             "canGoBack": .bool(step.canGoBack), "canContinue": .bool(step.canContinue),
             "fields": .array(step.fields.map(field)),
+            "warning": .string(step.warning), "progressLabel": .string(step.progressLabel),
+            "flowTitle": .string(step.flowTitle), "effectiveLocale": .string(step.effectiveLocale),
+            "ruleHints": ruleHints(step.ruleHints),
         ])
     }
 

@@ -99,7 +99,8 @@ final class BusFrontEnd: DaemonComponent {
         let front = LoopBound(self, loop: loop)
         do {
             try link.server.export(
-                ManagerObject(bound: front), at: FlowBus.managerPath, interfaces: [ManagerInterface.table],
+                ManagerObject(bound: front), at: FlowBus.managerPath,
+                interfaces: [ManagerInterface.table, ObjectManagerInterface.table],
                 authorize: { manager, call, proceed in manager.front.authorize(call, CallerRule.manager(call.member), proceed) })
             try link.server.exportTree(
                 under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
@@ -208,6 +209,31 @@ final class BusFrontEnd: DaemonComponent {
             })
     }
 
+    /// The ``Reply`` of a submit that does not wait (`SubmitWithOptions`
+    /// with `wait` false): the call is answered as soon as the action
+    /// starts, before the `State` `submitting` it caused goes out; what ends
+    /// the action is only emitted (`PropertiesChanged`, `Submitted`,
+    /// `SubmitFailed`). A submit that ends before waiting for a plugin (a
+    /// refusal, an unfinished step, a flow without action) answers as
+    /// `Submit` does.
+    func replyOnceStarted(to call: MethodInvocation) -> Reply<Void> {
+        let front = LoopBound(self, loop: loop)
+        return Reply(
+            deferring: {
+                if !call.isCompleted { call.reply() }
+                front.value.flush()
+            },
+            { result in
+                if !call.isCompleted {
+                    switch result {
+                    case .success: call.reply()
+                    case .failure(let error): call.fail(error)
+                    }
+                }
+                front.value.flush()
+            })
+    }
+
     // MARK: - Events
 
     /// Emits every event the service queued, in order.
@@ -221,9 +247,13 @@ final class BusFrontEnd: DaemonComponent {
         do throws(DBusError) {
             switch event {
             case .sessionNew(let id):
+                let session = try? withService { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+                if let session { audience.adopt(id, owner: session.owner) }
                 try managerSignal(.sessionNew(id: id), server)
+                if let session { try objectManagerSignal(.interfacesAdded(session), server) }
             case .sessionRemoved(let id):
                 try managerSignal(.sessionRemoved(id: id), server)
+                try objectManagerSignal(.interfacesRemoved(id: id), server)
                 audience.remove(session: id)
             case .sessionCountChanged:
                 let count = service.assumeIsolated { $0.sessionCount }
@@ -260,6 +290,31 @@ final class BusFrontEnd: DaemonComponent {
         for destination in audience.destinations(of: signal.sessionID) {
             try server.emitSignal(
                 signal.member, interface: FlowBus.managerInterface, path: FlowBus.managerPath, arguments: arguments,
+                destination: destination)
+        }
+    }
+
+    /// `InterfacesAdded` (with the session's metadata) or `InterfacesRemoved`
+    /// of a session, from the Manager object, to the session's audience.
+    private enum ObjectManagerSignal {
+        case interfacesAdded(SessionProperties)
+        case interfacesRemoved(id: String)
+    }
+
+    private func objectManagerSignal(_ signal: ObjectManagerSignal, _ server: ObjectServer) throws(DBusError) {
+        let (id, member, contents): (String, MemberName, DBusValue)
+        switch signal {
+        case .interfacesAdded(let session):
+            (id, member, contents) = (
+                session.id, FlowMember.ObjectManager.interfacesAdded, ObjectManagerInterface.interfaces(of: session)
+            )
+        case .interfacesRemoved(let removed):
+            (id, member, contents) = (removed, FlowMember.ObjectManager.interfacesRemoved, ObjectManagerInterface.removedInterfaces)
+        }
+        guard let path = FlowBus.sessionPath(of: id) else { return }
+        for destination in audience.destinations(of: id) {
+            try server.emitSignal(
+                member, interface: .objectManager, path: FlowBus.managerPath, arguments: [.objectPath(path), contents],
                 destination: destination)
         }
     }
@@ -338,6 +393,12 @@ final class BusFrontEnd: DaemonComponent {
             else { return done([]) }
             done(sessions.map(\.id).filter(SessionID.isValid))
         }
+    }
+
+    /// The caller of `GetManagedObjects` watches the sessions it was given
+    /// and those its uid starts later.
+    func noteManager(_ sender: BusName?, uid: UInt32, of sessions: [String]) {
+        if let sender { audience.add(manager: sender, uid: uid, watching: sessions) }
     }
 
     /// The caller of `StartSession` watches the session it made.

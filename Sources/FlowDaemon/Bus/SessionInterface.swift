@@ -60,10 +60,10 @@ enum SessionInterface {
                 let answers = try session.read { $0.answersOnPath(includeSecure: false) }
                 call.reply(.vardict(WireValue.answers(answers)))
             },
-            .init(FlowMember.Session.submit) { session, call in
-                let id = session.id
-                let reply = session.front.reply(to: call) { (_: Void, call) in call.reply() }
-                session.front.act { $0.submit(id, reply: reply) }
+            .init(FlowMember.Session.submit) { session, call in submit(session, call, wait: true) },
+            .init(FlowMember.Session.submitWithOptions, in: [Argument("options", "a{sv}")]) { session, call in
+                var args = call.arguments()
+                submit(session, call, wait: try submitOptions(try args.next([String: DBusValue].self)))
             },
             .init(FlowMember.Session.cancel) { session, call in
                 let id = session.id
@@ -97,6 +97,29 @@ enum SessionInterface {
         InterfaceTable<SessionObject>.Property(
             property.name, property.signature, emitsChange: property.emitsChangedSignal,
             get: { session in try session.read { SessionProperties($0) }.value(of: property) })
+    }
+
+    /// `Submit`, and `SubmitWithOptions`: the reply waits for the action,
+    /// or (`wait` false) comes as soon as it started.
+    private static func submit(_ session: SessionObject, _ call: MethodInvocation, wait: Bool) {
+        let id = session.id
+        let front = session.front
+        let reply = wait ? front.reply(to: call) { (_: Void, call) in call.reply() } : front.replyOnceStarted(to: call)
+        front.act { $0.submit(id, reply: reply) }
+    }
+
+    /// The `SubmitWithOptions` options (since 1.1): `wait` (b, default
+    /// true: as `Submit`). Whether the reply waits for the action.
+    static func submitOptions(_ options: [String: DBusValue]) throws(FlowdError) -> Bool {
+        var wait = true
+        for (key, value) in options {
+            guard key == "wait" else { throw .invalidArgs("unknown option \"\(key.prefix(64))\" (expected wait)") }
+            guard case .bool(let flag) = value else {
+                throw .invalidArgs("option wait has D-Bus type '\(value.signature)'; expected 'b'")
+            }
+            wait = flag
+        }
+        return wait
     }
 
     /// The handler of `SetAnswers` and `CheckAnswers`: the answers read and

@@ -16,6 +16,9 @@ struct SignalAudience {
     private var watchers: [String: Set<BusName>] = [:]
     /// Connection → sessions it watches, to forget it when it disconnects.
     private var watching: [BusName: Set<String>] = [:]
+    /// Connections that asked for `GetManagedObjects`, with their uid: they
+    /// also watch the sessions their uid starts later (root: every one).
+    private var managing: [BusName: UInt32] = [:]
 
     init(delivery: Delivery) {
         self.delivery = delivery
@@ -29,8 +32,24 @@ struct SignalAudience {
         }
     }
 
+    /// `sender`, of `uid`, asked for the managed objects: it watches
+    /// `sessions` (those it was given) and, from now on, every session
+    /// its uid starts (``adopt(_:owner:)``).
+    mutating func add(manager sender: BusName, uid: UInt32, watching sessions: [String]) {
+        guard delivery == .callers else { return }
+        managing[sender] = uid
+        for id in sessions { add(sender, watching: id) }
+    }
+
+    /// Session `id` of `owner` was started: the connections of that uid (or
+    /// root's) that manage objects watch it, before its first signal.
+    mutating func adopt(_ id: String, owner: UInt32) {
+        for (sender, uid) in managing where uid == owner || uid == 0 { add(sender, watching: id) }
+    }
+
     /// `sender` left the bus.
     mutating func forget(_ sender: BusName) {
+        managing[sender] = nil
         guard let ids = watching.removeValue(forKey: sender) else { return }
         for id in ids {
             watchers[id]?.remove(sender)

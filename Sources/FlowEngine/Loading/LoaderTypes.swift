@@ -77,9 +77,6 @@ package struct CapabilityCatalog: Sendable {
         return entries[kind]?.contains(name) ?? false
     }
 
-    /// Whether this catalog skips the check.
-    package var acceptsAnything: Bool { entries == nil }
-
     /// The known names of one kind, sorted (for error messages).
     package func names(of kind: CapabilityKind) -> [String] {
         (entries?[kind] ?? []).sorted()

@@ -208,11 +208,6 @@ enum LibSQLite {
         sqlite3_wal_checkpoint_v2(db, nil, mode, &logFrames, &checkpointedFrames)
     }
 
-    /// Wraps `sqlite3_libversion_number`, e.g. 3040001 for 3.40.1.
-    static func versionNumber() -> Int32 {
-        sqlite3_libversion_number()
-    }
-
     /// Wraps `sqlite3_libversion`.
     static func version() -> String {
         String(cString: sqlite3_libversion())

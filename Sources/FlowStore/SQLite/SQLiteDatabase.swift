@@ -255,9 +255,6 @@ package final class SQLiteDatabase {
     /// The SQLite library version string, such as "3.40.1".
     package static var libraryVersion: String { LibSQLite.version() }
 
-    /// The SQLite library version as a number, such as 3040001.
-    package static var libraryVersionNumber: Int { Int(LibSQLite.versionNumber()) }
-
     static func abbreviated(_ sql: String) -> String {
         let flat = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return flat.count > 60 ? String(flat.prefix(57)) + "..." : flat

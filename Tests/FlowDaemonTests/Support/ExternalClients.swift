@@ -13,7 +13,12 @@ struct ExternalClient {
     var uid: UInt32?
 
     init(_ fixture: DaemonFixture, uid: UInt32? = nil) {
-        address = fixture.bus.address
+        self.init(address: fixture.bus.address, uid: uid)
+    }
+
+    /// A client of the bus at `address` (empty: a tool that needs no bus).
+    init(address: String, uid: UInt32? = nil) {
+        self.address = address
         self.uid = uid
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 
 /// An element of a small XML document: enough for D-Bus introspection data.
@@ -244,4 +245,56 @@ struct InterfaceShape: Equatable, CustomStringConvertible {
         }
         return result
     }
+}
+
+extension InterfaceShape {
+    /// `org.gtk.GDBus.DocString`: documentation for gdbus-codegen and
+    /// browsers, in the shipped XML only (docs/dbus-api.md).
+    static let docString = "org.gtk.GDBus.DocString"
+
+    /// The shape without its `org.gtk.GDBus.DocString` annotations: what the
+    /// running daemon introspects.
+    var withoutDocStrings: InterfaceShape {
+        var shape = self
+        shape.annotations[Self.docString] = nil
+        for name in shape.methods.keys { shape.methods[name]?.annotations[Self.docString] = nil }
+        for name in shape.signals.keys { shape.signals[name]?.annotations[Self.docString] = nil }
+        for name in shape.properties.keys { shape.properties[name]?.annotations[Self.docString] = nil }
+        return shape
+    }
+
+    /// The interface and its members that have no non-empty
+    /// `org.gtk.GDBus.DocString` (`method Submit`), sorted.
+    var undocumented: [String] {
+        var missing: [String] = []
+        func check(_ what: String, _ annotations: [String: String]) {
+            if (annotations[Self.docString] ?? "").trimmingCharacters(in: .whitespaces).isEmpty { missing.append(what) }
+        }
+        check("interface \(name)", annotations)
+        for (member, method) in methods { check("method \(member)", method.annotations) }
+        for (member, signal) in signals { check("signal \(member)", signal.annotations) }
+        for (member, property) in properties { check("property \(member)", property.annotations) }
+        return missing.sorted()
+    }
+
+    /// `org.freedesktop.DBus.ObjectManager` as the D-Bus specification
+    /// defines it, argument names included.
+    static let objectManager = InterfaceShape(
+        name: "org.freedesktop.DBus.ObjectManager",
+        methods: [
+            "GetManagedObjects": Member(
+                arguments: [Arg(name: "objpath_interfaces_and_properties", type: "a{oa{sa{sv}}}", direction: "out")],
+                annotations: [:]),
+        ],
+        signals: [
+            "InterfacesAdded": Member(
+                arguments: [
+                    Arg(name: "object_path", type: "o", direction: "out"),
+                    Arg(name: "interfaces_and_properties", type: "a{sa{sv}}", direction: "out"),
+                ],
+                annotations: [:]),
+            "InterfacesRemoved": Member(
+                arguments: [Arg(name: "object_path", type: "o", direction: "out"), Arg(name: "interfaces", type: "as", direction: "out")],
+                annotations: [:]),
+        ])
 }

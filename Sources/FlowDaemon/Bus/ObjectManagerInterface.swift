@@ -1,0 +1,60 @@
+import DBus
+import FlowProtocol
+
+/// The member table of `org.freedesktop.DBus.ObjectManager` on the Manager
+/// object (since 1.1; docs/dbus-api.md), as BlueZ, NetworkManager and
+/// UDisks2 offer it: a client learns the caller's sessions in one call and
+/// follows them coming and going, without polling `ListSessions`.
+///
+/// Every entry carries only the sessions' metadata
+/// (``SessionProperty/isMetadata``), never an answer. The signals reach whom
+/// the session's other signals reach (``SignalAudience``): on the system bus
+/// the owner's (and root's) connections that called the session or asked
+/// for the managed objects, no one else.
+enum ObjectManagerInterface {
+    static let table = InterfaceTable<ManagerObject>(
+        .objectManager,
+        methods: [
+            .init(
+                FlowMember.ObjectManager.getManagedObjects,
+                out: [Argument("objpath_interfaces_and_properties", "a{oa{sa{sv}}}")]
+            ) { manager, call in
+                let front = manager.front
+                let uid = try front.uid(of: call)
+                let sessions = try managedSessions(of: uid, front)
+                front.noteManager(call.sender, uid: uid, of: sessions.map(\.id))
+                call.reply(.dictionary(
+                    keyType: .objectPath, valueType: "a{sa{sv}}",
+                    sessions.compactMap { session in
+                        FlowBus.sessionPath(of: session.id).map { DBusDictEntry(key: .objectPath($0), value: interfaces(of: session)) }
+                    }))
+            },
+        ],
+        signals: [
+            .init(
+                FlowMember.ObjectManager.interfacesAdded,
+                [Argument("object_path", "o"), Argument("interfaces_and_properties", "a{sa{sv}}")]),
+            .init(FlowMember.ObjectManager.interfacesRemoved, [Argument("object_path", "o"), Argument("interfaces", "as")]),
+        ])
+
+    /// The sessions `uid` may call (every one for root) as they are now.
+    /// A session that cannot be read (its flow is gone until a reload brings
+    /// it back) is left out, as it answers `NotFound` on its own path.
+    private static func managedSessions(of uid: UInt32, _ front: BusFrontEnd) throws(FlowdError) -> [SessionProperties] {
+        try front.withService { service throws(FlowdError) in
+            try service.listSessions(uid: uid).compactMap { row in
+                try? service.read(row.id) { SessionProperties($0) }
+            }
+        }
+    }
+
+    /// A session's entry: its one interface with the metadata (`a{sa{sv}}`).
+    static func interfaces(of session: SessionProperties) -> DBusValue {
+        .dictionary(
+            keyType: .string, valueType: "a{sv}",
+            [DBusDictEntry(key: .string(FlowBus.sessionInterface.rawValue), value: .vardict(session.metadata))])
+    }
+
+    /// `InterfacesRemoved`'s list: a session object has one interface of its own.
+    static let removedInterfaces = DBusValue.strings([FlowBus.sessionInterface.rawValue])
+}
