@@ -12,7 +12,9 @@ import Foundation
 /// - `args` (array of strings): its arguments after `argv[0]` (which is `path`).
 /// - `timeoutSeconds` (0.1–3600, default 30): then SIGTERM to its process
 ///   group, and SIGKILL two seconds later. The flow's own `timeoutSeconds`
-///   bounds the whole submit as well.
+///   bounds the whole submit as well: the program's limit is cut to what the
+///   call's deadline leaves (less the two seconds), so the person is told the
+///   program took too long rather than only that the submit timed out.
 /// - `includeSecure` (bool, default false): put secure answers in the JSON.
 ///
 /// The program gets an environment of its own, nothing inherited:
@@ -46,7 +48,9 @@ struct CommandAction: SubmitAction {
             throw PluginConfigurationError(Self.name, "option \"path\" must be an absolute path")
         }
         let arguments = try options.strings("args") ?? []
-        let timeout = try options.number("timeoutSeconds", in: 0.1...3600) ?? 30
+        // SIGKILL follows SIGTERM after two seconds: leave those and a little more.
+        let timeout = context.timeLimit(
+            try options.number("timeoutSeconds", in: 0.1...3600) ?? 30, margin: 2.5, floor: 0.1)
         let input = try SubmissionDocument(submission, includeSecure: try options.bool("includeSecure") ?? false)
             .encoded()
         let environment = [

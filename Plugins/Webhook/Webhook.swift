@@ -46,7 +46,10 @@ struct WebhookAction: SubmitAction {
         else {
             throw PluginConfigurationError(Self.name, "option \"url\" must be an http:// or https:// URL")
         }
-        let timeout = (try options.number("timeoutSeconds", in: 1...300) ?? 30).rounded(.up)
+        // Cut to the call's deadline, less a second for curl's rounding.
+        let timeout = context.timeLimit(
+            try options.number("timeoutSeconds", in: 1...300) ?? 30, margin: 1, floor: 1
+        ).rounded(.up)
         let headers = try options.stringMap("headers") ?? [:]
         if let reserved = headers.keys.first(where: { Self.reservedHeaders.contains($0.lowercased()) }) {
             throw PluginConfigurationError(Self.name, "header \"\(reserved)\" is set by the plugin")

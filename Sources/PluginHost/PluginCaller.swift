@@ -99,8 +99,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.fieldValidator, named: name),
             case .fieldValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) {
-            try await validator.assess(value, field: field, context: context)
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) { deadline in
+            try await validator.assess(value, field: field, context: context.until(deadline))
         }
         return result.flatMap { assessment in
             let message: String
@@ -123,8 +123,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.stepValidator, named: name),
             case .stepValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) {
-            try await validator.validate(step: step, context: context)
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) { deadline in
+            try await validator.validate(step: step, context: context.until(deadline))
         }
         return result.flatMap { issues in
             guard issues.count <= Limits.maxIssues else {
@@ -150,8 +150,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.fieldValidator, named: name),
             case .fieldValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
-            try await validator.describeRule(field: field, context: context)
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) { deadline in
+            try await validator.describeRule(field: field, context: context.until(deadline))
         }
         return result.flatMap { .success($0.flatMap(Self.cleanMessage)) }
     }
@@ -164,8 +164,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.stepValidator, named: name),
             case .stepValidator(_, let validator) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) {
-            try await validator.describeRule(step: step, context: context)
+        let result = await call(c, timeout: timeout ?? configuration.validatorTimeout) { deadline in
+            try await validator.describeRule(step: step, context: context.until(deadline))
         }
         return result.flatMap { .success($0.flatMap(Self.cleanMessage)) }
     }
@@ -177,8 +177,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.submitAction, named: name),
             case .submitAction(_, let action) = c.capability
         else { return .unavailable }
-        return await call(c, timeout: timeout, uid: context.callerUID) {
-            try await action.submit(submission, context: context)
+        return await call(c, timeout: timeout, uid: context.callerUID) { deadline in
+            try await action.submit(submission, context: context.until(deadline))
         }
     }
 
@@ -189,8 +189,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.optionsProvider, named: name),
             case .optionsProvider(_, let provider) = c.capability
         else { return .unavailable }
-        let result = await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) {
-            try await provider.options(for: field, context: context)
+        let result = await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) { deadline in
+            try await provider.options(for: field, context: context.until(deadline))
         }
         return result.flatMap { options in
             if options.isEmpty {
@@ -223,8 +223,8 @@ package final class PluginCaller: Sendable {
         guard let c = registry.capability(.prefillProvider, named: name),
             case .prefillProvider(_, let provider) = c.capability
         else { return .unavailable }
-        return await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) {
-            try await provider.prefill(for: field, context: context)
+        return await call(c, timeout: timeout ?? configuration.providerTimeout, uid: context.callerUID) { deadline in
+            try await provider.prefill(for: field, context: context.until(deadline))
         }
     }
 
@@ -234,7 +234,8 @@ package final class PluginCaller: Sendable {
     /// plugin executor, in `uid`'s queue, inside the crash guard, and returns
     /// the first of: its result, `.timedOut` once `timeout` has passed since
     /// the plugin's code started, `.busy` when no thread took it within
-    /// `timeout`, `.cancelled` when the calling task is cancelled.
+    /// `timeout`, `.cancelled` when the calling task is cancelled. `body`
+    /// gets the instant the timeout runs out, for the plugin's context.
     ///
     /// With a guard that hands out fault markers (``FileCrashGuard``), every
     /// job of the call — its first, each resumption after an `await`, its
@@ -242,7 +243,7 @@ package final class PluginCaller: Sendable {
     /// fatal signal in the plugin's code is recorded as the plugin's crash.
     package func call<Value: Sendable>(
         _ capability: RegisteredCapability, timeout: Duration, uid: UInt32? = nil,
-        _ body: @escaping @Sendable () async throws -> Value
+        _ body: @escaping @Sendable (_ deadline: ContinuousClock.Instant) async throws -> Value
     ) async -> PluginCallResult<Value> {
         if Task.isCancelled { return .cancelled }
         let rendezvous = Rendezvous<Value>()
@@ -262,14 +263,17 @@ package final class PluginCaller: Sendable {
                         startedAt: WallClock.microsecondsSinceEpoch()))
                 let callExecutor = CallExecutor(pool: executor, marker: token.faultMarker, owner: crashGuard, uid: uid)
                 let work = Task.detached(executorPreference: callExecutor) {
-                    // A thread took the call: its own time starts now.
+                    // A thread took the call: its own time starts now. The
+                    // deadline the plugin is told is taken first, so it is
+                    // never later than the timer's.
+                    let deadline = ContinuousClock.now.advanced(by: limit)
                     guard rendezvous.start(limit: limit) else {
                         crashGuard.end(token)
                         return
                     }
                     let outcome: PluginCallResult<Value>
                     do {
-                        outcome = .success(try await body())
+                        outcome = .success(try await body(deadline))
                     } catch {
                         // Still marked: describing the error runs the plugin's code.
                         outcome = Self.failure(for: error)
@@ -429,5 +433,14 @@ extension String {
             let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         return String(scalars[start...end])
+    }
+}
+
+extension PluginContext {
+    /// This context with the call's deadline, as the plugin is given it.
+    func until(_ deadline: ContinuousClock.Instant) -> PluginContext {
+        var context = self
+        context.deadline = deadline
+        return context
     }
 }

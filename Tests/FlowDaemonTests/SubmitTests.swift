@@ -94,6 +94,22 @@ struct SubmitTests {
         }
     }
 
+    @Test("the action is told its deadline: the flow's timeoutSeconds from when its code started")
+    func deadline() async throws {
+        let flows = ["deadline.json": PluginFlows.submitting(
+            id: "deadline", action: "test.echo-submit", options: #"{"reportDeadline": true}"#, timeoutSeconds: "7")]
+        try await withDaemon(DaemonSettings(flows: flows, plugins: ["FixtureTestPlugin"])) { fixture in
+            let session = try await Self.onReview(fixture.client, "deadline")
+            try await fixture.client.submit(session)
+            let receipt = try #require(try await fixture.client.property(.receipt, of: session).vardict)
+            guard case .double(let left) = receipt["timeLeft"] else {
+                Issue.record("no deadline reached the action: \(receipt)")
+                return
+            }
+            #expect(left > 0 && left <= 7, "\(left) s left of a 7 s limit")
+        }
+    }
+
     @Test("a failing action: SubmitFailed with the plugin's localized text, LastError, the answers kept, a retry possible",
           arguments: [("fail", "en", "The calendar is full."), ("fail", "de", "Der Kalender ist voll."),
                       ("opaque", "en", "Couldn't send this. Try again.")])

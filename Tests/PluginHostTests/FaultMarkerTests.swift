@@ -38,7 +38,7 @@ struct FaultMarkerTests {
         #expect(LibPluginHost.faultHandlersInstalled)
         let caller = PluginCaller(
             registry: PluginRegistry(), crashGuard: crashGuard, executor: PluginExecutor(maximumThreads: 4))
-        let result = await caller.call(Self.capability, timeout: .seconds(60)) { () -> [Sighting] in
+        let result = await caller.call(Self.capability, timeout: .seconds(60)) { _ -> [Sighting] in
             var seen = [Sighting.here]
             try await Task.sleep(for: .milliseconds(2))
             seen.append(.here)
@@ -70,8 +70,8 @@ struct FaultMarkerTests {
         let crashGuard = try FileCrashGuard(path: temp.appending("plugin-calls"), slots: 4)
         let caller = PluginCaller(
             registry: PluginRegistry(), crashGuard: crashGuard, executor: PluginExecutor(maximumThreads: 4))
-        async let first = caller.call(Self.capability, timeout: .seconds(60)) { Sighting.here }
-        async let second = caller.call(Self.capability, timeout: .seconds(60)) { Sighting.here }
+        async let first = caller.call(Self.capability, timeout: .seconds(60)) { _ in Sighting.here }
+        async let second = caller.call(Self.capability, timeout: .seconds(60)) { _ in Sighting.here }
         let (a, b) = await (first, second)
         guard case .success(let x) = a, case .success(let y) = b else {
             Issue.record("the calls did not succeed: \(a), \(b)")
@@ -82,7 +82,7 @@ struct FaultMarkerTests {
         #expect(mx.expected != my.expected, "each call has its own generation")
 
         let unmarked = PluginCaller(registry: PluginRegistry(), crashGuard: MemoryCrashGuard(), executor: PluginExecutor())
-        let result = await unmarked.call(Self.capability, timeout: .seconds(60)) { Sighting.here }
+        let result = await unmarked.call(Self.capability, timeout: .seconds(60)) { _ in Sighting.here }
         guard case .success(let z) = result else {
             Issue.record("the call did not succeed: \(result)")
             return

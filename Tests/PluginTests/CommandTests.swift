@@ -143,6 +143,19 @@ struct CommandTests {
         #expect(await waitUntil { isGone(child) })
     }
 
+    @Test("the program's limit is cut to the call's deadline, so the person hears that it took too long")
+    func deadlineCutsTheLimit() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        let path = try script("sleep 300", in: temp)
+        // 30 s of the program's own against a 4 s call: without the cut the
+        // call would time out in flowd with no word from the plugin.
+        let result = await caller.submit(
+            "flowd.command", submission: Samples.submission(),
+            context: Samples.context(options: options(path, ["timeoutSeconds": 30])), timeout: .seconds(4))
+        #expect(result.failureMessage == .some("This took too long. Please try again later."), "\(result)")
+    }
+
     @Test("what the program leaves running in its group is killed when it exits")
     func leftovers() async throws {
         let temp = try TemporaryDirectory()

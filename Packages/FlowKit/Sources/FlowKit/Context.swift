@@ -21,6 +21,19 @@ public struct PluginContext: Sendable {
     /// them under here unless its options say otherwise, because the service's
     /// sandbox makes little else writable.
     public var stateDirectory: String
+    /// When flowd stops waiting for this call (since SDK 1.1): the call's
+    /// timeout (the flow's `timeoutSeconds` for a submit action, the
+    /// validators' or providers' limit otherwise) counted from when the
+    /// plugin's code started. Work that outlives it is wasted: the person
+    /// has already been told the call timed out. Bound network requests and
+    /// child processes by ``timeRemaining``. Nil outside flowd (a unit test
+    /// that builds its own context, unless it sets one).
+    public var deadline: ContinuousClock.Instant?
+
+    /// The time left until ``deadline``, never negative; nil without a deadline.
+    public var timeRemaining: Duration? {
+        deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
+    }
 
     public init(
         flowID: String, sessionID: String, locale: String, callerUID: UInt32,

@@ -7,15 +7,18 @@ extension PluginContext {
     /// A context as flowd passes one during a session: `locale` as a person
     /// chose it (`"de"`, `"pt-BR"`), the answers given so far (secure ones are
     /// never in a context), and the options the flow file gives where it names
-    /// the capability.
+    /// the capability. `timeLimit` sets the ``PluginContext/deadline`` that
+    /// far from now, as flowd does when the plugin's code starts.
     public static func testing(
         flowID: String = "test-flow", sessionID: String = TestValues.sessionID, locale: String = "en",
         callerUID: UInt32 = TestValues.callerUID, answers: [String: AnswerValue] = [:],
-        options: [String: JSONValue] = [:], stateDirectory: String = "/tmp"
+        options: [String: JSONValue] = [:], stateDirectory: String = "/tmp", timeLimit: Duration? = nil
     ) -> PluginContext {
-        PluginContext(
+        var context = PluginContext(
             flowID: flowID, sessionID: sessionID, locale: locale, callerUID: callerUID, answers: answers,
             options: options, stateDirectory: stateDirectory)
+        context.deadline = timeLimit.map { ContinuousClock.now.advanced(by: $0) }
+        return context
     }
 
     /// The context flowd passes to `describeRule`: no session id, no answers,

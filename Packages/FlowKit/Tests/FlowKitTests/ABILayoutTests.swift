@@ -27,7 +27,7 @@ import Testing
     static let recorded: [(String, Layout, Layout)] = [
         ("AnswerValue", layout(AnswerValue.self), Layout(size: 17, alignment: 8)),
         ("JSONValue", layout(JSONValue.self), Layout(size: 17, alignment: 8)),
-        ("PluginContext", layout(PluginContext.self), Layout(size: 88, alignment: 8)),
+        ("PluginContext", layout(PluginContext.self), Layout(size: 105, alignment: 8)),
         ("FieldInfo", layout(FieldInfo.self), Layout(size: 48, alignment: 8)),
         ("StepInfo", layout(StepInfo.self), Layout(size: 40, alignment: 8)),
         ("ValidationIssue", layout(ValidationIssue.self), Layout(size: 33, alignment: 8)),

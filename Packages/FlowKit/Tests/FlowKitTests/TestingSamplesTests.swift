@@ -15,6 +15,16 @@ import Testing
         #expect(rule.sessionID.isEmpty && rule.answers.isEmpty && rule.callerUID == 0)
     }
 
+    @Test func deadlines() {
+        #expect(PluginContext.testing().deadline == nil && PluginContext.testing().timeRemaining == nil)
+        let context = PluginContext.testing(timeLimit: .seconds(5))
+        let left = context.timeRemaining
+        #expect(left != nil && left! <= .seconds(5) && left! >= .zero)
+        var passed = context
+        passed.deadline = ContinuousClock.now.advanced(by: .seconds(-3))
+        #expect(passed.timeRemaining == .zero, "never negative")
+    }
+
     @Test func submissionsAndSteps() {
         let submission = Submission.testing(answers: ["name": .text("Ada")], secureAnswers: ["pin": "1234"])
         #expect(submission.id == TestValues.submissionID)

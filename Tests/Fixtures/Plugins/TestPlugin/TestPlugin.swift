@@ -61,7 +61,8 @@ struct SlowSubmit: SubmitAction {
 }
 
 /// `test.echo-submit`: succeeds at once; the receipt carries the answer
-/// count, and the entries of `{"receipt": {…}}` as they are given.
+/// count, and the entries of `{"receipt": {…}}` as they are given; with
+/// `{"reportDeadline": true}`, the seconds left of the call as `timeLeft`.
 struct EchoSubmit: SubmitAction {
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
         var receipt: [String: JSONValue] = [
@@ -70,6 +71,12 @@ struct EchoSubmit: SubmitAction {
             "flow": .string(context.flowID),
         ]
         receipt.merge(context.options["receipt"]?.objectValue ?? [:]) { _, given in given }
+        if context.options["reportDeadline"] == .bool(true) {
+            // Seconds left of the call when the action ran; null without a deadline.
+            receipt["timeLeft"] = context.timeRemaining.map {
+                .number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)
+            } ?? .null
+        }
         return SubmitReceipt(receipt)
     }
 }
