@@ -23,6 +23,7 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureNoEntryPlugin", "NoEntry"),
     ("FixtureDuplicatePlugin", "Duplicate"),
     ("FixtureBadNamesPlugin", "BadNames"),
+    ("FixtureBadOptionsPlugin", "BadOptions"),
     ("FixtureThrowingPlugin", "Throwing"),
     ("FixtureHangPlugin", "Hang"),
     ("FixtureCrashPlugin", "Crash"),
@@ -134,7 +135,8 @@ let package = Package(
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(
             name: "FlowCLI",
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", flowKit],
+            // PluginHost: `check --plugin-dir` loads plugins as flowd loads them.
+            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", "PluginHost", flowKit],
             // flowctl's own strings (prompts, captions, error sentences), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")
@@ -224,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "FlowDesktopTests",
             dependencies: ["FlowDesktop", "Adwaita", "FlowClient", "FlowProtocol", "FlowEngine", flowKit, "TestSupport"]),
-        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", flowKit]),
+        .testTarget(name: "PluginTests", dependencies: ["PluginTestSupport", "PluginHost", "FlowdSystem", "FlowEngine", flowKit]),
         // Runs the built flowd-bench once, quickly; checks its output's shape, never its numbers.
         .testTarget(name: "FlowBenchTests", dependencies: ["TestSupport"]),
         // The fuzz targets (Fuzz/, docs/fuzzing.md): built as usual they

@@ -42,7 +42,7 @@ _flowctl() {
             --system|--user|--session) _flowctl_bus+=("$word") ;;
             --address) _flowctl_bus+=(--address "${words[i+1]}"); ((i++)) ;;
             --address=*) _flowctl_bus+=("$word") ;;
-            --color|--locale|--answers) ((i++)) ;;
+            --color|--locale|--answers|--plugin-dir) ((i++)) ;;
             -*) ;;
             *) if [[ -z $command ]]; then command=$word; else args+=("$word"); fi ;;
         esac
@@ -52,6 +52,9 @@ _flowctl() {
         --address) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --locale) COMPREPLY=($(compgen -W "$_flowctl_locales" -- "$cur")); return ;;
+        --plugin-dir)
+            if declare -F _filedir >/dev/null; then _filedir -d; else COMPREPLY=($(compgen -d -- "$cur")); fi
+            return ;;
         --answers)
             if declare -F _filedir >/dev/null; then _filedir json; else COMPREPLY=($(compgen -f -- "$cur")); fi
             return
@@ -64,6 +67,7 @@ _flowctl() {
             start) options+=" --locale" ;;
             run) options+=" --locale --answers --submit --dry-run" ;;
             flows|sessions) options+=" --quiet -q" ;;
+            check) options+=" --plugin-dir" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
         return

@@ -35,12 +35,17 @@ import Foundation
 /// dies with flowd (SIGKILL when the daemon's process ends, however it ends),
 /// so a submit interrupted by a crash or `kill -9` is not still running when
 /// the person retries it.
-struct CommandAction: SubmitAction {
+struct CommandAction: SubmitAction, DeclaresOptions {
     static let name = "flowd.command"
+    static let declaredOptions = [
+        PluginOption(name: "path", type: .string, required: true),
+        PluginOption(name: "args", type: .strings),
+        PluginOption(name: "timeoutSeconds", type: .number),
+        PluginOption(name: "includeSecure", type: .bool),
+    ]
 
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
-        let options = try PluginOptions(
-            context.options, capability: Self.name, allowed: ["path", "args", "timeoutSeconds", "includeSecure"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         guard let path = try options.string("path") else {
             throw PluginConfigurationError(Self.name, "option \"path\" is required")
         }

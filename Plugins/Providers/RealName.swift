@@ -7,9 +7,11 @@ import Foundation
 /// Looks up `context.callerUID` with `getpwuid_r(3)` (so `/etc/passwd`, LDAP,
 /// systemd-userdb, … as `/etc/nsswitch.conf` says) and returns the first
 /// comma-separated field of its GECOS, trimmed; nil (the field stays empty)
-/// when there is no such user or no name. No options.
-struct RealNameProvider: PrefillProvider {
+/// when there is no such user or no name. No options (flowd refuses a flow
+/// that gives it any).
+struct RealNameProvider: PrefillProvider, DeclaresOptions {
     static let name = "flowd.real-name"
+    static let declaredOptions: [PluginOption] = []
 
     func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue? {
         guard let name = try Self.realName(uid: context.callerUID) else { return nil }

@@ -9,11 +9,16 @@ import Foundation
 /// option's id is the start time `HH:MM` (what a `time` answer looks like); its
 /// label is that time in the session's language (“9:00 AM” in English,
 /// “09:00” in German).
-struct TimeSlotsProvider: OptionsProvider {
+struct TimeSlotsProvider: OptionsProvider, DeclaresOptions {
     static let name = "flowd.time-slots"
+    static let declaredOptions = [
+        PluginOption(name: "start", type: .string),
+        PluginOption(name: "end", type: .string),
+        PluginOption(name: "minutes", type: .integer),
+    ]
 
     func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption] {
-        let options = try PluginOptions(context.options, capability: Self.name, allowed: ["start", "end", "minutes"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         let start = try Self.minutes(options, "start", default: 9 * 60)
         let end = try Self.minutes(options, "end", default: 17 * 60)
         let length = try options.integer("minutes", in: 5...720) ?? 30

@@ -10,11 +10,12 @@ import Foundation
 /// and date in the session's language through ICU (“Monday, June 3”,
 /// “Montag, 3. Juni”, “lundi 3 juin”, “lunes, 3 de junio”, and every other
 /// language ICU knows); for a language it does not know, the ISO date.
-struct WeekdaysProvider: OptionsProvider {
+struct WeekdaysProvider: OptionsProvider, DeclaresOptions {
     static let name = "flowd.weekdays"
+    static let declaredOptions = [PluginOption(name: "count", type: .integer)]
 
     func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption] {
-        let options = try PluginOptions(context.options, capability: Self.name, allowed: ["count"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         let count = try options.integer("count", in: 1...60) ?? 5
         let labeller = DateLabeller(locale: context.locale)
         return Self.weekdays(after: LocalCalendar.today(), count: count).map {

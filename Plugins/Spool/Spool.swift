@@ -23,11 +23,15 @@ import Foundation
 ///
 /// The receipt is `{"reference": <idempotency key>}`; the file's path is not
 /// in it (receipts reach clients, and the daemon's layout is not their business).
-struct SpoolAction: SubmitAction {
+struct SpoolAction: SubmitAction, DeclaresOptions {
     static let name = "flowd.spool"
+    static let declaredOptions = [
+        PluginOption(name: "directory", type: .string),
+        PluginOption(name: "includeSecure", type: .bool),
+    ]
 
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
-        let options = try PluginOptions(context.options, capability: Self.name, allowed: ["directory", "includeSecure"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         let directory = try Self.directory(options: options, context: context)
         let key = submission.idempotencyKey
         guard SpoolFile.isSafeName(key) else {

@@ -16,14 +16,17 @@ package struct PluginConfigurationError: Error, CustomStringConvertible {
 package struct PluginOptions {
     package let capability: String
     package let values: [String: JSONValue]
-    /// Keys this capability understands; any other key is an error (a typo
-    /// must not silently do nothing).
-    package init(_ values: [String: JSONValue], capability: String, allowed: Set<String>) throws(PluginConfigurationError) {
+    /// The options of `capability`, checked against its declaration (its
+    /// ``DeclaresOptions/declaredOptions``, the one list of what it takes):
+    /// flowd refuses a flow that does not fit at load, and this check keeps
+    /// a call from another host (the probe, a test) just as strict.
+    package init(
+        _ values: [String: JSONValue], capability: String, declared: [PluginOption]
+    ) throws(PluginConfigurationError) {
         self.capability = capability
         self.values = values
-        if let unknown = values.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw PluginConfigurationError(
-                capability, "unknown option \"\(unknown)\" (expected \(allowed.sorted().joined(separator: ", ")))")
+        if let problem = PluginOption.problems(in: values, declared: declared).first {
+            throw PluginConfigurationError(capability, problem.description)
         }
     }
 

@@ -7,8 +7,12 @@ import FlowdPluginSupport
 /// Options: `minDays` (default 0: today) and `maxDays` (default 30), whole
 /// numbers from -36500 to 36500 with `minDays <= maxDays`. `{"minDays": 1,
 /// "maxDays": 14}` means "tomorrow up to two weeks from today".
-struct DateWindowValidator: FieldValidator {
+struct DateWindowValidator: FieldValidator, DeclaresOptions {
     static let name = "flowd.date-window"
+    static let declaredOptions = [
+        PluginOption(name: "minDays", type: .integer),
+        PluginOption(name: "maxDays", type: .integer),
+    ]
 
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
         let (first, last) = try Self.window(context.options, today: LocalCalendar.today())
@@ -52,7 +56,7 @@ struct DateWindowValidator: FieldValidator {
 
     /// `minDays` and `maxDays` from `values`, checked.
     static func days(_ values: [String: JSONValue]) throws -> (minDays: Int, maxDays: Int) {
-        let options = try PluginOptions(values, capability: name, allowed: ["minDays", "maxDays"])
+        let options = try PluginOptions(values, capability: name, declared: declaredOptions)
         let minDays = try options.integer("minDays", in: -36500...36500) ?? 0
         let maxDays = try options.integer("maxDays", in: -36500...36500) ?? 30
         guard minDays <= maxDays else {

@@ -10,8 +10,9 @@ import FlowdPluginSupport
 ///
 /// Options: `requireDomain` (bool, default false): demand at least two labels
 /// (`printer-2.example.org`, not `printer-2`).
-struct HostnameValidator: FieldValidator {
+struct HostnameValidator: FieldValidator, DeclaresOptions {
     static let name = "flowd.hostname"
+    static let declaredOptions = [PluginOption(name: "requireDomain", type: .bool)]
 
     enum Problem: Equatable {
         case tooLong, labelTooLong, characters, numericEnd, needsDomain
@@ -35,7 +36,7 @@ struct HostnameValidator: FieldValidator {
 
     /// The `requireDomain` option, checked.
     static func requireDomain(_ values: [String: JSONValue]) throws -> Bool {
-        let options = try PluginOptions(values, capability: name, allowed: ["requireDomain"])
+        let options = try PluginOptions(values, capability: name, declared: declaredOptions)
         return try options.bool("requireDomain") ?? false
     }
 

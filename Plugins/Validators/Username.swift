@@ -13,12 +13,13 @@ import FlowdSystem
 /// `{"checkGroups": false}`, a group of that name, since a new user normally
 /// gets a group of the same name. A lookup that fails (rather than finding
 /// nothing) throws: the daemon then refuses the value (it fails closed).
-struct UsernameAvailableValidator: FieldValidator {
+struct UsernameAvailableValidator: FieldValidator, DeclaresOptions {
     static let name = "flowd.username-available"
+    static let declaredOptions = [PluginOption(name: "checkGroups", type: .bool)]
     static let maximumLength = 32
 
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
-        let options = try PluginOptions(context.options, capability: Self.name, allowed: ["checkGroups"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         guard let text = value.textValue else {
             throw PluginConfigurationError(Self.name, "works on text fields only")
         }
@@ -34,7 +35,7 @@ struct UsernameAvailableValidator: FieldValidator {
 
     /// "Up to 32 lowercase letters, digits, “-” and “_”, not yet taken".
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
-        _ = try PluginOptions(context.options, capability: Self.name, allowed: ["checkGroups"]).bool("checkGroups")
+        _ = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions).bool("checkGroups")
         return UsernameMessages.rule(context.locale)
     }
 

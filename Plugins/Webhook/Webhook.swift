@@ -31,16 +31,21 @@ import FoundationNetworking
 /// language (en, de, fr, es): see ``WebhookMessages``; and flowd's log gets
 /// the cause in English: the URL without its query, the HTTP status or the
 /// system's error.
-struct WebhookAction: SubmitAction {
+struct WebhookAction: SubmitAction, DeclaresOptions {
     static let name = "flowd.webhook"
+    static let declaredOptions = [
+        PluginOption(name: "url", type: .string, required: true),
+        PluginOption(name: "timeoutSeconds", type: .number),
+        PluginOption(name: "headers", type: .stringMap),
+        PluginOption(name: "includeSecure", type: .bool),
+    ]
     static let maximumReceiptBytes = 64 * 1024
     static let reservedHeaders: Set<String> = ["content-type", "content-length", "host", "idempotency-key"]
     /// Who is calling, unless the administrator's `headers` say otherwise.
     static let userAgent = "flowd-webhook/\(FlowdVersion.current)"
 
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
-        let options = try PluginOptions(
-            context.options, capability: Self.name, allowed: ["url", "timeoutSeconds", "headers", "includeSecure"])
+        let options = try PluginOptions(context.options, capability: Self.name, declared: Self.declaredOptions)
         guard let text = try options.string("url"), let url = URL(string: text),
             let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil
         else {

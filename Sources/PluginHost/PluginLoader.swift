@@ -332,22 +332,27 @@ private struct LoadRun {
         let token = crashGuard.begin(
             GuardedCall(
                 pluginPath: path, pluginName: stem, capability: nil, startedAt: WallClock.microsecondsSinceEpoch()))
-        let outcome = PluginLoader.markingThread(token) { open(file: file) }
+        // The option declarations are the plugin's code too: read them here.
+        let outcome = PluginLoader.markingThread(token) {
+            open(file: file).map { r in (r, r.capabilities.map(\.declaredOptions)) }
+        }
         crashGuard.end(token)
 
         let registration: PluginRegistration
+        let declarations: [[PluginOption]?]
         switch outcome {
         case .failure(let refusal):
             records.append(refuse(refusal.text, file: identity))
             return
-        case .success(let r):
+        case .success(let (r, d)):
             registration = r
+            declarations = d
         }
         let ids = registration.capabilities.map { CapabilityID(kind: $0.kind, name: $0.name) }
         var record = PluginRecord(
             name: registration.name, version: registration.version, path: path, status: .loaded, error: nil,
             capabilities: ids, file: identity)
-        if let problem = validate(registration) {
+        if let problem = validate(registration, declarations: declarations) {
             record.status = .failed
             record.error = problem
             if !Self.isValidPluginName(registration.name) {
@@ -379,11 +384,12 @@ private struct LoadRun {
         }
         let identityOfPlugin = PluginIdentity(name: registration.name, path: path)
         pluginNames[registration.name] = path
-        for c in registration.capabilities {
+        for (c, declared) in zip(registration.capabilities, declarations) {
             owners[c.name] = identityOfPlugin
             capabilities.append(
                 RegisteredCapability(
-                    id: CapabilityID(kind: c.kind, name: c.name), plugin: identityOfPlugin, capability: c))
+                    id: CapabilityID(kind: c.kind, name: c.name), plugin: identityOfPlugin, capability: c,
+                    declaredOptions: declared))
         }
         records.append(record)
     }
@@ -453,8 +459,9 @@ private struct LoadRun {
 
     // MARK: registration checks
 
-    /// The first problem with the registration's names, or nil.
-    func validate(_ r: PluginRegistration) -> String? {
+    /// The first problem with the registration's names and option
+    /// declarations (one per capability, in order), or nil.
+    func validate(_ r: PluginRegistration, declarations: [[PluginOption]?]) -> String? {
         if !Self.isValidPluginName(r.name) {
             return "invalid plugin name \"\(printable(r.name))\": use lowercase letters, digits, "
                 + "'-' and '_' in dot-separated parts, at most \(PluginLoader.Limits.maxNameLength) characters"
@@ -480,6 +487,11 @@ private struct LoadRun {
             }
             if !seen.insert(c.name).inserted {
                 return "registers capability \(c.name) twice"
+            }
+        }
+        for (c, declared) in zip(r.capabilities, declarations) {
+            if let declared, let problem = PluginOption.declarationProblem(in: declared) {
+                return "capability \(c.name) \(problem)"
             }
         }
         return nil

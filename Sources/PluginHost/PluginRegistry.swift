@@ -22,12 +22,16 @@ package struct RegisteredCapability: Sendable {
     package var plugin: PluginIdentity
     /// The object the plugin registered.
     package var capability: Capability
+    /// The options it declares (read once, at load), or nil when it declares
+    /// none and its options are not checked.
+    package var declaredOptions: [PluginOption]?
 
     /// A capability from its parts (the loader makes these; tests may too).
-    package init(id: CapabilityID, plugin: PluginIdentity, capability: Capability) {
+    package init(id: CapabilityID, plugin: PluginIdentity, capability: Capability, declaredOptions: [PluginOption]? = nil) {
         self.id = id
         self.plugin = plugin
         self.capability = capability
+        self.declaredOptions = declaredOptions
     }
 }
 
@@ -66,6 +70,12 @@ package struct PluginRegistry: Sendable {
     /// Every (kind, name) that loaded plugins provide: what a flow may name.
     package var catalog: Set<CapabilityID> {
         Set(byName.values.map(\.id))
+    }
+
+    /// The options each capability declares, by name; a capability that
+    /// declares none is absent (its options are not checked).
+    package var declaredOptions: [String: [PluginOption]] {
+        byName.compactMapValues(\.declaredOptions)
     }
 
     /// The capabilities in name order.

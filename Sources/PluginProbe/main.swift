@@ -106,6 +106,10 @@ func probe(_ arguments: ProbeArguments) async -> SysExits {
     Output.line("\(record.name) \(record.version): loaded from \(record.path)")
     for id in record.capabilities {
         Output.line("  \(id.kind.rawValue)\t\(id.name)")
+        // What flowd checks a flow's options against (nothing when undeclared).
+        for option in report.registry.capability(id.kind, named: id.name)?.declaredOptions ?? [] {
+            Output.line("    option\t\(option.name)\t\(option.type.rawValue)\(option.required ? "\trequired" : "")")
+        }
     }
     guard let name = arguments.capability else { return .ok }
     guard let capability = report.registry.capabilities.first(where: { $0.id.name == name }) else {

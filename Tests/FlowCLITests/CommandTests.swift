@@ -5,6 +5,7 @@ import FlowProtocol
 import FlowdSystem
 import Foundation
 import Testing
+import TestSupport
 
 /// Every command against the engine-backed stand-in for flowd, in the test process.
 @Suite("Commands")
@@ -562,6 +563,39 @@ struct CommandTests {
         #expect(result.stdout == "\(file): ok (flow nosuch)\n")
         let help = run(["check", "--help"]).stdout
         #expect(help.contains("checked when flowd loads"), "\(help)")
+    }
+
+    @Test("check --plugin-dir loads the plugins there as flowd does and checks the names and options a flow gives them")
+    func checkAgainstPlugins() throws {
+        let directory = try TemporaryFiles()
+        let plugins = directory.path + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let built = BuildProducts.directory(holding: "libSpoolPlugin.so") + "/libSpoolPlugin.so"
+        try FileManager.default.copyItem(atPath: built, toPath: plugins + "/spool.so")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: plugins + "/spool.so")
+        func flow(_ id: String, _ submit: String) throws -> String {
+            try directory.write("\(id).json", #"{"format": 1, "id": "\#(id)", "title": "T", "steps": [{"id": "a", "title": "A", "kind": "content"}], "submit": \#(submit)}"#)
+        }
+        let good = try flow("good", #"{"action": "flowd.spool", "options": {"includeSecure": true}}"#)
+        let typo = try flow("typo", #"{"action": "flowd.spool", "options": {"directroy": "/tmp"}}"#)
+        let missing = try flow("missing", #"{"action": "flowd.command", "options": {"path": "/bin/true"}}"#)
+
+        let result = run(["check", "--plugin-dir", plugins, good, typo, missing])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "\(good): ok (flow good)",
+                #"\#(typo): submit.options.directroy: flowd.spool has no option "directroy" (did you mean "directory"?)"#,
+                #"\#(missing): submit.action: no loaded plugin provides the submit action "flowd.command" (available: flowd.spool)"#,
+            ], "\(lines)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        // Without --plugin-dir the same files pass: the plugins are not known.
+        #expect(run(["check", good, typo, missing]).status == 0)
+        // A plugin directory that is not there is said, and nothing is provided.
+        let absent = run(["check", "--plugin-dir", directory.path + "/nosuch", good])
+        #expect(absent.status == 1)
+        #expect(absent.stderr.contains("plugin directory \(directory.path)/nosuch: does not exist"), "\(absent.stderr)")
     }
 
     @Test("__complete: candidates for the shell, one per line, and nothing when flowd is absent")

@@ -79,6 +79,7 @@ struct RefusedPluginTests {
                 "80-bad-names.so",
                 reason: "invalid capability name \"Undotted\": use dot-separated parts (at least two) of lowercase "
                     + "letters, digits, '-' and '_'"),
+            Refusal("82-bad-options.so", reason: "capability bad-options.twice declares the option \"path\" twice"),
             // Disabled by file name in the configuration: never even opened
             // (it is the fixture whose registration kills the process).
             Refusal("85-disabled.so", "disabled", reason: "disabled by the administrator"),
@@ -122,6 +123,7 @@ struct RefusedPluginTests {
                 guard mkfifo(dir + "/66-fifo.so", 0o644) == 0 else { throw TestSupportError("mkfifo: errno \(errno)") }
                 try install("FixtureDuplicatePlugin", into: dir, as: "70-duplicate.so")
                 try install("FixtureBadNamesPlugin", into: dir, as: "80-bad-names.so")
+                try install("FixtureBadOptionsPlugin", into: dir, as: "82-bad-options.so")
                 try install("FixtureCrashOnLoadPlugin", into: dir, as: "85-disabled.so")
                 try install("FixtureTestPlugin", into: dir, as: unprintable)
                 let raw = Array(dir.utf8) + Array("/".utf8) + notUTF8

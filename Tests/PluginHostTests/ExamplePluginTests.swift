@@ -56,6 +56,9 @@ struct ExamplePluginTests {
         #expect(record.status == .loaded, "\(record.error ?? "")")
         #expect(record.name == "example")
 
+        // Its option declaration reaches the registry; the validator declares none.
+        #expect(report.registry.declaredOptions == ["example.rooms": [PluginOption(name: "rooms", type: .strings, required: true)]])
+
         let caller = PluginCaller(registry: report.registry, crashGuard: crashGuard, executor: PluginExecutor())
         let field = Samples.field("vat", label: "VAT number")
         #expect(await caller.validateField("example.vat-number", value: .text("DE 123 456 789"), field: field,

@@ -185,6 +185,19 @@ struct LoaderTests {
         #expect(report.registry.catalog.isEmpty)
     }
 
+    @Test("a capability whose option declaration is ambiguous is refused; one that declares nothing records none")
+    func badOptionDeclaration() throws {
+        let temp = try TemporaryDirectory()
+        let (report, _) = try PluginFiles.load(["FixtureBadOptionsPlugin", "FixtureTestPlugin"], in: temp)
+        let record = try #require(report.registry.record(file: "FixtureBadOptionsPlugin.so"))
+        #expect(record.status == .failed)
+        #expect(record.error == "capability bad-options.twice declares the option \"path\" twice")
+        #expect(report.registry.capability(.submitAction, named: "bad-options.twice") == nil)
+        // The test plugin declares no options: loaded, and its options go unchecked.
+        #expect(report.registry.capability(.submitAction, named: "test.echo-submit")?.declaredOptions == nil)
+        #expect(report.registry.declaredOptions.isEmpty)
+    }
+
     @Test("the administrator can disable a plugin by file name, stem or plugin name")
     func administratorDisabled() throws {
         for entry in ["FixtureTestPlugin.so", "FixtureTestPlugin", "test"] {

@@ -22,6 +22,19 @@ struct PluginProbeToolTests {
         #expect(out.lines.contains("  options-provider\ttest.options"), "\(out.lines)")
     }
 
+    @Test("lists the options each capability declares under it")
+    func listsDeclaredOptions() throws {
+        let temp = try TemporaryDirectory()
+        let dir = try PluginFiles.directory(["CommandPlugin"], in: temp)
+        let out = try Subprocess.run(Self.tool, [dir + "/CommandPlugin.so"])
+        #expect(out.exitCode == 0, "\(out.standardError)")
+        #expect(
+            out.lines.suffix(5) == [
+                "  submit-action\tflowd.command", "    option\tpath\tstring\trequired", "    option\targs\tstrings",
+                "    option\ttimeoutSeconds\tnumber", "    option\tincludeSecure\tbool",
+            ], "\(out.lines)")
+    }
+
     @Test("refuses what flowd refuses, with flowd's reason: another FlowKit, loose permissions, no file")
     func refuses() throws {
         let temp = try TemporaryDirectory()

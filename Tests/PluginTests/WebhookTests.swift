@@ -134,11 +134,11 @@ struct WebhookTests {
         let temp = try TemporaryDirectory()
         let (_, caller) = try Shipped.load(in: temp)
         let cases: [([String: JSONValue], String)] = [
-            ([:], "\"url\" must be"),
+            ([:], "\"url\" is required"),
             (["url": "ftp://example.org/x"], "\"url\" must be"),
             (["url": "not a url"], "\"url\" must be"),
             (["url": "http://127.0.0.1:9/", "headers": ["Content-Type": "text/plain"]], "set by the plugin"),
-            (["url": "http://127.0.0.1:9/", "headers": ["X-N": 1]], "must be a string"),
+            (["url": "http://127.0.0.1:9/", "headers": ["X-N": 1]], "\"headers\" must be an object of strings"),
             (["url": "http://127.0.0.1:9/", "timeoutSeconds": 1000], "timeoutSeconds"),
             (["url": "http://127.0.0.1:9/", "timeoutSeconds": 0.5], "timeoutSeconds"),
             (["url": "http://127.0.0.1:9/", "method": "PUT"], "unknown option \"method\""),

@@ -196,8 +196,10 @@ package enum FlowctlCommandLine {
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",
-            details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. The file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one ('flowctl flows' then lacks it and the journal says why).",
-            options: [], minArguments: 1, maxArguments: nil, group: .offline, needsDaemon: false),
+            details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. Without --plugin-dir the file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one or its options do not fit ('flowctl flows' then lacks it and the journal says why). With --plugin-dir DIR the plugins in DIR are loaded as flowd loads them (same checks; their code runs in flowctl) and the names and options the flow gives them are checked too; a plugin DIR refuses is reported on standard error.",
+            options: [
+                OptionSpec("plugin-dir", value: "DIR", help: "check plugin names and options against the plugins in DIR, loaded as flowd loads them")
+            ], minArguments: 1, maxArguments: nil, group: .offline, needsDaemon: false),
         CommandSpec(
             name: "help", arguments: "[COMMAND]", summary: "show the help of flowctl or of a command",
             details: "Shows the overview, or the help of COMMAND.",

@@ -3,6 +3,7 @@ import FlowClient
 import FlowEngine
 import FlowProtocol
 import FlowdSystem
+import PluginHost
 
 /// Runs one parsed command against the daemon (or offline, for `check`).
 final class CommandRunner {
@@ -527,13 +528,14 @@ final class CommandRunner {
     func check(_ files: [String]) -> ExitCode {
         var results: [JSONOutput] = []
         var bad = false
+        let capabilities = command.options["plugin-dir"].map(checkPlugins(in:)) ?? .any
         for file in files {
             var problems: [(path: String, message: String)] = []
             var flowID: String?
             do {
                 let bytes = try FileSystem.readFile(file, limit: Self.checkLimit)
                 do {
-                    let flow = try FlowLoader.load(bytes, fileName: file, capabilities: .any)
+                    let flow = try FlowLoader.load(bytes, fileName: file, capabilities: capabilities)
                     flowID = flow.id
                 } catch {
                     problems = error.problems.map { ($0.path, $0.message) }
@@ -558,6 +560,24 @@ final class CommandRunner {
         }
         if json { printJSON(.array(results)) }
         return bad ? .failure : .success
+    }
+
+    /// The capabilities of the plugins in `directory`, loaded as flowd loads
+    /// them (same checks, same trusted owners as a per-user flowd), with
+    /// what each declares of its options. A directory or plugin the loader
+    /// refuses is reported on standard error; the flows are then checked
+    /// against the rest, as flowd would check them.
+    func checkPlugins(in given: String) -> CapabilityCatalog {
+        let directory = given.hasPrefix("/") ? given : (CurrentProcess.currentDirectory() ?? ".") + "/" + given
+        let report = PluginLoader(configuration: .init(directories: [directory])).load(crashGuard: MemoryCrashGuard())
+        for problem in report.directoryProblems {
+            err("flowctl: plugin directory \(TerminalText.clean(problem.path)): \(TerminalText.clean(problem.reason))\n")
+        }
+        for record in report.registry.problems {
+            err("flowctl: plugin refused: \(TerminalText.clean(record.path)): \(TerminalText.clean(record.error ?? record.status.rawValue))\n")
+        }
+        let registry = report.registry
+        return CapabilityCatalog(registry.catalog.map { ($0.kind, $0.name) }, declaredOptions: registry.declaredOptions)
     }
 
     // MARK: wizard

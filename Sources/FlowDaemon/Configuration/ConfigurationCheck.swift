@@ -59,7 +59,7 @@ package enum ConfigurationCheck {
 
         let catalog = FlowCatalog.load(
             directories: configuration.flowDirectories,
-            capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }))
+            capabilities: CapabilityCatalog(registry: report.registry))
         for entry in catalog.sortedFlows {
             lines.append("# flow \(entry.definition.id): served (\(entry.file))")
         }

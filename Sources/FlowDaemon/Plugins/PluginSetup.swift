@@ -71,8 +71,16 @@ struct PluginSetup {
             configuration: .init(validatorTimeout: configuration.pluginCallTimeout, providerTimeout: configuration.pluginCallTimeout))
         return PluginSetup(
             gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
-            capabilities: CapabilityCatalog(report.registry.catalog.map { ($0.kind, $0.name) }),
+            capabilities: CapabilityCatalog(registry: report.registry),
             records: report.registry.records)
+    }
+}
+
+extension CapabilityCatalog {
+    /// What flows are checked against: the loaded capabilities and the
+    /// options they declare.
+    init(registry: PluginRegistry) {
+        self.init(registry.catalog.map { ($0.kind, $0.name) }, declaredOptions: registry.declaredOptions)
     }
 }
 

@@ -7,6 +7,7 @@ extension FlowBuilder {
     mutating func provider(_ node: JSONNode, _ path: JSONPath, kind: CapabilityKind, what: String) -> ProviderReference? {
         var name: String?
         var options: [String: JSONValue] = [:]
+        var optionsNode: JSONNode?
         var namePath = path
         if case .string = node {
             name = reader.capabilityName(node, path)
@@ -14,10 +15,12 @@ extension FlowBuilder {
             reader.checkKeys(o, allowed: Self.providerKeys, in: "a provider")
             namePath = path / "provider"
             if let n = o["provider"] { name = reader.capabilityName(n, namePath) } else { missing(o, "provider", "the plugin's name") }
-            if let n = o["options"] { options = reader.pluginOptions(n, path / "options") ?? [:] }
+            optionsNode = o["options"]
+            if let n = optionsNode { options = reader.pluginOptions(n, path / "options") ?? [:] }
         }
         guard let name else { return nil }
         requireCapability(kind, name, namePath, what)
+        checkOptions(kind, name, optionsNode, at: path / "options", reference: path)
         return ProviderReference(name: name, options: options)
     }
 
@@ -40,6 +43,7 @@ extension FlowBuilder {
         let level = self.level(o, path)
         guard let name else { return nil }
         requireCapability(.fieldValidator, name, path / "plugin", "field validator")
+        checkOptions(.fieldValidator, name, o["options"], at: path / "options", reference: path)
         return PluginRule(name: name, options: options, message: message, hint: hint, level: level)
     }
 
@@ -57,5 +61,39 @@ extension FlowBuilder {
             message += " (available: \(known.prefix(10).joined(separator: ", "))\(known.count > 10 ? ", …" : ""))"
         }
         problem(path, message)
+    }
+
+    /// Problems where the `options` a flow gives the capability `name` (the
+    /// member `node` at `path`, nil when absent) do not fit the options it
+    /// declares: an unknown key (with a suggestion), a missing required
+    /// option (placed at `reference`, the capability's reference, when there
+    /// is no `options`), a value of the wrong type. A capability that
+    /// declares nothing, or is not there, is not checked.
+    mutating func checkOptions(_ kind: CapabilityKind, _ name: String, _ node: JSONNode?, at path: JSONPath, reference: JSONPath) {
+        guard capabilities.contains(kind, name), let declared = capabilities.declaredOptions(of: name) else { return }
+        var members: [JSONMember] = []
+        if let node {
+            guard case .object(let m) = node else { return }  // reported as not an object already
+            members = m
+        }
+        let values = Dictionary(members.map { ($0.key, $0.value.jsonValue) }, uniquingKeysWith: { first, _ in first })
+        for found in PluginOption.problems(in: values, declared: declared) {
+            switch found {
+            case .unknown(let key):
+                let names = declared.map(\.name)
+                var message = "\(name) has no option \(quoted(key))"
+                if let s = reader.suggest(key, in: names) {
+                    message += " (did you mean \(quoted(s))?)"
+                } else {
+                    message += names.isEmpty ? " (it takes none)" : " (it takes \(names.joined(separator: ", ")))"
+                }
+                problem(path / key, message)
+            case .wrongType(let option):
+                let got = members.first { $0.key == option.name }?.value.kindName ?? "another type"
+                problem(path / option.name, "\(name)'s option \(quoted(option.name)) must be \(option.type.summary), got \(got)")
+            case .missing(let option):
+                problem(node == nil ? reference : path, "\(name) needs the option \(quoted(option.name)) (\(option.type.summary))")
+            }
+        }
     }
 }

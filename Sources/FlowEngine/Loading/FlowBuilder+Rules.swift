@@ -29,6 +29,7 @@ extension FlowBuilder {
             guard let name = reader.capabilityName(value, p) else { return nil }
             requireCapability(.stepValidator, name, p, "step validator")
             let options = o["options"].flatMap { reader.pluginOptions($0, path / "options") } ?? [:]
+            checkOptions(.stepValidator, name, o["options"], at: path / "options", reference: path)
             kind = .plugin(PluginRule(name: name, options: options, message: message, hint: hint, level: level))
         case "requiredIf":
             guard let field = reader.string(value, p, "the field id") else { return nil }

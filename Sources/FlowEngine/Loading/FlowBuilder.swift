@@ -165,6 +165,7 @@ struct FlowBuilder {
             options = reader.pluginOptions(n, path / "options") ?? [:]
             if action == nil && o["action"] == nil { problem(path / "options", "options need an \"action\" to go to") }
         }
+        if let action { checkOptions(.submitAction, action, o["options"], at: path / "options", reference: path) }
         var timeout = SubmitDefinition.defaultTimeoutSeconds
         if let n = o["timeoutSeconds"], let t = reader.number(n, path / "timeoutSeconds") {
             if t > 0 && t <= limits.maxTimeoutSeconds {

@@ -45,30 +45,37 @@ package struct FlowLoadLimits: Sendable, Hashable {
     package static let `default` = FlowLoadLimits()
 }
 
-/// The plugin capabilities that are available when a flow is loaded.
+/// The plugin capabilities that are available when a flow is loaded, and the
+/// options those that declare them take.
 ///
-/// The linter refuses a flow that names a capability nobody provides. With
-/// ``any`` the check is skipped (for `flowctl check` without a daemon).
+/// The linter refuses a flow that names a capability nobody provides, or gives
+/// one options that do not fit its declaration. With ``any`` both checks are
+/// skipped (for `flowctl check` without a daemon).
 package struct CapabilityCatalog: Sendable {
     private let entries: [CapabilityKind: Set<String>]?
+    private let declarations: [String: [PluginOption]]
 
     /// Skips the "capability exists" check.
-    package static let any = CapabilityCatalog(entries: nil)
+    package static let any = CapabilityCatalog(entries: nil, declarations: [:])
 
-    private init(entries: [CapabilityKind: Set<String>]?) {
+    private init(entries: [CapabilityKind: Set<String>]?, declarations: [String: [PluginOption]]) {
         self.entries = entries
+        self.declarations = declarations
     }
 
-    /// A catalog of exactly these (kind, name) pairs.
-    package init(_ pairs: some Sequence<(CapabilityKind, String)>) {
+    /// A catalog of exactly these (kind, name) pairs; `declaredOptions`
+    /// holds, by capability name, the options of those that declare theirs.
+    package init(_ pairs: some Sequence<(CapabilityKind, String)>, declaredOptions: [String: [PluginOption]] = [:]) {
         var entries: [CapabilityKind: Set<String>] = [:]
         for (kind, name) in pairs { entries[kind, default: []].insert(name) }
-        self.entries = entries
+        self.init(entries: entries, declarations: declaredOptions)
     }
 
-    /// The capabilities of the given plugin capabilities.
+    /// The catalog of these plugin capabilities, with their declared options.
     package init(capabilities: [Capability]) {
-        self.init(capabilities.map { ($0.kind, $0.name) })
+        var declarations: [String: [PluginOption]] = [:]
+        for c in capabilities { declarations[c.name] = c.declaredOptions }
+        self.init(capabilities.map { ($0.kind, $0.name) }, declaredOptions: declarations)
     }
 
     /// Whether a capability of this kind and name is available (always true for ``any``).
@@ -80,6 +87,12 @@ package struct CapabilityCatalog: Sendable {
     /// The known names of one kind, sorted (for error messages).
     package func names(of kind: CapabilityKind) -> [String] {
         (entries?[kind] ?? []).sorted()
+    }
+
+    /// The options the capability `name` declares, or nil when it declares
+    /// none (or is unknown): then its options are not checked.
+    package func declaredOptions(of name: String) -> [PluginOption]? {
+        declarations[name]
     }
 }
 

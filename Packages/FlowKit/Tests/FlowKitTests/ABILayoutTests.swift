@@ -41,6 +41,9 @@ import Testing
         ("CapabilityKind", layout(CapabilityKind.self), Layout(size: 1, alignment: 1)),
         ("CivilDate", layout(CivilDate.self), Layout(size: 24, alignment: 8)),
         ("CivilTime", layout(CivilTime.self), Layout(size: 16, alignment: 8)),
+        ("PluginOption", layout(PluginOption.self), Layout(size: 18, alignment: 8)),
+        ("PluginOptionType", layout(PluginOptionType.self), Layout(size: 1, alignment: 1)),
+        ("PluginOptionProblem", layout(PluginOptionProblem.self), Layout(size: 18, alignment: 8)),
     ]
 
     @Test("public layouts are the ones recorded")
