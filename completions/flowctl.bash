@@ -39,10 +39,12 @@ _flowctl() {
     for ((i = 1; i < cword; i++)); do
         word=${words[i]}
         case $word in
-            --system|--user|--session) _flowctl_bus+=("$word") ;;
+            # sessions --user NAME is its owner filter; --user alone, the bus.
+            --user) if [[ $command == sessions && $((i + 1)) -lt $cword && ${words[i+1]} != -* ]]; then ((i++)); else _flowctl_bus+=("$word"); fi ;;
+            --system|--session) _flowctl_bus+=("$word") ;;
             --address) _flowctl_bus+=(--address "${words[i+1]}"); ((i++)) ;;
             --address=*) _flowctl_bus+=("$word") ;;
-            --color|--locale|--answers|--plugin-dir) ((i++)) ;;
+            --color|--locale|--answers|--plugin-dir|--flow|--state|--older-than) ((i++)) ;;
             -*) ;;
             *) if [[ -z $command ]]; then command=$word; else args+=("$word"); fi ;;
         esac
@@ -52,6 +54,13 @@ _flowctl() {
         --address) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --locale) COMPREPLY=($(compgen -W "$_flowctl_locales" -- "$cur")); return ;;
+        --flow) [[ $command == sessions ]] && { COMPREPLY=($(compgen -W "$(_flowctl_ask flows)" -- "$cur")); return; } ;;
+        --state) COMPREPLY=($(compgen -W "editing review submitting submitted failed" -- "$cur")); return ;;
+        --older-than) COMPREPLY=($(compgen -W "30m 1h 2h 1d 7d 30d" -- "$cur")); return ;;
+        --user)
+            # After sessions, a user to filter on (or an option: then it is the bus flag).
+            if [[ $command == sessions && $cur != -* ]]; then COMPREPLY=($(compgen -u -- "$cur")); return; fi
+            ;;
         --plugin-dir)
             if declare -F _filedir >/dev/null; then _filedir -d; else COMPREPLY=($(compgen -d -- "$cur")); fi
             return ;;
@@ -66,7 +75,8 @@ _flowctl() {
         case $command in
             start) options+=" --locale" ;;
             run) options+=" --locale --answers --submit --dry-run" ;;
-            flows|sessions) options+=" --quiet -q" ;;
+            flows) options+=" --quiet -q" ;;
+            sessions) options+=" --quiet -q --flow --state --older-than" ;;
             check) options+=" --plugin-dir" ;;
         esac
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

@@ -203,6 +203,16 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
         return FileStatus(s)
     }
 
+    /// How much of what was sent on socket `fd` its peer has not read yet
+    /// (`ioctl(SIOCOUTQ)`): zero once the peer has read all of it. The count
+    /// is the kernel's accounting of the queued buffers, not a byte count.
+    /// Fails (`ENOTTY`, `EINVAL`) for a descriptor that is no socket.
+    package static func unreadByPeer(_ fd: Int32) throws(SystemCallError) -> Int {
+        var queued: Int32 = 0
+        _ = try SystemCall.check("ioctl(SIOCOUTQ)") { ioctl(fd, UInt(TIOCOUTQ), &queued) }
+        return Int(queued)
+    }
+
     /// `fsync(2)`: the data and metadata are on disk.
     package func sync() throws(SystemCallError) {
         let fd = rawValue

@@ -92,14 +92,58 @@ extension JournalBackend {
     }
 }
 
-/// The `$JOURNAL_STREAM` check.
+/// The stream systemd connects a service's stderr to: the `$JOURNAL_STREAM`
+/// check, and keeping the entries of a short-lived process under its unit.
+///
+/// journald finds an entry's unit (`_SYSTEMD_UNIT=`, what `journalctl -u`
+/// and `systemctl status` select) in the sender's /proc/PID/cgroup when it
+/// processes the entry, and caches what it found per PID for a second. An
+/// `sd_journal_sendv` entry that it processes after PID 1 reaped the sender
+/// gets no unit, and the cache then withholds the unit from that process's
+/// stderr lines too: a start that fails at once (an unopenable database)
+/// left nothing under the unit, not even its reason. A stream names its unit
+/// itself, and journald looks its process up at the stream's first line and
+/// keeps that for as long as the stream is connected. So a daemon writes an
+/// empty line at start (``attachUnit(stderr:)``, which journald records as
+/// nothing) and, before it exits, waits until journald has read its stream
+/// (``waitUntilRead(stderr:timeout:)``): then journald looked the process up
+/// while it was alive, and every entry it sent, by either way, is the unit's.
 package enum JournalStream {
+    /// Writes the empty line that makes journald look this process up, when
+    /// `stderr` is the journal stream `journalStream` names (`$JOURNAL_STREAM`);
+    /// returns whether it did.
+    @discardableResult
+    package static func attachUnit(
+        stderr: Int32 = 2, journalStream: String? = CurrentProcess.environmentVariable("JOURNAL_STREAM")
+    ) -> Bool {
+        guard isJournal(stderr, journalStream: journalStream) else { return false }
+        return (try? FileDescriptor.writeAll(stderr, [UInt8(ascii: "\n")])) != nil
+    }
+
+    /// Waits until the reader of socket `stderr` has read everything written
+    /// to it, at most `timeout` (journald may be stalled; an exit must not
+    /// hang on it). Returns true when all was read, or when `stderr` is no
+    /// socket (there is nothing to wait for); false after the timeout.
+    @discardableResult
+    package static func waitUntilRead(stderr: Int32 = 2, timeout: Duration) -> Bool {
+        let deadline = MonotonicClock.now().advanced(by: timeout)
+        while true {
+            guard let unread = try? FileDescriptor.unreadByPeer(stderr), unread > 0 else { return true }
+            if MonotonicClock.now() >= deadline { return false }
+            MonotonicClock.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// True when this process's stderr is the journal stream systemd set up.
     package static func stderrIsJournal() -> Bool {
-        let status = try? FileDescriptor.status(of: 2)
+        isJournal(2, journalStream: CurrentProcess.environmentVariable("JOURNAL_STREAM"))
+    }
+
+    /// True when descriptor `fd` is the stream `journalStream` names.
+    static func isJournal(_ fd: Int32, journalStream: String?) -> Bool {
+        let status = try? FileDescriptor.status(of: fd)
         return stderrIsJournal(
-            environment: CurrentProcess.environmentVariable("JOURNAL_STREAM"),
-            stderr: status.map { ($0.identity.device, $0.identity.inode) })
+            environment: journalStream, stderr: status.map { ($0.identity.device, $0.identity.inode) })
     }
 
     /// True when `environment` (the value of `$JOURNAL_STREAM`, `device:inode`

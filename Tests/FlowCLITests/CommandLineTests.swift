@@ -33,6 +33,26 @@ struct CommandLineTests {
         #expect(before.arguments == ["abcd"])
     }
 
+    @Test("sessions --user with a value is the owner filter; alone, --user is still the bus")
+    func sessionsUserFilterOrBus() throws {
+        let filter = try parsed(["sessions", "--user", "alice", "--flow", "plain", "--state=submitted", "--older-than", "7d"])
+        #expect(filter.options == ["user": "alice", "flow": "plain", "state": "submitted", "older-than": "7d"])
+        #expect(filter.global.bus == .user)
+        let system = try parsed(["--system", "sessions", "--user=0"])
+        #expect(system.global.bus == .system)
+        #expect(system.options["user"] == "0")
+        let bus = try parsed(["sessions", "--user"])
+        #expect(bus.options["user"] == nil)
+        #expect(bus.global.bus == .user)
+        let beforeAnOption = try parsed(["sessions", "--user", "-q"])
+        #expect(beforeAnOption.options == ["quiet": ""])
+        // Elsewhere --user takes no value: the next word stays an argument.
+        #expect(try parsed(["show", "--user", "abcd"]).arguments == ["abcd"])
+        #expect(usageError(["--system", "sessions", "--user"])?.message.contains("conflicts") == true)
+        #expect(usageError(["sessions", "--flow"])?.message == "option --flow needs a value FLOW (see 'flowctl sessions --help')")
+        #expect(usageError(["flows", "--state", "editing"]) != nil, "the filters are sessions' own")
+    }
+
     @Test("--address takes a value, separate or after =; --user and --session mean the session bus")
     func busOptions() throws {
         #expect(try parsed(["--address", "unix:path=/run/x", "flows"]).global.bus == .address("unix:path=/run/x"))

@@ -106,6 +106,40 @@ struct IntegrationTests {
         #expect(try flowd.flowctl(["show", id]).status == .exited(66))
     }
 
+    @Test("sessions filters by user, flow, state and age, combined, through a real flowd")
+    func sessionsFilters() throws {
+        let flowd = try DaemonFixture()
+        let first = try flowd.start("plain")
+        let second = try flowd.start("plain")
+        let done = try flowd.start("quick")
+        #expect(try flowd.flowctl(["set", done, "ok=yes"]).status == .exited(0))
+        #expect(try flowd.flowctl(["continue", done]).status == .exited(0))
+        func ids(_ filters: [String]) throws -> [String] {
+            let result = try flowd.flowctl(["sessions", "-q"] + filters)
+            #expect(result.status == .exited(0), "\(filters): \(result.standardError)")
+            return result.standardOutput.split(separator: "\n").map(String.init).sorted()
+        }
+        let me = String(getuid())
+        #expect(try ids([]) == [first, second, done].sorted())
+        #expect(try ids(["--flow", "plain"]) == [first, second].sorted())
+        #expect(try ids(["--state", "submitted"]) == [done])
+        #expect(try ids(["--state", "editing", "--flow", "quick"]) == [])
+        #expect(try ids(["--user", me, "--flow", "quick", "--state", "submitted"]) == [done])
+        #expect(try ids(["--user", "4242"]) == [], "nobody's sessions here")
+        #expect(try ids(["--older-than", "1h"]) == [], "every session was changed just now")
+        // The table and --json filter alike.
+        let table = try flowd.flowctl(["sessions", "--state", "submitted"])
+        #expect(table.standardOutput.contains(done) && !table.standardOutput.contains(first))
+        let listed = try #require(try json(try flowd.flowctl(["sessions", "--json", "--flow", "quick"]).standardOutput) as? [[String: String]])
+        #expect(listed.map { $0["id"] } == [done])
+        // A bad value: exit 64 with what is expected, before flowd is asked.
+        for (option, value) in [("--older-than", "soon"), ("--state", "done"), ("--user", "no-such-user-flowd-test")] {
+            let bad = try ChildProcess.run(Binaries.flowctl, ["--address", "unix:path=/nonexistent/bus", "sessions", option, value])
+            #expect(bad.status == .exited(64), "\(option) \(value): \(bad.standardError)")
+            #expect(bad.standardError.hasPrefix("flowctl: \(option) takes "), "\(bad.standardError)")
+        }
+    }
+
     @Test("a flow without Review finishes on Continue; toggles are typed; errors exit 1")
     func quickFlow() throws {
         let flowd = try DaemonFixture()

@@ -1,4 +1,5 @@
 import Foundation
+import FlowdSystem
 import Testing
 @testable import FlowDaemon
 
@@ -270,21 +271,21 @@ import Testing
     }
 
     @Test func timeSpansAreWrittenInTheLargestUnits() {
-        #expect(ConfigValue.timeSpanText(.seconds(7 * 86400)) == "7d")
-        #expect(ConfigValue.timeSpanText(.seconds(5400)) == "1h 30min")
-        #expect(ConfigValue.timeSpanText(.milliseconds(1500)) == "1s 500ms")
-        #expect(ConfigValue.timeSpanText(.zero) == "0s")
+        #expect(TimeSpan.text(.seconds(7 * 86400)) == "7d")
+        #expect(TimeSpan.text(.seconds(5400)) == "1h 30min")
+        #expect(TimeSpan.text(.milliseconds(1500)) == "1s 500ms")
+        #expect(TimeSpan.text(.zero) == "0s")
         for span in [Duration.seconds(1), .milliseconds(61_001), .seconds(90061)] {
-            #expect(ConfigValue.timeSpan(ConfigValue.timeSpanText(span)) == span)
+            #expect(TimeSpan.parse(TimeSpan.text(span)) == span)
         }
     }
 
     @Test func timeSpans() {
-        #expect(ConfigValue.timeSpan("30") == .seconds(30))
-        #expect(ConfigValue.timeSpan("2d") == .seconds(172_800))
-        #expect(ConfigValue.timeSpan("1.5s") == .milliseconds(1500))
-        #expect(ConfigValue.timeSpan("5 parsecs") == nil)
-        #expect(ConfigValue.timeSpan("") == nil)
-        #expect(ConfigValue.timeSpan("99999999999999d") == nil)
+        #expect(TimeSpan.parse("30") == .seconds(30))
+        #expect(TimeSpan.parse("2d") == .seconds(172_800))
+        #expect(TimeSpan.parse("1.5s") == .milliseconds(1500))
+        #expect(TimeSpan.parse("5 parsecs") == nil)
+        #expect(TimeSpan.parse("") == nil)
+        #expect(TimeSpan.parse("99999999999999d") == nil)
     }
 }

@@ -136,4 +136,42 @@ struct JournalTests {
             #expect(JournalStream.stderrIsJournal(environment: "\(actual.0):\(actual.1)", stderr: actual))
         }
     }
+
+    /// The journal stream of a service, played by a socket pair: `service` is
+    /// the service's stderr, `journald` the end journald reads.
+    func journalStream() throws -> (service: FileDescriptor, journald: FileDescriptor, name: String) {
+        let (service, journald) = try FileDescriptor.socketPair()
+        let identity = try service.status().identity
+        return (service, journald, "\(identity.device):\(identity.inode)")
+    }
+
+    @Test func attachUnitWritesOneEmptyLineToTheJournalStreamOnly() throws {
+        let stream = try journalStream()
+        #expect(JournalStream.attachUnit(stderr: stream.service.rawValue, journalStream: stream.name))
+        try stream.journald.setNonBlocking()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        #expect(try stream.journald.read(into: &buffer) == 1)
+        #expect(buffer[0] == UInt8(ascii: "\n"))
+        // Not the journal (no $JOURNAL_STREAM, or another stream's): nothing written.
+        #expect(!JournalStream.attachUnit(stderr: stream.service.rawValue, journalStream: nil))
+        #expect(!JournalStream.attachUnit(stderr: stream.service.rawValue, journalStream: "1:2"))
+        #expect(throws: SystemCallError.self) { try stream.journald.read(into: &buffer) }
+    }
+
+    @Test func waitUntilReadReturnsOnceTheReaderHasReadAll() throws {
+        let stream = try journalStream()
+        #expect(JournalStream.waitUntilRead(stderr: stream.service.rawValue, timeout: .zero), "nothing written yet")
+        try stream.service.writeAll(Array("<3>cannot open the session database\n".utf8))
+        #expect(try FileDescriptor.unreadByPeer(stream.service.rawValue) > 0)
+        // A reader that does not read: the wait gives up.
+        #expect(!JournalStream.waitUntilRead(stderr: stream.service.rawValue, timeout: .milliseconds(20)))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        #expect(try stream.journald.read(into: &buffer) == 36)
+        #expect(JournalStream.waitUntilRead(stderr: stream.service.rawValue, timeout: .seconds(60)))
+        // A pipe or a file is no stream journald reads: nothing to wait for.
+        let pipe = try FileDescriptor.pipe()
+        try pipe.write.writeAll([1, 2, 3])
+        #expect(throws: SystemCallError.self) { try FileDescriptor.unreadByPeer(pipe.write.rawValue) }
+        #expect(JournalStream.waitUntilRead(stderr: pipe.write.rawValue, timeout: .seconds(60)))
+    }
 }

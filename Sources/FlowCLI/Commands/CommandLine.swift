@@ -117,8 +117,16 @@ package enum FlowctlCommandLine {
             options: [localeOption], minArguments: 1, maxArguments: 1, group: .flows),
         CommandSpec(
             name: "sessions", arguments: "", summary: "list your sessions",
-            details: "Lists your sessions (every session when run as root): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids.",
-            options: [quietOption], minArguments: 0, maxArguments: 0, group: .flows),
+            details: "Lists your sessions (every session when run as root): id, the flow's title, state, when it last changed and the step it is on (\"Step 3 of 4 · Contact details\"). On a terminal each id is cut to the shortest beginning that tells it apart (at least 8 characters), which every command takes; -q and --json give whole ids. The filters --user, --flow, --state and --older-than combine: a session is listed when it passes all of them. --user with a value is the filter; alone, it still chooses your per-user service.",
+            options: [
+                quietOption,
+                OptionSpec("user", value: "UID|NAME", help: "only the sessions of this user (root sees everyone's)"),
+                OptionSpec("flow", value: "FLOW", help: "only the sessions of flow FLOW (its id)"),
+                OptionSpec(
+                    "state", value: "STATE", help: "only the sessions in STATE: editing, review, submitting, submitted, failed"),
+                OptionSpec(
+                    "older-than", value: "SPAN", help: "only the sessions last changed longer ago than SPAN (30m, 2h, 7d)"),
+            ], minArguments: 0, maxArguments: 0, group: .flows),
         CommandSpec(
             name: "close", arguments: "SESSION", summary: "delete a session",
             details: "Deletes SESSION and everything stored for it.",
@@ -280,7 +288,13 @@ package enum FlowctlCommandLine {
                 }
             }
             for (name, inline, display) in names {
-                let known = globalOptions.first { $0.long == name } ?? spec?.options.first { $0.long == name }
+                let globalOption = globalOptions.first { $0.long == name }
+                let own = spec?.options.first { $0.long == name }
+                // A command's own option with a value shadows the global flag of
+                // its name when a value is given (`sessions --user alice`); alone,
+                // the name is still the global flag (`sessions --user`).
+                let valueFollows = inline != nil || (index < arguments.count && !arguments[index].hasPrefix("-"))
+                let known = own?.valueName != nil && valueFollows ? own : globalOption ?? own
                 let alias = name == "session" ? globalOptions.first { $0.long == "user" } : nil
                 guard let option = known ?? alias else {
                     if spec == nil, commands.contains(where: { $0.options.contains { $0.long == name } }) {
@@ -301,6 +315,11 @@ package enum FlowctlCommandLine {
                     }
                 } else if inline != nil {
                     throw .usage("option \(display) takes no value (\(commandHint()))")
+                }
+                // The command's own option, even where a global one has its name.
+                if let own, option == own {
+                    options[option.long] = value ?? ""
+                    continue
                 }
                 switch option.long {
                 case "help": wantsHelp = true

@@ -167,8 +167,19 @@ final class CommandRunner {
     }
 
     func sessions() throws(CLIError) -> ExitCode {
-        let sessions = try call { s async throws(FlowClientError) in try await s.listSessions() }
+        let filter = try SessionFilter.parse(command.options)
+        let listed = try call { s async throws(FlowClientError) in try await s.listSessions() }
             .sorted { ($0.flowID, $0.id) < ($1.flowID, $1.id) }
+        // The table shows each session's properties; a filter on the owner or
+        // the age needs them too. A session that went away meanwhile has none.
+        let showsTable = !json && !command.flag("quiet")
+        let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
+        let found = listed.map { listing in
+            let properties = showsTable || filter.needsProperties
+                ? quietly { s async throws(FlowClientError) in try await s.properties(listing.id) } : nil
+            return (listing: listing, properties: properties)
+        }.filter { filter.matches($0.listing, properties: $0.properties, now: now) }
+        let sessions = found.map(\.listing)
         if json {
             printJSON(.array(sessions.map(JSONShapes.session)))
         } else if command.flag("quiet") {
@@ -179,13 +190,11 @@ final class CommandRunner {
             // Which is which: each session's flow title, step and last change.
             // A session that went away meanwhile keeps its bare line.
             let flows = quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []
-            let rows = sessions.map { listing in
+            let rows = found.map { session in
                 Render.SessionRow(
-                    listing: listing,
-                    properties: quietly { s async throws(FlowClientError) in try await s.properties(listing.id) },
-                    flow: flows.first { $0.id == listing.flowID })
+                    listing: session.listing, properties: session.properties,
+                    flow: flows.first { $0.id == session.listing.flowID })
             }
-            let now = UInt64(clamping: WallClock.microsecondsSinceEpoch())
             out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
         }
         return .success

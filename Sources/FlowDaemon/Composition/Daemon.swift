@@ -6,6 +6,7 @@ import FlowStore
 import FlowdSystem
 import Logging
 import Reactor
+import Systemd
 
 /// `flowd`'s life from the command line to the exit status.
 ///
@@ -36,7 +37,12 @@ package enum DaemonMain {
             print("flowd \(FlowdVersion.current) (FlowKit ABI \(FlowKitABI.version))")
             return SysExits.ok.rawValue
         case .run(let options):
-            return serve(options, environment: environment).rawValue
+            // Every entry of this run under flowd's unit, even when it ends at
+            // once (JournalStream): the line now, the wait before the exit.
+            JournalStream.attachUnit()
+            let status = serve(options, environment: environment)
+            JournalStream.waitUntilRead(timeout: .seconds(1))
+            return status.rawValue
         case .checkConfig(let options):
             return checkConfiguration(options, environment: environment).rawValue
         }

@@ -97,11 +97,11 @@ extension DaemonConfiguration {
             "MaxListLength=\(limits.maxListLength)",
             "MaxSessionsPerUser=\(limits.maxSessionsPerUser)",
             "MaxSessions=\(limits.maxSessions)",
-            "IdleTimeout=\(ConfigValue.timeSpanText(limits.idleTimeout))",
-            "SettledRetention=\(ConfigValue.timeSpanText(limits.settledRetention))",
+            "IdleTimeout=\(TimeSpan.text(limits.idleTimeout))",
+            "SettledRetention=\(TimeSpan.text(limits.settledRetention))",
             "",
             "[Plugins]",
-            "CallTimeout=\(ConfigValue.timeSpanText(pluginCallTimeout))",
+            "CallTimeout=\(TimeSpan.text(pluginCallTimeout))",
             "Disable=\(disabledPlugins.joined(separator: " "))",
         ]
         return lines

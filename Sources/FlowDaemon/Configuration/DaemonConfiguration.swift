@@ -1,4 +1,5 @@
 import DBus
+import FlowdSystem
 
 /// Which bus the daemon serves.
 package enum BusChoice: Sendable, Equatable, CustomStringConvertible {
@@ -92,7 +93,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
                 return n
             }
             func span() throws(ConfigurationError) -> Duration {
-                guard let d = ConfigValue.timeSpan(a.value), d > .zero else {
+                guard let d = TimeSpan.parse(a.value), d > .zero else {
                     throw fail("expected a time span such as 30s, 5min or 7d, found \"\(a.value)\"")
                 }
                 return d
