@@ -12,6 +12,7 @@
 #   make uninstall       the same variables: removes it again (keeps configuration and sessions)
 #   make deb             the Debian packages, in build-deb/ (lintian-clean)
 #   make bench           the benchmark (docs/performance.md)
+#   make bench-instructions  flowd's instructions per call under callgrind, against their budgets
 #   make fuzz            every fuzz target, then the D-Bus fuzzer, FUZZ_SECONDS each (default 600)
 #   make soak            many clients against flowd for SOAK_SECONDS (default 600)
 #   make demo-gtk        private bus + flowd with the example flows and plugins + a flow in flowd-gtk's window
@@ -29,7 +30,7 @@ BIN_RELEASE := $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 BIN_DEBUG   := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
 .PHONY: all build debug test test-unit test-fuzz test-desktop test-template test-system test-package demo demo-installed
-.PHONY: demo-gtk install uninstall stage deb bench fuzz soak clean setup
+.PHONY: demo-gtk install uninstall stage deb bench bench-instructions fuzz soak clean setup
 
 # Debian's python3, which has python3-dbus (a pyenv or venv python on PATH may not).
 PYTHON3 ?= /usr/bin/python3
@@ -152,6 +153,13 @@ deb:
 BENCH_ARGS ?=
 bench: build
 	"$(BIN_RELEASE)/flowd-bench" --build-dir "$(BIN_RELEASE)" --flows-dir "$(CURDIR)/flows" $(BENCH_ARGS)
+
+# flowd's instructions per call, counted by callgrind (docs/performance.md,
+# "Counted instructions"): GetStep, SetAnswers, a message of the mixed rounds,
+# against the targets; a FAIL line and a failed make when a call costs more
+# than its regression budget. Needs valgrind. A few minutes.
+bench-instructions: build
+	"$(BIN_RELEASE)/flowd-bench" --callgrind --build-dir "$(BIN_RELEASE)" --flows-dir "$(CURDIR)/flows" $(BENCH_ARGS)
 
 # The README's main job: a private bus, flowd with the example flows and the
 # shipped plugins, and the consultation flow driven to submitted by flowctl.

@@ -29,6 +29,7 @@ PACKAGES="
   make
   libcurl4
   valgrind
+  binutils
   sqlite3
   python3-dbus
   libgtk-4-dev

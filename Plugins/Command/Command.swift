@@ -156,6 +156,7 @@ enum CommandMessages {
         "de": "Das hat zu lange gedauert. Bitte versuchen Sie es später noch einmal.",
         "fr": "Cela a pris trop de temps. Veuillez réessayer plus tard.",
         "es": "Esto tardó demasiado. Inténtelo de nuevo más tarde.",
+        "ja": "時間がかかりすぎました。しばらくしてからもう一度お試しください。",
     ])
 }
 

@@ -102,6 +102,32 @@ package final class MethodInvocation: @unchecked Sendable {
         core.send(reply)
     }
 
+    /// Replies with arguments written straight into wire format by `build`
+    /// (``WireEncoder``): for the replies sent most often. `signature` must
+    /// be the method's declared output signature; otherwise, or when `build`
+    /// throws or libdbus refuses the bytes, the caller gets
+    /// `org.freedesktop.DBus.Error.Failed` and the mistake is logged.
+    package func reply(signature: Signature, _ build: (inout WireEncoder) throws(DBusError) -> Void) {
+        guard claim("reply") else { return }
+        guard !message.noReplyExpected else { return }
+        guard signature == replySignature else {
+            core.logger.log(.error, "\(interface).\(member) on \(path): reply has type '\(signature)', declared '\(replySignature)'")
+            core.send(message.makeError(.failed("The service sent an invalid reply to \(member).")))
+            return
+        }
+        var body = WireEncoder()
+        let reply: Message
+        do throws(DBusError) {
+            try build(&body)
+            reply = try message.prebuiltReturn(signature: signature, body: body)
+        } catch {
+            core.logger.log(.error, "\(interface).\(member) on \(path): cannot build the reply: \(error.message)")
+            core.send(message.makeError(.failed("The service could not encode its reply to \(member).")))
+            return
+        }
+        core.send(reply)
+    }
+
     /// Completes the call with an error. A ``DBusErrorConvertible`` goes back
     /// as its name and message; any other error as
     /// `org.freedesktop.DBus.Error.Failed` with a generic message, its details

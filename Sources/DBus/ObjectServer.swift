@@ -185,17 +185,30 @@ package final class ObjectServer: MethodCallHandler {
         destination: BusName? = nil
     ) throws(DBusError) {
         connection.requireLoopThread()
-        let message = Message.signal(path: path, interface: interface, member: member)
-        try message.append(contentsOf: arguments)
-        if let declared = lookup(path)?.signalSignature(interface: interface, member: member),
-           !message.hasSignature(declared) {
-            throw .invalidArgs("signal \(interface).\(member) is declared with '\(declared)', got '\(message.signature)'")
+        var text = ""
+        for argument in arguments { argument.appendSignature(to: &text) }
+        let signature = Signature(trusted: text)
+        if let declared = lookup(path)?.signalSignature(interface: interface, member: member), declared != signature {
+            throw .invalidArgs("signal \(interface).\(member) is declared with '\(declared)', got '\(signature)'")
         }
-        // A new signal has no destination: only a unicast one needs setting
-        // (dbus_message_set_destination rewrites the header even for NULL).
-        if let destination { message.destination = destination }
-        connection.send(message)
+        // Written straight into wire format (``WireEncoder``); file
+        // descriptors travel beside the bytes, so a signal carrying one is
+        // built by libdbus.
+        if arguments.contains(where: { if case .unixFD = $0 { true } else { false } }) {
+            let message = Message.signal(path: path, interface: interface, member: member)
+            try message.append(contentsOf: arguments)
+            // dbus_message_set_destination rewrites the header even for NULL: only a unicast one is set.
+            if let destination { message.destination = destination }
+            connection.send(message)
+            return
+        }
+        var body = WireEncoder()
+        for argument in arguments { try body.value(argument) }
+        connection.send(try Message.prebuiltSignal(
+            path: path, interface: interface, member: member, destination: destination, signature: signature, body: body))
     }
+
+    private static let propertiesChangedSignature: Signature = "sa{sv}as"
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given
     /// new values and invalidated names. Safe from any thread.
@@ -203,12 +216,21 @@ package final class ObjectServer: MethodCallHandler {
         path: ObjectPath, interface: InterfaceName, changed: [String: DBusValue], invalidated: [String] = [],
         destination: BusName? = nil
     ) throws(DBusError) {
-        let message = Message.signal(path: path, interface: .properties, member: "PropertiesChanged")
-        try message.append(.string(interface.rawValue), .vardict(changed), .strings(invalidated))
-        // A new signal has no destination: only a unicast one needs setting
-        // (dbus_message_set_destination rewrites the header even for NULL).
-        if let destination { message.destination = destination }
-        connection.send(message)
+        // Written straight into wire format (``WireEncoder``): every change
+        // of a session sends one.
+        var body = WireEncoder()
+        body.string(interface.rawValue)
+        try body.array(elementAlignment: 8) { (entries) throws(DBusError) in
+            for (name, value) in changed {
+                entries.align(8)
+                entries.string(name)
+                try entries.variant(value)
+            }
+        }
+        try body.strings(invalidated)
+        connection.send(try Message.prebuiltSignal(
+            path: path, interface: .properties, member: "PropertiesChanged", destination: destination,
+            signature: Self.propertiesChangedSignature, body: body))
     }
 
     /// Emits `PropertiesChanged` for `names`, reading the current values from

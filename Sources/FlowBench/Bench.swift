@@ -31,7 +31,9 @@ struct Bench {
     let options: BenchOptions
 
     func run() throws(BenchError) {
-        if options.scaling.isEmpty {
+        if options.callgrind {
+            try runInstructions()
+        } else if options.scaling.isEmpty {
             try runMain()
         } else {
             try runScaling()
@@ -83,6 +85,13 @@ struct Bench {
             return samples
         }
         guard let after = harness.flowdResidentBytes() else { throw .process("cannot read flowd's memory") }
+        if options.callgrind {
+            // Counted, not timed: the phases run in `keepRunning`.
+            try keepRunning?(harness, ids, &generator)
+            return SizeResult(
+                sessions: sessions, live: ids.count, latency: [:], firstTouch: firstTouch, residentBefore: before,
+                residentAfter: after, ready: ready, cpu: CPUTimes(flowd: 0, flowdSystem: 0, bus: 0, client: 0), calls: 0)
+        }
         // Under callgrind, count the measured rounds only.
         try harness.zeroCallgrindCounters { () throws(BenchError) in try connection.ping() }
 
@@ -138,6 +147,22 @@ struct Bench {
             }
         }
         Report.main(options: options, result: result, throughput: throughput, readyCount: readyCount, readyTimes: readyTimes)
+    }
+
+    // MARK: - Counted instructions
+
+    private func runInstructions() throws(BenchError) {
+        var phases: [Instructions.Phase] = []
+        let result = try measureSize(options.sessions) { harness, ids, generator throws(BenchError) in
+            progress("counting instructions: phases of \(Format.grouped(options.rounds)) calls under callgrind")
+            let connection = try BenchConnection(address: harness.busAddress)
+            defer { connection.close() }
+            phases = try Instructions.measure(
+                harness: harness, connection: connection, ids: ids, calls: options.rounds, rounds: options.rounds,
+                walkEvery: options.walkEvery, generator: &generator)
+        }
+        let over = Instructions.report(sessions: result.sessions, live: result.live, phases: phases)
+        guard over.isEmpty else { throw .call("\(over.count) of the calls cost more instructions than their budget") }
     }
 
     // MARK: - Scaling

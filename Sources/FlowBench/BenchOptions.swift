@@ -26,6 +26,8 @@ struct BenchOptions {
     var flowsDirectory: String?
     /// A command that runs flowd, such as `valgrind --tool=callgrind` (`--wrap`).
     var wrapper: [String] = []
+    /// Count flowd's instructions per call under callgrind instead of timing (`--callgrind`).
+    var callgrind = false
     /// Keep the run's directory (`--keep`).
     var keep = false
     /// Small numbers for a smoke test (`--quick`).
@@ -39,7 +41,7 @@ struct BenchOptions {
         usage: flowd-bench [--sessions N] [--live N] [--rounds N] [--clients N] [--ready-sessions N]
                            [--scaling N,N,...] [--quick] [--dir DIR] [--build-dir DIR]
                            [--flows-dir DIR] [--wrap 'COMMAND ARGS'] [--durability process|power]
-                           [--keep] [--seed N]
+                           [--keep] [--seed N] [--callgrind]
 
         Starts a private dbus-daemon and flowd, fills flowd's store with N stored
         sessions (default 10000), loads them, and measures Peer.Ping (the floor),
@@ -64,6 +66,10 @@ struct BenchOptions {
           --flows-dir DIR      the flows to serve (default: ./flows, else the checkout's)
           --wrap 'CMD ARGS'    run flowd under CMD (for example valgrind --tool=callgrind)
           --durability MODE    flowd's Durability= setting: process (default) or power
+          --callgrind          count flowd's instructions per call under valgrind's callgrind
+                               (GetStep, SetAnswers, a message of the mixed rounds, Ping,
+                               Get(Version)) instead of timing; defaults: 1000 sessions,
+                               --rounds 300 (calls per phase), no throughput, no start-up
           --keep               keep the run's directory (the store, logs, config)
           --seed N             seed for the choice of sessions
         """
@@ -73,6 +79,7 @@ struct BenchOptions {
         var options = BenchOptions()
         var sessionsGiven = false
         var readyGiven = false
+        var roundsGiven = false
         var rest = arguments[...]
         func value(_ flag: String) throws(BenchError) -> String {
             guard let v = rest.popFirst() else { throw .usage("\(flag) needs a value") }
@@ -91,7 +98,9 @@ struct BenchOptions {
                 options.sessions = try count(flag)
                 sessionsGiven = true
             case "--live": options.live = try count(flag)
-            case "--rounds": options.rounds = try count(flag)
+            case "--rounds":
+                options.rounds = try count(flag)
+                roundsGiven = true
             case "--walk-every": options.walkEvery = try count(flag)
             case "--clients": options.clients = try count(flag, minimum: 0)
             case "--calls-per-client": options.callsPerClient = try count(flag)
@@ -116,6 +125,7 @@ struct BenchOptions {
                     throw .usage("--durability expects process or power, not \"\(text)\"")
                 }
                 options.durability = text
+            case "--callgrind": options.callgrind = true
             case "--keep": options.keep = true
             case "--quick": options.quick = true
             case "--seed":
@@ -125,6 +135,13 @@ struct BenchOptions {
             case "--help", "-h": throw .help
             default: throw .usage("unknown option \(flag)")
             }
+        }
+        if options.callgrind {
+            guard options.wrapper.isEmpty else { throw .usage("--callgrind runs flowd under callgrind itself: leave out --wrap") }
+            if !sessionsGiven { options.sessions = 1000 }
+            if !roundsGiven { options.rounds = 300 }
+            options.clients = 0
+            if !readyGiven { options.readySessions = 0 }
         }
         if options.quick {
             if !sessionsGiven { options.sessions = 100 }

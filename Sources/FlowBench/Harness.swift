@@ -37,9 +37,9 @@ final class Harness {
             return String(path[..<slash])
         } ?? "."
         let build = options.buildDirectory.map(ProcessStats.absolute) ?? executableDirectory
-        flowdPath = build + "/flowd"
-        guard FileSystem.exists(flowdPath) else {
-            throw .setup("no flowd at \(flowdPath): build it first (swift build -c release) or give --build-dir")
+        let builtFlowd = build + "/flowd"
+        guard FileSystem.exists(builtFlowd) else {
+            throw .setup("no flowd at \(builtFlowd): build it first (swift build -c release) or give --build-dir")
         }
         flowsDirectory = try Self.findFlows(options.flowsDirectory, near: build)
         do {
@@ -47,6 +47,11 @@ final class Harness {
         } catch {
             throw .setup("\(error)")
         }
+        // Valgrind 3.19 cannot read the DWARF 5 the toolchain writes and gives
+        // up on the whole process: under callgrind flowd runs from copies
+        // without debug information (the symbols, and so the profile's
+        // function names, stay).
+        flowdPath = options.callgrind ? root + "/bin/flowd" : builtFlowd
         pluginDirectory = root + "/plugins"
         stateDirectory = root + "/state"
         configPath = root + "/flowd.conf"
@@ -54,6 +59,13 @@ final class Harness {
             try FileSystem.changeMode(root, 0o755)
             try FileSystem.makeDirectories(pluginDirectory, mode: 0o755)
             try FileSystem.makeDirectories(stateDirectory, mode: 0o700)
+        }
+        if options.callgrind {
+            try Self.setUp { () throws(SystemCallError) in try FileSystem.makeDirectories(root + "/bin", mode: 0o755) }
+            // flowd finds libFlowKit.so next to itself ($ORIGIN).
+            for name in ["flowd", "libFlowKit.so"] {
+                try Self.stripDebugInformation(build + "/" + name, to: root + "/bin/" + name, log: root + "/objcopy.log")
+            }
         }
         // Every shipped plugin, under its installed name, owned by us and
         // not writable by others (the loader refuses anything else).
@@ -69,6 +81,10 @@ final class Harness {
             try Self.setUp { () throws(SystemCallError) in
                 try FileSystem.writeFile("\(pluginDirectory)/\(name).so", bytes, mode: 0o755)
             }
+            if options.callgrind {
+                let staged = "\(pluginDirectory)/\(name).so"
+                try Self.stripDebugInformation(staged, to: staged, log: root + "/objcopy.log")
+            }
         }
         // The defaults (64 per uid, 50,000 in all) are below what the run stores.
         try Self.writeText(configPath, """
@@ -81,6 +97,14 @@ final class Harness {
             MaxSessions=10000000
 
             """)
+    }
+
+    /// Copies `source` to `destination` without its debug information (`objcopy --strip-debug`).
+    private static func stripDebugInformation(_ source: String, to destination: String, log: String) throws(BenchError) {
+        let objcopy = try spawn(["objcopy", "--strip-debug", source, destination], stdout: log, stderr: log)
+        guard objcopy.wait(timeout: .seconds(120)) == .exited(0) else {
+            throw .setup("objcopy --strip-debug \(source) failed (see \(log))")
+        }
     }
 
     /// Runs a step of setting up the run's directory; its failure is a setup error.
@@ -201,16 +225,19 @@ final class Harness {
             notify = socket
         }
         starts += 1
-        let argv = options.wrapper + [
+        let argv = wrapper + [
             flowdPath, "--address", busAddress, "--flows-dir", flowsDirectory, "--plugin-dir", pluginDirectory,
             "--state-dir", stateDirectory, "--config", configPath,
         ]
         let started = MonotonicClock.now()
+        var environment = ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress]
+        // Counted instructions must not depend on each process's random hash seed.
+        if options.callgrind { environment["SWIFT_DETERMINISTIC_HASHING"] = "1" }
         let process = try Self.spawn(
-            argv, environment: ["NOTIFY_SOCKET": socket.path, "DBUS_SESSION_BUS_ADDRESS": busAddress],
+            argv, environment: environment,
             stdout: root + "/flowd.out", stderr: root + "/flowd.log")
         flowd = process
-        let deadline = started.advanced(by: .seconds(options.wrapper.isEmpty ? 60 : 600))
+        let deadline = started.advanced(by: .seconds(wrapper.isEmpty ? 60 : 600))
         var ready: MonotonicClock.Instant?
         while ready == nil && !process.hasExited && MonotonicClock.now() < deadline {
             ready = socket.receiveTime(of: "READY", "1", timeout: .milliseconds(50))
@@ -226,7 +253,7 @@ final class Harness {
 
     /// Stops flowd with SIGTERM and waits for it.
     func stopFlowd() {
-        flowd?.terminate(grace: .seconds(options.wrapper.isEmpty ? 10 : 120))
+        flowd?.terminate(grace: .seconds(wrapper.isEmpty ? 10 : 120))
         flowd = nil
     }
 
@@ -244,21 +271,41 @@ final class Harness {
         flowd.flatMap { ProcessStats.residentBytes(of: $0.pid) }
     }
 
-    /// When flowd runs under `valgrind --tool=callgrind` (`--wrap`), zeroes its
-    /// counters (`callgrind_control --zero`), so the profile holds only what
-    /// follows: the measured rounds, not start-up and loading. Valgrind takes
-    /// the command only while flowd runs, so `wake` is called (a Ping) until
-    /// `callgrind_control` returns.
+    /// What flowd runs under: `--wrap`, or callgrind for `--callgrind`.
+    var wrapper: [String] {
+        options.callgrind ? Instructions.wrapper(outFile: root + "/callgrind.out") : options.wrapper
+    }
+
+    /// Whether flowd runs under callgrind (`--callgrind`, or a `--wrap` of it).
+    var underCallgrind: Bool {
+        wrapper.first?.hasSuffix("valgrind") == true && wrapper.contains("--tool=callgrind")
+    }
+
+    /// When flowd runs under callgrind, zeroes its counters, so the profile
+    /// holds only what follows: the measured rounds, not start-up and loading.
     func zeroCallgrindCounters(wake: () throws(BenchError) -> Void) throws(BenchError) {
-        guard let flowd, options.wrapper.first?.hasSuffix("valgrind") == true,
-            options.wrapper.contains("--tool=callgrind")
-        else { return }
+        guard underCallgrind else { return }
+        try callgrindControl(["--zero"], wake: wake)
+    }
+
+    /// Runs `callgrind_control ARGS` on flowd and waits for it. Valgrind
+    /// takes a command when flowd runs (or when `vgdb` interrupts its wait),
+    /// so `wake` is called (a Ping) every 100 ms until the command returns.
+    func callgrindControl(_ arguments: [String], wake: () throws(BenchError) -> Void) throws(BenchError) {
+        guard let flowd else { throw .process("flowd is not running") }
         let control = try Self.spawn(
-            ["callgrind_control", "--zero", String(flowd.pid)], stdout: root + "/callgrind_control.log",
+            ["callgrind_control"] + arguments + [String(flowd.pid)], stdout: root + "/callgrind_control.log",
             stderr: root + "/callgrind_control.log")
-        for _ in 0..<600 where control.wait(timeout: .milliseconds(100)) == nil {
+        for _ in 0..<600 {
+            if let status = control.wait(timeout: .milliseconds(100)) {
+                guard status == .exited(0) else {
+                    throw .process("callgrind_control \(arguments.joined(separator: " ")) \(status) (see \(root)/callgrind_control.log)")
+                }
+                return
+            }
             try wake()
         }
+        throw .process("callgrind_control \(arguments.joined(separator: " ")) did not return in a minute")
     }
 
     /// Stops everything and removes the directory unless `--keep`.

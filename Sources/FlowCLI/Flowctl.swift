@@ -18,6 +18,9 @@ package struct FlowctlContext: Sendable {
     package var stderrIsTerminal: Bool
     /// The descriptor behind standard error, for the spinner's clean-up; nil in tests.
     package var stderrFD: Int32?
+    /// The width of the terminal on standard output, asked each time (the
+    /// window may change); nil when it is not a terminal (then text is not wrapped).
+    package var stdoutColumns: @Sendable () -> Int?
     /// The environment (`NO_COLOR`, `TERM`, `LANG`, …).
     package var environment: [String: String]
     /// Makes the service for the chosen bus.
@@ -28,8 +31,9 @@ package struct FlowctlContext: Sendable {
     /// A context; every part is given.
     package init(
         stdout: any TextSink, stderr: any TextSink, stdin: any LineSource, stdoutIsTerminal: Bool = false,
-        stderrIsTerminal: Bool = false, stderrFD: Int32? = nil, environment: [String: String] = [:],
-        handlesInterrupts: Bool = false, makeService: @escaping @Sendable (BusChoice) throws(CLIError) -> any FlowService
+        stderrIsTerminal: Bool = false, stderrFD: Int32? = nil, stdoutColumns: @escaping @Sendable () -> Int? = { nil },
+        environment: [String: String] = [:], handlesInterrupts: Bool = false,
+        makeService: @escaping @Sendable (BusChoice) throws(CLIError) -> any FlowService
     ) {
         self.stdout = stdout
         self.stderr = stderr
@@ -37,6 +41,7 @@ package struct FlowctlContext: Sendable {
         self.stdoutIsTerminal = stdoutIsTerminal
         self.stderrIsTerminal = stderrIsTerminal
         self.stderrFD = stderrFD
+        self.stdoutColumns = stdoutColumns
         self.environment = environment
         self.handlesInterrupts = handlesInterrupts
         self.makeService = makeService
@@ -47,6 +52,7 @@ package struct FlowctlContext: Sendable {
         FlowctlContext(
             stdout: FileDescriptorSink(fd: 1), stderr: FileDescriptorSink(fd: 2), stdin: FileDescriptorSource(fd: 0),
             stdoutIsTerminal: Terminal.isTerminal(1), stderrIsTerminal: Terminal.isTerminal(2), stderrFD: 2,
+            stdoutColumns: { Terminal.columns(of: 1) },
             environment: CurrentProcess.environment(), handlesInterrupts: true,
             makeService: { (bus) throws(CLIError) in
                 do throws(FlowClientError) {

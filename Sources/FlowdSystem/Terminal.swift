@@ -38,4 +38,12 @@ package enum Terminal {
     package static func isTerminal(_ fd: Int32) -> Bool {
         isatty(fd) == 1
     }
+
+    /// The terminal's width in columns (`TIOCGWINSZ`); nil when `fd` is not
+    /// a terminal or it does not say.
+    package static func columns(of fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 }

@@ -145,4 +145,31 @@ struct AnswerTypingTests {
         #expect(try value("a  Desktop app", service) == .string("app"))
         #expect(try value("A DESKTOP APP", service) == .string("app"))
     }
+
+    @Test("times as French writes them: 14h30, 14 h 30, 9h")
+    func frenchTimes() throws {
+        var time = StepField(id: "time", type: .choice, label: "Heure")
+        time.options = ["09:00", "09:30", "14:30"].map { ChoiceOption(id: $0, label: $0) }
+        for (typed, id) in [("14h30", "14:30"), ("14 h 30", "14:30"), ("9h", "09:00"), ("9h30", "09:30"), ("09H30", "09:30")] {
+            #expect(try value(typed, time) == .string(id), "\(typed)")
+        }
+        for wrong in ["h", "14h3", "25h00", "9h300", "h30"] {
+            #expect(refusal(wrong, time) != nil, "\(wrong)")
+        }
+    }
+
+    @Test("what an East Asian input method types: full-width digits and commas, the ideographic comma")
+    func fullWidth() throws {
+        #expect(AnswerTyping.halfWidth("１２，ａＢ\u{3000}x") == "12,aB x")
+        #expect(AnswerTyping.halfWidth("山田　太郎") == "山田 太郎")
+        #expect(AnswerTyping.listItems("１、３，5, 7") == ["1", "3", "5", "7"])
+        #expect(try value("１２", field(.number)) == .int64(12))
+        #expect(try value("２．５", field(.number)) == .double(2.5))
+        #expect(try value("ｙｅｓ", field(.toggle)) == .bool(true))
+        let days = field(.multichoice, options: ["mon", "tue", "wed"])
+        #expect(try value("mon、wed", days) == .strings(["mon", "wed"]))
+        #expect(try value("ｍｏｎ，ｔｕｅ", days) == .strings(["mon", "tue"]))
+        // Free text keeps what was typed.
+        #expect(try value("０３－１２３４", field(.text)) == .string("０３－１２３４"))
+    }
 }

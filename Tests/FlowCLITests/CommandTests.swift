@@ -253,6 +253,26 @@ struct CommandTests {
         #expect(unknownField.stderr.contains("not a field of step \"pages\" (fields: pageCount)"))
     }
 
+    @Test("set refuses a value in the session's language, as flowd's own errors come")
+    func setRefusalsLocalized() throws {
+        let german = try start("consultation", ["--locale", "de"])
+        let option = run(["set", german, "service=drucker"])
+        #expect(option.status == 65)
+        #expect(option.stderr.hasPrefix("flowctl: \"drucker\" ist keine Option von \"service\" (Optionen: "), "\(option.stderr)")
+        let field = run(["set", german, "colour=red"])
+        #expect(field.stderr == "flowctl: \"colour\" ist kein Feld von Schritt \"service\" (Felder: service)\n", "\(field.stderr)")
+        #expect(run(["set", german, "service=website"]).status == 0)
+        #expect(run(["continue", german]).status == 0)
+        let number = run(["set", german, "pageCount=viele"])
+        #expect(number.stderr == "flowctl: \"viele\" ist keine Zahl (Feld \"pageCount\" erwartet eine Zahl)\n", "\(number.stderr)")
+
+        let japanese = try start("consultation", ["--locale", "ja"])
+        let refused = run(["set", japanese, "service=ロゴ"])
+        #expect(refused.stderr.hasPrefix("flowctl: \"ロゴ\" は \"service\" の選択肢ではありません（選択肢: "), "\(refused.stderr)")
+        let french = try start("consultation", ["--locale", "fr"])
+        #expect(run(["set", french, "colour=red"]).stderr.contains("n'est pas un champ de l'étape \"service\""))
+    }
+
     @Test("set warns about a secure value on the command line and reads FIELD=- from standard input")
     func secureValues() throws {
         let id = try start("registration")
@@ -398,7 +418,11 @@ struct CommandTests {
         let id = try start("consultation")
         let submit = run(["submit", id])
         #expect(submit.status == 1)
-        #expect(submit.stderr == "✗ “Service” is not finished yet; it is shown now. (see 'flowctl show \(id)')\n")
+        #expect(submit.stderr == "✗ “Service” is not finished yet. See it with: flowctl show \(id)\n")
+        // In the person's language, the command included (no English "see" tacked on).
+        let german = run(["submit", id], environment: ["LANG": "de_DE.UTF-8"])
+        #expect(german.stderr.hasPrefix("✗ „"), "\(german.stderr)")
+        #expect(german.stderr.hasSuffix("“ ist noch nicht fertig. Anzeigen mit: flowctl show \(id)\n"), "\(german.stderr)")
 
         // onboarding has no Review page; sitting on its last step, "terms", with the terms not accepted.
         let onboarding = try start("onboarding")
@@ -410,7 +434,7 @@ struct CommandTests {
         #expect(last.status == 1)
         let lines = last.stderr.split(separator: "\n").map(String.init)
         #expect(lines == [
-            "✗ “Terms of service” is not finished yet; it is shown now. (see 'flowctl show \(onboarding)')",
+            "✗ “Terms of service” is not finished yet. See it with: flowctl show \(onboarding)",
             "Flow “onboarding” has no Review page: 'flowctl continue \(onboarding)' on its last step, “Terms of service”, submits it.",
         ])
         #expect(last.stderr.components(separatedBy: "not finished").count == 2, "said once")

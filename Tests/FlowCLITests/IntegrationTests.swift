@@ -86,7 +86,8 @@ struct IntegrationTests {
         #expect(back.standardOutput.contains("Value:   other (Other): A kiosk"))
         let goto = try flowd.flowctl(["goto", id, "review"])
         #expect(goto.status == .exited(0))
-        #expect(goto.standardOutput.contains("Submit: flowctl submit \(id)"))
+        // The command on the bus this one used, to be run as it is.
+        #expect(goto.standardOutput.contains("Submit: flowctl --address \(flowd.address) submit \(id)"), "\(goto.standardOutput)")
 
         let submit = try object(try flowd.flowctl(["submit", id, "--json"]))
         #expect(submit["submitted"] as? Bool == true)
@@ -153,7 +154,7 @@ struct IntegrationTests {
         let submit = try flowd.flowctl(["submit", id])
         #expect(submit.status == .exited(1))
         #expect(submit.standardError == """
-            ✗ “Only” is not finished yet; it is shown now. (see 'flowctl show \(id)')
+            ✗ “Only” is not finished yet. See it with: flowctl --address \(flowd.address) show \(id)
             Flow “quick” has no Review page: 'flowctl continue \(id)' on its last step, “Only”, submits it.
 
             """)

@@ -74,6 +74,22 @@ struct RenderTests {
         #expect(padded("日本", to: 6) == "日本  ")
     }
 
+    @Test("prose wraps at spaces, and between CJK characters, which have none; indentation is kept")
+    func wrapping() {
+        #expect(wrapped("Mit :quit beenden Sie; Ihre Antworten bleiben", width: 20)
+            == "Mit :quit beenden\nSie; Ihre Antworten\nbleiben")
+        // Japanese breaks between characters, two columns each; Latin words inside stay whole.
+        let japanese = wrapped("各質問に答えて Enter キーを押してください。", width: 16)
+        #expect(japanese == "各質問に答えて\nEnter キーを押し\nてください。", "\(japanese)")
+        #expect(japanese.split(separator: "\n").allSatisfy { displayWidth(String($0)) <= 16 })
+        // No line begins with closing punctuation: "。" stays with the word before it.
+        #expect(wrapped("答えてください。はい", width: 14) == "答えてください。\nはい")
+        // An indented line keeps its indent on every line; a word longer than the line stays whole.
+        #expect(wrapped("  ✗ Enter a phone number please", width: 14) == "  ✗ Enter a\n  phone number\n  please")
+        #expect(wrapped("see https://example.org/a/long/path now", width: 10) == "see\nhttps://example.org/a/long/path\nnow")
+        #expect(wrapped("one\n\ntwo", width: 10) == "one\n\ntwo")
+    }
+
     @Test("the progress bar fills in proportion and has no escapes without colour")
     func progress() {
         let half = progressBar(index: 2, count: 4, width: 10, style: .plain)
@@ -150,6 +166,10 @@ struct RenderTests {
         let english = fields.map { FieldRules.describe($0, locale: "en") }
         #expect(english[2] == "pick at least 1, pick at most 3")
         #expect(english[3] == "YYYY-MM-DD, after 2030-01-01, before 2030-12-31")
+        // How a date is typed, in the words the date validators use; captions punctuated as French does.
+        #expect(Render.field(date, locale: "fr", style: .plain).contains("  Règles : AAAA-MM-JJ, "), "\(Render.field(date, locale: "fr", style: .plain))")
+        #expect(Render.field(date, locale: "fr", style: .plain).contains("  Champ :  day (date)\n"))
+        #expect(FieldRules.describe(date, locale: "de").hasPrefix("JJJJ-MM-TT, "))
         #expect(english[4] == "must be yes")
         for locale in Strings.locales where locale != "en" {
             for (field, en) in zip(fields, english) {

@@ -143,6 +143,17 @@ struct CommandTests {
         #expect(await waitUntil { isGone(child) })
     }
 
+    @Test("a Japanese session reads the timeout in Japanese")
+    func timeoutInJapanese() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        let path = try script("exec sleep 300", in: temp)
+        let result = await caller.submit(
+            "flowd.command", submission: Samples.submission(),
+            context: Samples.context(locale: "ja", options: options(path, ["timeoutSeconds": 0.5])), timeout: .seconds(60))
+        #expect(result.failureMessage == .some("時間がかかりすぎました。しばらくしてからもう一度お試しください。"))
+    }
+
     @Test("the program's limit is cut to the call's deadline, so the person hears that it took too long")
     func deadlineCutsTheLimit() async throws {
         let temp = try TemporaryDirectory()

@@ -117,6 +117,24 @@ struct WebhookTests {
         #expect(detail.hasPrefix("flowd.webhook: POST \(url): cannot reach the server (URLError "), "\(detail)")
     }
 
+    @Test("the person reads why in their language: German, French and Japanese sessions")
+    func unreachableLocalized() async throws {
+        let temp = try TemporaryDirectory()
+        let (_, caller) = try Shipped.load(in: temp)
+        let server = try LoopbackHTTPServer(reply: .hang)
+        let url = server.url()
+        server.stop()
+        let expected = [
+            "de": "Der Server ist nicht erreichbar. Bitte versuchen Sie es später noch einmal.",
+            "fr": "Impossible de joindre le serveur. Veuillez réessayer plus tard.",
+            "ja": "サーバーに接続できませんでした。しばらくしてからもう一度お試しください。",
+        ]
+        for (locale, message) in expected {
+            let result = await submit(caller, ["url": .string(url)], locale: locale)
+            #expect(result.failureMessage == .some(message), "\(locale)")
+        }
+    }
+
     @Test("cancelling the submit ends the request")
     func cancel() async throws {
         let temp = try TemporaryDirectory()

@@ -22,7 +22,7 @@ package enum AnswerTyping {
     /// Reads a toggle answer: y/yes/true/1/on, n/no/false/0/off, or the
     /// localized yes and no (and their first letters); nil otherwise.
     package static func toggle(_ text: String, locale: String) -> Bool? {
-        let word = text.trimmed.lowercased()
+        let word = halfWidth(text).trimmed.lowercased()
         let yes = Strings.builtin.text(.yes, locale: locale).lowercased()
         let no = Strings.builtin.text(.no, locale: locale).lowercased()
         if trueWords.contains(word) || word == yes || (word.count == 1 && yes.hasPrefix(word) && !no.hasPrefix(word)) {
@@ -37,7 +37,7 @@ package enum AnswerTyping {
     /// Reads a number: an integer becomes `x`, anything else numeric `d`; nil
     /// when it is not a finite number.
     package static func number(_ text: String) -> DBusValue? {
-        let trimmed = text.trimmed
+        let trimmed = halfWidth(text).trimmed
         if let integer = Int64(trimmed) { return .int64(integer) }
         guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ "0123456789+-.eE".unicodeScalars.contains($0) }),
               let double = Double(trimmed), double.isFinite else { return nil }
@@ -66,7 +66,29 @@ package enum AnswerTyping {
     /// `text` as labels are compared: lowercased, without any white space
     /// (U+202F and U+00A0 included).
     static func matchKey(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+        String(String.UnicodeScalarView(halfWidth(text).lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+    }
+
+    /// `text` with full-width ASCII forms as plain ASCII ("１２" is "12",
+    /// "，" is ",") and the ideographic space as a space: what a Japanese,
+    /// Chinese or Korean input method types while it is on. Applied only
+    /// where a number, an option or a key is expected, never to free text.
+    package static func halfWidth(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x3000 }) else { return text }
+        let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            switch scalar.value {
+            case 0xFF01...0xFF5E: return Unicode.Scalar(scalar.value - 0xFEE0) ?? scalar
+            case 0x3000: return " "
+            default: return scalar
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
+    /// The items of a multiple-choice answer: separated by commas, the
+    /// full-width and the ideographic one ("1、3") included.
+    package static func listItems(_ text: String) -> [String] {
+        halfWidth(text).split(whereSeparator: { $0 == "," || $0 == "、" }).map(\.trimmed).filter { !$0.isEmpty }
     }
 
     /// The minutes after midnight `text` names as a time of day: `H:MM` or
@@ -78,6 +100,10 @@ package enum AnswerTyping {
         if rest.hasSuffix("am") || rest.hasSuffix("pm") {
             offset = rest.hasSuffix("pm") ? 12 * 60 : 0
             rest = rest.dropLast(2)
+        } else if let h = rest.firstIndex(of: "h") {
+            // As French writes it: "14h30", "14 h 30", "9h".
+            let minutes = rest[rest.index(after: h)...]
+            rest = Substring(rest[..<h] + ":" + (minutes.isEmpty ? "00" : minutes))
         }
         let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) }),
@@ -104,37 +130,38 @@ package enum AnswerTyping {
         switch field.type {
         case .toggle:
             guard let flag = toggle(text, locale: locale) else {
-                throw CLIError(.dataError, "\(quote(text)) is not yes or no (field \(quote(field.id)) is a toggle: use yes/no, true/false, 1/0)")
+                throw CLIError(.dataError, FlowctlText.typeNotYesNo.text(locale, ["value": quote(text), "field": quote(field.id)]))
             }
             return .bool(flag)
         case .number:
             guard let number = number(text) else {
-                throw CLIError(.dataError, "\(quote(text)) is not a number (field \(quote(field.id)) is a number)")
+                throw CLIError(.dataError, FlowctlText.typeNotNumber.text(locale, ["value": quote(text), "field": quote(field.id)]))
             }
             return number
         case .choice:
-            return .string(try choiceID(text, of: field))
+            return .string(try choiceID(text, of: field, locale: locale))
         case .multichoice:
             var ids: [String] = []
-            for item in text.split(separator: ",") where !item.trimmed.isEmpty {
-                let id = try choiceID(String(item), of: field)
+            for item in listItems(text) {
+                let id = try choiceID(item, of: field, locale: locale)
                 if !ids.contains(id) { ids.append(id) }
             }
             return .strings(ids)
         case .computed:
-            throw CLIError(.dataError, "field \(quote(field.id)) is computed from other answers and cannot be set")
+            throw CLIError(.dataError, FlowctlText.typeComputed.text(locale, ["field": quote(field.id)]))
         case .text, .multiline, .secure, .email, .date, .time:
             return .string(text)
         }
     }
 
-    private static func choiceID(_ text: String, of field: StepField) throws(CLIError) -> String {
+    private static func choiceID(_ text: String, of field: StepField, locale: String) throws(CLIError) -> String {
         if let id = option(text, of: field) { return id }
         // Without a list to check against (a provider gave none) the daemon decides.
         if field.options.isEmpty && !field.other { return text.trimmed }
         var ids = field.options.map(\.id)
         if field.other { ids.append("other") }
-        throw CLIError(.dataError, "\(quote(text.trimmed)) is not an option of \(quote(field.id)) (options: \(ids.joined(separator: ", ")))")
+        throw CLIError(.dataError, FlowctlText.typeNotOption.text(
+            locale, ["value": quote(text.trimmed), "field": quote(field.id), "options": ids.joined(separator: ", ")]))
     }
 
     /// Types every `FIELD=VALUE` (and `FIELD.other=TEXT`) against `step`.
@@ -142,23 +169,25 @@ package enum AnswerTyping {
     package static func answers(_ pairs: [(key: String, value: String)], step: StepPage, locale: String) throws(CLIError) -> [String: DBusValue] {
         var result: [String: DBusValue] = [:]
         for (key, text) in pairs {
-            let (field, isOther) = try target(key, in: step)
+            let (field, isOther) = try target(key, in: step, locale: locale)
             result[key] = try value(text, for: field, isOther: isOther, locale: locale)
         }
         return result
     }
 
-    /// The field `key` names on `step`, and whether it is that field's Other text.
-    package static func target(_ key: String, in step: StepPage) throws(CLIError) -> (field: StepField, isOther: Bool) {
+    /// The field `key` names on `step`, and whether it is that field's Other
+    /// text; the refusal in `locale`.
+    package static func target(_ key: String, in step: StepPage, locale: String = "en") throws(CLIError) -> (field: StepField, isOther: Bool) {
         if let field = step.field(key) { return (field, false) }
         if key.hasSuffix(".other"), let field = step.field(String(key.dropLast(6))), field.other {
             return (field, true)
         }
         let names = step.fields.filter { $0.type != .computed }.map(\.id)
         if names.isEmpty {
-            throw CLIError(.dataError, "step \(quote(step.id)) has no fields to set")
+            throw CLIError(.dataError, FlowctlText.typeNoFields.text(locale, ["step": quote(step.id)]))
         }
-        throw CLIError(.dataError, "\(quote(key)) is not a field of step \(quote(step.id)) (fields: \(names.joined(separator: ", ")))")
+        throw CLIError(.dataError, FlowctlText.typeNotField.text(
+            locale, ["key": quote(key), "step": quote(step.id), "fields": names.joined(separator: ", ")]))
     }
 }
 

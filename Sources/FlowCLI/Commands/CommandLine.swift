@@ -434,7 +434,7 @@ package enum FlowctlCommandLine {
         var text = "Usage: flowctl [OPTIONS] \(spec.name)"
         if !spec.arguments.isEmpty { text += " " + spec.arguments }
         text += "\n\(spec.summary.capitalizedFirst).\n\n"
-        text += wrap(spec.details, width: 78) + "\n"
+        text += wrapped(spec.details, width: 78) + "\n"
         var own = spec.options
         if spec.acceptsJSON && spec.name != "help" {
             own.append(OptionSpec("json", help: "print the result as JSON"))
@@ -457,23 +457,6 @@ package enum FlowctlCommandLine {
         }
         let width = rendered.map { $0.0.count }.max() ?? 0
         return rendered.map { "  " + padded($0.0, to: width) + "  " + $0.1 + "\n" }.joined()
-    }
-
-    /// `text` broken into lines of at most `width` columns, paragraph by paragraph.
-    static func wrap(_ text: String, width: Int) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph -> String in
-            var lines: [String] = []
-            var line = ""
-            for word in paragraph.split(separator: " ") {
-                if !line.isEmpty && displayWidth(line) + 1 + displayWidth(String(word)) > width {
-                    lines.append(line)
-                    line = ""
-                }
-                line += line.isEmpty ? String(word) : " " + word
-            }
-            lines.append(line)
-            return lines.joined(separator: "\n")
-        }.joined(separator: "\n")
     }
 }
 

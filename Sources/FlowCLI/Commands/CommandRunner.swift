@@ -254,12 +254,17 @@ final class CommandRunner {
             printJSON(shape)
             return
         }
+        let failed = properties.state == .failed
         var text = Render.step(step, locale: properties.locale, receipt: properties.receipt, style: style)
         if let review {
             text += "\n" + Render.review(review, style: style)
-            text += "\n" + style.dim("\(step.continueLabel): flowctl submit \(id)") + "\n"
+            // After a failed submit the same command tries again, and says so.
+            let label = failed ? Strings.builtin.text(.tryAgain, locale: properties.locale) : step.continueLabel
+            let command = flowctlCommand + " submit " + id
+            text += "\n" + style.dim(FlowctlText.labelValue.text(properties.locale, ["label": label, "value": command])) + "\n"
         }
-        if properties.state == .failed && !properties.lastError.isEmpty {
+        // The step shows flowd's message already when it carries it.
+        if failed && !properties.lastError.isEmpty && properties.lastError != step.error {
             text += "\n" + style.red("✗ " + properties.lastError) + "\n"
         } else if properties.state == .submitting {
             text += "\n" + style.yellow(Strings.builtin.text(.submitting, locale: properties.locale)) + "\n"
@@ -278,7 +283,7 @@ final class CommandRunner {
         let step = try call { s async throws(FlowClientError) in try await s.step(id) }
         let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
         for index in pairs.indices {
-            let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step)
+            let (field, isOther) = try AnswerTyping.target(pairs[index].key, in: step, locale: locale)
             if pairs[index].value == "-" {
                 pairs[index].value = try readValue(for: field, isOther: isOther)
             } else if field.isSecure && !pairs[index].value.isEmpty {
@@ -403,7 +408,7 @@ final class CommandRunner {
             switch failure.flowdName {
             case .validationFailed?:
                 let title = properties.path.first { $0.step == properties.currentStep }?.title ?? properties.currentStep
-                message = FlowctlText.notFinished.text(personLocale, ["step": title]) + " (see 'flowctl show \(id)')"
+                message = FlowctlText.notFinishedShow.text(personLocale, ["step": title, "command": flowctlCommand + " show " + id])
                 hint = noReviewHint(properties, id: id)
             case .submitFailed?, .timeout?:
                 // flowd's own words for the person, in the session's language.
@@ -440,7 +445,7 @@ final class CommandRunner {
     /// goes on in flowd (it does) and how to see its end.
     func whileSubmitting<T, E: Error>(_ id: String, _ body: () throws(E) -> T) throws(E) -> T {
         guard context.handlesInterrupts else { return try body() }
-        let show = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted) + ["show", id]).joined(separator: " ")
+        let show = flowctlCommand + " show " + id
         let message = "\n" + FlowctlText.submitGoesOn.text(personLocale, ["id": id, "command": show]) + "\n"
         return try Interrupts.whileHandling({ signal in .exit(status: 128 + signal, message: message) }, body)
     }
@@ -609,12 +614,18 @@ final class CommandRunner {
         return try wizard(id, flow: flows.first { $0.id == properties.flowID }, locale: properties.locale)
     }
 
+    /// "flowctl" with the bus options this one was started with, for the
+    /// commands a hint tells the person to run next.
+    var flowctlCommand: String {
+        (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted)).joined(separator: " ")
+    }
+
     private func wizard(_ id: String, flow: FlowSummary?, locale: String) throws(CLIError) -> ExitCode {
-        let flowctl = (["flowctl"] + command.global.bus.commandLineOptions.map(shellQuoted)).joined(separator: " ")
+        let flowctl = flowctlCommand
         let wizard = Wizard(
             calls: try calls().speaking(locale), session: id, flow: flow, locale: locale, input: context.stdin,
             output: context.stdout, style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil,
-            flowctl: flowctl, handlesInterrupts: context.handlesInterrupts)
+            flowctl: flowctl, handlesInterrupts: context.handlesInterrupts, columns: context.stdoutColumns)
         guard context.handlesInterrupts else { return try wizard.run() }
         // Ctrl-C: the signal thread restores the terminal and says how to resume.
         let message = "\n" + wizard.savedMessage + "\n"

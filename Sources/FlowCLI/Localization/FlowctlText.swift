@@ -20,6 +20,10 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case saved
     /// The name of the Enter key in the action lines ("Enter: Continue").
     case keyEnter
+    /// "{label}" and "{value}": a key and its action ("Enter: Continue"),
+    /// a field and its answer ("Name: Ada"), as the language punctuates
+    /// them (French "Entrée : Continuer").
+    case labelValue
     /// The quit action.
     case quit
     /// The action that asks the step's questions again.
@@ -58,6 +62,8 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case submitGoesOn
     /// "{step}": a submit found a step that is not finished, and went there.
     case notFinished
+    /// "{step}" and "{command}": `flowctl submit` found a step that is not finished.
+    case notFinishedShow
     /// "{reference}": the receipt's reference once submitted.
     case reference
     /// "{flow}", "{id}" and "{step}": how a flow without Review is submitted.
@@ -87,6 +93,25 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     case beforeDate
     /// A toggle must be on.
     case mustBeYes
+    /// How a date is typed, as flowd's date validators say it ("JJJJ-MM-TT"); always ISO 8601.
+    case formatDate
+    /// How a time of day is typed ("HH:MM").
+    case formatTime
+
+    // MARK: `set`: a value refused before anything is sent (quoted values)
+
+    /// "{value}" and "{field}": a toggle got something else.
+    case typeNotYesNo
+    /// "{value}" and "{field}": a number field got something else.
+    case typeNotNumber
+    /// "{value}", "{field}" and "{options}" (the option ids).
+    case typeNotOption
+    /// "{field}": a computed field.
+    case typeComputed
+    /// "{step}": a step without fields.
+    case typeNoFields
+    /// "{key}", "{step}" and "{fields}": no such field on the step.
+    case typeNotField
 
     // MARK: `show` and the tables
 

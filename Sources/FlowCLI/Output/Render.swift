@@ -243,7 +243,7 @@ package enum Render {
     /// value, options, help, rules and error.
     package static func field(_ field: StepField, locale: String, style: Style) -> String {
         var text = style.bold(field.label.isEmpty ? field.id : field.label)
-        if field.required { text += " *" }
+        if field.mustBeAnswered { text += " *" }
         text += "\n"
         func caption(_ key: FlowctlText) -> String { key.text(locale) }
         var lines: [(String, String, @Sendable (String) -> String)] = []
@@ -271,9 +271,13 @@ package enum Render {
         if !rules.isEmpty { lines.append((caption(.captionRules), rules, { style.dim($0) })) }
         if !field.error.isEmpty { lines.append((caption(.captionError), field.error, { style.red($0) })) }
         if !field.warning.isEmpty { lines.append((caption(.captionWarning), field.warning, { style.yellow($0) })) }
-        let width = lines.map { displayWidth($0.0) }.max() ?? 0
-        for (key, value, decorate) in lines {
-            text += "  " + padded(key + ":", to: width + 1) + " " + decorate(value) + "\n"
+        // "Value:", or as the language punctuates it ("Valeur :").
+        let captions = lines.map { line in
+            String(FlowctlText.labelValue.text(locale, ["label": line.0, "value": ""]).reversed().drop { $0 == " " }.reversed())
+        }
+        let width = captions.map(displayWidth).max() ?? 0
+        for (caption, (_, value, decorate)) in zip(captions, lines) {
+            text += "  " + padded(caption, to: width) + " " + decorate(value) + "\n"
         }
         return text
     }
@@ -360,8 +364,8 @@ package enum FieldRules {
         if let before = field.before { parts.append(text(.beforeDate, ["date": before])) }
         if field.mustBeOn { parts.append(text(.mustBeYes)) }
         switch field.type {
-        case .date: parts.insert("YYYY-MM-DD", at: 0)
-        case .time: parts.insert("HH:MM", at: 0)
+        case .date: parts.insert(text(.formatDate), at: 0)
+        case .time: parts.insert(text(.formatTime), at: 0)
         default: break
         }
         return parts.joined(separator: text(.ruleSeparator))

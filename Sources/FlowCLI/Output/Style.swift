@@ -97,6 +97,57 @@ private func scalarWidth(_ scalar: Unicode.Scalar) -> Int {
     return wide.contains { $0.contains(v) } ? 2 : 1
 }
 
+/// `text` broken into lines of at most `width` display columns, paragraph
+/// by paragraph: at spaces, and between wide (CJK) characters, which need
+/// none; a word longer than the line stays whole. A paragraph's leading
+/// spaces indent each of its lines.
+package func wrapped(_ text: String, width: Int) -> String {
+    guard width > 0 else { return text }
+    return text.split(separator: "\n", omittingEmptySubsequences: false).map { paragraph -> String in
+        let indent = String(paragraph.prefix { $0 == " " })
+        let room = max(width - indent.count, 1)
+        // Words: a run of narrow characters, or one wide character; each
+        // remembers whether a space came before it.
+        var words: [(text: String, width: Int, spaced: Bool)] = []
+        var spaced = false
+        var joinsLast = false
+        for character in paragraph.dropFirst(indent.count) {
+            if character == " " {
+                spaced = true
+                joinsLast = false
+                continue
+            }
+            let columns = displayWidth(String(character))
+            if columns < 2, joinsLast, let last = words.indices.last {
+                words[last].text.append(character)
+                words[last].width += columns
+            } else {
+                words.append((String(character), columns, spaced))
+            }
+            joinsLast = columns < 2
+            spaced = false
+        }
+        var lines: [String] = []
+        var line = ""
+        var used = 0
+        for word in words {
+            let gap = word.spaced && used > 0 ? 1 : 0
+            // A line never begins with closing punctuation ("。", "、", "」"): it stays on the line before.
+            let closes = !word.spaced && word.text.count == 1 && "、。，．」』）〕】！？：；".contains(word.text)
+            if used > 0 && used + gap + word.width > room && !closes {
+                lines.append(line)
+                line = word.text
+                used = word.width
+            } else {
+                line += (gap == 1 ? " " : "") + word.text
+                used += gap + word.width
+            }
+        }
+        lines.append(line)
+        return lines.map { indent + $0 }.joined(separator: "\n")
+    }.joined(separator: "\n")
+}
+
 /// `text` followed by spaces up to `width` display columns.
 package func padded(_ text: String, to width: Int) -> String {
     let missing = width - displayWidth(text)

@@ -13,12 +13,12 @@ extension Wizard {
 
     func stepPage(_ first: StepPage) throws(CLIError) -> Outcome {
         say("\n" + Render.progress(first, locale: locale, style: style))
-        if !first.description.isEmpty { say(style.dim(first.description) + "\n") }
+        if !first.description.isEmpty { say(style.dim(prose(first.description)) + "\n") }
         // The step's own rules (plugin step validators), said before its fields.
-        for hint in first.ruleHints where !hint.text.isEmpty { say(style.dim(hint.text) + "\n") }
-        if !first.body.isEmpty { say("\n" + first.body + "\n") }
-        if !first.error.isEmpty { say(style.red("✗ " + first.error) + "\n") }
-        if !first.warning.isEmpty { say(style.yellow("! " + first.warning) + "\n") }
+        for hint in first.ruleHints where !hint.text.isEmpty { say(style.dim(prose(hint.text)) + "\n") }
+        if !first.body.isEmpty { say("\n" + prose(first.body) + "\n") }
+        if !first.error.isEmpty { say(style.red(prose("✗ " + first.error)) + "\n") }
+        if !first.warning.isEmpty { say(style.yellow(prose("! " + first.warning)) + "\n") }
 
         var step = first
         // Fields already answered (after Back, Edit or a resume) are shown,
@@ -27,7 +27,7 @@ extension Wizard {
         var toAsk = askable.filter { !$0.isSet || !$0.error.isEmpty }
         if toAsk.count < askable.count { say("\n") }
         for field in askable where !toAsk.contains(field) {
-            say(style.bold(field.label.isEmpty ? field.id : field.label) + ": " + (currentAnswer(field) ?? "") + "\n")
+            say(labelled(style.bold(field.label.isEmpty ? field.id : field.label), currentAnswer(field) ?? "") + "\n")
         }
         // The last step of a flow without Review submits on Continue.
         let submits = try properties().path.last.map { $0.step == step.id && $0.step != "review" } ?? false
@@ -48,7 +48,7 @@ extension Wizard {
             step = try currentStep()
             // What flowd worked out from the answers: "Estimated price: 1,440 €".
             for field in step.fields where field.type == .computed && !field.display.isEmpty {
-                say(style.bold(field.label) + ": " + field.display + "\n")
+                say(labelled(style.bold(field.label), field.display) + "\n")
             }
 
             // The actions: Continue (Enter), Back, change the answers, Quit.
@@ -62,7 +62,7 @@ extension Wizard {
             while choice == nil {
                 say(style.bold("> "))
                 guard let line = try input.readLine(echo: true) else { return .ended }
-                let word = line.trimmed.lowercased()
+                let word = AnswerTyping.halfWidth(line).trimmed.lowercased()
                 switch word {
                 case "", "b", "e", "q", ":back", ":quit": choice = word
                 default: say(style.yellow(actionLine(actions)) + "\n")
@@ -170,13 +170,13 @@ extension Wizard {
             var answers: [String: DBusValue]
             if typed.isEmpty || typed == ":clear" {
                 let refused = !field.error.isEmpty
-                if typed.isEmpty && !refused && (field.isSet || !field.required) { return .answered }
-                if typed.isEmpty && refused && field.required {
+                if typed.isEmpty && !refused && (field.isSet || !field.mustBeAnswered) { return .answered }
+                if typed.isEmpty && refused && field.mustBeAnswered {
                     // Enter does not keep what flowd refused: say why again.
                     showRefusal(field, error: field.error, repeatLabel: true)
                     continue
                 }
-                if typed.isEmpty && field.required && (field.type == .number || field.type == .toggle) {
+                if typed.isEmpty && field.mustBeAnswered && (field.type == .number || field.type == .toggle) {
                     // flowd takes no empty value for these; its own words for "required".
                     say(style.red("  ✗ " + builtin(.required)) + "\n")
                     continue
@@ -260,10 +260,10 @@ extension Wizard {
     /// The field's label, its help and hints, its options and rules.
     private func showHeader(_ field: StepField, choices: [ChoiceOption]) {
         say("\n" + labelLine(field) + "\n")
-        if !field.help.isEmpty { say(style.dim(field.help) + "\n") }
+        if !field.help.isEmpty { say(style.dim(prose(field.help)) + "\n") }
         // The choice's hint, the pattern's and the rules beyond the field's own
         // constraints (comparisons, requiredIf, plugin validators), up front.
-        for hint in field.hintTexts { say(style.dim(hint) + "\n") }
+        for hint in field.hintTexts { say(style.dim(prose(hint)) + "\n") }
         // Numbers right-aligned, so that labels line up past 9 options.
         let digits = String(choices.count).count
         for (number, option) in choices.enumerated() {
@@ -273,29 +273,33 @@ extension Wizard {
         let rules = FieldRules.describe(field, locale: locale)
         if !rules.isEmpty && field.type != .toggle { say(style.dim(rules) + "\n") }
         if !field.placeholder.isEmpty && !field.isSet { say(style.dim(text(.example, ["text": field.placeholder])) + "\n") }
-        if !field.required {
+        if field.isOptional {
             let keeps = field.isSet && field.error.isEmpty
-            say(style.dim(text(keeps ? .optionalKeepHint : .optionalHint)) + "\n")
+            say(style.dim(prose(text(keeps ? .optionalKeepHint : .optionalHint))) + "\n")
         }
     }
 
-    /// "Email *", or "Phone (optional)".
+    /// "Email *", "I accept the terms *" (a toggle that must be on), or
+    /// "Phone (optional)"; a field a rule may make required says neither,
+    /// its hint says when.
     private func labelLine(_ field: StepField) -> String {
         let label = field.label.isEmpty ? field.id : field.label
-        if field.required { return style.bold(label) + " *" }
+        if field.mustBeAnswered { return style.bold(label) + " *" }
+        guard field.isOptional else { return style.bold(label) }
         let optional = builtin(.optional)
         // A label that says it already ("Phone (optional)") is not told twice.
         if label.lowercased().contains(optional.lowercased()) { return style.bold(label) }
-        return style.bold(label) + " " + style.dim(optional)
+        // A full-width parenthesis ("（任意）") brings its own space.
+        return style.bold(label) + (optional.hasPrefix("（") ? "" : " ") + style.dim(optional)
     }
 
     /// A refusal: flowd's `error`, then the label again (when the prompt is
     /// not right under it) and the answer flowd holds, which Enter will not keep.
     private func showRefusal(_ field: StepField, error: String, repeatLabel: Bool) {
-        if !error.isEmpty { say(style.red("  ✗ " + error) + "\n") }
+        if !error.isEmpty { say(style.red(prose("  ✗ " + error)) + "\n") }
         if repeatLabel { say(labelLine(field) + "\n") }
         if field.isSet, !field.error.isEmpty, let held = currentAnswer(field) {
-            say(style.yellow(text(.refusedAnswer, ["value": held])) + "\n")
+            say(style.yellow(prose(text(.refusedAnswer, ["value": held]))) + "\n")
         }
     }
 
@@ -328,7 +332,7 @@ extension Wizard {
         case .choice:
             guard let id = value.string else { break }
             let label = field.label(ofOption: id) ?? id
-            if id == "other", let other = field.otherValue, !other.isEmpty { return label + ": " + other }
+            if id == "other", let other = field.otherValue, !other.isEmpty { return labelled(label, other) }
             return label
         case .multichoice:
             guard let ids = value.strings else { break }
@@ -344,7 +348,7 @@ extension Wizard {
     private func interpret(_ typed: String, field: StepField, choices: [ChoiceOption]) -> Result<DBusValue, Interpretation> {
         switch field.type {
         case .choice:
-            if let number = Int(typed), number >= 1, number <= choices.count {
+            if let number = Int(AnswerTyping.halfWidth(typed)), number >= 1, number <= choices.count {
                 return .success(.string(choices[number - 1].id))
             }
             if let id = AnswerTyping.option(typed, of: field) { return .success(.string(id)) }
@@ -352,9 +356,7 @@ extension Wizard {
             return .failure(Interpretation(text(.chooseOption, ["max": String(choices.count)])))
         case .multichoice:
             var ids: [String] = []
-            for item in typed.split(separator: ",") {
-                let word = item.trimmed
-                if word.isEmpty { continue }
+            for word in AnswerTyping.listItems(typed) {
                 let id: String?
                 if let number = Int(word), number >= 1, number <= choices.count {
                     id = choices[number - 1].id
@@ -389,4 +391,14 @@ extension Wizard {
         let message: String
         init(_ message: String) { self.message = message }
     }
+}
+
+extension StepField {
+    /// The person must answer it: required, or a toggle that must be on
+    /// ("I accept the terms" is never optional).
+    var mustBeAnswered: Bool { required || mustBeOn }
+
+    /// The person may leave it as it is: it must not be answered and no
+    /// rule (`requiredIf`) can make it required.
+    var isOptional: Bool { !mustBeAnswered && !conditionallyRequired }
 }

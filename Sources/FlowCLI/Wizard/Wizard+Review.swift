@@ -30,7 +30,7 @@ extension Wizard {
         while true {
             say(style.bold("> "))
             guard let line = try input.readLine(echo: true) else { return .ended }
-            let word = line.trimmed.lowercased()
+            let word = AnswerTyping.halfWidth(line).trimmed.lowercased()
             if let number = Int(word), number >= 1, number <= review.groups.count {
                 let target = review.groups[number - 1].step
                 try call { [session] s async throws(FlowClientError) in try await s.goTo(session, step: target) }

@@ -103,7 +103,7 @@ extension Wizard {
                     say("\n" + style.yellow(text(.submitStillRunning)) + "\n" + style.dim(choices) + "\n")
                 }
             case .line(let line):
-                switch line.trimmed.lowercased() {
+                switch AnswerTyping.halfWidth(line).trimmed.lowercased() {
                 case "c":
                     // The submit's own answer says how it ended (Cancelled, or done first).
                     try? calls.request { [session] s async throws(FlowClientError) in try await s.cancel(session) }

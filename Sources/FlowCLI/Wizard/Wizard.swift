@@ -27,6 +27,8 @@ final class Wizard: Sendable {
     let handlesInterrupts: Bool
     /// The session's language, for the wizard's own strings.
     let locale: String
+    /// The terminal's width, for ``prose(_:)``; nil when not on a terminal.
+    let columns: @Sendable () -> Int?
 
     /// What one page of the wizard ended with.
     enum Outcome {
@@ -43,7 +45,7 @@ final class Wizard: Sendable {
     init(
         calls: FlowdCalls, session: String, flow: FlowSummary?, locale: String, input: any LineSource,
         output: any TextSink, style: Style, spinner: (any TextSink, Int32?)?, flowctl: String,
-        handlesInterrupts: Bool
+        handlesInterrupts: Bool, columns: @escaping @Sendable () -> Int? = { nil }
     ) {
         self.calls = calls
         self.session = session
@@ -55,6 +57,7 @@ final class Wizard: Sendable {
         self.spinner = spinner.map { (sink: $0.0, fd: $0.1) }
         self.flowctl = flowctl
         self.handlesInterrupts = handlesInterrupts
+        self.columns = columns
     }
 
     /// "Session … is saved. Resume it with: flowctl resume …" in the session's language.
@@ -68,6 +71,15 @@ final class Wizard: Sendable {
     }
 
     func say(_ text: String) { output.write(text) }
+
+    /// Sentences a person reads (descriptions, help, hints, messages) broken
+    /// at spaces, or between CJK characters, to fit the terminal, instead of
+    /// wherever the terminal cuts them; as they are when not on a terminal.
+    func prose(_ text: String) -> String {
+        guard let width = columns(), width > 20 else { return text }
+        // One column spare: a line that fills the last one wraps early on some terminals.
+        return wrapped(text, width: width - 1)
+    }
 
     /// flowctl's own text in the session's language.
     func text(_ key: FlowctlText, _ arguments: [String: String] = [:]) -> String { key.text(locale, arguments) }
@@ -102,7 +114,12 @@ final class Wizard: Sendable {
 
     /// An action line: "Enter: Continue · b: Back · q: Quit".
     func actionLine(_ actions: [(key: String, label: String)]) -> String {
-        actions.map { "\($0.key): \($0.label)" }.joined(separator: " · ")
+        actions.map { labelled($0.key, $0.label) }.joined(separator: " · ")
+    }
+
+    /// "Name: Ada", "Enter: Continue", punctuated as the session's language does it ("Nom : Ada").
+    func labelled(_ label: String, _ value: String) -> String {
+        text(.labelValue, ["label": label, "value": value])
     }
 
     /// "Japanese is not available for this flow; showing English." when
@@ -133,9 +150,10 @@ final class Wizard: Sendable {
             return try completed(try currentStep(), properties)
         }
         say(style.bold(title) + "\n")
-        if let missing = languageMissing() { say(style.yellow(missing) + "\n") }
-        if let description = flow?.description, !description.isEmpty { say(style.dim(description) + "\n") }
-        say(style.dim(text(.intro)) + "\n")
+        if let missing = languageMissing() { say(style.yellow(prose(missing)) + "\n") }
+        // In the session's language, as the title (the English one only when the flow lacks it).
+        if let description = flow?.description(in: locale), !description.isEmpty { say(style.dim(prose(description)) + "\n") }
+        say(style.dim(prose(text(.intro))) + "\n")
         while true {
             if properties.state == .submitting {
                 say(style.yellow(text(.waiting)) + "\n")
@@ -175,7 +193,7 @@ final class Wizard: Sendable {
     /// The end: the success title and message, and the receipt's reference.
     private func completed(_ step: StepPage, _ properties: SessionProperties) throws(CLIError) -> ExitCode {
         say("\n" + style.green("✓ " + step.title) + "\n")
-        if !step.body.isEmpty { say(step.body + "\n") }
+        if !step.body.isEmpty { say(prose(step.body) + "\n") }
         if let reference = Render.reference(properties.receipt) {
             say(text(.reference, ["reference": reference]) + "\n")
         }

@@ -20,12 +20,16 @@ struct SessionObject: Sendable {
 
 /// The member table of the Session interface (docs/dbus-api.md).
 enum SessionInterface {
+    /// The replies' signatures, made once (a literal is validated each time it is made).
+    private static let vardict: Signature = "a{sv}"
+    private static let stringDictionary: Signature = "a{ss}"
+
     static let table = InterfaceTable<SessionObject>(
         FlowBus.sessionInterface,
         methods: [
             .init(FlowMember.Session.getStep, out: [Argument("step", "a{sv}")]) { session, call in
                 let view = try session.read { $0.currentStep() }
-                call.reply(StepPage(view).dbusValue)
+                call.reply(signature: vardict) { (encoder) throws(DBusError) in try StepPage(view).encode(into: &encoder) }
             },
             .init(
                 FlowMember.Session.setAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")],
@@ -139,6 +143,6 @@ enum SessionInterface {
 
     /// Answers `SetAnswers` and `Continue`: the field errors (`a{ss}`).
     private static func fieldErrors(_ errors: FieldErrors, _ call: MethodInvocation) {
-        call.reply(typed: errors)
+        call.reply(signature: stringDictionary) { (encoder) throws(DBusError) in try encoder.stringDictionary(errors) }
     }
 }

@@ -52,9 +52,11 @@ package enum LocaleFallback {
 
     /// The index in `available` of the best match for `requested`, following
     /// the full chain, or nil when `available` is empty.
-    package static func bestMatch(for requested: String, in available: [String]) -> Int? {
+    /// Any collection of tags (a lazy map over translations, say), so the
+    /// common case allocates nothing.
+    package static func bestMatch<Tags: Collection<String>>(for requested: String, in available: Tags) -> Int? {
         guard !available.isEmpty else { return nil }
-        return exactMatch(for: requested, in: available) ?? chainMatch(for: requested, in: available)
+        return exactMatch(for: requested, in: available) ?? chainMatch(for: requested, in: Array(available))
     }
 
     /// The whole chain, step by step; `available` is not empty.
@@ -81,7 +83,7 @@ package enum LocaleFallback {
     /// the answer is then the first available tag equal to it ignoring case.
     /// Nil means "ask the whole chain", also when some available tag is not
     /// ASCII (where `lowercased()` could differ from ASCII case folding).
-    static func exactMatch(for requested: String, in available: [String]) -> Int? {
+    static func exactMatch<Tags: Collection<String>>(for requested: String, in available: Tags) -> Int? {
         let bytes = requested.utf8
         guard !bytes.isEmpty, bytes.allSatisfy(isTagByte), requested != "C", requested != "POSIX" else { return nil }
         var language = bytes.prefix { $0 != 0x2D }.makeIterator()

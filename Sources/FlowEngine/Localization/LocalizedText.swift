@@ -40,7 +40,7 @@ package struct LocalizedText: Sendable, Hashable {
     /// the first translation` (see ``LocaleFallback``).
     package func resolve(_ locale: String) -> String {
         if let plain { return plain }
-        guard let i = LocaleFallback.bestMatch(for: locale, in: translations.map(\.locale)) else { return "" }
+        guard let i = LocaleFallback.bestMatch(for: locale, in: translations.lazy.map(\.locale)) else { return "" }
         return translations[i].text
     }
 

@@ -130,6 +130,8 @@ package struct Strings: Sendable {
     /// The catalog locale that serves a requested locale (`pt-PT` → `pt-BR`,
     /// `zh-TW` → `zh-Hant`, `sv` → `en`).
     package func catalogLocale(for requested: String) -> String {
+        // A catalog locale asks for itself (the chain's first step): one look-up.
+        if tables[requested] != nil { return requested }
         guard let i = LocaleFallback.bestMatch(for: requested, in: localeOrder) else { return "en" }
         return localeOrder[i]
     }

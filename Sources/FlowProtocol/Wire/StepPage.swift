@@ -103,22 +103,46 @@ package struct StepPage: Sendable, Hashable {
         ruleHints = view.ruleHints
     }
 
-    /// The encoder: the `a{sv}` of the reply.
-    package var dbusValue: DBusValue {
-        .vardict([
-            "id": .string(id), "kind": .string(kind.rawValue), "title": .string(title),
-            "description": .string(description), "body": .string(body), "icon": .string(icon),
-            "fields": .array(elementType: "a{sv}", fields.map(\.dbusValue)), "error": .string(error),
-            "warning": .string(warning), "announcement": .string(announcement), "index": .uint32(UInt32(clamping: index)),
-            "count": .uint32(UInt32(clamping: count)), "continueLabel": .string(continueLabel),
-            "backLabel": .string(backLabel), "canGoBack": .bool(canGoBack), "canContinue": .bool(canContinue),
-            "progressLabel": .string(progressLabel), "retryLabel": .string(retryLabel),
-            "cancelLabel": .string(cancelLabel), "submittingLabel": .string(submittingLabel),
-            "notSentLabel": .string(notSentLabel), "optionalLabel": .string(optionalLabel),
-            "flowTitle": .string(flowTitle), "flowDescription": .string(flowDescription), "locale": .string(locale),
-            "effectiveLocale": .string(effectiveLocale), "ruleHints": RuleHints.dbusValue(ruleHints),
-        ])
+    /// The encoder: the `a{sv}` of the reply, written straight into the
+    /// message (``WireEncoder``): `GetStep` is the call clients make most.
+    package func encode(into encoder: inout WireEncoder) throws(DBusError) {
+        try encoder.vardict { (d) throws(DBusError) in
+            d.string("id", id)
+            d.string("kind", kind.rawValue)
+            d.string("title", title)
+            d.string("description", description)
+            d.string("body", body)
+            d.string("icon", icon)
+            try d.entry("fields", signature: "aa{sv}") { (list) throws(DBusError) in
+                try list.array(elementAlignment: 4) { (list) throws(DBusError) in
+                    for field in fields { try field.encode(into: &list) }
+                }
+            }
+            d.string("error", error)
+            d.string("warning", warning)
+            d.string("announcement", announcement)
+            d.uint32("index", UInt32(clamping: index))
+            d.uint32("count", UInt32(clamping: count))
+            d.string("continueLabel", continueLabel)
+            d.string("backLabel", backLabel)
+            d.bool("canGoBack", canGoBack)
+            d.bool("canContinue", canContinue)
+            d.string("progressLabel", progressLabel)
+            d.string("retryLabel", retryLabel)
+            d.string("cancelLabel", cancelLabel)
+            d.string("submittingLabel", submittingLabel)
+            d.string("notSentLabel", notSentLabel)
+            d.string("optionalLabel", optionalLabel)
+            d.string("flowTitle", flowTitle)
+            d.string("flowDescription", flowDescription)
+            d.string("locale", locale)
+            d.string("effectiveLocale", effectiveLocale)
+            try RuleHints.encode(ruleHints, as: "ruleHints", into: &d)
+        }
     }
+
+    /// The reply's `a{sv}` as a value (what ``encode(into:)`` writes, read back).
+    package var dbusValue: DBusValue { readBack(encode) }
 
     /// The decoder: every key the contract always sends must be there with
     /// its type; keys it does not name are ignored.
@@ -300,27 +324,49 @@ package struct StepField: Sendable, Hashable {
     }
 
     /// The encoder: one `a{sv}` of `fields`.
-    package var dbusValue: DBusValue {
-        var d: [String: DBusValue] = [
-            "id": .string(id), "type": .string(type.rawValue), "label": .string(label), "help": .string(help),
-            "placeholder": .string(placeholder), "required": .bool(required),
-            "options": .array(elementType: "(ss)", options.map { .structure([.string($0.id), .string($0.label)]) }),
-            "other": .bool(other), "otherLabel": .string(otherLabel), "isSet": .bool(isSet), "error": .string(error),
-            "warning": .string(warning), "display": .string(display), "hint": .string(hint),
-            "conditionallyRequired": .bool(conditionallyRequired), "ruleHints": RuleHints.dbusValue(ruleHints),
-        ]
-        // Toggles only, and a pattern's hint only when the field has a pattern.
-        if !yesLabel.isEmpty { d["yesLabel"] = .string(yesLabel) }
-        if !noLabel.isEmpty { d["noLabel"] = .string(noLabel) }
-        if !patternHint.isEmpty { d["patternHint"] = .string(patternHint) }
-        var icons: [String: String] = [:]
-        for option in options { if let icon = option.icon { icons[option.id] = icon } }
-        if !icons.isEmpty { d["optionIcons"] = .stringDictionary(icons) }
-        if let value { d["value"] = value }
-        if let otherValue { d["otherValue"] = .string(otherValue) }
-        for (key, value) in constraints { d[key] = value }
-        return .vardict(d)
+    package func encode(into encoder: inout WireEncoder) throws(DBusError) {
+        try encoder.vardict { (d) throws(DBusError) in
+            d.string("id", id)
+            d.string("type", type.rawValue)
+            d.string("label", label)
+            d.string("help", help)
+            d.string("placeholder", placeholder)
+            d.bool("required", required)
+            try d.entry("options", signature: "a(ss)") { (list) throws(DBusError) in
+                try list.array(elementAlignment: 8) { (list) throws(DBusError) in
+                    for option in options {
+                        list.align(8)
+                        list.string(option.id)
+                        list.string(option.label)
+                    }
+                }
+            }
+            d.bool("other", other)
+            d.string("otherLabel", otherLabel)
+            d.bool("isSet", isSet)
+            d.string("error", error)
+            d.string("warning", warning)
+            d.string("display", display)
+            d.string("hint", hint)
+            d.bool("conditionallyRequired", conditionallyRequired)
+            try RuleHints.encode(ruleHints, as: "ruleHints", into: &d)
+            // Toggles only, and a pattern's hint only when the field has a pattern.
+            if !yesLabel.isEmpty { d.string("yesLabel", yesLabel) }
+            if !noLabel.isEmpty { d.string("noLabel", noLabel) }
+            if !patternHint.isEmpty { d.string("patternHint", patternHint) }
+            if options.contains(where: { $0.icon != nil }) {
+                var icons: [String: String] = [:]
+                for option in options { if let icon = option.icon { icons[option.id] = icon } }
+                try d.stringDictionary("optionIcons", icons)
+            }
+            if let value { try d.value("value", value) }
+            if let otherValue { d.string("otherValue", otherValue) }
+            for (key, value) in constraints { try d.value(key, value) }
+        }
     }
+
+    /// One `a{sv}` of `fields` as a value (what ``encode(into:)`` writes, read back).
+    package var dbusValue: DBusValue { readBack(encode) }
 
     /// The decoder of one `a{sv}` of `fields`.
     package init(dbusValue: DBusValue, place: String = "a GetStep field") throws(WireError) {
@@ -374,12 +420,32 @@ package struct StepField: Sendable, Hashable {
     }
 }
 
+/// The `a{sv}` an encoder writes, read back as a value: from valid strings
+/// it always reads back; an empty dictionary otherwise.
+private func readBack(_ encode: (inout WireEncoder) throws(DBusError) -> Void) -> DBusValue {
+    (try? DBusValue.decoding(signature: "a{sv}", encode).first) ?? .vardict([:])
+}
+
 /// The `ruleHints` of a step or a field: `a(sss)`, (kind, subject, text).
 enum RuleHints {
     static func dbusValue(_ hints: [RuleHint]) -> DBusValue {
         .array(
             elementType: "(sss)",
             hints.map { .structure([.string($0.kind.rawValue), .string($0.subject), .string($0.text)]) })
+    }
+
+    /// The hints as the entry `key` of an `a{sv}` being written.
+    static func encode(_ hints: [RuleHint], as key: String, into d: inout VardictWriter) throws(DBusError) {
+        try d.entry(key, signature: "a(sss)") { (list) throws(DBusError) in
+            try list.array(elementAlignment: 8) { (list) throws(DBusError) in
+                for hint in hints {
+                    list.align(8)
+                    list.string(hint.kind.rawValue)
+                    list.string(hint.subject)
+                    list.string(hint.text)
+                }
+            }
+        }
     }
 
     /// The hints at `key`; none when the key is absent (a 1.0 daemon).

@@ -1,0 +1,104 @@
+import DBus
+import Testing
+
+/// ``WireEncoder`` writes the bytes libdbus' iterators write, and what
+/// libdbus would refuse it refuses too (docs/performance.md).
+@Suite("The wire encoder writes what libdbus writes")
+struct WireEncoderTests {
+    /// Every basic type, alignment after each size, and nested containers.
+    static let arguments: [[DBusValue]] = [
+        [], [.string("")], [.string("héllo")], [.bool(true)], [.bool(false)], [.byte(7), .uint32(1)],
+        [.byte(1), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6), .uint64(7), .double(0.125)],
+        [.byte(1), .double(2.5)], [.objectPath("/org/a"), .signature("a{sv}")],
+        [.strings([])], [.strings(["a", "bc"])], [.byte(1), .strings([])],
+        [.byte(1), .vardict([:])], [.vardict(["k": .uint32(1), "l": .strings(["x"]), "m": .double(1.5)])],
+        [.stringDictionary(["a": "b", "c": ""])], [.structure([.byte(1), .structure([.uint64(9)])])],
+        [.array(elementType: "(sss)", [.structure([.string("a"), .string("b"), .string("c")])])],
+        [.array(elementType: "y", [.byte(1), .byte(2)]), .byte(3), .array(elementType: "x", [.int64(1)])],
+        [.variant(.variant(.structure([.bool(true), .vardict(["n": .int16(1)])])))],
+        [.vardicts([["a": .bool(true)], [:], ["b": .array(elementType: "d", [])]])],
+        [.dictionary(keyType: "u", valueType: "(sv)", [DBusDictEntry(key: .uint32(1), value: .structure([.string("x"), .variant(.byte(2))]))])],
+    ]
+
+    /// The body of a message libdbus built, and of one this encoder built.
+    static func bodies(_ values: [DBusValue]) throws -> (libdbus: [UInt8], encoder: [UInt8], read: [DBusValue]) {
+        let signature = Signature(trusted: values.map(\.signature.rawValue).joined())
+        let built = Message.signal(path: "/a", interface: "org.example.I", member: "S")
+        try built.append(contentsOf: values)
+        let wire = built.marshaled()
+        let bodyLength = Int(wire[4]) | Int(wire[5]) << 8 | Int(wire[6]) << 16 | Int(wire[7]) << 24
+        var encoder = WireEncoder()
+        for value in values { try encoder.value(value) }
+        let prebuilt = try Message.prebuiltSignal(
+            path: "/a", interface: "org.example.I", member: "S", destination: nil, signature: signature, body: encoder)
+        return (Array(wire.suffix(bodyLength)), encoder.bytes, try prebuilt.readArguments())
+    }
+
+    @Test("the same bytes as libdbus, and they read back as the values", arguments: arguments)
+    func sameBytes(_ values: [DBusValue]) throws {
+        let (libdbus, encoder, read) = try Self.bodies(values)
+        #expect(encoder == libdbus)
+        #expect(read == values)
+    }
+
+    @Test("a{sv} entries written one by one read back as the dictionary")
+    func vardictWriter() throws {
+        let read = try DBusValue.decoding(signature: "a{sv}as") { (encoder) throws(DBusError) in
+            try encoder.vardict { (d) throws(DBusError) in
+                d.string("s", "text")
+                d.bool("b", true)
+                d.uint32("u", 42)
+                d.double("d", -0.5)
+                try d.strings("as", ["x", "y"])
+                try d.stringDictionary("ss", ["k": "v"])
+                try d.value("v", .int64(-7))
+                try d.entry("list", signature: "a(ss)") { (list) throws(DBusError) in
+                    try list.array(elementAlignment: 8) { (list) throws(DBusError) in
+                        list.align(8)
+                        list.string("id")
+                        list.string("label")
+                    }
+                }
+            }
+            try encoder.strings(["after"])
+        }
+        #expect(read.count == 2)
+        #expect(read.first?.vardict == [
+                "s": .string("text"), "b": .bool(true), "u": .uint32(42), "d": .double(-0.5), "as": .strings(["x", "y"]),
+                "ss": .stringDictionary(["k": "v"]), "v": .int64(-7),
+                "list": .array(elementType: "(ss)", [.structure([.string("id"), .string("label")])]),
+        ])
+        #expect(read.last == .strings(["after"]))
+    }
+
+    @Test("what libdbus refuses is refused: a NUL in a string, a body that does not match its signature")
+    func refusals() throws {
+        var nul = WireEncoder()
+        nul.string("a\u{0}b")
+        #expect(throws: DBusError.self) {
+            try Message.prebuiltSignal(path: "/a", interface: "org.example.I", member: "S", destination: nil, signature: "s", body: nul)
+        }
+        var short = WireEncoder()
+        short.byte(1)
+        #expect(throws: DBusError.self) {
+            try Message.prebuiltSignal(path: "/a", interface: "org.example.I", member: "S", destination: nil, signature: "u", body: short)
+        }
+        var mismatched = WireEncoder()
+        #expect(throws: DBusError.self) { try mismatched.value(.array(elementType: "s", [.uint32(1)])) }
+    }
+
+    @Test("a prebuilt signal carries its header: path, interface, member, destination, a serial")
+    func header() throws {
+        var body = WireEncoder()
+        body.string("x")
+        let message = try Message.prebuiltSignal(
+            path: "/org/a", interface: "org.example.I", member: "Changed", destination: ":1.42", signature: "s", body: body)
+        #expect(message.type == .signal)
+        #expect(message.path == "/org/a")
+        #expect(message.interface == "org.example.I")
+        #expect(message.member == "Changed")
+        #expect(message.destination == ":1.42")
+        #expect(message.signature == "s")
+        #expect(message.serial >= 0x8000_0000)
+    }
+}
