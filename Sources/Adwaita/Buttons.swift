@@ -116,9 +116,17 @@ package final class Switch: Widget {
         verticalAlignment = .center
     }
 
+    /// On or off. Setting the value it already has changes nothing: GTK
+    /// applies a click at the end of the switch's 100 ms slide, and any
+    /// `gtk_switch_set_active` before then ends the slide and drops the
+    /// click, so a model re-stating "off" just after the person flipped it
+    /// on would swallow the flip without a signal.
     package var isOn: Bool {
         get { gtk_switch_get_active(flowd_switch(raw)) != 0 }
-        set { Signal.blocking(self, activeHandler) { gtk_switch_set_active(flowd_switch(raw), newValue ? 1 : 0) } }
+        set {
+            guard newValue != isOn else { return }
+            Signal.blocking(self, activeHandler) { gtk_switch_set_active(flowd_switch(raw), newValue ? 1 : 0) }
+        }
     }
 
     /// Runs `action` when the person flips the switch (not when the model sets it).

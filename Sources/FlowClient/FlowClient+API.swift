@@ -16,6 +16,21 @@ extension FlowClient {
         }
     }
 
+    /// `ListFlowsWithOptions` with the `locale` option (since 1.1): the
+    /// flows with each one's ``FlowSummary/title`` and
+    /// ``FlowSummary/description`` in `locale` (flowd's fallback:
+    /// `pt-BR → pt → en → first`), and ``FlowSummary/locale`` the flow
+    /// locale they resolved to. A malformed tag is `InvalidArgs`; a 1.0
+    /// flowd answers ``FlowClientError/Kind/protocolMismatch``.
+    package func listFlows(locale: String) async throws(FlowClientError) -> [FlowSummary] {
+        let member = FlowMember.Manager.listFlowsWithOptions
+        let options: [String: DBusValue] = ["locale": .string(locale)]
+        let arguments = try Self.arguments(of: try await callManager(member, [.vardict(options)]), member, "aa{sv}")
+        return try Self.decode(member) { () throws(WireError) in
+            try (arguments[0].elements ?? []).map(FlowSummary.init(dbusValue:))
+        }
+    }
+
     /// `StartSession` with the `locale` option (flowd's default when nil),
     /// `prefill` answers and (since 1.1) `answers` for every step, which
     /// drive the new session as far as they are valid; returns the new
@@ -125,6 +140,21 @@ extension FlowClient {
     @discardableResult
     package func continueStep(_ session: String) async throws(FlowClientError) -> [String: String] {
         try await fieldErrors(FlowMember.Session.continueStep, session, [], timeout: configuration.submitTimeout)
+    }
+
+    /// `CheckAnswers` (since 1.1): the errors `SetAnswers` would reply for
+    /// `answers` (field id → message; plugin validators included, and the
+    /// same refusals), with nothing stored and nothing signalled: for
+    /// validating as the person types.
+    package func checkAnswers(_ session: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String] {
+        try await fieldErrors(FlowMember.Session.checkAnswers, session, [.vardict(answers)])
+    }
+
+    /// `SetLocale` (since 1.1): the session's language from now on (BCP 47
+    /// or a POSIX locale name; flowd normalizes it). A malformed tag is
+    /// `InvalidArgs`, and nothing changes.
+    package func setLocale(_ session: String, _ locale: String) async throws(FlowClientError) {
+        try await noReplyValue(FlowMember.Session.setLocale, session, [.string(locale)])
     }
 
     /// `Back`.

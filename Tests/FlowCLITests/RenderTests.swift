@@ -217,10 +217,10 @@ struct RenderTests {
     @Test("a review lines up its answers and marks unfinished steps")
     func review() {
         let review = ReviewPage(groups: [
-            ReviewSection(step: "service", title: "Service", finished: true, status: "", editLabel: "Edit Service",
+            ReviewSection(step: "service", title: "Service", finished: true, status: "", editLabel: "Edit “Service”",
                           answers: [ReviewLine(field: "service", label: "What can we help with?", display: "A website")]),
             ReviewSection(step: "when", title: "Day and time", finished: false, status: "Not finished",
-                          editLabel: "Edit Day and time",
+                          editLabel: "Edit “Day and time”",
                           answers: [ReviewLine(field: "day", label: "Day", display: "Not given")]),
         ], note: "We send an invite.")
         let text = Render.review(review, style: .plain)

@@ -135,7 +135,7 @@ struct FlowDriveTests {
             var review = try await client.review(session)
             #expect(review.note == "We email you a summary.")
             #expect(review.groups.map(\.step) == ["traveller", "mode", "extras", "account"])
-            #expect(review.group("traveller")?.editLabel == "Edit Traveller")
+            #expect(review.group("traveller")?.editLabel == "Edit “Traveller”")
             #expect(review.group("mode")?.display("mode") == "Train")
             #expect(review.group("account")?.display("password")?.contains("correct") == false)
             #expect(review.group("account")?.display("password")?.isEmpty == false)

@@ -6,16 +6,11 @@ import Testing
 import TestSupport
 
 /// API 1.1's `CheckAnswers`, `SetLocale` with the locale and flow title
-/// properties, and `ListFlowsWithOptions`, through the bus as any client
-/// calls them (docs/dbus-api.md).
+/// properties, and `ListFlowsWithOptions` (docs/dbus-api.md): called through
+/// FlowClient's typed calls, with what they must leave alone (properties,
+/// signals) watched on a raw connection.
 @Suite("CheckAnswers, SetLocale and localized flow listings")
 struct LocaleAndCheckTests {
-    /// The `a{ss}` reply of `CheckAnswers` or `SetAnswers`.
-    static func errors(_ reply: Message) throws -> [String: String] {
-        var reader = reply.arguments()
-        return try reader.next([String: String].self)
-    }
-
     @Test("CheckAnswers replies SetAnswers' errors without storing or signalling anything")
     func checkAnswers() async throws {
         try await withDaemon { fixture in
@@ -29,21 +24,21 @@ struct LocaleAndCheckTests {
             _ = try raw.drainSignals()
 
             let bad: [String: DBusValue] = ["name": .string("A")]
-            let checked = try Self.errors(try proxy.call("CheckAnswers", .vardict(bad)))
+            let checked = try await client.checkAnswers(session, bad)
             #expect(checked["name"]?.isEmpty == false, "\(checked)")
             #expect(try await client.answers(session)["name"] == nil, "nothing was stored")
             #expect(try proxy.property("UpdatedAt") == updated)
             let quiet = try raw.drainSignals(timeout: .seconds(1))
             #expect(quiet.isEmpty, "\(quiet.map { $0.member?.rawValue ?? "" })")
             // The same errors as SetAnswers gives for the same answers.
-            #expect(try Self.errors(try proxy.call("SetAnswers", .vardict(bad))) == checked)
+            #expect(try await client.setAnswers(session, bad) == checked)
             let good: [String: DBusValue] = ["name": .string("Ada"), "email": .string("ada@example.org")]
-            #expect(try Self.errors(try proxy.call("CheckAnswers", .vardict(good))).isEmpty)
+            #expect(try await client.checkAnswers(session, good).isEmpty)
             #expect(try await client.answers(session)["name"] == .string("A"), "CheckAnswers left the stored answer alone")
 
             // The same refusals as SetAnswers.
             await expectDBusError(FlowdErrorName.invalidArgs) {
-                _ = try proxy.call("CheckAnswers", .vardict(["nope": .string("x")]))
+                _ = try await client.checkAnswers(session, ["nope": .string("x")])
             }
             await expectDBusError(FlowdErrorName.dbusInvalidArgs) { _ = try proxy.call("CheckAnswers", .string("name")) }
         }
@@ -62,7 +57,7 @@ struct LocaleAndCheckTests {
             let english = try await client.step(session)
             _ = try raw.drainSignals()
 
-            try proxy.call("SetLocale", .string("de_DE.UTF-8"))
+            try await client.setLocale(session, "de_DE.UTF-8")
             #expect(try proxy.property("Locale") == .string("de-DE"))
             #expect(try proxy.property("RequestedLocale") == .string("de-DE"))
             #expect(try proxy.property("EffectiveLocale") == .string("de"))
@@ -82,13 +77,13 @@ struct LocaleAndCheckTests {
             #expect(!messages.contains { $0.member == "Announcement" })
 
             // A language the flow is not written in: asked for, and shown in the one it resolves to.
-            try proxy.call("SetLocale", .string("ar"))
+            try await client.setLocale(session, "ar")
             #expect(try proxy.property("RequestedLocale") == .string("ar"))
             #expect(try proxy.property("EffectiveLocale") == .string("en"))
             #expect(try proxy.property("FlowTitle") == .string("Plan a trip"))
 
-            await expectDBusError(FlowdErrorName.invalidArgs) { _ = try proxy.call("SetLocale", .string("not a locale!")) }
-            await expectDBusError(FlowdErrorName.invalidArgs) { _ = try proxy.call("SetLocale", .string(String(repeating: "a", count: 100))) }
+            await expectDBusError(FlowdErrorName.invalidArgs) { try await client.setLocale(session, "not a locale!") }
+            await expectDBusError(FlowdErrorName.invalidArgs) { try await client.setLocale(session, String(repeating: "a", count: 100)) }
             #expect(try proxy.property("RequestedLocale") == .string("ar"), "a refused SetLocale changes nothing")
         }
     }
@@ -105,6 +100,11 @@ struct LocaleAndCheckTests {
                 }
                 #expect(message?.contains("submitted") == true, "\(String(describing: message))")
             }
+            // The typed call gets the same refusal, as a FlowClientError of flowd's kind.
+            let refused = await #expect(throws: FlowClientError.self) {
+                _ = try await fixture.client.checkAnswers(session, ["name": .string("Grace")])
+            }
+            #expect(refused?.kind == .flowd(.invalidState))
         }
     }
 
@@ -125,6 +125,17 @@ struct LocaleAndCheckTests {
             #expect(plain["trip"]?["locale"] == nil, "ListFlows keeps its 1.0 keys")
             let none = try entries(try raw.manager.call("ListFlowsWithOptions", .vardict([:])))
             #expect(none == plain)
+
+            // The typed call: the same texts, read into FlowSummary.
+            let client = fixture.client
+            let typed = try #require(try await client.listFlows(locale: "de_DE.UTF-8").first { $0.id == "trip" })
+            #expect((typed.title, typed.locale) == ("Eine Reise planen", "de"))
+            #expect(typed.titles["en"] == "Plan a trip", "every translation is still there")
+            let fallback = try #require(try await client.listFlows(locale: "pt-BR").first { $0.id == "trip" })
+            #expect((fallback.title, fallback.locale) == ("Plan a trip", "en"), "a language the flow lacks falls back")
+            let untyped = try #require(try await client.listFlows().first { $0.id == "trip" })
+            #expect(untyped.locale.isEmpty && untyped.title == "Plan a trip")
+            await expectDBusError(FlowdErrorName.invalidArgs) { _ = try await client.listFlows(locale: "not a locale!") }
             await expectDBusError(FlowdErrorName.invalidArgs) {
                 _ = try raw.manager.call("ListFlowsWithOptions", .vardict(["colour": .string("red")]))
             }

@@ -91,7 +91,7 @@ struct NavigationTests {
         let submitting = Screen.submitting(Self.page("review", 4, kind: .review))
         #expect(Navigation.direction(from: review, to: submitting) == .forward)
         #expect(Navigation.direction(from: submitting, to: review) == .back, "Cancel while sending")
-        let start = Screen.start(StartScreen(flows: [], locale: "en", sessions: []))
+        let start = Screen.start(StartScreen(flows: [], sessions: []))
         #expect(Navigation.direction(from: step("b", 2), to: start) == .back, "Escape: back to the start page")
         #expect(Navigation.direction(from: start, to: step("a", 1)) == .forward)
         let success = Screen.success(Self.page("complete", 4, kind: .complete), receipt: [])

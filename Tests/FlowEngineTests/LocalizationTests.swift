@@ -83,6 +83,24 @@ import Testing
         }
     }
 
+    /// Review's Edit link cites the step's title as the author wrote it
+    /// (proper nouns, German nouns, acronyms keep their case), between the
+    /// language's quotation marks, so "Edit The problem" cannot happen.
+    @Test func editLinksQuoteTheStepTitleInEveryLocale() {
+        let openers: Set<Character> = ["“", "„", "«", "「", "‘"]
+        let closers: Set<Character> = ["”", "“", "»", "」", "’"]
+        for locale in Strings.locales {
+            let text = Strings.builtin.text(.edit, locale: locale, ["step": "The problem"])
+            guard let range = text.range(of: "The problem") else {
+                Issue.record("\(locale): \(text) does not hold the title as written")
+                continue
+            }
+            let before = text[..<range.lowerBound].last { $0 != " " && $0 != "\u{00A0}" }
+            let after = text[range.upperBound...].first { $0 != " " && $0 != "\u{00A0}" }
+            #expect(before.map(openers.contains) == true && after.map(closers.contains) == true, "\(locale): \(text)")
+        }
+    }
+
     @Test func translationsDifferFromEnglishWhereTheyShould() throws {
         for locale in Strings.locales where locale != "en" {
             #expect(Strings.builtin.text(.continue, locale: locale) != "Continue", "\(locale)")
@@ -95,8 +113,8 @@ import Testing
         #expect(s.text(.continue, locale: "de") == "Weiter")
         #expect(s.text(.stepCounter, locale: "fr", ["n": "2", "m": "4"]) == "Étape 2 sur 4")
         #expect(s.text(.stepCounter, locale: "ko", ["n": "2", "m": "4"]) == "4단계 중 2단계")
-        #expect(s.text(.edit, locale: "en", ["step": "Day and time"]) == "Edit Day and time")
-        #expect(s.text(.edit, locale: "de", ["step": "Tag"]) == "Tag bearbeiten")
+        #expect(s.text(.edit, locale: "en", ["step": "Day and time"]) == "Edit “Day and time”")
+        #expect(s.text(.edit, locale: "de", ["step": "Tag"]) == "„Tag“ bearbeiten")
         #expect(s.text(.submitFailed, locale: "en") == "Couldn't send this. Try again.")
         #expect(s.text(.back, locale: "pt-PT") == "Voltar")
         #expect(s.text(.back, locale: "zh-TW") == "返回")

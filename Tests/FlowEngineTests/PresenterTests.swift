@@ -94,7 +94,7 @@ import Testing
         #expect((en.groups[1].status, de.groups[1].status) == ("Not finished", "Nicht abgeschlossen"))
         #expect(en.groups[1].answers.map(\.display) == ["Music, Chess", "No", "Not given"])
         #expect(de.groups[1].answers.map(\.display) == ["Musik, Chess", "Nein", "Keine Angabe"])
-        #expect((en.groups[1].editLabel, de.groups[1].editLabel) == ("Edit Interests", "Interessen bearbeiten"))
+        #expect((en.groups[1].editLabel, de.groups[1].editLabel) == ("Edit “Interests”", "„Interessen“ bearbeiten"))
         #expect(!en.canSubmit && !de.canSubmit)
         #expect(en.groups.map(\.finished) == de.groups.map(\.finished))
     }

@@ -15,7 +15,7 @@ import Testing
         #expect(review.groups.map(\.title) == ["Kind", "Company", "Contact"])
         #expect(review.groups.allSatisfy { $0.finished && $0.status.isEmpty })
         #expect(review.groups[0].answers == [ReviewAnswer(field: "kind", label: "Kind", display: "Company")])
-        #expect(review.groups[2].editLabel == "Edit Contact")
+        #expect(review.groups[2].editLabel == "Edit “Contact”")
         #expect(review.groups[2].answers.map(\.display) == ["a@acme.example", "Not given", "No"])
         let view = s.currentStep()
         #expect(view.kind == .review)
@@ -43,7 +43,7 @@ import Testing
         try ja.set(["days": .list(["mon", "tue"]), "src": .text("web")])
         #expect(ja.review().title == "確認")
         #expect(ja.review().groups[0].answers.map(\.display) == ["未入力", "未入力", "ウェブ", "月、火", "未入力", "いいえ"])
-        #expect(ja.review().groups[0].editLabel == "Sを編集")
+        #expect(ja.review().groups[0].editLabel == "「S」を編集")
     }
 
     @Test func contentStepsHaveNoGroupAndOptionsKeepTheirIcons() throws {

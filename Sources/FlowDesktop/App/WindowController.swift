@@ -36,7 +36,9 @@ package final class WindowController {
     private let locale: String
     private let strings: AppStrings
     private let opening: Opening
-    /// Prints each screen shown and its transition (`FLOWD_GTK_TRACE=1`).
+    /// Prints each screen shown and its transition, the field ids of each
+    /// page read and the keys of each answer set sent (`FLOWD_GTK_TRACE=1`;
+    /// names only, never an answer).
     private let trace: Bool
     private weak var window: FlowWindow?
     private let calls = CallQueue()
@@ -172,7 +174,7 @@ package final class WindowController {
     private func showStart() async {
         stopFollowing()
         do {
-            let flows = try await client.listFlows()
+            let flows = try await flowsInLocale()
             var entries: [SessionEntry] = []
             for listing in try await client.listSessions() where listing.state != .submitted {
                 do {
@@ -185,12 +187,24 @@ package final class WindowController {
             guard session == nil else { return }  // a session was opened meanwhile
             unreachable = false
             entries.sort { $0.updatedAt > $1.updatedAt }
-            let sorted = flows.sorted { $0.title(in: locale) < $1.title(in: locale) }
+            let sorted = flows.sorted { $0.title < $1.title }
             window?.setFlowTitle("")
-            show(.start(StartScreen(flows: sorted, locale: locale, sessions: entries)))
+            show(.start(StartScreen(flows: sorted, sessions: entries)))
             if startEvents == nil { await watchStart() }
         } catch {
             showNotice(error, retry: .start)
+        }
+    }
+
+    /// The flows with their titles and descriptions in the window's language,
+    /// resolved by flowd with its fallback (`ListFlowsWithOptions`). A tag
+    /// flowd refuses as malformed gets the flows' default texts, as an
+    /// unknown language would.
+    private func flowsInLocale() async throws(FlowClientError) -> [FlowSummary] {
+        do {
+            return try await client.listFlows(locale: locale)
+        } catch where error.flowdName == .invalidArgs {
+            return try await client.listFlows()
         }
     }
 
@@ -294,6 +308,7 @@ package final class WindowController {
             let page = try await client.step(id)
             let review = page.kind == .review ? try await client.review(id) : nil
             guard session == id else { return }
+            if trace { Console.line("read: \(page.id) fields=\(page.fields.map(\.id).joined(separator: ","))") }
             self.properties = properties
             self.page = page
             self.review = review
@@ -382,6 +397,7 @@ package final class WindowController {
         let answers = unsent
         unsent = [:]
         inFlight.merge(answers) { $1 }
+        if trace { Console.line("set: \(answers.keys.sorted().joined(separator: ","))") }
         do {
             try await client.setAnswers(id, answers.mapValues(WireValue.answer))
         } catch {

@@ -45,7 +45,7 @@ final class StartPageView: Page {
             flows.add(ActionRow(title: strings(.noFlows)))
         }
         for flow in screen.flows {
-            let row = ActionRow(title: flow.title(in: screen.locale), subtitle: flow.description(in: screen.locale))
+            let row = ActionRow(title: flow.title, subtitle: flow.description)
             row.setLines(title: 0, subtitle: 0)
             row.addSuffix(Image(iconName: "go-next-symbolic"))
             let id = flow.id

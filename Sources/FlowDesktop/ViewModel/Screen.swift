@@ -61,15 +61,13 @@ package struct SessionPage: Sendable, Hashable {
 
 /// The start page: the flows to begin and the person's unfinished sessions.
 package struct StartScreen: Sendable, Hashable {
-    /// `ListFlows`, shown in ``locale``.
+    /// `ListFlowsWithOptions` in the window's language: each flow's
+    /// `title` and `description` are the ones to show.
     package var flows: [FlowSummary]
-    /// The window's language, for the flows' titles and descriptions.
-    package var locale: String
     package var sessions: [SessionEntry]
 
-    package init(flows: [FlowSummary], locale: String, sessions: [SessionEntry]) {
+    package init(flows: [FlowSummary], sessions: [SessionEntry]) {
         self.flows = flows
-        self.locale = locale
         self.sessions = sessions
     }
 }
