@@ -7,6 +7,31 @@ import Testing
 
 @Suite("Rendering and output conventions")
 struct RenderTests {
+    @Test("sessions of more than one user get an OWNER column with login names, or the uid without one")
+    func sessionOwners() throws {
+        func row(_ id: Character, owner: UInt32) throws -> Render.SessionRow {
+            let listing = try #require(SessionListing(id: String(repeating: id, count: 32), flowID: "survey", state: .editing))
+            var properties = SessionProperties(id: listing.id, flowID: "survey")
+            properties.owner = owner
+            return Render.SessionRow(listing: listing, properties: properties, flow: nil)
+        }
+        let names: (UInt32) -> String? = { $0 == 1000 ? "ada" : nil }
+        let mixed = Render.sessions(
+            [try row("a", owner: 1000), try row("b", owner: 1001)], now: 0, locale: "en", style: Style(color: false),
+            ownerName: names)
+        let lines = mixed.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(lines.first == ["ID", "OWNER", "FLOW", "STATE", "CHANGED", "STEP"], "\(mixed)")
+        #expect(lines.dropFirst().map { $0.dropFirst().first } == ["ada", "1001"], "\(mixed)")
+        let german = Render.sessions(
+            [try row("a", owner: 1000), try row("b", owner: 0)], now: 0, locale: "de", style: Style(color: false))
+        #expect(german.hasPrefix("ID") && german.contains("BESITZER"), "\(german)")
+        // One user's sessions: nothing to tell apart, no column.
+        let own = Render.sessions(
+            [try row("a", owner: 1000), try row("b", owner: 1000)], now: 0, locale: "en", style: Style(color: false),
+            ownerName: names)
+        #expect(!own.contains("OWNER") && !own.contains("ada"), "\(own)")
+    }
+
     @Test("colour: only on a terminal, never with NO_COLOR or TERM=dumb; --color overrides")
     func colourDecision() {
         #expect(Style.decide(option: .auto, isTerminal: true, environment: [:]).color)

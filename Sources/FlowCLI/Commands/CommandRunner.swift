@@ -214,7 +214,9 @@ final class CommandRunner {
                     listing: session.listing, properties: session.properties,
                     flow: flows.first { $0.id == session.listing.flowID })
             }
-            out(Render.sessions(rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal))
+            let ownerName = { (uid: UInt32) -> String? in (try? UserDatabase.user(id: uid))??.name }
+            out(Render.sessions(
+                rows, now: now, locale: personLocale, style: style, shortIDs: context.stdoutIsTerminal, ownerName: ownerName))
         }
         return .success
     }

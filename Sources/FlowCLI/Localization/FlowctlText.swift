@@ -120,7 +120,7 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     /// A field without an answer, and a secure field that holds one.
     case notSet, secureSet
     /// The column headings of `flows` and `sessions`.
-    case columnID, columnFlow, columnSteps, columnReview, columnLocales, columnTitle, columnState, columnStep, columnChanged
+    case columnID, columnFlow, columnSteps, columnReview, columnLocales, columnTitle, columnState, columnStep, columnChanged, columnOwner
     /// Session states as `sessions` shows them.
     case stateEditing, stateReview, stateSubmitting, stateSubmitted, stateFailed
     /// When a session last changed: "just now", "1 minute ago", "{n} minutes ago", hours, days.

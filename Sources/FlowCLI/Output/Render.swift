@@ -103,20 +103,27 @@ package enum Render {
     /// that names it among `rows`, at least 8 characters, as git abbreviates
     /// commits: every command takes that beginning. The step goes last, as
     /// the longest and most variable column.
+    ///
+    /// When the rows belong to more than one user (root, or an administrator
+    /// polkit lets see others' sessions), an OWNER column after the id says
+    /// whose each is: `ownerName` gives the login name, or nil for a bare uid.
     package static func sessions(
-        _ rows: [SessionRow], now: UInt64, locale: String, style: Style, shortIDs: Bool = false
+        _ rows: [SessionRow], now: UInt64, locale: String, style: Style, shortIDs: Bool = false,
+        ownerName: (UInt32) -> String? = { _ in nil }
     ) -> String {
         func text(_ key: FlowctlText) -> String { key.text(locale) }
         let ids = rows.map(\.listing.id)
         let shown = shortIDs ? abbreviated(ids, minimum: 8) : ids
-        var table = TextTable(headers: [
-            text(.columnID), text(.columnFlow), text(.columnState), text(.columnChanged), text(.columnStep),
+        let showsOwner = Set(rows.compactMap(\.properties?.owner)).count > 1
+        var table = TextTable(headers: [text(.columnID)] + (showsOwner ? [text(.columnOwner)] : []) + [
+            text(.columnFlow), text(.columnState), text(.columnChanged), text(.columnStep),
         ])
         for (row, id) in zip(rows, shown) {
             let session = row.properties?.locale ?? locale
             let title = row.flow?.title(in: session) ?? row.listing.flowID
-            table.add(cells: [
-                TextTable.Cell(id) { style.cyan($0) }, TextTable.Cell(title),
+            let owner = row.properties.map { ownerName($0.owner) ?? String($0.owner) } ?? ""
+            table.add(cells: [TextTable.Cell(id) { style.cyan($0) }] + (showsOwner ? [TextTable.Cell(owner)] : []) + [
+                TextTable.Cell(title),
                 TextTable.Cell(stateName(row.listing.state, locale: locale)) { [state = row.listing.state] in
                     style.state($0, state.rawValue)
                 },
