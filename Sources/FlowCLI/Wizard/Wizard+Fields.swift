@@ -392,13 +392,3 @@ extension Wizard {
         init(_ message: String) { self.message = message }
     }
 }
-
-extension StepField {
-    /// The person must answer it: required, or a toggle that must be on
-    /// ("I accept the terms" is never optional).
-    var mustBeAnswered: Bool { required || mustBeOn }
-
-    /// The person may leave it as it is: it must not be answered and no
-    /// rule (`requiredIf`) can make it required.
-    var isOptional: Bool { !mustBeAnswered && !conditionallyRequired }
-}

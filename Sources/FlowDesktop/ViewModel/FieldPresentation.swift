@@ -20,7 +20,7 @@ extension StepField {
     /// rule can make it so (such a field says when in its hints), and not a
     /// toggle that must be on ("I accept the terms" is never optional).
     func displayLabel(optionalLabel: String) -> String {
-        if required || conditionallyRequired || mustBeOn || optionalLabel.isEmpty { return label }
+        if !isOptional || optionalLabel.isEmpty { return label }
         // A full-width parenthesis ("（任意）") brings its own space.
         return label + (optionalLabel.hasPrefix("（") ? "" : " ") + optionalLabel
     }

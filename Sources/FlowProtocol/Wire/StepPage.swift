@@ -267,6 +267,15 @@ package struct StepField: Sendable, Hashable {
     /// True for `secure` fields: write-only, never shown.
     package var isSecure: Bool { type == .secure }
 
+    /// The person must answer it: required, or a toggle that must be on
+    /// ("I accept the terms" is never optional).
+    package var mustBeAnswered: Bool { required || mustBeOn }
+
+    /// The person may leave it as it is: it must not be answered and no
+    /// rule (`requiredIf`) can make it required. Clients mark only such a
+    /// field "(optional)".
+    package var isOptional: Bool { !mustBeAnswered && !conditionallyRequired }
+
     /// The label of option `id` (`other` included).
     package func label(ofOption id: String) -> String? {
         if id == "other", other { return otherLabel.isEmpty ? "Other" : otherLabel }
