@@ -38,10 +38,16 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     case flowTitle = "FlowTitle"
     /// Since 1.1: the flow's description in the session's locale, or empty.
     case flowDescription = "FlowDescription"
+    /// Since 1.1: how many times the answers have changed (the number in the
+    /// submit's idempotency key). It moves with every stored change of an
+    /// answer and with nothing else, so a second window that watches the
+    /// session knows to read the step again, where `UpdatedAt` alone is not
+    /// signalled.
+    case revision = "Revision"
 
     /// Properties a flowd 1.0 does not have: a client tolerates their absence.
     package static let since1_1: Set<SessionProperty> = [
-        .visibleFields, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription,
+        .visibleFields, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription, .revision,
     ]
 
     /// The property's name on the bus.
@@ -52,14 +58,15 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     /// Left out are the texts answers may be piped into (`Path`'s step
     /// titles, `Announcement`), the plugins' texts (`LastError`, `Receipt`,
     /// which may quote answers) and `VisibleFields` (which follows answers
-    /// through `visibleIf`); an owner reads them on the session object.
+    /// through `visibleIf`) and `Revision` (which moves as they are
+    /// typed); an owner reads them on the session object.
     package var isMetadata: Bool {
         switch self {
         case .id, .flowID, .owner, .locale, .state, .currentStep, .stepIndex, .stepCount, .canGoBack, .canContinue,
              .continueLabel, .returningToReview, .createdAt, .updatedAt, .requestedLocale, .effectiveLocale, .flowTitle,
              .flowDescription:
             return true
-        case .lastError, .path, .announcement, .receipt, .visibleFields:
+        case .lastError, .path, .announcement, .receipt, .visibleFields, .revision:
             return false
         }
     }
@@ -72,7 +79,7 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
             return .string
         case .owner, .stepIndex, .stepCount: return .uint32
         case .canGoBack, .canContinue, .returningToReview: return .bool
-        case .createdAt, .updatedAt: return .uint64
+        case .createdAt, .updatedAt, .revision: return .uint64
         case .path: return "a(sss)"
         case .receipt: return "a{sv}"
         case .visibleFields: return "as"
@@ -174,6 +181,8 @@ package struct SessionProperties: Sendable, Hashable {
     package var flowTitle = ""
     /// The flow's description in the session's locale, or empty.
     package var flowDescription = ""
+    /// How many times the answers have changed.
+    package var revision: UInt64 = 0
 
     /// Session `id` of `flowID`; the rest is set afterwards.
     package init(id: String, flowID: String) {
@@ -208,6 +217,7 @@ package struct SessionProperties: Sendable, Hashable {
         let summary = session.flow.summary(locale: record.locale)
         flowTitle = summary.title
         flowDescription = summary.description
+        revision = record.revision
     }
 
     /// The encoder: the D-Bus value of `property`.
@@ -239,6 +249,7 @@ package struct SessionProperties: Sendable, Hashable {
         case .effectiveLocale: return .string(effectiveLocale)
         case .flowTitle: return .string(flowTitle)
         case .flowDescription: return .string(flowDescription)
+        case .revision: return .uint64(revision)
         }
     }
 
@@ -281,6 +292,7 @@ package struct SessionProperties: Sendable, Hashable {
         case .effectiveLocale: return effectiveLocale == other.effectiveLocale
         case .flowTitle: return flowTitle == other.flowTitle
         case .flowDescription: return flowDescription == other.flowDescription
+        case .revision: return revision == other.revision
         }
     }
 
@@ -341,6 +353,7 @@ package struct SessionProperties: Sendable, Hashable {
         case .effectiveLocale: effectiveLocale = try typed(String.self)
         case .flowTitle: flowTitle = try typed(String.self)
         case .flowDescription: flowDescription = try typed(String.self)
+        case .revision: revision = try typed(UInt64.self)
         }
     }
 }

@@ -93,8 +93,17 @@ struct BusEventTests {
         }
     }
 
-    @Test("SetAnswers that changes only the answers sends no PropertiesChanged; UpdatedAt still moves and goes out with the next change")
-    func noTimestampOnlySignal() async throws {
+    /// The `a{sv}` of each `PropertiesChanged` among `messages`.
+    static func changes(_ messages: [Message]) -> [[String: DBusValue]] {
+        messages.filter { $0.member == "PropertiesChanged" }.compactMap { message -> [String: DBusValue]? in
+            var reader = message.arguments()
+            _ = try? reader.next(String.self)
+            return try? reader.next([String: DBusValue].self)
+        }
+    }
+
+    @Test("SetAnswers that changes only answers sends Revision (a watching window reads the step again), never a timestamp alone; storing the same values sends nothing")
+    func answerChangesSendRevision() async throws {
         try await withDaemon { fixture in
             let client = fixture.client
             let session = try await client.start("quick")
@@ -102,22 +111,24 @@ struct BusEventTests {
             let watcher = try fixture.raw()
             try watcher.watchFlowd()
             let before = try #require(try await client.property(.updatedAt, of: session).uint64)
+            let first = try #require(try await client.property(.revision, of: session).uint64)
             for stars in [5, 3, 2] as [Int64] {
                 #expect(try await client.setAnswers(session, ["stars": .int64(stars)]) == [:])
             }
+            let typed = Self.changes(try watcher.drainSignals { Self.changes($0).count >= 3 })
+            #expect(typed.map { $0["Revision"] } == [first + 1, first + 2, first + 3].map { .uint64($0) }, "\(typed)")
+            #expect(typed.allSatisfy { Set($0.keys).isSubset(of: ["Revision", "UpdatedAt"]) }, "\(typed)")
+            #expect(try await client.property(.revision, of: session).uint64 == first + 3)
+            #expect(try await client.property(.updatedAt, of: session).uint64 ?? 0 > before, "UpdatedAt still changes")
+
+            // The value flowd already holds: nothing changed that a client shows.
+            #expect(try await client.setAnswers(session, ["stars": .int64(2)]) == [:])
             let quiet = try watcher.drainSignals(timeout: .seconds(1))
-            #expect(quiet.filter { $0.member == "PropertiesChanged" }.isEmpty,
-                    "\(quiet.map { "\($0.member?.rawValue ?? "") \($0.signature)" })")
-            let after = try #require(try await client.property(.updatedAt, of: session).uint64)
-            #expect(after > before, "UpdatedAt still changes")
+            #expect(Self.changes(quiet).isEmpty, "\(Self.changes(quiet))")
+            #expect(try await client.property(.revision, of: session).uint64 == first + 3)
 
             #expect(try await client.continueStep(session) == [:])
-            let moved = try watcher.drainSignals { messages in messages.contains { $0.member == "PropertiesChanged" } }
-            let changed = moved.filter { $0.member == "PropertiesChanged" }.compactMap { message -> [String: DBusValue]? in
-                var reader = message.arguments()
-                _ = try? reader.next(String.self)
-                return try? reader.next([String: DBusValue].self)
-            }
+            let changed = Self.changes(try watcher.drainSignals { !Self.changes($0).isEmpty })
             #expect(changed.contains { $0["UpdatedAt"] != nil && $0["CurrentStep"] == .string("comment") }, "\(changed)")
         }
     }

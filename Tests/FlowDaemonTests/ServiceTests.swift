@@ -366,7 +366,7 @@ struct ServiceEventTests {
         #expect(service.events().isEmpty)
     }
 
-    @Test("SetAnswers that changes only the answers queues no PropertiesChanged; the next change carries UpdatedAt")
+    @Test("SetAnswers that changes only the answers queues Revision with UpdatedAt; the same values again queue nothing")
     func noTimestampOnlyChange() throws {
         let service = try ServiceHarness()
         let id = try service.start("quick")
@@ -374,7 +374,10 @@ struct ServiceEventTests {
         _ = service.events()
         service.clock.advance(by: .seconds(1))
         try service.setAnswers(id, ["stars": .integer(5)])
-        #expect(service.events().isEmpty)
+        #expect(service.events() == ["PropertiesChanged(UpdatedAt,Revision)"])
+        service.clock.advance(by: .seconds(1))
+        try service.setAnswers(id, ["stars": .integer(5)])
+        #expect(service.events().isEmpty, "a timestamp alone is not signalled")
         service.clock.advance(by: .seconds(1))
         try service.continueStep(id)
         #expect(service.events().contains { $0.hasPrefix("PropertiesChanged(") && $0.contains("UpdatedAt") })
@@ -388,7 +391,7 @@ struct ServiceEventTests {
         let answers = Answers<FieldErrors>()
         service.act { $0.setAnswers(id, ["even": .integer(3)], reply: answers.reply) }
         #expect(answers.deferred == 1 && answers.result == nil)
-        // What the answer changed goes out before the wait; a change of the answers alone (UpdatedAt) is not signalled.
+        // What the answer changed goes out before the wait (Revision among it), never a timestamp alone.
         let queued = service.events()
         #expect(queued.allSatisfy { $0.hasPrefix("PropertiesChanged(") && $0 != "PropertiesChanged(UpdatedAt)" }, "\(queued)")
         let call = try await service.nextPluginCall()

@@ -267,7 +267,8 @@ struct WireRoundTripTests {
             #expect(value.hasType(property.signature), "\(property) is '\(value.signature)'")
             all[property.rawValue] = value
         }
-        #expect(all.count == 23, "18, and since 1.1 VisibleFields, RequestedLocale, EffectiveLocale, FlowTitle, FlowDescription")
+        #expect(all.count == 24, "18, and since 1.1 VisibleFields, RequestedLocale, EffectiveLocale, FlowTitle, FlowDescription, Revision")
+        #expect(properties.revision == session.record.revision && properties.revision > 0, "the session was answered")
         #expect(try SessionProperties(dbus: all) == properties)
         #expect(properties.requestedLocale == properties.locale && !properties.flowTitle.isEmpty)
         // A flowd 1.0 has none of 1.1's properties: its GetAll still decodes.
@@ -282,7 +283,7 @@ struct WireRoundTripTests {
         var mirror = SessionProperties(id: "", flowID: "")
         for property in SessionProperty.allCases { try mirror.set(property, from: properties.value(of: property)) }
         #expect(mirror == properties)
-        #expect(SessionProperty.values(in: all).count == 23)
+        #expect(SessionProperty.values(in: all).count == 24)
     }
 
     @Test("the diff names exactly the properties that changed, in declaration order; constants never change")

@@ -679,6 +679,14 @@ def a_change_from_another_client_appears(ctx):
     ctx.flowctl("continue", session)
     app.wait_screen("step:when")
     wait_until(lambda: announcer.name == "Step 2 of 4, Day and time", f"the daemon's announcement ({announcer.name!r})")
+    # An answer alone, with nothing else changing (Continue stays dimmed
+    # until the time is given too): only Revision tells the window.
+    day = ctx.json("show", session)["step"]["fields"][0]
+    check(day["id"] == "day" and day["options"], f"the day field and its options ({day['id']})")
+    option = day["options"][-1]
+    ctx.flowctl("set", session, f"day={option['id']}")
+    wait_until(lambda: chosen(app, option["label"]), f"flowctl's day {option['label']!r} to appear in the window")
+    check(not is_sensitive(app.one("push button", "Continue")), "Continue is not dimmed without a time")
     ctx.flowctl("back", session)
     app.wait_screen("step:service")
 
