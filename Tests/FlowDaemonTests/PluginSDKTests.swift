@@ -43,6 +43,27 @@ struct PluginSDKTests {
         log.split(separator: "\n").filter { $0.contains(text) }
     }
 
+    /// flowd's stderr once `done` holds for it (its pipe is read while the
+    /// test goes on), or as it is after 20 s.
+    static func log(of fixture: DaemonFixture, until done: (String) -> Bool) async -> String {
+        for _ in 0..<1000 {
+            let log = fixture.daemon.standardError
+            if done(log) { return log }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return fixture.daemon.standardError
+    }
+
+    /// The lines a flood of `test.chatty` wrote, and the counts of the lines
+    /// flowd suppressed.
+    static func flood(in log: String) -> (written: [Substring], suppressed: [Int]) {
+        let suppressed = lines(log, containing: "plugin test logged too much: ").compactMap { line -> Int? in
+            guard let range = line.range(of: "logged too much: ") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        return (lines(log, containing: "chatty line "), suppressed)
+    }
+
     @Test("a validator's normalized value is what the step, the answers and the review show, and what is stored")
     func normalizedValueIsStored() async throws {
         try await withDaemon(Self.settings) { fixture in
@@ -62,6 +83,7 @@ struct PluginSDKTests {
             #expect(try await again.answers(session)["vat"] == .string("DE123456789"))
             // The plugin's own line about it reached the log, under its name.
             let line = try #require(Self.lines(fixture.allStandardError, containing: "normalized a VAT id").first)
+            // (Read after a restart: the first daemon's stderr is complete.)
             #expect(line.contains("plugin=test") && line.contains("capability=test.vat"), "\(line)")
             #expect(line.contains("plugin_country=DE") && line.contains("plugin_length=11"), "\(line)")
         }
@@ -78,8 +100,13 @@ struct PluginSDKTests {
                 #expect(try await client.answers(session)["vat"] == .string("de 123 456 789"), "\(flow): the typed value stays")
                 #expect(try await client.continueStep(session)["vat"] == "Couldn't check this value.", "\(flow)")
             }
-            let failures = Self.lines(fixture.daemon.standardError, containing: "validator test.vat failed: its normalized value")
-            #expect(failures.count >= 2, "\(fixture.daemon.standardError.suffix(3000))")
+            let marker = "validator test.vat failed: its normalized value"
+            let log = await Self.log(of: fixture) { log in
+                let lines = Self.lines(log, containing: marker)
+                return lines.contains { $0.contains("flow=vatlist") } && lines.contains { $0.contains("flow=vatpadded") }
+            }
+            let failures = Self.lines(log, containing: marker)
+            #expect(failures.count >= 2, "\(log.suffix(3000))")
             #expect(failures.contains { $0.contains("does not fit the field") && $0.contains("flow=vatlist") }, "\(failures)")
             #expect(failures.contains { $0.contains("breaks the field's own rules") && $0.contains("flow=vatpadded") }, "\(failures)")
             #expect(failures.allSatisfy { $0.contains("plugin=test") && $0.contains("error=PluginFailed") && $0.contains("field=vat") })
@@ -92,25 +119,24 @@ struct PluginSDKTests {
             let client = fixture.client
             let secret = try await client.startSession(flow: "secret", locale: "en", prefill: [:])
             #expect(try await client.setAnswers(secret, ["pin": "hunter2-sesame"]) == [:])
-            let echoed = try #require(Self.lines(fixture.daemon.standardError, containing: "the value was").first)
+            let secretLog = await Self.log(of: fixture) { $0.contains("the value was") }
+            let echoed = try #require(Self.lines(secretLog, containing: "the value was").first)
             #expect(echoed.contains("(secure value)") && echoed.contains("plugin=test") && echoed.contains("warning:"), "\(echoed)")
             #expect(!fixture.daemon.standardError.contains("hunter2"))
 
             let session = try await client.startSession(flow: "chatty", locale: "en", prefill: [:])
             #expect(try await client.setAnswers(session, ["note": "go"]) == [:])
-            let log = fixture.daemon.standardError
-            let written = Self.lines(log, containing: "chatty line ")
+            let log = await Self.log(of: fixture) { log in
+                let flood = Self.flood(in: log)
+                return flood.written.count + flood.suppressed.reduce(0, +) >= 250
+            }
+            let (written, suppressed) = Self.flood(in: log)
             #expect(!written.isEmpty && written.count < 250, "\(written.count) of 250 lines written")
             #expect(written.allSatisfy {
                 $0.contains("plugin=test") && $0.contains("capability=test.chatty") && $0.contains("flow=chatty")
                     && $0.contains("session=\(session)") && $0.contains("plugin_line=")
             })
-            let reports = Self.lines(log, containing: "plugin test logged too much: ")
-            #expect(!reports.isEmpty, "\(log)")
-            let suppressed = reports.compactMap { line -> Int? in
-                guard let range = line.range(of: "logged too much: ") else { return nil }
-                return Int(line[range.upperBound...].prefix { $0.isNumber })
-            }
+            #expect(!suppressed.isEmpty, "\(log.suffix(2000))")
             #expect(written.count + suppressed.reduce(0, +) == 250, "every line is written or counted: \(written.count) + \(suppressed)")
         }
     }

@@ -129,7 +129,7 @@ struct PluginCallLog: PluginLogSink {
     private func reportSuppressed(_ count: Int) {
         guard count > 0 else { return }
         logger.warning(
-            "plugin \(plugin) logged too much: \(count) lines suppressed (at most \(gate.linesPerWindow) in \(gate.window.description))")
+            "plugin \(plugin) logged too much: \(count) \(count == 1 ? "line" : "lines") suppressed (at most \(gate.linesPerWindow) in \(gate.window.description))")
     }
 
     /// `text` without control characters and secure values, at most
