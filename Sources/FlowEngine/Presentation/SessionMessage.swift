@@ -17,8 +17,10 @@ package indirect enum SessionMessage: Sendable, Hashable {
     /// its `{field}` placeholders show the answers (see ``Piping``).
     case piped(LocalizedText)
     /// Text that is already in the session's locale: a plugin's message, a
-    /// number, a date, an id.
+    /// number, an id.
     case verbatim(String)
+    /// A date, written the locale's way (``BuiltinString/dateDisplay``).
+    case date(CivilDate)
 }
 
 /// Field id → what is wrong with it (`""` for the step as a whole): the
@@ -59,7 +61,21 @@ package struct SessionText: Sendable {
             return arguments.isEmpty ? template : Strings.fill(template, arguments.mapValues(callAsFunction))
         case .piped(let text):
             return piped(text.resolve(locale))
+        case .date(let date):
+            return format(date)
         }
+    }
+
+    /// `date` as people in this locale write it: "08.12.2026" in German,
+    /// "2026年12月08日" in Japanese, "2026-12-08" in English.
+    package func format(_ date: CivilDate) -> String {
+        func digits(_ n: Int, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return strings.text(.dateDisplay, locale: locale, [
+            "year": digits(date.year, 4), "month": digits(date.month, 2), "day": digits(date.day, 2),
+        ])
     }
 
     /// A piped text's words: its placeholders filled with the answers, in

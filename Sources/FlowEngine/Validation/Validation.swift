@@ -12,7 +12,17 @@ struct ValidationContext {
     func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:])
         -> SessionMessage
     {
-        let arguments = args.mapValues(SessionMessage.verbatim)
+        message(field, rule, key, arguments: args.mapValues(SessionMessage.verbatim))
+    }
+
+    /// The same, with `{date}` written the way the locale writes dates.
+    func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, date: CivilDate) -> SessionMessage {
+        message(field, rule, key, arguments: ["date": .date(date)])
+    }
+
+    private func message(
+        _ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, arguments: [String: SessionMessage]
+    ) -> SessionMessage {
         if let custom = field.messages[rule] { return .flow(custom, arguments) }
         return .builtin(key, arguments)
     }
@@ -67,12 +77,12 @@ enum FieldValidation {
         case .date:
             guard case .text(let s) = value, let d = CivilDate(iso: s) else { return c.message(field, .format, .dateFormat) }
             if let bound = field.after, !(d > bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .after, .dateAfterToday, ["date": c.today.description]) }
-                return c.message(field, .after, .dateAfter, ["date": bound.resolve(today: c.today).description])
+                if bound == .today { return c.message(field, .after, .dateAfterToday, date: c.today) }
+                return c.message(field, .after, .dateAfter, date: bound.resolve(today: c.today))
             }
             if let bound = field.before, !(d < bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .before, .dateBeforeToday, ["date": c.today.description]) }
-                return c.message(field, .before, .dateBefore, ["date": bound.resolve(today: c.today).description])
+                if bound == .today { return c.message(field, .before, .dateBeforeToday, date: c.today) }
+                return c.message(field, .before, .dateBefore, date: bound.resolve(today: c.today))
             }
         case .time:
             guard case .text(let s) = value, CivilTime(iso: s) != nil else { return c.message(field, .format, .timeFormat) }
