@@ -99,12 +99,12 @@ import Testing
         #expect(en.groups.map(\.finished) == de.groups.map(\.finished))
     }
 
-    @Test("Review and date messages write dates and decimals the locale's way; the answers stay ISO and numbers")
+    @Test("Review and messages write dates and decimals the locale's way; the answers stay ISO and numbers")
     func datesAndDecimalsFollowTheLocale() throws {
         let flow = """
             {"format": 1, "id": "d", "title": "D", "steps": [{"id": "s", "title": "S", "fields": [
               {"id": "day", "type": "date", "label": "Day", "after": "2025-06-01"},
-              {"id": "hours", "type": "number", "label": "Hours"}]}]}
+              {"id": "hours", "type": "number", "label": "Hours", "maximum": 10.5}]}]}
             """
         var s = try Fixture.session(Fixture.flow(flow))
         try s.set(["day": .text("2025-07-08"), "hours": .number(2.5)])
@@ -117,9 +117,10 @@ import Testing
         #expect(s.record.answers["day"] == .text("2025-07-08"))
         // A broken date bound names the date the locale's way.
         var early = try Fixture.session(Fixture.flow(flow), locale: "de")
-        let errors = try early.set(["day": .text("2025-05-31")])
+        let errors = try early.set(["day": .text("2025-05-31"), "hours": .integer(11)])
         #expect(errors["day"]?.contains("01.06.2025") == true, "\(errors)")
         #expect(errors["day"]?.contains("2025-06-01") == false)
+        #expect(errors["hours"]?.contains("10,5") == true, "\(errors)")
     }
 
     @Test("the progress line in two locales")

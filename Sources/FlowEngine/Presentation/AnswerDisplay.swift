@@ -41,10 +41,7 @@ extension FlowSession {
         case .list(let l): return l.map(label).joined(separator: words(.builtin(.listSeparator)))
         case .bool(let b): return words(.builtin(b ? .yes : .no))
         case .integer(let i): return String(i)
-        case .number(let d):
-            // As the person wrote it (no grouping), with the locale's decimal separator.
-            let decimal = words(.builtin(.numberDecimalSeparator))
-            return formatNumber(d).split(separator: ".", omittingEmptySubsequences: false).joined(separator: decimal)
+        case .number(let d): return words.format(d)
         }
     }
 

@@ -21,6 +21,9 @@ package indirect enum SessionMessage: Sendable, Hashable {
     case verbatim(String)
     /// A date, written the locale's way (``BuiltinString/dateDisplay``).
     case date(CivilDate)
+    /// A number as a person writes it: its digits, no grouping, the locale's
+    /// decimal separator ("2,5" in German).
+    case number(Double)
 }
 
 /// Field id → what is wrong with it (`""` for the step as a whole): the
@@ -63,7 +66,15 @@ package struct SessionText: Sendable {
             return piped(text.resolve(locale))
         case .date(let date):
             return format(date)
+        case .number(let number):
+            return format(number)
         }
+    }
+
+    /// `number` as typed (`3`, not `3.0`), with this locale's decimal separator.
+    package func format(_ number: Double) -> String {
+        let decimal = strings.text(.numberDecimalSeparator, locale: locale)
+        return formatNumber(number).split(separator: ".", omittingEmptySubsequences: false).joined(separator: decimal)
     }
 
     /// `date` as people in this locale write it: "08.12.2026" in German,
