@@ -61,7 +61,7 @@ extension FieldValidator {
 /// found (since SDK 1.1): its assessment, and for a value it accepts or
 /// only warns about, perhaps the value as flowd should store it. Plain
 /// values, so a host can carry it across a process boundary.
-public struct FieldReview: Sendable, Hashable {
+public struct FieldReview: Sendable, Hashable, Codable {
     /// Accepted, rejected with a message, or warned about.
     public var assessment: FieldAssessment
     /// The value as it should be stored, or nil to keep what was typed.
@@ -82,7 +82,7 @@ public struct FieldReview: Sendable, Hashable {
 }
 
 /// What a field validator found (``FieldValidator/assess(_:field:context:)``).
-public enum FieldAssessment: Sendable, Hashable {
+public enum FieldAssessment: Sendable, Hashable, Codable {
     /// The value is fine.
     case accepted
     /// The value is wrong; the message (in `context.locale`) is shown under

@@ -41,11 +41,15 @@ import Testing
         #expect(PluginLogValue.number(0.25).description == "0.25" && PluginLogValue.bool(true).description == "true")
     }
 
-    @Test("an entry survives a round trip through JSON (a host may carry it to another process)")
+    @Test("entries and field reviews survive a round trip through JSON (a host may carry them to another process)")
     func entriesAreCodable() throws {
         let entry = PluginLogEntry(level: .warning, message: "retry", fields: ["n": 2, "host": "a", "ok": true, "x": 1.5])
-        let decoded = try JSONCoder.decode(PluginLogEntry.self, from: JSONCoder.encode(entry))
-        #expect(decoded == entry)
+        #expect(try JSONCoder.decode(PluginLogEntry.self, from: JSONCoder.encode(entry)) == entry)
+        let reviews: [FieldReview] = [
+            .accepted(normalizedTo: .text("DE1")), FieldReview(.rejected("No.")), FieldReview(.warning("Hm."), normalizedValue: .integer(2)),
+            FieldReview(.accepted),
+        ]
+        #expect(try JSONCoder.decode([FieldReview].self, from: JSONCoder.encode(reviews)) == reviews)
     }
 }
 
