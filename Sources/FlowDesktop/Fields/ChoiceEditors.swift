@@ -84,7 +84,6 @@ extension ToggleButton: ChoiceButton {}
 ///   choice), Other's entry in a group of its own below them.
 @MainActor
 final class ChoiceEditor: FieldEditor {
-    let fieldID: String
     let chrome: FieldChrome
     private let group: PreferencesGroup
     private var buttons: [(id: String, button: any ChoiceButton)] = []
@@ -96,7 +95,6 @@ final class ChoiceEditor: FieldEditor {
     }
 
     init(_ field: StepField, style: ChoiceStyle, context: EditorContext) {
-        fieldID = field.id
         selection = ChoiceSelection(field: field)
         group = PreferencesGroup(title: context.label(field))
         let options = field.choices

@@ -14,6 +14,8 @@ final class FieldChrome {
     private let errorLabel = Label()
     private let warningLabel = Label()
     private let notesLabel = Label()
+    /// The field's id, set by ``attach(input:field:)``.
+    private(set) var fieldID = ""
     /// The widget a screen reader lands on for this field.
     private weak var input: Widget?
     private var help = ""
@@ -53,6 +55,7 @@ final class FieldChrome {
     /// The input the texts belong to; gets the accessible name and description.
     func attach(input: Widget, field: StepField) {
         self.input = input
+        fieldID = field.id
         update(field)
     }
 
