@@ -46,8 +46,7 @@ final class StepHeader {
 
     init() {
         progressLabel.xAlign = 0
-        progressLabel.addStyleClass("caption-heading")
-        progressLabel.addStyleClass("dim-label")
+        progressLabel.addStyleClass("caption-heading", "dim-label")
         segments.addStyleClass("step-segments")
         title.xAlign = 0
         title.wraps = true
@@ -88,8 +87,7 @@ final class ActionBar {
     init(send: @escaping @MainActor (WindowEvent) -> Void) {
         back = Button(mnemonic: "")
         primary = Button(mnemonic: "")
-        primary.addStyleClass("suggested-action")
-        primary.addStyleClass("pill")
+        primary.addStyleClass("suggested-action", "pill")
         back.addStyleClass("pill")
         let row = Box(.horizontal, spacing: 12)
         row.setMargins(top: 12)
