@@ -37,7 +37,7 @@ extension Wizard {
             case .answered: break
             case .back:
                 if step.canGoBack {
-                    try call { [session] s async throws(FlowClientError) in try await s.back(session) }
+                    try calls.call { [session] s async throws(FlowClientError) in try await s.back(session) }
                     return .next
                 }
                 say(style.yellow(text(.firstStep)) + "\n")
@@ -74,7 +74,7 @@ extension Wizard {
                     say(style.yellow(text(.firstStep)) + "\n")
                     continue
                 }
-                try call { [session] s async throws(FlowClientError) in try await s.back(session) }
+                try calls.call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "e":
                 toAsk = step.fields.filter { $0.type != .computed }
