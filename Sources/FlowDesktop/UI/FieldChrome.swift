@@ -82,13 +82,10 @@ final class FieldChrome {
     }
 
     private func refresh() {
-        errorLabel.text = error
-        errorLabel.isVisible = !error.isEmpty
-        warningLabel.text = warning
-        warningLabel.isVisible = !warning.isEmpty
+        errorLabel.showText(error)
+        warningLabel.showText(warning)
         let notes = ([help] + hints + [extraNote]).filter { !$0.isEmpty }
-        notesLabel.text = notes.joined(separator: "\n")
-        notesLabel.isVisible = !notes.isEmpty
+        notesLabel.showText(notes.joined(separator: "\n"))
         guard let input else { return }
         input.setAccessibleDescription(([error, warning] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
         input.setAccessibleInvalid(!error.isEmpty)

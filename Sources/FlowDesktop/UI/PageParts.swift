@@ -60,15 +60,13 @@ final class StepHeader {
 
     /// The page's "Step 2 of 4", its segments, title and description.
     func update(_ page: StepPage, title text: String? = nil, description: String? = nil) {
-        progressLabel.text = page.progressLabel
-        progressLabel.isVisible = !page.progressLabel.isEmpty
+        progressLabel.showText(page.progressLabel)
         segments.set(filled: page.index, of: page.count)
         // The segments read as the same words as the label above them.
         segments.setAccessibleLabel(page.progressLabel)
         title.text = text ?? page.title
         let line = description ?? page.description
-        subtitle.text = line
-        subtitle.isVisible = !line.isEmpty
+        subtitle.showText(line)
     }
 }
 
@@ -120,11 +118,9 @@ final class ActionBar {
         primary.isSensitive = session.primaryEnabled
         primaryEvent = session.primaryEvent
         back.isVisible = page.canGoBack
-        stepError.text = session.stepError
-        stepError.isVisible = !session.stepError.isEmpty
+        stepError.showText(session.stepError)
         let failure = session.failure
-        failureLabel.text = failure
-        failureLabel.isVisible = !failure.isEmpty
+        failureLabel.showText(failure)
         // A screen reader hears the failure when it reaches the button.
         primary.setAccessibleDescription(failure)
         primary.setDescribedBy(failure.isEmpty ? nil : failureLabel)

@@ -59,8 +59,7 @@ final class ReviewPageView: Page {
             groupsBox.append(widget)
             groupWidgets.append(widget)
         }
-        note.text = review.note
-        note.isVisible = !review.note.isEmpty
+        note.showText(review.note)
         actions.update(session)
         hasFailure = session.submitFailed
     }
