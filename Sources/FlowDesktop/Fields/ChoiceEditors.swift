@@ -142,8 +142,7 @@ final class ChoiceEditor: FieldEditor {
         let anyIcon = options.contains { $0.icon?.isEmpty == false }
         var checks: [(id: String, button: CheckButton)] = []
         for option in options {
-            let row = ActionRow(title: option.label)
-            row.setLines(title: 0, subtitle: 0)
+            let row = ActionRow(title: option.label, wraps: true)
             let check = CheckButton(radio: !multiple)
             if let first = checks.first?.button, !multiple { check.join(first) }
             // libadwaita 1.2 puts each new prefix first: the icon, then the button before it.

@@ -13,8 +13,7 @@ final class ComputedEditor: FieldEditor {
     var focusTarget: Widget { row }
 
     init(_ field: StepField, context: EditorContext) {
-        row = ActionRow(title: field.label)
-        row.setLines(title: 0, subtitle: 0)
+        row = ActionRow(title: field.label, wraps: true)
         value.isSelectable = true
         value.addStyleClass("numeric", "heading")
         row.addSuffix(value)

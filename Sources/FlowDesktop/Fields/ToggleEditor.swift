@@ -11,8 +11,7 @@ final class ToggleEditor: FieldEditor {
     var focusTarget: Widget { toggle }
 
     init(_ field: StepField, context: EditorContext) {
-        row = ActionRow(title: context.label(field))
-        row.setLines(title: 0, subtitle: 0)
+        row = ActionRow(title: context.label(field), wraps: true)
         row.addSuffix(toggle)
         row.setActivatableWidget(toggle)
         chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)

@@ -132,8 +132,7 @@ final class ActionBar {
 @MainActor
 enum AnswerRow {
     static func make(label: String, value: String) -> ActionRow {
-        let row = ActionRow(title: label, subtitle: value)
-        row.setLines(title: 0, subtitle: 0)
+        let row = ActionRow(title: label, subtitle: value, wraps: true)
         row.addStyleClass("review-answer")
         row.setAccessibleLabel(label + ": " + value)
         return row
