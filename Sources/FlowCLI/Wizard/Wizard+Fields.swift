@@ -92,11 +92,9 @@ extension Wizard {
                 case .leftRunning: return .leftRunning
                 }
             } else {
-                result = spinning(step.continueLabel + "…") { () -> Result<[String: String], FlowClientError> in
-                    do throws(FlowClientError) {
-                        return .success(try calls.request { [session] s async throws(FlowClientError) in try await s.continueStep(session) })
-                    } catch {
-                        return .failure(error)
+                result = spinning(step.continueLabel + "…") {
+                    Result { () throws(FlowClientError) in
+                        try calls.request { [session] s async throws(FlowClientError) in try await s.continueStep(session) }
                     }
                 }
             }
