@@ -145,7 +145,24 @@ package struct Strings: Sendable {
     /// The text of the key named `key`, as ``text(_:locale:_:)`` finds it: for
     /// catalogs whose keys are not ``BuiltinString``s.
     package func text(forKey key: String, locale: String, _ arguments: [String: String] = [:]) -> String {
-        let template = tables[catalogLocale(for: locale)]?[key] ?? tables["en"]?[key] ?? key
+        text(forKey: key, in: catalog(for: locale), arguments)
+    }
+
+    /// The table of the catalog locale that serves `locale`: found once by
+    /// a caller that looks up many keys in one locale, for
+    /// ``text(_:in:_:)``.
+    package func catalog(for locale: String) -> [String: String]? {
+        tables[catalogLocale(for: locale)]
+    }
+
+    /// ``text(_:locale:_:)`` with the locale's table already found
+    /// (``catalog(for:)``).
+    package func text(_ key: BuiltinString, in catalog: [String: String]?, _ arguments: [String: String] = [:]) -> String {
+        text(forKey: key.rawValue, in: catalog, arguments)
+    }
+
+    private func text(forKey key: String, in catalog: [String: String]?, _ arguments: [String: String]) -> String {
+        let template = catalog?[key] ?? tables["en"]?[key] ?? key
         return arguments.isEmpty ? template : Self.fill(template, arguments)
     }
 
