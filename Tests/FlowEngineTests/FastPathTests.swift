@@ -296,7 +296,9 @@ struct LocalizedFlowTextsTests {
          "description": {"en": "About words", "de": "Über Wörter"},
          "steps": [
            {"id": "one", "title": {"en": "One", "de": "Eins", "pt-BR": "Um", "zh-Hant": "一"},
-            "fields": [{"id": "a", "type": "text", "label": "A"}]},
+            "fields": [{"id": "a", "type": "text", "label": "A"},
+                       {"id": "c", "type": "choice", "label": "C", "options": [
+                         {"id": "x", "label": {"en": "Ex", "de": "Iks", "pt-BR": "Xis"}}, {"id": "y", "label": "Why", "icon": "face-smile"}]}]},
            {"id": "two", "title": "Two", "fields": [{"id": "b", "type": "text", "label": "B"}]}]}
         """#
 
@@ -317,6 +319,10 @@ struct LocalizedFlowTextsTests {
                 #expect(texts.summary.description == flow.description?.resolve(request) ?? "", "\(request)")
                 #expect(texts.summary.locale == locale, "\(request)")
                 #expect(texts.stepTitles == flow.steps.map { $0.title.resolve(request) }, "\(request)")
+                for field in flow.steps.flatMap(\.fields) where !field.options.isEmpty {
+                    let resolved = field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(request), icon: $0.icon) }
+                    #expect(texts.options[field.id] == resolved, "\(request)")
+                }
             }
         }
         #expect(flow.localizedTexts.count == LocalizedFlowCache.capacity, "the cache is bounded")

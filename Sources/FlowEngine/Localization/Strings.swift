@@ -175,21 +175,28 @@ package struct Strings: Sendable {
     package static func fill(_ template: String, _ arguments: [String: String]) -> String {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
-        let bytes = template.utf8
-        var out = ""
-        var rest = bytes.startIndex
-        var index = rest
-        while let start = bytes[index...].firstIndex(of: open) {
-            let nameStart = bytes.index(after: start)
-            guard let end = bytes[nameStart...].firstIndex(of: close) else { break }
-            let name = String(Substring(bytes[nameStart..<end]))
-            index = bytes.index(after: end)
-            guard let value = arguments[name] else { continue }
-            out += Substring(bytes[rest..<start])
-            out += value
-            rest = index
+        var template = template
+        // On the contiguous bytes: the string's own index arithmetic cost
+        // several times the rest of the work.
+        return template.withUTF8 { bytes -> String in
+            var out: [UInt8] = []
+            var rest = 0
+            var index = 0
+            while let start = bytes[index...].firstIndex(of: open) {
+                let nameStart = start + 1
+                guard let end = bytes[nameStart...].firstIndex(of: close) else { break }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<end]), as: UTF8.self)
+                index = end + 1
+                guard let value = arguments[name] else { continue }
+                if out.isEmpty { out.reserveCapacity(bytes.count + 32) }
+                out.append(contentsOf: bytes[rest..<start])
+                out.append(contentsOf: value.utf8)
+                rest = index
+            }
+            if rest == 0 { return String(decoding: bytes, as: UTF8.self) }
+            out.append(contentsOf: bytes[rest...])
+            return String(decoding: out, as: UTF8.self)
         }
-        return out + Substring(bytes[rest...])
     }
 
     /// The `{name}` placeholders a template uses, in order (tests compare them

@@ -226,7 +226,10 @@ extension FlowDefinition {
             }
             return LocalizedFlowTexts(
                 effectiveLocale: effective, summary: summary(locale: requested, effectiveLocale: effective),
-                stepTitles: steps.map { $0.title.resolve(requested) })
+                stepTitles: steps.map { $0.title.resolve(requested) },
+                options: Dictionary(uniqueKeysWithValues: steps.flatMap(\.fields).filter { !$0.options.isEmpty }.map { field in
+                    (field.id, field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(requested), icon: $0.icon) })
+                }))
         }
     }
 }
@@ -241,6 +244,9 @@ struct LocalizedFlowTexts: Sendable {
     /// Each step's title resolved in the locale, by step index: the template
     /// answers are piped into (``SessionText/piped(_:)``).
     let stepTitles: [String]
+    /// The options of each field that has options in the flow, labels
+    /// resolved in the locale, by field id.
+    let options: [String: [ChoiceOption]]
 }
 
 /// The per-locale texts of one flow definition. Bounded: the locale is the

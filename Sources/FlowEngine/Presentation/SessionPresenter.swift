@@ -197,6 +197,7 @@ package struct SessionPresenter {
     /// session's locale, as the provider gave them), or the flow's.
     package func options(of field: FieldDefinition) -> [ChoiceOption] {
         if let dynamic = record.dynamicOptions[field.id] { return dynamic }
+        if let kept = texts.options[field.id] { return kept }
         return field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(locale), icon: $0.icon) }
     }
 
