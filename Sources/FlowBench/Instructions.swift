@@ -97,9 +97,9 @@ enum Instructions {
     enum Budget {
         static let ping = 56_000
         static let propertyGet = 104_000
-        static let getStep = 465_000
-        static let setAnswers = 505_000
-        static let dispatch = 440_000
+        static let getStep = 400_000
+        static let setAnswers = 470_000
+        static let dispatch = 415_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
