@@ -45,7 +45,7 @@ setup:
 # What `make` builds, product by product: what `make install` ships, and
 # flowd-bench. Not every target: the fuzz targets import modules @testable,
 # which a release build cannot; Fuzz/run.sh and the debug build make them.
-RELEASE_PRODUCTS := flowd flowctl flowd-gtk flowd-plugin-probe flowd-bench \
+RELEASE_PRODUCTS := flowd flowctl flowd-gtk flowd-plugin-probe flowd-plugin-host flowd-bench \
 	SpoolPlugin CommandPlugin WebhookPlugin ValidatorsPlugin ProvidersPlugin
 build:
 	for product in $(RELEASE_PRODUCTS); do $(RELEASE) --product $$product || exit 1; done

@@ -33,7 +33,7 @@ check_no_toolchain() {
     [ ! -e /opt/swift ] || [ -z "$(ls -A /opt/swift 2>/dev/null)" ] || fail "/opt/swift exists in the container" || return 1
     ! command -v swift >/dev/null || fail "a swift binary is on PATH: $(command -v swift)" || return 1
     local f out
-    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
+    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/flowd-plugin-host /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
         if [ "$(head -c 4 "$f" | tr -d '\177')" != ELF ]; then note "$f is not an ELF file (a fake?)"; continue; fi
         # A plugin has no RUNPATH of its own: flowd's DT_RPATH ($ORIGIN/../lib/flowd)
         # finds its libraries when flowd loads it, so resolve it as flowd would.
