@@ -153,6 +153,7 @@ deb:
 BENCH_ARGS ?=
 bench: build
 	"$(BIN_RELEASE)/flowd-bench" --build-dir "$(BIN_RELEASE)" --flows-dir "$(CURDIR)/flows" $(BENCH_ARGS)
+	"$(BIN_RELEASE)/flowd-bench" --plugin-modes --build-dir "$(BIN_RELEASE)"
 
 # flowd's instructions per call, counted by callgrind (docs/performance.md,
 # "Counted instructions"): GetStep, SetAnswers, a message of the mixed rounds,

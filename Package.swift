@@ -171,7 +171,7 @@ let package = Package(
             name: "FlowBench",
             dependencies: [
                 "FlowClient", "FlowDaemon", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem",
-                "Systemd", flowKit,
+                "Systemd", "PluginHost", flowKit,
             ]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(

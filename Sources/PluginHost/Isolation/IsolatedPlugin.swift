@@ -215,6 +215,20 @@ package final class IsolatedPlugin: Sendable {
         }
     }
 
+    /// The process id of its running process, if one runs.
+    package var processID: Int32? {
+        state.withLock { s in s.connection.flatMap { $0.isOpen ? $0.child.pid : nil } }
+    }
+
+    /// Kills its process for good: no call starts it again.
+    package func stop() {
+        state.withLock { s in
+            s.quarantine = s.quarantine ?? "was stopped"
+            s.connection?.close()
+            s.connection = nil
+        }
+    }
+
     /// The plugin's registered name (the file's stem before it has one).
     package var pluginName: String {
         state.withLock { $0.registration?.name } ?? String(path.split(separator: "/").last ?? "").replacingSuffix(".so")
