@@ -225,7 +225,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: [
                 "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "ReactorTesting", "FlowEngine",
-                "FlowStore", "Systemd", "Logging", flowKit,
+                "FlowStore", "Systemd", "Logging", "PluginHost", flowKit,
             ]),
         .testTarget(
             name: "FlowCLITests",

@@ -104,7 +104,7 @@ extension DaemonConfiguration {
         for (name, plugin) in plugins.sorted(by: { $0.key < $1.key }) {
             lines += [
                 "", "[Plugin \(name)]", "Isolated=\(plugin.isolated ? "yes" : "no")",
-                "MemoryLimit=\(plugin.memoryLimit.map { "\($0 >> 20)M" } ?? "infinity")",
+                "MemoryLimit=\(plugin.memoryLimit.map { $0 % (1 << 20) == 0 ? "\($0 >> 20)M" : "\($0)" } ?? "infinity")",
                 "Network=\(plugin.network ? "yes" : "no")",
             ]
         }
