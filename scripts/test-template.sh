@@ -9,7 +9,8 @@
 #   - the tree's flowd-plugin-probe loads and calls it;
 #   - flowd from the tree, started with an empty environment (no
 #     LD_LIBRARY_PATH), loads it, maps nothing from the toolchain, and a flow
-#     that uses its validator gets the validator's message in German.
+#     that uses its validator gets the validator's message in German and
+#     stores its normalized value.
 # Usage: scripts/test-template.sh STAGE (the install tree's DESTDIR)
 set -euo pipefail
 
@@ -46,6 +47,11 @@ if grep -q "$TOOLCHAIN" <<<"$libraries"; then fail "a library resolves into the 
 probe=$(env -i PATH=/usr/bin:/bin "$STAGE/usr/bin/flowd-plugin-probe" "$PLUGIN" call myplugin.postcode --value 1011 --locale de) ||
     fail "flowd-plugin-probe: $probe"
 grep -q "^rejected: Value muss aus fünf Ziffern bestehen" <<<"$probe" || fail "flowd-plugin-probe said: $probe"
+# Its normalized value (spaces removed), and its debug line on stderr.
+probe=$(env -i PATH=/usr/bin:/bin "$STAGE/usr/bin/flowd-plugin-probe" "$PLUGIN" call myplugin.postcode --value "101 15" 2>&1) ||
+    fail "flowd-plugin-probe: $probe"
+grep -q '^normalized to: "10115"' <<<"$probe" && grep -q "^log: debug: removed spaces from a postcode" <<<"$probe" ||
+    fail "flowd-plugin-probe said: $probe"
 
 mkdir -p "$WORK/flows" "$WORK/state"
 cat >"$WORK/flows/address.json" <<'FLOW'
@@ -77,5 +83,7 @@ fi
 session=$(flowctl start address --locale de)
 errors=$(flowctl set "$session" postcode=1011 2>&1 || true)
 grep -q "Postleitzahl muss aus fünf Ziffern bestehen" <<<"$errors" || fail "the validator's message is missing: $errors"
-flowctl set "$session" postcode=10115 >/dev/null || fail "a good postcode was refused"
+flowctl set "$session" postcode="101 15" >/dev/null || fail "a good postcode was refused"
+answers=$(flowctl answers "$session")
+grep -q "10115" <<<"$answers" && ! grep -q "101 15" <<<"$answers" || fail "the normalized postcode was not stored: $answers"
 echo "test-template: the template built from the installed SDK, passed its tests, and flowd loaded and called it (RUNPATH $runpath)"

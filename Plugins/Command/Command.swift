@@ -151,7 +151,7 @@ struct CommandError: Error, CustomStringConvertible {
 }
 
 enum CommandMessages {
-    static let timedOut = Localized([
+    static let timedOut = LocalizedMessage([
         "en": "This took too long. Please try again later.",
         "de": "Das hat zu lange gedauert. Bitte versuchen Sie es später noch einmal.",
         "fr": "Cela a pris trop de temps. Veuillez réessayer plus tard.",

@@ -57,8 +57,8 @@ enum ICULocale {
     /// A UTC formatter for `locale` from a skeleton `template`, or nil when
     /// ICU has no data for the locale's language.
     static func formatter(for locale: String, template: String) -> DateFormatter? {
-        let identifier = Localized.fallbacks(locale).first ?? "en"
-        let language = Localized.language(locale)
+        let identifier = LocaleChain.normalize(locale)
+        let language = String(identifier.split(separator: "-").first ?? "en").lowercased()
         guard Locale.availableIdentifiers.contains(where: { $0 == language || $0.hasPrefix(language + "_") })
         else { return nil }
         let formatter = DateFormatter()

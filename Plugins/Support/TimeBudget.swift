@@ -10,8 +10,7 @@ extension PluginContext {
     /// margin covers what the action still does after its own limit (a
     /// process' grace period after SIGTERM, curl's whole-second rounding).
     package func timeLimit(_ seconds: Double, margin: Double, floor: Double) -> Double {
-        guard let remaining = timeRemaining else { return seconds }
-        let left = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+        guard let left = secondsRemaining else { return seconds }
         return max(floor, min(seconds, left - margin))
     }
 }

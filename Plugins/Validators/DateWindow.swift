@@ -21,8 +21,7 @@ struct DateWindowValidator: FieldValidator, DeclaresOptions {
         }
         guard let date = CivilDate(iso: text) else { return DateWindowMessages.format(context.locale) }
         if date < first || date > last {
-            return Localized.fill(
-                DateWindowMessages.outside(context.locale), ["first": first.description, "last": last.description])
+            return DateWindowMessages.outside(context.locale, ["first": first.description, "last": last.description])
         }
         return nil
     }
@@ -33,7 +32,7 @@ struct DateWindowValidator: FieldValidator, DeclaresOptions {
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
         let (minDays, maxDays) = try Self.days(context.options)
         let m = DateWindowMessages.self
-        let message: Localized
+        let message: LocalizedMessage
         switch (minDays, maxDays) {
         case (0, 0): message = m.today
         case (1, 1): message = m.tomorrow
@@ -49,7 +48,7 @@ struct DateWindowValidator: FieldValidator, DeclaresOptions {
         default: return nil
         }
         let (near, far) = maxDays <= 0 ? (-maxDays, -minDays) : (minDays, maxDays)
-        return Localized.fill(message(context.locale), [
+        return message(context.locale, [
             "days": String(max(abs(minDays), abs(maxDays))), "min": String(near), "max": String(far),
         ])
     }
@@ -76,7 +75,7 @@ struct DateWindowValidator: FieldValidator, DeclaresOptions {
 }
 
 enum DateWindowMessages {
-    static let format = Localized([
+    static let format = LocalizedMessage([
         "en": "Enter a date as YYYY-MM-DD.",
         "de": "Geben Sie ein Datum als JJJJ-MM-TT ein.",
         "fr": "Saisissez une date au format AAAA-MM-JJ.",
@@ -88,7 +87,7 @@ enum DateWindowMessages {
         "zh-Hans": "请按 YYYY-MM-DD 格式输入日期。",
         "zh-Hant": "請以 YYYY-MM-DD 格式輸入日期。",
     ])
-    static let outside = Localized([
+    static let outside = LocalizedMessage([
         "en": "Choose a date from {first} to {last}.",
         "de": "Wählen Sie ein Datum vom {first} bis zum {last}.",
         "fr": "Choisissez une date du {first} au {last}.",
@@ -104,29 +103,29 @@ enum DateWindowMessages {
     // Descriptions of the window (`describeRule`): relative to today, so the
     // same on every day. `{days}` is at least 2, `{min}` at least 1.
 
-    static let today = Localized([
+    static let today = LocalizedMessage([
         "en": "Today", "de": "Heute", "fr": "Aujourd’hui", "es": "Hoy", "it": "Oggi", "pt-BR": "Hoje",
         "ja": "今日", "ko": "오늘", "zh-Hans": "今天", "zh-Hant": "今天",
     ])
-    static let tomorrow = Localized([
+    static let tomorrow = LocalizedMessage([
         "en": "Tomorrow", "de": "Morgen", "fr": "Demain", "es": "Mañana", "it": "Domani", "pt-BR": "Amanhã",
         "ja": "明日", "ko": "내일", "zh-Hans": "明天", "zh-Hant": "明天",
     ])
-    static let yesterday = Localized([
+    static let yesterday = LocalizedMessage([
         "en": "Yesterday", "de": "Gestern", "fr": "Hier", "es": "Ayer", "it": "Ieri", "pt-BR": "Ontem",
         "ja": "昨日", "ko": "어제", "zh-Hans": "昨天", "zh-Hant": "昨天",
     ])
-    static let todayOrTomorrow = Localized([
+    static let todayOrTomorrow = LocalizedMessage([
         "en": "Today or tomorrow", "de": "Heute oder morgen", "fr": "Aujourd’hui ou demain", "es": "Hoy o mañana",
         "it": "Oggi o domani", "pt-BR": "Hoje ou amanhã", "ja": "今日または明日", "ko": "오늘 또는 내일",
         "zh-Hans": "今天或明天", "zh-Hant": "今天或明天",
     ])
-    static let yesterdayOrToday = Localized([
+    static let yesterdayOrToday = LocalizedMessage([
         "en": "Yesterday or today", "de": "Gestern oder heute", "fr": "Hier ou aujourd’hui", "es": "Ayer u hoy",
         "it": "Ieri o oggi", "pt-BR": "Ontem ou hoje", "ja": "昨日または今日", "ko": "어제 또는 오늘",
         "zh-Hans": "昨天或今天", "zh-Hant": "昨天或今天",
     ])
-    static let withinNext = Localized([
+    static let withinNext = LocalizedMessage([
         "en": "Within the next {days} days",
         "de": "Innerhalb der nächsten {days} Tage",
         "fr": "Dans les {days} prochains jours",
@@ -138,7 +137,7 @@ enum DateWindowMessages {
         "zh-Hans": "今天起 {days} 天内",
         "zh-Hant": "今天起 {days} 天內",
     ])
-    static let withinPast = Localized([
+    static let withinPast = LocalizedMessage([
         "en": "Within the past {days} days",
         "de": "Innerhalb der letzten {days} Tage",
         "fr": "Dans les {days} derniers jours",
@@ -150,7 +149,7 @@ enum DateWindowMessages {
         "zh-Hans": "过去 {days} 天内",
         "zh-Hant": "過去 {days} 天內",
     ])
-    static let inDays = Localized([
+    static let inDays = LocalizedMessage([
         "en": "Exactly {days} days from today",
         "de": "Genau {days} Tage ab heute",
         "fr": "Exactement dans {days} jours",
@@ -162,7 +161,7 @@ enum DateWindowMessages {
         "zh-Hans": "正好 {days} 天后",
         "zh-Hant": "正好 {days} 天後",
     ])
-    static let daysAgo = Localized([
+    static let daysAgo = LocalizedMessage([
         "en": "Exactly {days} days ago",
         "de": "Genau vor {days} Tagen",
         "fr": "Il y a exactement {days} jours",
@@ -174,7 +173,7 @@ enum DateWindowMessages {
         "zh-Hans": "正好 {days} 天前",
         "zh-Hant": "正好 {days} 天前",
     ])
-    static let between = Localized([
+    static let between = LocalizedMessage([
         "en": "Between {min} and {max} days from today",
         "de": "Zwischen {min} und {max} Tagen ab heute",
         "fr": "Entre {min} et {max} jours à partir d’aujourd’hui",
@@ -186,7 +185,7 @@ enum DateWindowMessages {
         "zh-Hans": "今天起 {min} 至 {max} 天后",
         "zh-Hant": "今天起 {min} 至 {max} 天後",
     ])
-    static let betweenAgo = Localized([
+    static let betweenAgo = LocalizedMessage([
         "en": "Between {min} and {max} days ago",
         "de": "Vor {min} bis {max} Tagen",
         "fr": "Il y a entre {min} et {max} jours",

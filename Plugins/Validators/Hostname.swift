@@ -63,7 +63,7 @@ struct HostnameValidator: FieldValidator, DeclaresOptions {
 }
 
 enum HostnameMessages {
-    static func text(for problem: HostnameValidator.Problem) -> Localized {
+    static func text(for problem: HostnameValidator.Problem) -> LocalizedMessage {
         switch problem {
         case .tooLong: return tooLong
         case .labelTooLong: return labelTooLong
@@ -73,7 +73,7 @@ enum HostnameMessages {
         }
     }
 
-    static let tooLong = Localized([
+    static let tooLong = LocalizedMessage([
         "en": "A host name can be at most 253 characters long.",
         "de": "Ein Hostname darf höchstens 253 Zeichen lang sein.",
         "fr": "Un nom d’hôte ne peut pas dépasser 253 caractères.",
@@ -85,7 +85,7 @@ enum HostnameMessages {
         "zh-Hans": "主机名最多 253 个字符。",
         "zh-Hant": "主機名稱最多 253 個字元。",
     ])
-    static let labelTooLong = Localized([
+    static let labelTooLong = LocalizedMessage([
         "en": "Each part of a host name can be at most 63 characters long.",
         "de": "Jeder Teil eines Hostnamens darf höchstens 63 Zeichen lang sein.",
         "fr": "Chaque partie d’un nom d’hôte ne peut pas dépasser 63 caractères.",
@@ -97,7 +97,7 @@ enum HostnameMessages {
         "zh-Hans": "主机名的每一部分最多 63 个字符。",
         "zh-Hant": "主機名稱的每一部分最多 63 個字元。",
     ])
-    static let characters = Localized([
+    static let characters = LocalizedMessage([
         "en": "Use letters, digits and hyphens in parts separated by dots, such as printer-2.example.org.",
         "de": "Verwenden Sie Buchstaben, Ziffern und Bindestriche in durch Punkte getrennten Teilen, z. B. drucker-2.example.org.",
         "fr": "Utilisez des lettres, des chiffres et des tirets, en parties séparées par des points, par exemple imprimante-2.example.org.",
@@ -109,7 +109,7 @@ enum HostnameMessages {
         "zh-Hans": "请在以点分隔的各部分中使用字母、数字和连字符，例如 printer-2.example.org。",
         "zh-Hant": "請在以點分隔的各部分中使用字母、數字和連字號，例如 printer-2.example.org。",
     ])
-    static let numericEnd = Localized([
+    static let numericEnd = LocalizedMessage([
         "en": "The last part of a host name cannot be only digits.",
         "de": "Der letzte Teil eines Hostnamens darf nicht nur aus Ziffern bestehen.",
         "fr": "La dernière partie d’un nom d’hôte ne peut pas être composée uniquement de chiffres.",
@@ -121,7 +121,7 @@ enum HostnameMessages {
         "zh-Hans": "主机名的最后一部分不能只有数字。",
         "zh-Hant": "主機名稱的最後一部分不能只有數字。",
     ])
-    static let needsDomain = Localized([
+    static let needsDomain = LocalizedMessage([
         "en": "Enter a full host name with its domain, such as printer-2.example.org.",
         "de": "Geben Sie einen vollständigen Hostnamen mit Domain ein, z. B. drucker-2.example.org.",
         "fr": "Saisissez un nom d’hôte complet avec son domaine, par exemple imprimante-2.example.org.",
@@ -136,7 +136,7 @@ enum HostnameMessages {
 
     // Descriptions of the rule (`describeRule`).
 
-    static let name = Localized([
+    static let name = LocalizedMessage([
         "en": "A host name, such as printer-2.example.org",
         "de": "Ein Hostname, z. B. drucker-2.example.org",
         "fr": "Un nom d’hôte, par exemple imprimante-2.example.org",
@@ -148,7 +148,7 @@ enum HostnameMessages {
         "zh-Hans": "主机名，例如 printer-2.example.org",
         "zh-Hant": "主機名稱，例如 printer-2.example.org",
     ])
-    static let fullName = Localized([
+    static let fullName = LocalizedMessage([
         "en": "A full host name with its domain, such as printer-2.example.org",
         "de": "Ein vollständiger Hostname mit Domain, z. B. drucker-2.example.org",
         "fr": "Un nom d’hôte complet avec son domaine, par exemple imprimante-2.example.org",

@@ -25,10 +25,10 @@ struct UsernameAvailableValidator: FieldValidator, DeclaresOptions {
         }
         guard Self.isValidName(text) else { return UsernameMessages.invalid(context.locale) }
         if try NameService.userExists(text) {
-            return Localized.fill(UsernameMessages.taken(context.locale), ["name": text])
+            return UsernameMessages.taken(context.locale, ["name": text])
         }
         if try options.bool("checkGroups") ?? true, try NameService.groupExists(text) {
-            return Localized.fill(UsernameMessages.taken(context.locale), ["name": text])
+            return UsernameMessages.taken(context.locale, ["name": text])
         }
         return nil
     }
@@ -75,7 +75,7 @@ enum NameService {
 }
 
 enum UsernameMessages {
-    static let invalid = Localized([
+    static let invalid = LocalizedMessage([
         "en": "Use up to 32 lowercase letters, digits, “-” and “_”, starting with a letter.",
         "de": "Verwenden Sie bis zu 32 Kleinbuchstaben, Ziffern, „-“ und „_“, beginnend mit einem Buchstaben.",
         "fr": "Utilisez jusqu’à 32 lettres minuscules, chiffres, « - » et « _ », en commençant par une lettre.",
@@ -87,7 +87,7 @@ enum UsernameMessages {
         "zh-Hans": "请使用最多 32 个小写字母、数字、“-”和“_”，并以字母开头。",
         "zh-Hant": "請使用最多 32 個小寫字母、數字、「-」和「_」，並以字母開頭。",
     ])
-    static let taken = Localized([
+    static let taken = LocalizedMessage([
         "en": "The user name “{name}” is already taken.",
         "de": "Der Benutzername „{name}“ ist schon vergeben.",
         "fr": "Le nom d’utilisateur « {name} » est déjà pris.",
@@ -101,7 +101,7 @@ enum UsernameMessages {
     ])
 
     /// The rule (`describeRule`).
-    static let rule = Localized([
+    static let rule = LocalizedMessage([
         "en": "Up to 32 lowercase letters, digits, “-” and “_”, not yet taken",
         "de": "Bis zu 32 Kleinbuchstaben, Ziffern, „-“ und „_“, noch nicht vergeben",
         "fr": "Jusqu’à 32 lettres minuscules, chiffres, « - » et « _ », pas encore pris",

@@ -166,70 +166,70 @@ struct WebhookError: Error, CustomStringConvertible {
 
 /// What the person reads when the webhook fails.
 enum WebhookMessages {
-    static let refused = Localized([
+    static let refused = LocalizedMessage([
         "en": "The server refused the data.",
         "de": "Der Server hat die Daten abgelehnt.",
         "fr": "Le serveur a refusé les données.",
         "es": "El servidor rechazó los datos.",
         "ja": "サーバーがデータを受け付けませんでした。",
     ])
-    static let accessDenied = Localized([
+    static let accessDenied = LocalizedMessage([
         "en": "The server refused access. Please tell your administrator.",
         "de": "Der Server hat den Zugriff verweigert. Bitte informieren Sie Ihre Administration.",
         "fr": "Le serveur a refusé l’accès. Veuillez prévenir votre administrateur.",
         "es": "El servidor denegó el acceso. Avise a su administrador.",
         "ja": "サーバーにアクセスを拒否されました。管理者に連絡してください。",
     ])
-    static let wrongAddress = Localized([
+    static let wrongAddress = LocalizedMessage([
         "en": "The server address is wrong. Please tell your administrator.",
         "de": "Die Serveradresse ist falsch. Bitte informieren Sie Ihre Administration.",
         "fr": "L’adresse du serveur est erronée. Veuillez prévenir votre administrateur.",
         "es": "La dirección del servidor es incorrecta. Avise a su administrador.",
         "ja": "サーバーのアドレスが正しくありません。管理者に連絡してください。",
     ])
-    static let tooLarge = Localized([
+    static let tooLarge = LocalizedMessage([
         "en": "This is too large for the server.",
         "de": "Das ist zu groß für den Server.",
         "fr": "C’est trop volumineux pour le serveur.",
         "es": "Esto es demasiado grande para el servidor.",
         "ja": "サーバーで扱えない大きさです。",
     ])
-    static let busy = Localized([
+    static let busy = LocalizedMessage([
         "en": "The server is busy. Please try again later.",
         "de": "Der Server ist ausgelastet. Bitte versuchen Sie es später noch einmal.",
         "fr": "Le serveur est occupé. Veuillez réessayer plus tard.",
         "es": "El servidor está ocupado. Inténtelo de nuevo más tarde.",
         "ja": "サーバーが混み合っています。しばらくしてからもう一度お試しください。",
     ])
-    static let serverProblem = Localized([
+    static let serverProblem = LocalizedMessage([
         "en": "The server had a problem. Please try again later.",
         "de": "Der Server hatte ein Problem. Bitte versuchen Sie es später noch einmal.",
         "fr": "Le serveur a rencontré un problème. Veuillez réessayer plus tard.",
         "es": "El servidor tuvo un problema. Inténtelo de nuevo más tarde.",
         "ja": "サーバーで問題が発生しました。しばらくしてからもう一度お試しください。",
     ])
-    static let timedOut = Localized([
+    static let timedOut = LocalizedMessage([
         "en": "The server took too long to answer. Please try again later.",
         "de": "Der Server hat zu lange nicht geantwortet. Bitte versuchen Sie es später noch einmal.",
         "fr": "Le serveur a mis trop de temps à répondre. Veuillez réessayer plus tard.",
         "es": "El servidor tardó demasiado en responder. Inténtelo de nuevo más tarde.",
         "ja": "サーバーの応答に時間がかかりすぎています。しばらくしてからもう一度お試しください。",
     ])
-    static let unreachable = Localized([
+    static let unreachable = LocalizedMessage([
         "en": "Couldn’t reach the server. Please try again later.",
         "de": "Der Server ist nicht erreichbar. Bitte versuchen Sie es später noch einmal.",
         "fr": "Impossible de joindre le serveur. Veuillez réessayer plus tard.",
         "es": "No se pudo conectar con el servidor. Inténtelo de nuevo más tarde.",
         "ja": "サーバーに接続できませんでした。しばらくしてからもう一度お試しください。",
     ])
-    static let insecure = Localized([
+    static let insecure = LocalizedMessage([
         "en": "Couldn’t make a secure connection to the server. Please tell your administrator.",
         "de": "Keine sichere Verbindung zum Server möglich. Bitte informieren Sie Ihre Administration.",
         "fr": "Impossible d’établir une connexion sécurisée avec le serveur. Veuillez prévenir votre administrateur.",
         "es": "No se pudo establecer una conexión segura con el servidor. Avise a su administrador.",
         "ja": "サーバーと安全に接続できませんでした。管理者に連絡してください。",
     ])
-    static let unexpected = Localized([
+    static let unexpected = LocalizedMessage([
         "en": "The server gave an unexpected answer. Please try again later.",
         "de": "Der Server hat unerwartet geantwortet. Bitte versuchen Sie es später noch einmal.",
         "fr": "Le serveur a donné une réponse inattendue. Veuillez réessayer plus tard.",
@@ -238,7 +238,7 @@ enum WebhookMessages {
     ])
 
     /// The message for an HTTP status other than 2xx.
-    static func forStatus(_ status: Int) -> Localized {
+    static func forStatus(_ status: Int) -> LocalizedMessage {
         switch status {
         case 401, 403: return accessDenied
         case 404, 405, 410: return wrongAddress

@@ -96,23 +96,32 @@ package final class PluginCaller: Sendable {
     package func validateField(
         _ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
     ) async -> PluginCallResult<FieldAssessment> {
+        await reviewField(name, value: value, field: field, context: context, timeout: timeout).flatMap { .success($0.assessment) }
+    }
+
+    /// Runs field validator `name` through its `review` (since SDK 1.1):
+    /// its assessment, and the value cleaned up when it gives one (checked
+    /// against the field by the engine, which stores it).
+    package func reviewField(
+        _ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext, timeout: Duration? = nil
+    ) async -> PluginCallResult<FieldReview> {
         guard let c = registry.capability(.fieldValidator, named: name),
             case .fieldValidator(_, let validator) = c.capability
         else { return .unavailable }
         let result = await call(c, timeout: timeout ?? configuration.validatorTimeout, uid: context.callerUID) { deadline in
-            try await validator.assess(value, field: field, context: context.until(deadline))
+            try await validator.review(value, field: field, context: context.until(deadline))
         }
-        return result.flatMap { assessment in
+        return result.flatMap { review in
             let message: String
-            switch assessment {
-            case .accepted: return .success(.accepted)
+            switch review.assessment {
+            case .accepted: return .success(review)
             case .rejected(let m), .warning(let m): message = m
             }
             guard let text = Self.cleanMessage(message) else {
                 return .failure(message: nil, detail: "\(name) returned an empty message")
             }
-            if case .warning = assessment { return .success(.warning(text)) }
-            return .success(.rejected(text))
+            if case .warning = review.assessment { return .success(FieldReview(.warning(text), normalizedValue: review.normalizedValue)) }
+            return .success(FieldReview(.rejected(text)))
         }
     }
 

@@ -77,6 +77,15 @@ enum ProbeError: Error {
 }
 
 /// Standard output and error, a line at a time.
+/// The plugin's log lines (`context.log`), on stderr as `log: LEVEL: message (name=value …)`.
+struct ProbeLog: PluginLogSink {
+    func write(_ entry: PluginLogEntry) {
+        let fields = entry.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.description)" }
+        let text = "log: \(entry.level.rawValue): \(entry.message)" + (fields.isEmpty ? "" : " (\(fields.joined(separator: " ")))")
+        try? FileDescriptor.writeAll(2, (String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }) + "\n").utf8)
+    }
+}
+
 enum Output {
     static func line(_ text: String) { try? FileDescriptor.writeAll(1, (text + "\n").utf8) }
     static func error(_ text: String) { try? FileDescriptor.writeAll(2, ("flowd-plugin-probe: " + text + "\n").utf8) }
@@ -125,19 +134,21 @@ func probe(_ arguments: ProbeArguments) async -> SysExits {
 /// Calls capability `name` as flowd would and prints what flowd would make of the answer.
 func call(_ caller: PluginCaller, _ kind: CapabilityKind, _ name: String, _ arguments: ProbeArguments) async -> SysExits {
     let field = FieldInfo(id: "value", type: arguments.fieldType, label: "Value")
-    let context = PluginContext(
+    var context = PluginContext(
         flowID: "probe", sessionID: "0123456789abcdef0123456789abcdef", locale: arguments.locale,
         callerUID: CurrentProcess.effectiveUserID, answers: arguments.answers, options: arguments.options,
         stateDirectory: "/tmp")
+    context.log = PluginLogger(sink: ProbeLog())
     switch kind {
     case .fieldValidator:
         let rule = await caller.describeFieldRule(name, field: field, context: ruleContext(context))
         if case .success(let text?) = rule { Output.line("rule: \(text)") }
-        return report(await caller.validateField(name, value: arguments.value, field: field, context: context)) {
-            switch $0 {
-            case .accepted: return ["accepted"]
+        return report(await caller.reviewField(name, value: arguments.value, field: field, context: context)) {
+            let normalized = $0.normalizedValue.flatMap { $0 == arguments.value ? nil : "normalized to: \(describe($0))" }
+            switch $0.assessment {
+            case .accepted: return ["accepted"] + (normalized.map { [$0] } ?? [])
             case .rejected(let message): return ["rejected: \(message)"]
-            case .warning(let message): return ["warning: \(message)"]
+            case .warning(let message): return ["warning: \(message)"] + (normalized.map { [$0] } ?? [])
             }
         }
     case .stepValidator:

@@ -73,4 +73,17 @@ struct PluginProbeToolTests {
             Self.tool, [dir + "/FixtureOddPlugin.so", "call", "odd.slow-field", "--value", "x", "--timeout", "0.2"])
         #expect(slow.lines.last == "timed out", "\(slow.lines)")
     }
+
+    @Test("shows a validator's normalized value, and the plugin's log lines on stderr")
+    func normalizedValueAndLog() throws {
+        let temp = try TemporaryDirectory()
+        let dir = try PluginFiles.directory(["FixtureTestPlugin"], in: temp)
+        let vat = try Subprocess.run(Self.tool, [dir + "/FixtureTestPlugin.so", "call", "test.vat", "--value", "de 123.456.789"])
+        #expect(vat.exitCode == 0, "\(vat.standardError)")
+        #expect(vat.lines.suffix(2) == ["accepted", "normalized to: \"DE123456789\""], "\(vat.lines)")
+        #expect(vat.standardError.contains("log: info: normalized a VAT id (country=DE length=11)"), "\(vat.standardError)")
+        let wrong = try Subprocess.run(
+            Self.tool, [dir + "/FixtureTestPlugin.so", "call", "test.vat", "--value", "nope", "--locale", "de_CH"])
+        #expect(wrong.lines.last == "rejected: Value ist keine MWST-Nummer, z. B. CHE123456789.", "\(wrong.lines)")
+    }
 }

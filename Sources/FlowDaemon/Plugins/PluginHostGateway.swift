@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import Logging
 import PluginHost
 
@@ -9,26 +10,58 @@ struct PluginHostGateway: PluginGateway {
     let caller: PluginCaller
     let stateDirectory: String
     let logger: Logger
+    /// The limit on plugins' own log lines, shared by every call.
+    var logGate = PluginLogGate()
 
-    private func context(_ context: PluginContext) -> PluginContext {
+    /// The context a call to capability `name` gets: the state directory,
+    /// and a log into flowd's with the call's fields (`metadata`), which
+    /// never writes `secrets`. Call the log's `finish()` when the call ends.
+    private func context(
+        _ context: PluginContext, _ kind: CapabilityKind, _ name: String, metadata: LogMetadata? = nil,
+        secrets: [String] = []
+    ) -> (PluginContext, PluginCallLog) {
         var c = context
         c.stateDirectory = stateDirectory
-        return c
+        let fields = metadata ?? callMetadata(kind, name, context)
+        var callLogger = logger
+        callLogger.metadata = logger.metadata.merging(fields)
+        let log = PluginCallLog(
+            logger: callLogger, plugin: fields.text(of: .plugin) ?? name, gate: logGate, secrets: secrets)
+        c.log = PluginLogger(sink: log)
+        return (c, log)
     }
 
     func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
         -> FieldAssessment
     {
-        let result = await caller.validateField(name, value: value, field: field, context: self.context(context))
+        try await reviewField(name, value: value, field: field, context: context).assessment
+    }
+
+    func reviewField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldReview
+    {
         var metadata = callMetadata(.fieldValidator, name, context)
         metadata[.field] = field.id
+        let secrets = field.type == "secure" ? value.textValue.map { [$0] } ?? [] : []
+        let (c, log) = self.context(context, .fieldValidator, name, metadata: metadata, secrets: secrets)
+        let result = await caller.reviewField(name, value: value, field: field, context: c)
+        log.finish()
         return try checked(result, "validator \(name)", name, metadata: metadata)
     }
 
+    func normalizationRefused(_ name: String, field: FieldInfo, context: PluginContext, problem: NormalizationRefused) {
+        var metadata = callMetadata(.fieldValidator, name, context)
+        metadata[.field] = field.id
+        metadata[.error] = FlowErrorName.pluginFailed.rawValue
+        logger.warning("validator \(name) failed: its normalized value \(problem.description)", metadata: metadata)
+    }
+
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
-        let result = await caller.validateStep(name, step: step, context: self.context(context))
         var metadata = callMetadata(.stepValidator, name, context)
         metadata[.step] = step.id
+        let (c, log) = self.context(context, .stepValidator, name, metadata: metadata)
+        let result = await caller.validateStep(name, step: step, context: c)
+        log.finish()
         return try checked(result, "step validator \(name)", name, metadata: metadata)
     }
 
@@ -53,9 +86,11 @@ struct PluginHostGateway: PluginGateway {
 
     func submit(_ request: SubmitRequest) async -> SubmitOutcome {
         let timeout = Duration.milliseconds(Int64((request.timeoutSeconds * 1000).rounded()))
-        switch await caller.submit(
-            request.action, submission: request.submission, context: context(request.context), timeout: timeout)
-        {
+        let (c, log) = context(
+            request.context, .submitAction, request.action, secrets: Array(request.submission.secureAnswers.values))
+        let result = await caller.submit(request.action, submission: request.submission, context: c, timeout: timeout)
+        log.finish()
+        switch result {
         case .success(let receipt):
             let (finite, replaced) = receipt.replacingNonFiniteNumbers()
             if !replaced.isEmpty {
@@ -90,11 +125,17 @@ struct PluginHostGateway: PluginGateway {
     }
 
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        provider(.optionsProvider, name, context, await caller.options(name, field: field, context: self.context(context)))
+        let (c, log) = self.context(context, .optionsProvider, name)
+        let result = await caller.options(name, field: field, context: c)
+        log.finish()
+        return provider(.optionsProvider, name, context, result)
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        provider(.prefillProvider, name, context, await caller.prefill(name, field: field, context: self.context(context)))
+        let (c, log) = self.context(context, .prefillProvider, name)
+        let result = await caller.prefill(name, field: field, context: c)
+        log.finish()
+        return provider(.prefillProvider, name, context, result)
     }
 
     private func provider<V>(

@@ -455,8 +455,9 @@ actor FlowService: DaemonComponent {
                 var session = try service.session(id)
                 let start = service.repository.changeStart(session)
                 let errors = session.applyPluginResults(results)
-                // Plugin verdicts live in memory only; nothing new to store.
-                try service.commit(session, from: start, persist: false)
+                // Plugin verdicts live in memory only; a validator's
+                // normalized value is an answer change, and is stored.
+                try service.commit(session, from: start, persist: session.record.revision != start.session.record.revision)
                 return errors
             }
         }
@@ -531,8 +532,9 @@ actor FlowService: DaemonComponent {
                 var session = try service.session(id)
                 let start = service.repository.changeStart(session)
                 _ = session.applyPluginResults(results)
-                // Plugin verdicts live in memory only; nothing new to store.
-                try service.commit(session, from: start, persist: false)
+                // Plugin verdicts live in memory only; a validator's
+                // normalized value is an answer change, and is stored.
+                try service.commit(session, from: start, persist: session.record.revision != start.session.record.revision)
             }
         }
     }

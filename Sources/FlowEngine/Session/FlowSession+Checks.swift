@@ -21,6 +21,12 @@ extension FlowSession {
             switch r.check.subject {
             case .field(let info, let value):
                 guard let current = storedValue(info.id), current == value else { continue }
+                if let cleaned = r.normalizedValue, let f = flow.field(info.id) {
+                    storeNormalized(cleaned, field: f)
+                    scratch.fieldVerdicts[info.id] = SessionScratch.FieldVerdict(
+                        value: cleaned, results: [r.check.validator: r.outcome])
+                    continue
+                }
                 var verdict = scratch.fieldVerdicts[info.id].flatMap { $0.value == value ? $0 : nil }
                     ?? SessionScratch.FieldVerdict(value: value, results: [:])
                 verdict.results[r.check.validator] = r.outcome
@@ -35,6 +41,36 @@ extension FlowSession {
         }
         announceNewWarnings()
         return currentErrors()
+    }
+
+    /// Stores a validator's normalized value in place of the one it
+    /// checked: an answer change like `setAnswers`'s (a new revision, the
+    /// step to be continued again). The other validators of the field are
+    /// asked again about the new value when they are next needed.
+    private mutating func storeNormalized(_ value: AnswerValue, field f: FieldDefinition) {
+        guard store(value, key: f.id, field: f) else { return }
+        record.revision &+= 1
+        if let stepID = flow.stepID(ofField: f.id) { remove(stepID, from: &record.completed) }
+        scratch.pendingContinue = nil
+    }
+
+    /// A validator's normalized value for `f` as the field would store
+    /// it (``checkValue(_:key:field:isOther:)``), or why it cannot be:
+    /// empty, of another type, or breaking the field's own rules.
+    func storedForm(ofNormalized value: AnswerValue, field f: FieldDefinition) -> Result<AnswerValue, NormalizationRefused> {
+        guard !value.isEmpty else { return .failure(NormalizationRefused("is empty")) }
+        let stored: AnswerValue
+        do {
+            stored = try checkValue(value, key: f.id, field: f, isOther: false)
+        } catch {
+            return .failure(NormalizationRefused("does not fit the field: \(error.message)"))
+        }
+        if FieldValidation.error(f, value: stored, otherText: record.answers[f.otherKey]?.textValue, context: validationContext)
+            != nil
+        {
+            return .failure(NormalizationRefused("breaks the field's own rules (\(f.type.rawValue) field \(quoted(f.id)))"))
+        }
+        return .success(stored)
     }
 
     // MARK: What is wrong
@@ -192,6 +228,7 @@ extension FlowSession {
         let verdict = scratch.fieldVerdicts[f.id].flatMap { $0.value == v ? $0 : nil }
         let info = fieldInfo(f)
         let answers = answersOnPath(includeSecure: false, in: r)
+        let session = self
         return f.validators.compactMap { rule -> PluginCheck? in
             switch verdict?.results[rule.name] {
             case .accepted?, .rejected?, .issues?, .warning?: return nil
@@ -200,7 +237,8 @@ extension FlowSession {
             }
             return PluginCheck(
                 validator: rule.name, subject: .field(info, v), stepID: stepID,
-                context: pluginContext(answers: answers, options: rule.options), revision: record.revision)
+                context: pluginContext(answers: answers, options: rule.options), revision: record.revision,
+                storedForm: { session.storedForm(ofNormalized: $0, field: f) })
         }
     }
 

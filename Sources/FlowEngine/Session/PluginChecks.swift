@@ -24,6 +24,10 @@ package struct PluginCheck: Sendable, CustomStringConvertible {
     package let context: PluginContext
     /// The session revision the check was made for.
     let revision: UInt64
+    /// For a field check: a validator's normalized value as the field
+    /// stores it, or why the field cannot store it (checked against the
+    /// session the check was made from).
+    var storedForm: (@Sendable (AnswerValue) -> Result<AnswerValue, NormalizationRefused>)? = nil
 
     /// The checked field's id, nil for a step check.
     package var fieldID: String? {
@@ -90,11 +94,25 @@ package struct PluginCheckResult: Sendable {
     package let check: PluginCheck
     /// How it came out.
     package let outcome: PluginCheckOutcome
+    /// The value a field validator cleaned up (``FieldReview``), as the
+    /// field stores it, to store instead of the one checked; nil keeps it.
+    package let normalizedValue: AnswerValue?
 
     /// The result of running `check`.
-    package init(check: PluginCheck, outcome: PluginCheckOutcome) {
+    package init(check: PluginCheck, outcome: PluginCheckOutcome, normalizedValue: AnswerValue? = nil) {
         self.check = check
         self.outcome = outcome
+        self.normalizedValue = normalizedValue
+    }
+}
+
+/// Why a field cannot store a validator's normalized value: the plugin's
+/// fault, said in the journal (never with the value).
+package struct NormalizationRefused: Error, Sendable, Hashable, CustomStringConvertible {
+    package let description: String
+
+    package init(_ description: String) {
+        self.description = description
     }
 }
 
@@ -108,6 +126,27 @@ package protocol PluginValidating: Sendable {
         -> FieldAssessment
     /// Runs the step validator `name`; an empty array accepts the step.
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue]
+    /// Runs the field validator `name` through its `review`: its
+    /// assessment and perhaps a normalized value. The default asks
+    /// ``validateField(_:value:field:context:)`` and normalizes nothing.
+    func reviewField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldReview
+    /// Hears that field validator `name` returned a normalized value the
+    /// field cannot store (the check then counts as failed): the daemon
+    /// logs it. The default does nothing.
+    func normalizationRefused(_ name: String, field: FieldInfo, context: PluginContext, problem: NormalizationRefused)
+}
+
+extension PluginValidating {
+    package func reviewField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
+        -> FieldReview
+    {
+        FieldReview(try await validateField(name, value: value, field: field, context: context))
+    }
+
+    package func normalizationRefused(
+        _ name: String, field: FieldInfo, context: PluginContext, problem: NormalizationRefused
+    ) {}
 }
 
 /// Thrown by a ``PluginValidating`` when a call ran past its time limit.
@@ -120,12 +159,23 @@ extension PluginCheck {
     /// Runs this check with `validator`, turning a thrown error into
     /// ``PluginCheckOutcome/failed`` (or ``PluginCheckOutcome/timedOut``).
     package nonisolated(nonsending) func run(using validator: some PluginValidating) async -> PluginCheckResult {
-        let outcome: PluginCheckOutcome
+        var outcome: PluginCheckOutcome
+        var normalized: AnswerValue?
         do {
             switch subject {
             case .field(let info, let value):
-                outcome = PluginCheckOutcome(
-                    try await validator.validateField(self.validator, value: value, field: info, context: context))
+                let review = try await validator.reviewField(self.validator, value: value, field: info, context: context)
+                outcome = PluginCheckOutcome(review.assessment)
+                if let cleaned = review.normalizedValue, review.assessment.rejection == nil, cleaned != value,
+                    let storedForm
+                {
+                    switch storedForm(cleaned) {
+                    case .success(let stored): normalized = stored == value ? nil : stored
+                    case .failure(let problem):
+                        validator.normalizationRefused(self.validator, field: info, context: context, problem: problem)
+                        outcome = .failed
+                    }
+                }
             case .step(let info):
                 outcome = PluginCheckOutcome(
                     stepIssues: try await validator.validateStep(self.validator, step: info, context: context))
@@ -135,7 +185,7 @@ extension PluginCheck {
         } catch {
             outcome = .failed
         }
-        return PluginCheckResult(check: self, outcome: outcome)
+        return PluginCheckResult(check: self, outcome: outcome, normalizedValue: normalized)
     }
 }
 

@@ -7,13 +7,13 @@ extension FlowKitABI {
     /// of the fingerprint is then a change of a declaration plugins use,
     /// which makes an incremental build recompile them (a new value in
     /// an inlined body alone does not, and would leave stale plugins).
-    public typealias Fingerprintbbb29704f7f76993 = UInt64
+    public typealias Fingerprint29e3afd89949525e = UInt64
     /// `UInt32`, the type of ``version``, under the same changing name.
-    public typealias Version = Versionbbb29704f7f76993
-    public typealias Versionbbb29704f7f76993 = UInt32
+    public typealias Version = Version29e3afd89949525e
+    public typealias Version29e3afd89949525e = UInt32
 
     /// A hash of FlowKit's sources (comments and white space aside) that
     /// this code was compiled against; see ``version``.
     @_alwaysEmitIntoClient
-    public static var interfaceFingerprint: Fingerprintbbb29704f7f76993 { 0xbbb29704f7f76993 }
+    public static var interfaceFingerprint: Fingerprint29e3afd89949525e { 0x29e3afd89949525e }
 }

@@ -26,6 +26,20 @@ public protocol FieldValidator: Sendable {
     /// without the warnings). A warning is shown under the field and never
     /// stops Continue.
     func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment
+
+    /// Checks the value like ``assess(_:field:context:)``, and may hand back
+    /// the value cleaned up (since SDK 1.1): what the daemon calls. flowd
+    /// stores the cleaned value instead of what was typed, and the review
+    /// and the stored answers show it: `"de 123 456 789"` becomes
+    /// `"DE123456789"`. The default returns `assess`'s answer and keeps the
+    /// value as typed, so only a validator that normalizes implements this
+    /// (and `validate` as the same check).
+    ///
+    /// The cleaned value must have the field's type (text for a text
+    /// field) and pass the field's own rules (length, pattern, options);
+    /// flowd checks it again. One that does not is the plugin's fault: the
+    /// person sees "Couldn't check this value" and the journal says why.
+    func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview
 }
 
 extension FieldValidator {
@@ -36,10 +50,39 @@ extension FieldValidator {
     public func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
         try await validate(value, field: field, context: context).map(FieldAssessment.rejected) ?? .accepted
     }
+
+    /// ``assess(_:field:context:)``'s answer, the value kept as typed.
+    public func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
+        FieldReview(try await assess(value, field: field, context: context))
+    }
+}
+
+/// What a field validator's ``FieldValidator/review(_:field:context:)``
+/// found (since SDK 1.1): its assessment, and for a value it accepts or
+/// only warns about, perhaps the value as flowd should store it. Plain
+/// values, so a host can carry it across a process boundary.
+public struct FieldReview: Sendable, Hashable, Codable {
+    /// Accepted, rejected with a message, or warned about.
+    public var assessment: FieldAssessment
+    /// The value as it should be stored, or nil to keep what was typed.
+    /// Ignored when the assessment is a rejection.
+    public var normalizedValue: AnswerValue?
+
+    /// `assessment`, and `normalizedValue` to store instead of the value
+    /// typed (nil: keep it).
+    public init(_ assessment: FieldAssessment, normalizedValue: AnswerValue? = nil) {
+        self.assessment = assessment
+        self.normalizedValue = normalizedValue
+    }
+
+    /// The value is fine once cleaned up: flowd stores `value` instead.
+    public static func accepted(normalizedTo value: AnswerValue) -> FieldReview {
+        FieldReview(.accepted, normalizedValue: value)
+    }
 }
 
 /// What a field validator found (``FieldValidator/assess(_:field:context:)``).
-public enum FieldAssessment: Sendable, Hashable {
+public enum FieldAssessment: Sendable, Hashable, Codable {
     /// The value is fine.
     case accepted
     /// The value is wrong; the message (in `context.locale`) is shown under

@@ -29,10 +29,22 @@ public struct PluginContext: Sendable {
     /// child processes by ``timeRemaining``. Nil outside flowd (a unit test
     /// that builds its own context, unless it sets one).
     public var deadline: ContinuousClock.Instant?
+    /// The plugin's log (since SDK 1.1): lines written here reach flowd's
+    /// journal with the plugin's name (``PluginLogger``). Drops every line
+    /// in a context made with the initializer, until a host sets its own;
+    /// FlowKitTesting's contexts record them.
+    public var log: PluginLogger = .discarding
 
     /// The time left until ``deadline``, never negative; nil without a deadline.
     public var timeRemaining: Duration? {
         deadline.map { max(.zero, ContinuousClock.now.duration(to: $0)) }
+    }
+
+    /// ``timeRemaining`` in seconds (since SDK 1.1), for an API that takes
+    /// a `Double` (a process's or a request's timeout); nil without a
+    /// deadline.
+    public var secondsRemaining: Double? {
+        timeRemaining.map(\.inSeconds)
     }
 
     public init(
@@ -180,5 +192,13 @@ public struct SubmitReceipt: Sendable, Hashable {
 
     public init(_ values: [String: JSONValue] = [:]) {
         self.values = values
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included (since SDK 1.1).
+    public var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

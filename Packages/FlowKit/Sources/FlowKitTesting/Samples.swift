@@ -8,27 +8,33 @@ extension PluginContext {
     /// chose it (`"de"`, `"pt-BR"`), the answers given so far (secure ones are
     /// never in a context), and the options the flow file gives where it names
     /// the capability. `timeLimit` sets the ``PluginContext/deadline`` that
-    /// far from now, as flowd does when the plugin's code starts.
+    /// far from now, as flowd does when the plugin's code starts. What the
+    /// plugin logs goes to `log`: pass a ``TestLog`` of your own to read it.
     public static func testing(
         flowID: String = "test-flow", sessionID: String = TestValues.sessionID, locale: String = "en",
         callerUID: UInt32 = TestValues.callerUID, answers: [String: AnswerValue] = [:],
-        options: [String: JSONValue] = [:], stateDirectory: String = "/tmp", timeLimit: Duration? = nil
+        options: [String: JSONValue] = [:], stateDirectory: String = "/tmp", timeLimit: Duration? = nil,
+        log: TestLog = TestLog()
     ) -> PluginContext {
         var context = PluginContext(
             flowID: flowID, sessionID: sessionID, locale: locale, callerUID: callerUID, answers: answers,
             options: options, stateDirectory: stateDirectory)
         context.deadline = timeLimit.map { ContinuousClock.now.advanced(by: $0) }
+        context.log = PluginLogger(sink: log)
         return context
     }
 
     /// The context flowd passes to `describeRule`: no session id, no answers,
     /// the daemon's own uid (asked once per flow and language).
     public static func testingRuleDescription(
-        flowID: String = "test-flow", locale: String = "en", options: [String: JSONValue] = [:]
+        flowID: String = "test-flow", locale: String = "en", options: [String: JSONValue] = [:],
+        log: TestLog = TestLog()
     ) -> PluginContext {
-        PluginContext(
+        var context = PluginContext(
             flowID: flowID, sessionID: "", locale: locale, callerUID: 0, answers: [:], options: options,
             stateDirectory: "/tmp")
+        context.log = PluginLogger(sink: log)
+        return context
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
     static let recorded: [(String, Layout, Layout)] = [
         ("AnswerValue", layout(AnswerValue.self), Layout(size: 17, alignment: 8)),
         ("JSONValue", layout(JSONValue.self), Layout(size: 17, alignment: 8)),
-        ("PluginContext", layout(PluginContext.self), Layout(size: 105, alignment: 8)),
+        ("PluginContext", layout(PluginContext.self), Layout(size: 152, alignment: 8)),
         ("FieldInfo", layout(FieldInfo.self), Layout(size: 48, alignment: 8)),
         ("StepInfo", layout(StepInfo.self), Layout(size: 40, alignment: 8)),
         ("ValidationIssue", layout(ValidationIssue.self), Layout(size: 33, alignment: 8)),
@@ -44,6 +44,13 @@ import Testing
         ("PluginOption", layout(PluginOption.self), Layout(size: 18, alignment: 8)),
         ("PluginOptionType", layout(PluginOptionType.self), Layout(size: 1, alignment: 1)),
         ("PluginOptionProblem", layout(PluginOptionProblem.self), Layout(size: 18, alignment: 8)),
+        ("FieldReview", layout(FieldReview.self), Layout(size: 41, alignment: 8)),
+        ("PluginLogger", layout(PluginLogger.self), Layout(size: 40, alignment: 8)),
+        ("PluginLogEntry", layout(PluginLogEntry.self), Layout(size: 32, alignment: 8)),
+        ("PluginLogValue", layout(PluginLogValue.self), Layout(size: 17, alignment: 8)),
+        ("PluginLogLevel", layout(PluginLogLevel.self), Layout(size: 1, alignment: 1)),
+        ("PluginLogMessage", layout(PluginLogMessage.self), Layout(size: 16, alignment: 8)),
+        ("LocalizedMessage", layout(LocalizedMessage.self), Layout(size: 8, alignment: 8)),
     ]
 
     @Test("public layouts are the ones recorded")

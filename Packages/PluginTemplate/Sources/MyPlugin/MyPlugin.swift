@@ -2,18 +2,40 @@
 // (the plugin's name and its capabilities' prefix) to something of yours.
 import FlowKit
 
-/// `myplugin.postcode`: a German postcode, five digits. Spaces around it are
-/// fine; anything else gets a message in the session's language.
-struct PostcodeValidator: FieldValidator {
+/// `myplugin.postcode`: a German postcode, five digits. Spaces are fine
+/// (" 101 15 "): the validator hands back the postcode without them, which
+/// flowd stores instead of what was typed. Anything else gets a message in
+/// the session's language.
+///
+/// Options (declared, so flowd checks a flow's at load): `allowSpaces`
+/// (default true): false refuses a postcode with spaces inside.
+struct PostcodeValidator: FieldValidator, DeclaresOptions {
+    static let declaredOptions = [
+        PluginOption(name: "allowSpaces", type: .bool),
+    ]
+
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
-        guard let text = value.textValue else { return nil }
+        try await review(value, field: field, context: context).assessment.rejection
+    }
+
+    /// What flowd calls: the check, and the postcode without spaces.
+    func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
+        guard let text = value.textValue else { return FieldReview(.accepted) }
+        let allowSpaces = context.options["allowSpaces"]?.boolValue ?? true
         let trimmed = text.trimmingCharacters(in: " ")
-        if trimmed.count == 5 && trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
-        return Messages.text(.postcodeFormat, locale: context.locale, field.label)
+        let digits = allowSpaces ? trimmed.filter { $0 != " " } : String(trimmed)
+        guard digits.count == 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return FieldReview(.rejected(Messages.postcodeFormat(context.locale, ["label": field.label])))
+        }
+        if digits != text {
+            // For the administrator, in English; never the person's answer.
+            context.log.debug("removed spaces from a postcode", ["removed": .integer(Int64(text.count - digits.count))])
+        }
+        return .accepted(normalizedTo: .text(digits))
     }
 
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
-        Messages.text(.postcodeRule, locale: context.locale)
+        Messages.postcodeRule(context.locale)
     }
 }
 

@@ -31,6 +31,54 @@ struct SundayValidator: FieldValidator {
     }
 }
 
+/// `test.vat`: an EU VAT id, normalized (SDK 1.1): spaces and dots go,
+/// letters are uppercased ("de 123.456.789" is stored as "DE123456789").
+/// Anything that is not two letters and 8 to 12 digits or letters gets a
+/// message from a compiled-in catalog (`de-CH` has its own word). Logs one
+/// line per value it normalizes. `{"returns": "list"}` makes it return a
+/// list (the wrong type for a text field), `{"returns": "padded"}` the
+/// value with 40 more characters (too long for a field with `maxLength`).
+struct VATValidator: FieldValidator {
+    static let notVAT = LocalizedMessage([
+        "en": "{label} is not a VAT number, such as DE123456789.",
+        "de": "{label} ist keine USt-IdNr., z. B. DE123456789.",
+        "de-CH": "{label} ist keine MWST-Nummer, z. B. CHE123456789.",
+    ])
+
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        try await review(value, field: field, context: context).assessment.rejection
+    }
+
+    func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
+        let cleaned = (value.textValue ?? "").filter { $0 != " " && $0 != "." }.uppercased()
+        let scalars = Array(cleaned.unicodeScalars)
+        guard scalars.count >= 10, scalars.count <= 14, scalars.prefix(2).allSatisfy({ ("A"..."Z").contains($0) }),
+            scalars.dropFirst(2).allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+        else { return FieldReview(.rejected(Self.notVAT(context.locale, ["label": field.label]))) }
+        context.log.info("normalized a VAT id", ["country": .text(String(cleaned.prefix(2))), "length": .integer(Int64(scalars.count))])
+        switch context.options["returns"]?.stringValue {
+        case "list": return .accepted(normalizedTo: .list([cleaned]))
+        case "padded": return .accepted(normalizedTo: .text(cleaned + String(repeating: "0", count: 40)))
+        default: return .accepted(normalizedTo: .text(cleaned))
+        }
+    }
+}
+
+/// `test.chatty`: logs `{"lines": N}` info lines (default 1) with a
+/// `line` field, then accepts. With `{"echo": true}` it also logs the
+/// value it was given, as a careless plugin might: flowd must blank it out
+/// when the field is secure.
+struct ChattyValidator: FieldValidator {
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        let lines = context.options["lines"]?.intValue ?? 1
+        for line in 0..<lines { context.log.info("chatty line \(line)", ["line": .integer(Int64(line))]) }
+        if context.options["echo"] == .bool(true) {
+            context.log.warning("the value was \(value.textValue ?? "")", ["value": .text(value.textValue ?? "")])
+        }
+        return nil
+    }
+}
+
 /// `test.busy-step`: a step validator that only warns, on the step and on
 /// its first field.
 struct BusyStepValidator: StepValidator {
@@ -73,9 +121,7 @@ struct EchoSubmit: SubmitAction {
         receipt.merge(context.options["receipt"]?.objectValue ?? [:]) { _, given in given }
         if context.options["reportDeadline"] == .bool(true) {
             // Seconds left of the call when the action ran; null without a deadline.
-            receipt["timeLeft"] = context.timeRemaining.map {
-                .number(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18)
-            } ?? .null
+            receipt["timeLeft"] = context.secondsRemaining.map(JSONValue.number) ?? .null
         }
         return SubmitReceipt(receipt)
     }
@@ -137,6 +183,8 @@ public func flowdPluginRegister() -> UnsafeMutableRawPointer? {
         name: "test", version: "1.0",
         capabilities: [
             .fieldValidator("test.even", EvenValidator()),
+            .fieldValidator("test.vat", VATValidator()),
+            .fieldValidator("test.chatty", ChattyValidator()),
             .stepValidator("test.same-answers", SameAnswersValidator()),
             .fieldValidator("test.sunday", SundayValidator()),
             .stepValidator("test.busy-step", BusyStepValidator()),
