@@ -360,6 +360,11 @@ private struct LoadRun {
         }
 
         let outcome: Result<(PluginRegistration, [[PluginOption]?]), RefusalReason>
+        // An isolated plugin the checks below refuse must not keep its process.
+        var isolatedPlugin: IsolatedPlugin?
+        defer {
+            if let isolatedPlugin, records.last?.path != path || records.last?.status != .loaded { isolatedPlugin.stop() }
+        }
         if let settings = configuration.isolated[name] ?? configuration.isolated[stem] {
             // Its own process loads it, from the descriptor checked here.
             switch IsolatedPlugin.load(
@@ -371,6 +376,7 @@ private struct LoadRun {
                 records.append(refuse(reason, file: identity, status: quarantine == nil ? .failed : .disabled))
                 return
             case .loaded(let plugin, let wire):
+                isolatedPlugin = plugin
                 let capabilities = plugin.capabilities(of: wire)
                 outcome = .success(
                     (PluginRegistration(

@@ -111,6 +111,8 @@ struct IsolatedPluginTests {
             let session = try await client.start("hang")
             #expect(try await client.setAnswers(session, ["v": "x"])["v"] == "Checking this value took too long. Try again.")
             try await Self.othersServe(fixture)
+            // The kill follows the timeout answer by a moment (killGrace).
+            _ = await PluginSDKTests.log(of: fixture) { $0.contains("isolated plugin unruly was killed") }
             let after = try await Self.pluginPID(fixture)
             #expect(after != before, "a new process: \(before) then \(after)")
             let log = fixture.daemon.standardError

@@ -36,7 +36,7 @@ struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsPro
     ) async throws -> WireOutcome {
         let timeout = context.timeRemaining ?? .seconds(86_400)
         let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        let outcome = await plugin.run(deadline: context.deadline) { id in
+        let outcome = await plugin.run(deadline: context.deadline, log: context.log) { id in
             WireCall(
                 id: id, operation: operation, capability: name, context: WireContext(context),
                 timeoutNanoseconds: nanoseconds, value: value.map(WireAnswer.init), field: field.map(WireField.init),
@@ -58,14 +58,18 @@ struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsPro
     }
 
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
-        try await assess(value, field: field, context: context).rejection
+        try await review(value, field: field, context: context).assessment.rejection
     }
 
     func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
-        switch try await run(.assess, context, value: value, field: field) {
-        case .accepted: return .accepted
-        case .rejected(let m): return .rejected(m)
-        case .warning(let m): return .warning(m)
+        try await review(value, field: field, context: context).assessment
+    }
+
+    func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
+        switch try await run(.review, context, value: value, field: field) {
+        case .accepted(let normalized): return FieldReview(.accepted, normalizedValue: normalized?.value)
+        case .rejected(let m): return FieldReview(.rejected(m))
+        case .warning(let m, let normalized): return FieldReview(.warning(m), normalizedValue: normalized?.value)
         case let other: throw mismatch(other)
         }
     }

@@ -69,6 +69,8 @@ package final class IsolatedPlugin: Sendable {
     /// until the minute has passed (a plugin that exits as it starts cannot
     /// keep flowd busy starting it).
     static let startsPerMinute = 5
+    /// How long after a call's deadline its process is killed.
+    static let killGrace: Duration = .milliseconds(200)
     /// How long loading may take in the helper before it is killed.
     static let loadTimeout: Duration = .seconds(20)
 
@@ -129,8 +131,10 @@ package final class IsolatedPlugin: Sendable {
     /// Runs `call` (given its id) in the plugin's process and returns its
     /// outcome: the process's answer, or the plugin's failure when the
     /// process dies, is killed at `deadline` or cannot be started.
+    /// The lines the plugin logs during the call go to `log` (the context's
+    /// log flowd gave the call).
     package func run(
-        deadline: ContinuousClock.Instant?, _ makeCall: (UInt64) -> WireCall
+        deadline: ContinuousClock.Instant?, log: PluginLogger, _ makeCall: (UInt64) -> WireCall
     ) async -> WireOutcome {
         let connection: HelperConnection
         let id: UInt64
@@ -151,9 +155,11 @@ package final class IsolatedPlugin: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WireOutcome, Never>) in
-                guard connection.register(id, capability: call.capability, continuation) else { return }
+                guard connection.register(id, capability: call.capability, log: log, continuation) else { return }
                 let timer = deadline.map { deadline in
-                    DeadlineTimer.shared.schedule(after: max(.zero, ContinuousClock.now.duration(to: deadline))) {
+                    // A moment after the caller's own timer (on the same timer
+                    // thread), so the call ends as a timeout, not as the kill.
+                    DeadlineTimer.shared.schedule(after: max(.zero, ContinuousClock.now.duration(to: deadline)) + Self.killGrace) {
                         guard connection.isPending(id) else { return }
                         connection.kill()
                         self.events(.killedAfterTimeout(plugin: self.pluginName, capability: call.capability))
@@ -163,8 +169,11 @@ package final class IsolatedPlugin: Sendable {
                 connection.send(frame, for: id)
             }
         } onCancel: {
-            // The plugin's task is cancelled; if it ignores that, its
-            // deadline still ends it.
+            // Cancelled because its time is up: the kill timer ends it (a
+            // cancel would let the helper answer while the plugin's code
+            // still runs). Cancelled before (a Cancel on a submit): the
+            // helper cancels the plugin's task.
+            if let deadline, ContinuousClock.now >= deadline { return }
             if let frame = try? WireFrames.encode(HostRequest.cancel(id)) { connection.send(frame, for: nil) }
         }
     }
@@ -173,7 +182,9 @@ package final class IsolatedPlugin: Sendable {
     private func current() -> Result<HelperConnection, IsolationFailure> {
         let decision = state.withLock { s -> Result<HelperConnection, IsolationFailure>? in
             if let reason = s.quarantine { return .failure(IsolationFailure("is disabled: it \(reason)")) }
-            if let c = s.connection, c.isOpen { return .success(c) }
+            // A process killed after a timeout may not have been reaped yet:
+            // a call must not go to it.
+            if let c = s.connection, c.isOpen, !c.wasKilled { return .success(c) }
             let now = MonotonicClock.now()
             s.starts.removeAll { now.duration(since: $0) > .seconds(60) }
             if s.starts.count >= Self.startsPerMinute {
@@ -292,7 +303,7 @@ package final class IsolatedPlugin: Sendable {
         case .refused(let reason):
             _ = child.wait(timeout: .seconds(10))
             return .failure(IsolationFailure(reason))
-        case .result, nil:
+        case .result, .log, nil:
             child.send(.kill)
             let ended = child.wait(timeout: .seconds(10))
             if case .signaled(let signal) = ended, Self.faultSignals.contains(signal) {
@@ -374,6 +385,7 @@ private final class HelperConnection: Sendable {
         var killed = false
         var pending: [UInt64: CheckedContinuation<WireOutcome, Never>] = [:]
         var capabilities: [UInt64: String] = [:]
+        var logs: [UInt64: PluginLogger] = [:]
         var onResolve: [UInt64: @Sendable () -> Void] = [:]
     }
 
@@ -389,11 +401,14 @@ private final class HelperConnection: Sendable {
 
     /// Waits for call `id`; false (having resumed it with the failure) when
     /// the process is already gone.
-    func register(_ id: UInt64, capability: String, _ continuation: CheckedContinuation<WireOutcome, Never>) -> Bool {
+    func register(
+        _ id: UInt64, capability: String, log: PluginLogger, _ continuation: CheckedContinuation<WireOutcome, Never>
+    ) -> Bool {
         let open = state.withLock { s -> Bool in
             guard s.open else { return false }
             s.pending[id] = continuation
             s.capabilities[id] = capability
+            s.logs[id] = log
             return true
         }
         if !open { continuation.resume(returning: .failure(message: nil, detail: "its process ended")) }
@@ -423,6 +438,7 @@ private final class HelperConnection: Sendable {
     func resolve(_ id: UInt64, _ outcome: WireOutcome) {
         let (continuation, action) = state.withLock { s in
             s.capabilities[id] = nil
+            s.logs[id] = nil
             return (s.pending.removeValue(forKey: id), s.onResolve.removeValue(forKey: id))
         }
         action?()
@@ -456,11 +472,17 @@ private final class HelperConnection: Sendable {
         while true {
             do {
                 guard let body = try WireFrames.read(from: socket) else { break }
-                guard case .result(let id, let outcome) = try WireFrames.decode(HostMessage.self, from: body) else {
+                switch try WireFrames.decode(HostMessage.self, from: body) {
+                case .result(let id, let outcome):
+                    resolve(id, outcome)
+                case .log(let id, let entry):
+                    // Into the call's own log in flowd (its fields, its
+                    // limit, secure values blanked); a late line is dropped.
+                    state.withLock { $0.logs[id] }?.sink?.write(entry)
+                case .ready, .refused:
                     problem = "its process sent a message out of turn"
-                    break
                 }
-                resolve(id, outcome)
+                if problem != nil { break }
             } catch {
                 problem = error.description
                 break
@@ -474,6 +496,7 @@ private final class HelperConnection: Sendable {
                 s.pending = [:]
                 s.onResolve = [:]
                 s.capabilities = [:]
+                s.logs = [:]
             }
             return (Array(s.pending.values), Array(s.onResolve.values), Array(Set(s.capabilities.values)), s.killed)
         }

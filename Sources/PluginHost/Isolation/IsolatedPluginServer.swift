@@ -49,7 +49,7 @@ package enum IsolatedPluginServer {
                 tasks.withLock { $0[id] }?.cancel()
             case .call(let call):
                 let task = Task {
-                    let outcome = await perform(call, with: caller)
+                    let outcome = await perform(call, with: caller, log: PluginLogger(sink: CallLogSink(call: call.id, writer: writer)))
                     tasks.withLock { _ = $0.removeValue(forKey: call.id) }
                     writer.send(.result(call.id, outcome))
                 }
@@ -67,18 +67,20 @@ package enum IsolatedPluginServer {
     /// Runs `call`. Its time limit here is flowd's plus a margin: flowd kills
     /// this process when the call's own limit passes, so a plugin that
     /// ignores it cannot keep a thread here.
-    static func perform(_ call: WireCall, with caller: PluginCaller) async -> WireOutcome {
-        let context = call.context.context
+    static func perform(_ call: WireCall, with caller: PluginCaller, log: PluginLogger) async -> WireOutcome {
+        var context = call.context.context
+        context.log = log
         let timeout = Duration.nanoseconds(call.timeoutNanoseconds) + .seconds(5)
         let name = call.capability
         switch call.operation {
-        case .assess:
+        case .review:
             guard let value = call.value, let field = call.field else { return malformed(call) }
-            return outcome(await caller.validateField(name, value: value.value, field: field.field, context: context, timeout: timeout)) {
-                switch $0 {
-                case .accepted: return .accepted
+            return outcome(await caller.reviewField(name, value: value.value, field: field.field, context: context, timeout: timeout)) {
+                let normalized = $0.normalizedValue.map(WireAnswer.init)
+                switch $0.assessment {
+                case .accepted: return .accepted(normalized)
                 case .rejected(let m): return .rejected(m)
-                case .warning(let m): return .warning(m)
+                case .warning(let m): return .warning(m, normalized)
                 }
             }
         case .describeFieldRule:
@@ -120,6 +122,17 @@ package enum IsolatedPluginServer {
         case .cancelled: return .cancelled
         case .unavailable: return .unavailable
         }
+    }
+}
+
+/// A call's log in the helper: each line goes to flowd as a frame, before
+/// the call's result, and flowd writes it to that call's log.
+private struct CallLogSink: PluginLogSink {
+    let call: UInt64
+    let writer: FrameWriter
+
+    func write(_ entry: PluginLogEntry) {
+        writer.send(.log(call, entry))
     }
 }
 

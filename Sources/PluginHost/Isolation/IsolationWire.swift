@@ -34,13 +34,16 @@ package enum HostMessage: Codable, Sendable {
     case refused(String)
     /// A call's outcome.
     case result(UInt64, WireOutcome)
+    /// A line the plugin logged during the call of this id (SDK 1.1's
+    /// `context.log`); sent before the call's result.
+    case log(UInt64, PluginLogEntry)
 }
 
 /// One capability call, with everything the plugin's method gets.
 package struct WireCall: Codable, Sendable {
     /// Which operation of the capability.
     package enum Operation: String, Codable, Sendable {
-        case assess, describeFieldRule, validateStep, describeStepRule, submit, options, prefill
+        case review, describeFieldRule, validateStep, describeStepRule, submit, options, prefill
     }
     package var id: UInt64
     package var operation: Operation
@@ -87,9 +90,11 @@ package struct WireOption: Codable, Sendable, Equatable {
 
 /// How a call ended in the helper: its value, or ``PluginCallResult``'s other cases.
 package enum WireOutcome: Codable, Sendable {
-    case accepted
+    /// Accepted, with the value cleaned up when the validator gives one.
+    case accepted(WireAnswer?)
     case rejected(String)
-    case warning(String)
+    /// Warned about, with the value cleaned up when the validator gives one.
+    case warning(String, WireAnswer?)
     case issues([WireIssue])
     case text(String?)
     case receipt([String: WireJSON])
