@@ -3,6 +3,7 @@ import FlowdSystem
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import FlowDaemon
 
