@@ -45,7 +45,7 @@ setup:
 # What `make` builds, product by product: what `make install` ships, and
 # flowd-bench. Not every target: the fuzz targets import modules @testable,
 # which a release build cannot; Fuzz/run.sh and the debug build make them.
-RELEASE_PRODUCTS := flowd flowctl flowd-gtk flowd-plugin-probe flowd-bench \
+RELEASE_PRODUCTS := flowd flowctl flowd-gtk flowd-plugin-probe flowd-plugin-host flowd-bench \
 	SpoolPlugin CommandPlugin WebhookPlugin ValidatorsPlugin ProvidersPlugin
 build:
 	for product in $(RELEASE_PRODUCTS); do $(RELEASE) --product $$product || exit 1; done
@@ -153,6 +153,7 @@ deb:
 BENCH_ARGS ?=
 bench: build
 	"$(BIN_RELEASE)/flowd-bench" --build-dir "$(BIN_RELEASE)" --flows-dir "$(CURDIR)/flows" $(BENCH_ARGS)
+	"$(BIN_RELEASE)/flowd-bench" --plugin-modes --build-dir "$(BIN_RELEASE)"
 
 # flowd's instructions per call, counted by callgrind (docs/performance.md,
 # "Counted instructions"): GetStep, SetAnswers, a message of the mixed rounds,

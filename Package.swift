@@ -32,6 +32,7 @@ let fixturePlugins: [(String, String)] = [
     ("FixturePatientPlugin", "Patient"),
     ("FixtureOddPlugin", "Odd"),
     ("FixtureOtherFlowKitPlugin", "OtherFlowKit"),
+    ("FixtureUnrulyPlugin", "Unruly"),
 ]
 
 /// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
@@ -53,6 +54,8 @@ let package = Package(
         .executable(name: "flowd-gtk", targets: ["flowd-gtk"]),
         // Loads one plugin file as flowd does and calls its capabilities (installed).
         .executable(name: "flowd-plugin-probe", targets: ["flowd-plugin-probe"]),
+        // The process an isolated plugin runs in (installed next to the plugins).
+        .executable(name: "flowd-plugin-host", targets: ["flowd-plugin-host"]),
         // Shipped plugins (installed to $(PREFIX)/lib/flowd/plugins by `make install`).
         .library(name: "SpoolPlugin", type: .dynamic, targets: ["SpoolPlugin"]),
         .library(name: "CommandPlugin", type: .dynamic, targets: ["CommandPlugin"]),
@@ -159,12 +162,16 @@ let package = Package(
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
         .executableTarget(
             name: "flowd-plugin-probe", dependencies: ["PluginHost", "FlowdSystem", flowKit], path: "Sources/PluginProbe"),
+        // Loads one isolated plugin in a sandboxed process of its own and
+        // serves flowd's calls to it over a socketpair.
+        .executableTarget(
+            name: "flowd-plugin-host", dependencies: ["PluginHost", "FlowdSystem"], path: "Sources/PluginHostHelper"),
         .executableTarget(name: "flowd-gtk", dependencies: ["FlowDesktop", "FlowdSystem"]),
         .executableTarget(
             name: "FlowBench",
             dependencies: [
                 "FlowClient", "FlowDaemon", "FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowStore", "FlowdSystem",
-                "Systemd", flowKit,
+                "Systemd", "PluginHost", flowKit,
             ]),
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
@@ -218,7 +225,7 @@ let package = Package(
             name: "FlowDaemonTests",
             dependencies: [
                 "TestSupport", "FlowDaemon", "FlowClient", "FlowProtocol", "DBus", "Reactor", "ReactorTesting", "FlowEngine",
-                "FlowStore", "Systemd", "Logging", flowKit,
+                "FlowStore", "Systemd", "Logging", "PluginHost", flowKit,
             ]),
         .testTarget(
             name: "FlowCLITests",

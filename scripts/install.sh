@@ -99,7 +99,7 @@ uninstall() {
 if [ "$MODE" = uninstall ]; then uninstall; exit 0; fi
 [ -d "$BUILD_DIR" ] || die "no build directory $BUILD_DIR: run 'make' first"
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
-for f in flowd flowctl flowd-gtk flowd-plugin-probe libFlowKit.so; do
+for f in flowd flowctl flowd-gtk flowd-plugin-probe flowd-plugin-host libFlowKit.so; do
     [ -f "$BUILD_DIR/$f" ] || die "$BUILD_DIR/$f is missing: run 'make' first"
 done
 for p in $PLUGINS; do
@@ -140,6 +140,9 @@ install -m 0755 "$BUILD_DIR/flowctl" "$DESTDIR$BINDIR/flowctl"
 install -m 0755 "$BUILD_DIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-plugin-probe"
 install -m 0755 "$BUILD_DIR/flowd-gtk" "$DESTDIR$BINDIR/flowd-gtk"
 install -m 0755 "$BUILD_DIR/libFlowKit.so" "$D_FLOWD_LIB/libFlowKit.so"
+# The process an isolated plugin runs in: beside the plugins, where the
+# unit's ExecPaths= lets flowd execute it.
+install -m 0755 "$BUILD_DIR/flowd-plugin-host" "$D_FLOWD_LIB/flowd-plugin-host"
 shipped=""
 for p in $PLUGINS; do
     install -m 0755 "$BUILD_DIR/lib${p%%:*}.so" "$D_FLOWD_LIB/plugins/${p#*:}.so"
@@ -148,7 +151,7 @@ done
 
 # --- the Swift runtime, transitively -----------------------------------------------------------
 needed_of() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/libFlowKit.so")
+queue=("$DESTDIR$LIBEXECDIR/flowd" "$DESTDIR$BINDIR/flowctl" "$DESTDIR$BINDIR/flowd-plugin-probe" "$DESTDIR$BINDIR/flowd-gtk" "$D_FLOWD_LIB/flowd-plugin-host" "$D_FLOWD_LIB/libFlowKit.so")
 for p in $shipped; do queue+=("$D_FLOWD_LIB/plugins/$p"); done
 runtime_libs=""
 system_libs=""
@@ -176,6 +179,8 @@ patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowctl"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-plugin-probe"
 patchelf --set-rpath '$ORIGIN/../lib/flowd' "$DESTDIR$BINDIR/flowd-gtk"
 patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/libFlowKit.so"
+# A DT_RPATH, as the daemon's: it loads plugins, which have no RUNPATH.
+patchelf --force-rpath --set-rpath '$ORIGIN' "$D_FLOWD_LIB/flowd-plugin-host"
 for lib in $runtime_libs; do patchelf --set-rpath '$ORIGIN' "$D_FLOWD_LIB/$lib"; done
 for p in $shipped; do patchelf --remove-rpath "$D_FLOWD_LIB/plugins/$p"; done
 

@@ -31,7 +31,9 @@ struct Bench {
     let options: BenchOptions
 
     func run() throws(BenchError) {
-        if options.callgrind {
+        if options.pluginModes {
+            try PluginModes.run(options: options, buildDirectory: Harness.buildDirectory(options))
+        } else if options.callgrind {
             try runInstructions()
         } else if options.scaling.isEmpty {
             try runMain()

@@ -28,6 +28,8 @@ struct BenchOptions {
     var wrapper: [String] = []
     /// Count flowd's instructions per call under callgrind instead of timing (`--callgrind`).
     var callgrind = false
+    /// Measure one plugin call in-process and isolated instead (`--plugin-modes`).
+    var pluginModes = false
     /// Keep the run's directory (`--keep`).
     var keep = false
     /// Small numbers for a smoke test (`--quick`).
@@ -41,7 +43,7 @@ struct BenchOptions {
         usage: flowd-bench [--sessions N] [--live N] [--rounds N] [--clients N] [--ready-sessions N]
                            [--scaling N,N,...] [--quick] [--dir DIR] [--build-dir DIR]
                            [--flows-dir DIR] [--wrap 'COMMAND ARGS'] [--durability process|power]
-                           [--keep] [--seed N] [--callgrind]
+                           [--keep] [--seed N] [--callgrind] [--plugin-modes]
 
         Starts a private dbus-daemon and flowd, fills flowd's store with N stored
         sessions (default 10000), loads them, and measures Peer.Ping (the floor),
@@ -70,6 +72,9 @@ struct BenchOptions {
                                (GetStep, SetAnswers, a message of the mixed rounds, Ping,
                                Get(Version)) instead of timing; defaults: 1000 sessions,
                                --rounds 300 (calls per phase), no throughput, no start-up
+          --plugin-modes       instead: one validator call through the plugin call path,
+                               loaded in-process and isolated (flowd-plugin-host),
+                               median and CPU per call, and their ratio
           --keep               keep the run's directory (the store, logs, config)
           --seed N             seed for the choice of sessions
         """
@@ -126,6 +131,7 @@ struct BenchOptions {
                 }
                 options.durability = text
             case "--callgrind": options.callgrind = true
+            case "--plugin-modes": options.pluginModes = true
             case "--keep": options.keep = true
             case "--quick": options.quick = true
             case "--seed":

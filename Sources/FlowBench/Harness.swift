@@ -32,11 +32,7 @@ final class Harness {
 
     init(options: BenchOptions) throws(BenchError) {
         self.options = options
-        let executableDirectory = CurrentProcess.executablePath().map { path -> String in
-            guard let slash = path.lastIndex(of: "/") else { return "." }
-            return String(path[..<slash])
-        } ?? "."
-        let build = options.buildDirectory.map(ProcessStats.absolute) ?? executableDirectory
+        let build = Self.buildDirectory(options)
         let builtFlowd = build + "/flowd"
         guard FileSystem.exists(builtFlowd) else {
             throw .setup("no flowd at \(builtFlowd): build it first (swift build -c release) or give --build-dir")
@@ -329,5 +325,17 @@ struct CPUTimes {
         CPUTimes(
             flowd: a.flowd - b.flowd, flowdSystem: a.flowdSystem - b.flowdSystem, bus: a.bus - b.bus,
             client: a.client - b.client)
+    }
+}
+
+extension Harness {
+    /// Where flowd and the plugin libraries are: `--build-dir`, else the
+    /// directory of flowd-bench itself.
+    static func buildDirectory(_ options: BenchOptions) -> String {
+        let executableDirectory = CurrentProcess.executablePath().map { path -> String in
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return String(path[..<slash])
+        } ?? "."
+        return options.buildDirectory.map(ProcessStats.absolute) ?? executableDirectory
     }
 }

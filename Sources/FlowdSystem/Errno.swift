@@ -54,4 +54,6 @@ package struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringC
     package static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
     /// Timed out. The corresponding C error is `ETIMEDOUT`.
     package static let timedOut = Errno(rawValue: ETIMEDOUT)
+    /// The peer of a socket went away with data unread.
+    package static let connectionReset = Errno(rawValue: ECONNRESET)
 }

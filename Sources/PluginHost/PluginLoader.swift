@@ -76,6 +76,16 @@ package struct PluginLoader: Sendable {
         /// Only these file names in the directories (`flowd-plugin-probe`
         /// checks one file as flowd would); nil, the default: every `*.so`.
         package var onlyFiles: Set<String>?
+        /// Plugins that run isolated, each in a `flowd-plugin-host` process
+        /// of its own, by file name (`webhook.so`) or file name without
+        /// `.so` (`webhook`): the loader checks the file, then hands the
+        /// checked descriptor to the helper, which loads it. Never `dlopen`ed
+        /// in this process.
+        package var isolated: [String: IsolationSettings] = [:]
+        /// The helper executable for ``isolated`` plugins.
+        package var isolationHelper = ""
+        /// Where an isolated plugin's process reports what happened to it.
+        package var isolationEvents: @Sendable (IsolationEvent) -> Void = { _ in }
 
         /// Loads from `directories`; everything else has a safe default.
         package init(
@@ -143,6 +153,27 @@ extension PluginLoader {
             if hasSignalStack { LibPluginHost.releaseAlternateSignalStack() }
         }
         return body()
+    }
+}
+
+extension PluginLoader {
+    /// Loads the plugin file open at `file`, whose file checks were made
+    /// (by flowd, which handed the descriptor to `flowd-plugin-host`), as
+    /// the loader does from there on: `dlopen` through `/proc/self/fd`, the
+    /// ABI, the entry point, and the registration's names and option
+    /// declarations. The registration and its declarations, or the one-line
+    /// reason it was refused.
+    static func loadChecked(file: FileDescriptor) -> Result<(PluginRegistration, [[PluginOption]?]), IsolationFailure> {
+        let run = LoadRun(configuration: Configuration(directories: []), crashGuard: MemoryCrashGuard())
+        switch run.open(file: file) {
+        case .failure(let refusal): return .failure(IsolationFailure(refusal.text))
+        case .success(let registration):
+            let declarations = registration.capabilities.map(\.declaredOptions)
+            if let problem = run.validate(registration, declarations: declarations) {
+                return .failure(IsolationFailure(problem))
+            }
+            return .success((registration, declarations))
+        }
     }
 }
 
@@ -328,15 +359,41 @@ private struct LoadRun {
             lift(q)
         }
 
-        // From here on plugin code runs on this thread: guard it.
-        let token = crashGuard.begin(
-            GuardedCall(
-                pluginPath: path, pluginName: stem, capability: nil, startedAt: WallClock.microsecondsSinceEpoch()))
-        // The option declarations are the plugin's code too: read them here.
-        let outcome = PluginLoader.markingThread(token) {
-            open(file: file).map { r in (r, r.capabilities.map(\.declaredOptions)) }
+        let outcome: Result<(PluginRegistration, [[PluginOption]?]), RefusalReason>
+        // An isolated plugin the checks below refuse must not keep its process.
+        var isolatedPlugin: IsolatedPlugin?
+        defer {
+            if let isolatedPlugin, records.last?.path != path || records.last?.status != .loaded { isolatedPlugin.stop() }
         }
-        crashGuard.end(token)
+        if let settings = configuration.isolated[name] ?? configuration.isolated[stem] {
+            // Its own process loads it, from the descriptor checked here.
+            switch IsolatedPlugin.load(
+                path: path, file: identity, descriptor: file, helper: configuration.isolationHelper, settings: settings,
+                events: configuration.isolationEvents)
+            {
+            case .refused(let reason, let quarantine):
+                if let quarantine { configuration.isolationEvents(.crashed(quarantine)) }
+                records.append(refuse(reason, file: identity, status: quarantine == nil ? .failed : .disabled))
+                return
+            case .loaded(let plugin, let wire):
+                isolatedPlugin = plugin
+                let capabilities = plugin.capabilities(of: wire)
+                outcome = .success(
+                    (PluginRegistration(
+                        name: wire.name, version: wire.version, abiVersion: wire.abiVersion,
+                        capabilities: capabilities.map(\.0)), capabilities.map(\.1)))
+            }
+        } else {
+            // From here on plugin code runs on this thread: guard it.
+            let token = crashGuard.begin(
+                GuardedCall(
+                    pluginPath: path, pluginName: stem, capability: nil, startedAt: WallClock.microsecondsSinceEpoch()))
+            // The option declarations are the plugin's code too: read them here.
+            outcome = PluginLoader.markingThread(token) {
+                open(file: file).map { r in (r, r.capabilities.map(\.declaredOptions)) }
+            }
+            crashGuard.end(token)
+        }
 
         let registration: PluginRegistration
         let declarations: [[PluginOption]?]

@@ -36,6 +36,19 @@ struct FlowBenchTests {
         #expect(run.standardOutput.contains("start-up: READY=1"))
     }
 
+    @Test("--plugin-modes prints a validator call's cost in-process and isolated, and their ratio last")
+    func pluginModes() throws {
+        let run = try Self.bench(["--plugin-modes", "--quick"])
+        #expect(run.status == .exited(0), "\(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        for key in ["plugin call in-process", "plugin call isolated"] {
+            let line = try #require(lines.first { $0.hasPrefix(key + ": ") }, "no \"\(key)\" line in:\n\(run.standardOutput)")
+            #expect(Double(line.dropFirst(key.count + 2).dropLast(3)) != nil, "\(line)")
+        }
+        let last = try #require(lines.last)
+        #expect(last.hasPrefix("ratio isolated/in-process: ") && Double(last.dropFirst(27)) != nil, "\(last)")
+    }
+
     @Test("a wrong command line is one line on stderr and status 64", arguments: [
         ["--sessions", "0"], ["--sessions"], ["--scaling", "10,x"], ["--frobnicate"], ["--clients", "-1"],
     ])

@@ -64,6 +64,13 @@ struct CommandLineTests {
         ("[Limits]\nIdleTimeout=soon\n", 2),
         ("Key=before any section\n", 1),
         ("[Daemon]\nFlowsDirectory=relative/path\n", 2),
+        // Isolated plugins: each bad value of a [Plugin NAME] section.
+        ("[Plugin webhook]\nIsolated=yes\nMemoryLimit=lots\n", 3),
+        ("[Plugin webhook]\nMemoryLimit=1M\n", 2),
+        ("[Plugin webhook]\nIsolated=maybe\n", 2),
+        ("[Plugin webhook]\nNetwork=sometimes\n", 2),
+        ("[Plugin webhook]\nSandbox=strict\n", 2),
+        ("[Plugin ../webhook]\nIsolated=yes\n", 2),
     ])
     func badConfiguration(text: String, line: Int) throws {
         let directory = try TemporaryDirectory(prefix: "flowd-cli")

@@ -1,5 +1,6 @@
 import Foundation
 import FlowdSystem
+import PluginHost
 import Testing
 @testable import FlowDaemon
 
@@ -220,6 +221,21 @@ import Testing
         for key in keys {
             #expect(sample.contains("\n#\(key)="), "etc/flowd.conf does not show \(key)")
         }
+    }
+
+    @Test func pluginSectionsIsolatePluginsByFileName() throws {
+        let config = try Self.loader([
+            "/etc/flowd/flowd.conf": "[Plugin webhook.so]\nIsolated=yes\nNetwork=yes\n[Plugin vat]\nIsolated=yes\nMemoryLimit=1G\n",
+            "/etc/flowd/flowd.conf.d/50-more.conf": "[Plugin vat]\nMemoryLimit=infinity\n[Plugin spool]\nIsolated=no\n",
+        ]).load(DaemonOptions())
+        #expect(config.isolatedPlugins["webhook"] == IsolationSettings(memoryLimit: 512 << 20, network: true))
+        #expect(config.isolatedPlugins["vat"] == IsolationSettings(memoryLimit: nil, network: false), "a drop-in wins key by key")
+        #expect(config.isolatedPlugins["spool"] == nil, "Isolated=no is in-process")
+        #expect(config.plugins.count == 3)
+        // The effective configuration reads back to the same.
+        let again = try Self.loader(["/etc/flowd/flowd.conf": config.fileLines.joined(separator: "\n")]).load(DaemonOptions())
+        #expect(again.plugins == config.plugins)
+        #expect(config.fileLines.contains("[Plugin vat]") && config.fileLines.contains("MemoryLimit=infinity"))
     }
 
     @Test func commandLineWinsOverFiles() throws {

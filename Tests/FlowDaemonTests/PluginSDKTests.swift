@@ -38,6 +38,13 @@ struct PluginSDKTests {
             """,
     ]
     static let settings = DaemonSettings(flows: flows, plugins: ["FixtureTestPlugin"])
+    /// The same with the test plugin isolated (`flowd-plugin-host`): every
+    /// test runs both ways, so values, log lines and messages are shown to
+    /// cross the process boundary unchanged.
+    static let isolatedSettings = DaemonSettings(
+        flows: flows, configuration: "[Plugin FixtureTestPlugin]\nIsolated=yes\n", plugins: ["FixtureTestPlugin"])
+
+    static func settings(isolated: Bool) -> DaemonSettings { isolated ? isolatedSettings : settings }
 
     static func lines(_ log: String, containing text: String) -> [Substring] {
         log.split(separator: "\n").filter { $0.contains(text) }
@@ -64,9 +71,9 @@ struct PluginSDKTests {
         return (lines(log, containing: "chatty line "), suppressed)
     }
 
-    @Test("a validator's normalized value is what the step, the answers and the review show, and what is stored")
-    func normalizedValueIsStored() async throws {
-        try await withDaemon(Self.settings) { fixture in
+    @Test("a validator's normalized value is what the step, the answers and the review show, and what is stored", arguments: [false, true])
+    func normalizedValueIsStored(isolated: Bool) async throws {
+        try await withDaemon(Self.settings(isolated: isolated)) { fixture in
             let client = fixture.client
             let session = try await client.startSession(flow: "vat", locale: "en", prefill: [:])
             #expect(try await client.setAnswers(session, ["vat": "de 123.456.789"]) == [:])
@@ -89,9 +96,9 @@ struct PluginSDKTests {
         }
     }
 
-    @Test("a normalized value of the wrong type, or one that breaks the field's rules, is the plugin's failure: refused, logged, nothing stored")
-    func badNormalizationsFail() async throws {
-        try await withDaemon(Self.settings) { fixture in
+    @Test("a normalized value of the wrong type, or one that breaks the field's rules, is the plugin's failure: refused, logged, nothing stored", arguments: [false, true])
+    func badNormalizationsFail(isolated: Bool) async throws {
+        try await withDaemon(Self.settings(isolated: isolated)) { fixture in
             let client = fixture.client
             for flow in ["vatlist", "vatpadded"] {
                 let session = try await client.startSession(flow: flow, locale: "en", prefill: [:])
@@ -113,9 +120,9 @@ struct PluginSDKTests {
         }
     }
 
-    @Test("a plugin's log lines reach flowd's log under its name, its secure input blanked, and a flood is cut with a count")
-    func pluginLogLines() async throws {
-        try await withDaemon(Self.settings) { fixture in
+    @Test("a plugin's log lines reach flowd's log under its name, its secure input blanked, and a flood is cut with a count", arguments: [false, true])
+    func pluginLogLines(isolated: Bool) async throws {
+        try await withDaemon(Self.settings(isolated: isolated)) { fixture in
             let client = fixture.client
             let secret = try await client.startSession(flow: "secret", locale: "en", prefill: [:])
             #expect(try await client.setAnswers(secret, ["pin": "hunter2-sesame"]) == [:])
@@ -141,9 +148,9 @@ struct PluginSDKTests {
         }
     }
 
-    @Test("a plugin's message from its compiled-in catalog follows the fallback chain: de-CH, de-AT → de, fr → en")
-    func localizedMessagesFollowTheChain() async throws {
-        try await withDaemon(Self.settings) { fixture in
+    @Test("a plugin's message from its compiled-in catalog follows the fallback chain: de-CH, de-AT → de, fr → en", arguments: [false, true])
+    func localizedMessagesFollowTheChain(isolated: Bool) async throws {
+        try await withDaemon(Self.settings(isolated: isolated)) { fixture in
             let client = fixture.client
             let expected = [
                 "de-CH": "VAT ist keine MWST-Nummer, z. B. CHE123456789.",

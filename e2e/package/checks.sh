@@ -112,7 +112,7 @@ check_install() {
     [[ " $added " == *" libcurl4 "* ]] && [[ " $added " == *" libsqlite3-0 "* ]] ||
         { fail "apt did not pull libcurl4 and libsqlite3-0 (the webhook's and the store's libraries): $added"; return 1; }
     local f out
-    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
+    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/flowd-plugin-host /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
         # A plugin has no RUNPATH of its own: flowd's DT_RPATH finds its
         # libraries in /usr/lib/flowd when flowd loads it; resolve it so.
         case "$f" in

@@ -33,7 +33,7 @@ check_no_toolchain() {
     [ ! -e /opt/swift ] || [ -z "$(ls -A /opt/swift 2>/dev/null)" ] || fail "/opt/swift exists in the container" || return 1
     ! command -v swift >/dev/null || fail "a swift binary is on PATH: $(command -v swift)" || return 1
     local f out
-    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
+    for f in /usr/libexec/flowd /usr/bin/flowctl /usr/lib/flowd/flowd-plugin-host /usr/lib/flowd/*.so /usr/lib/flowd/plugins/*.so; do
         if [ "$(head -c 4 "$f" | tr -d '\177')" != ELF ]; then note "$f is not an ELF file (a fake?)"; continue; fi
         # A plugin has no RUNPATH of its own: flowd's DT_RPATH ($ORIGIN/../lib/flowd)
         # finds its libraries when flowd loads it, so resolve it as flowd would.
@@ -460,6 +460,36 @@ check_check_config() {
     [ "$rc" -eq 78 ] || { fail "--check-config of a bad drop-in exited $rc, expected 78: $out"; return 1; }
     grep -qF "$CONF_D/90-typo.conf:2: unknown key \"MaxSesions\" in [Limits]" <<<"$out" ||
         { fail "--check-config does not name the file, line and key: $out"; return 1; }
+}
+
+# An isolated plugin under the shipped unit (docs/admin.md, "Isolate a plugin"): the shipped
+# validators plugin runs in flowd-plugin-host, a child of flowd with a seccomp filter of its own
+# on top of the unit's, NoNewPrivs and its RLIMIT_DATA, and flowd.hostname answers through it.
+check_isolated_plugin() {
+    local out pid helper mine theirs id
+    printf '[Plugin validators]\nIsolated=yes\nMemoryLimit=256M\n' >"$CONF_D/60-e2e-isolate.conf"
+    systemctl restart flowd || { fail "systemctl restart flowd with validators isolated failed"; rm -f "$CONF_D/60-e2e-isolate.conf"; return 1; }
+    isolated_plugin_checks; local rc=$?
+    rm -f "$CONF_D/60-e2e-isolate.conf"
+    systemctl restart flowd || { fail "systemctl restart flowd without the isolation drop-in failed"; return 1; }
+    return $rc
+}
+isolated_plugin_checks() {
+    out=$(mcall ListPlugins) || { fail "ListPlugins failed: $out"; return 1; }
+    if grep -qE '"status" s "(failed|disabled)"' <<<"$out"; then fail "a plugin did not load with validators isolated: $out"; return 1; fi
+    pid=$(prop MainPID)
+    helper=$(pgrep -P "$pid" -f '^flowd-plugin-host ' | head -n 1)
+    [ -n "$helper" ] || { fail "no flowd-plugin-host child of flowd (PID $pid): $(ps -o pid,args --ppid "$pid")"; return 1; }
+    grep -qE '^NoNewPrivs:[[:space:]]+1$' "/proc/$helper/status" || { fail "flowd-plugin-host has no NoNewPrivs"; return 1; }
+    mine=$(awk '/^Seccomp_filters:/ { print $2 }' "/proc/$helper/status")
+    theirs=$(awk '/^Seccomp_filters:/ { print $2 }' "/proc/$pid/status")
+    [ "${mine:-0}" -gt "${theirs:-0}" ] || { fail "flowd-plugin-host has $mine seccomp filters, flowd $theirs: none of its own"; return 1; }
+    grep -qE '^Max data size +268435456 +268435456 +bytes' "/proc/$helper/limits" ||
+        { fail "flowd-plugin-host's RLIMIT_DATA is not 256M: $(grep 'Max data size' "/proc/$helper/limits")"; return 1; }
+    id=$(fc_start device-enrolment) && [ -n "$id" ] || { fail "flowctl start device-enrolment gave no session id"; return 1; }
+    fc_set "$id" "hostname=ws-e2e-isolated" role=laptop || { fail "the isolated flowd.hostname refused a good host name"; return 1; }
+    ! fc_set "$id" "hostname=-not-a-host-" || { fail "the isolated flowd.hostname accepted a bad host name"; return 1; }
+    note "flowd-plugin-host PID $helper: seccomp filters $mine (flowd $theirs), $(grep 'Max data size' "/proc/$helper/limits" | tr -s ' ')"
 }
 
 # expect_failed_start STATUS REASON: flowd failed to start with exit STATUS, was not restarted, and
@@ -990,6 +1020,7 @@ else
     check "/etc/flowd stays root's after flowd started" check_config_dir_root_owned
     check "a drop-in without flowd.conf applies; the journal names the files read" check_dropin_without_main_file
     check "flowd --check-config: effective configuration; 78 and file:line for an error" check_check_config
+    check "an isolated plugin under the shipped unit: its own seccomp filter and memory limit, and it answers" check_isolated_plugin
     check "a configuration error: exit 78, not restarted, reason at err in journal and status; fixed by the file" check_config_error_shown
     check "an unopenable database: exit 73, not restarted, reason at err in journal and status" check_state_dir_error_shown
     check "a failed reload: flowd keeps running, the reason at err in journal and status" check_reload_error_shown

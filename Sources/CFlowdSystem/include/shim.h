@@ -85,3 +85,11 @@ static inline int flowd_wait_exited(int status) { return WIFEXITED(status); }
 static inline int flowd_wait_exit_status(int status) { return WEXITSTATUS(status); }
 static inline int flowd_wait_signaled(int status) { return WIFSIGNALED(status); }
 static inline int flowd_wait_term_signal(int status) { return WTERMSIG(status); }
+
+// Installs a seccomp filter that refuses (EPERM) socket(2) for every family
+// but AF_UNIX, and io_uring_setup(2), after PR_SET_NO_NEW_PRIVS (sandbox.c).
+// 0, or -1 with errno.
+int flowd_sandbox_refuse_network(void);
+// prctl(PR_SET_NO_NEW_PRIVS, 1): 0, or -1 with errno (prctl is variadic,
+// which Swift cannot call).
+int flowd_sandbox_no_new_privs(void);

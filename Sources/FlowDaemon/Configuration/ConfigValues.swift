@@ -17,4 +17,20 @@ enum ConfigValue {
         }
         return n
     }
+
+    /// A size in bytes, systemd's way: a number with an optional K, M, G or
+    /// T (powers of 1024), or `infinity` (nil inside: no limit).
+    static func bytes(_ text: String) -> UInt64?? {
+        if text == "infinity" { return .some(nil) }
+        let units: [Character: UInt64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text)
+        var unit: UInt64 = 1
+        if let last = digits.last, let u = units[last] {
+            unit = u
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = UInt64(digits) else { return nil }
+        let (product, overflow) = n.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : .some(product)
+    }
 }

@@ -41,11 +41,8 @@ package enum ConfigurationCheck {
         var problems: [String] = []
         var warnings: [String] = []
 
-        let report = PluginLoader(
-            configuration: .init(
-                directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
-                trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
-        ).load(crashGuard: MemoryCrashGuard())
+        let report = PluginLoader(configuration: configuration.pluginLoaderConfiguration())
+            .load(crashGuard: MemoryCrashGuard())
         lines.append("")
         for record in report.registry.records {
             lines.append("# plugin \(record.name) \(record.version): \(record.status.rawValue) (\(record.path))")
@@ -104,6 +101,13 @@ extension DaemonConfiguration {
             "CallTimeout=\(TimeSpan.text(pluginCallTimeout))",
             "Disable=\(disabledPlugins.joined(separator: " "))",
         ]
+        for (name, plugin) in plugins.sorted(by: { $0.key < $1.key }) {
+            lines += [
+                "", "[Plugin \(name)]", "Isolated=\(plugin.isolated ? "yes" : "no")",
+                "MemoryLimit=\(plugin.memoryLimit.map { $0 % (1 << 20) == 0 ? "\($0 >> 20)M" : "\($0)" } ?? "infinity")",
+                "Network=\(plugin.network ? "yes" : "no")",
+            ]
+        }
         return lines
     }
 }

@@ -1,5 +1,6 @@
 import DBus
 import FlowdSystem
+import PluginHost
 
 /// Which bus the daemon serves.
 package enum BusChoice: Sendable, Equatable, CustomStringConvertible {
@@ -65,6 +66,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var pluginCallTimeout: Duration = .seconds(5)
     /// Plugin names the administrator switched off.
     package var disabledPlugins: [String] = []
+    /// The `[Plugin NAME]` sections, by the plugin's file name without `.so`.
+    package var plugins: [String: PluginSettings] = [:]
     /// Log debug messages too.
     package var verbose = false
     /// The configuration files read, in the order they were applied (empty:
@@ -153,13 +156,78 @@ package struct DaemonConfiguration: Sendable, Equatable {
             case ("Daemon", _), ("Limits", _), ("Plugins", _):
                 throw ConfigurationError(file: a.file, line: a.line, message: "unknown key \"\(a.key)\" in [\(a.section)]")
             default:
-                throw ConfigurationError(
-                    file: a.file, line: a.line,
-                    message: "unknown section [\(a.section)] (expected [Daemon], [Limits] or [Plugins])")
+                guard let plugin = PluginSettings.sectionName(a.section) else {
+                    throw ConfigurationError(
+                        file: a.file, line: a.line,
+                        message: "unknown section [\(a.section)] (expected [Daemon], [Limits], [Plugins] or [Plugin NAME])")
+                }
+                guard let name = plugin else {
+                    throw ConfigurationError(
+                        file: a.file, line: a.line,
+                        message: "[\(a.section)]: expected the plugin's file name, with or without .so, such as [Plugin webhook]")
+                }
+                var settings = plugins[name] ?? PluginSettings()
+                switch a.key {
+                case "Isolated":
+                    guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
+                    settings.isolated = b
+                case "MemoryLimit":
+                    guard let bytes = ConfigValue.bytes(a.value), bytes.map({ $0 >= PluginSettings.minimumMemoryLimit }) ?? true
+                    else {
+                        throw fail(
+                            "expected a size of at least 64M such as 256M or 1G, or infinity, found \"\(a.value)\"")
+                    }
+                    settings.memoryLimit = bytes
+                case "Network":
+                    guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
+                    settings.network = b
+                default:
+                    throw ConfigurationError(
+                        file: a.file, line: a.line,
+                        message: "unknown key \"\(a.key)\" in [\(a.section)] (expected Isolated, MemoryLimit or Network)")
+                }
+                plugins[name] = settings
             }
         }
     }
 
     /// List keys some file has set: their built-in defaults are gone.
     private var listKeysSetByFiles: Set<String> = []
+
+    /// The plugins to run isolated, by file name without `.so`, with their sandbox.
+    package var isolatedPlugins: [String: IsolationSettings] {
+        plugins.compactMapValues { $0.isolated ? $0.isolation : nil }
+    }
+}
+
+/// One `[Plugin NAME]` section: how flowd runs that plugin.
+package struct PluginSettings: Sendable, Equatable {
+    /// Run it in a `flowd-plugin-host` process of its own.
+    package var isolated = false
+    /// Its process's memory limit in bytes; nil: none (`infinity`). Only
+    /// for an isolated plugin.
+    package var memoryLimit: UInt64? = IsolationSettings.defaultMemoryLimit
+    /// Whether its process may open network sockets. Only for an isolated plugin.
+    package var network = false
+
+    /// Smaller limits leave the Swift runtime no room to load the plugin.
+    static let minimumMemoryLimit: UInt64 = 64 << 20
+
+    package init() {}
+
+    /// The helper's sandbox.
+    var isolation: IsolationSettings { IsolationSettings(memoryLimit: memoryLimit, network: network) }
+
+    /// For a section header `Plugin NAME`: nil when it is no plugin section,
+    /// `.some(nil)` when NAME is not a plugin file name, otherwise the name
+    /// without `.so`.
+    static func sectionName(_ section: String) -> String?? {
+        guard section.hasPrefix("Plugin ") else { return nil }
+        var name = String(section.dropFirst("Plugin ".count)).trimmingWhitespace()
+        if name.hasSuffix(".so") { name.removeLast(3) }
+        let valid =
+            !name.isEmpty && !name.hasPrefix(".") && name.utf8.count <= 255
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.+".unicodeScalars.contains($0)) }
+        return .some(valid ? name : nil)
+    }
 }

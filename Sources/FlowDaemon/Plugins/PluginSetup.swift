@@ -1,6 +1,7 @@
 import FlowEngine
 import FlowKit
 import FlowStore
+import FlowdSystem
 import Logging
 import PluginHost
 
@@ -30,12 +31,11 @@ struct PluginSetup {
         }
         let quarantined = QuarantineRecords(store: store, logger: logger)
         let report = PluginLoader(
-            configuration: .init(
-                directories: configuration.pluginDirectories, disabled: Set(configuration.disabledPlugins),
+            configuration: configuration.pluginLoaderConfiguration(
                 quarantined: quarantined.load(),
-                // The system service trusts only root's files; a per-user
-                // daemon also its own user's.
-                trustedOwners: configuration.bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
+                isolationEvents: { event in
+                    IsolationJournal(logger: logger, quarantined: quarantined).record(event)
+                })
         ).load(crashGuard: crashGuard) { new in
             // Durable and in the journal before the next plugin loads: if that
             // one crashes too, the next start still disables this one.
@@ -76,6 +76,64 @@ struct PluginSetup {
     }
 }
 
+extension DaemonConfiguration {
+    /// What the plugin loader is told: the directories, the plugins turned
+    /// off, kept in quarantine or isolated, and whose files it trusts. The
+    /// daemon's start and `--check-config` load plugins with the same.
+    func pluginLoaderConfiguration(
+        quarantined: [PluginQuarantine] = [], isolationEvents: @escaping @Sendable (IsolationEvent) -> Void = { _ in }
+    ) -> PluginLoader.Configuration {
+        var loader = PluginLoader.Configuration(
+            directories: pluginDirectories, disabled: Set(disabledPlugins), quarantined: quarantined,
+            // The system service trusts only root's files; a per-user
+            // daemon also its own user's.
+            trustedOwners: bus == .system ? [0] : PluginLoader.Configuration.defaultTrustedOwners)
+        loader.isolated = isolatedPlugins
+        loader.isolationHelper = Self.pluginHostExecutable
+        loader.isolationEvents = isolationEvents
+        return loader
+    }
+
+    /// `flowd-plugin-host`: beside this executable when it is there (a build
+    /// directory), else in `<prefix>/lib/flowd/`, where `make install` puts it
+    /// (the unit lets flowd execute only its own directories).
+    static var pluginHostExecutable: String {
+        let executable = CurrentProcess.executablePath() ?? "/usr/libexec/flowd"
+        if let slash = executable.lastIndex(of: "/") {
+            let beside = String(executable[..<slash]) + "/flowd-plugin-host"
+            if FileSystem.exists(beside) { return beside }
+        }
+        return InstallLayout.derived(fromExecutable: executable).libDirectory + "/flowd/flowd-plugin-host"
+    }
+}
+
+/// What happened to isolated plugins' processes, in the journal; a crash is
+/// a quarantine, kept in the store as one found at start is.
+private struct IsolationJournal {
+    let logger: Logger
+    let quarantined: QuarantineRecords
+
+    func record(_ event: IsolationEvent) {
+        switch event {
+        case .crashed(let q):
+            let name = q.name.isEmpty ? q.path : q.name
+            logger.error(
+                "plugin \(name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: name, .path: q.path])
+            _ = quarantined.save(new: [q])
+        case .killedAfterTimeout(let plugin, let capability):
+            logger.warning(
+                "isolated plugin \(plugin) was killed: its call to \(capability) ran past its time limit; its process is started again",
+                metadata: [.plugin: plugin, .capability: capability])
+        case .ended(let plugin, let how, let restarted):
+            logger.warning(
+                "the process of isolated plugin \(plugin) \(how); \(restarted ? "started again" : "started again at its next call")",
+                metadata: [.plugin: plugin])
+        case .restartFailed(let plugin, let reason):
+            logger.error("the process of isolated plugin \(plugin) cannot be started again: \(reason)", metadata: [.plugin: plugin])
+        }
+    }
+}
+
 extension CapabilityCatalog {
     /// What flows are checked against: the loaded capabilities and the
     /// options they declare.
@@ -85,7 +143,7 @@ extension CapabilityCatalog {
 }
 
 /// Quarantined plugins, kept in the store's plugin table under their path.
-private struct QuarantineRecords {
+private struct QuarantineRecords: Sendable {
     let store: SessionStore
     let logger: Logger
 

@@ -1,0 +1,121 @@
+import FlowKit
+
+// The capabilities of an isolated plugin as flowd registers them: FlowKit's
+// own protocols, each method one call into the plugin's process. So
+// `PluginCaller` calls an isolated plugin exactly as an in-process one (the
+// same pool, time limits, cancellation, limits on what comes back), and
+// nothing above it knows the difference.
+
+extension IsolatedPlugin {
+    /// The capabilities of `registration`, each forwarding to this plugin's process.
+    package func capabilities(of registration: WireRegistration) -> [(Capability, [PluginOption]?)] {
+        registration.capabilities.map { entry in
+            let remote = RemoteCapability(plugin: self, name: entry.name)
+            let capability: Capability
+            switch entry.kind {
+            case .fieldValidator: capability = .fieldValidator(entry.name, remote)
+            case .stepValidator: capability = .stepValidator(entry.name, remote)
+            case .submitAction: capability = .submitAction(entry.name, remote)
+            case .optionsProvider: capability = .optionsProvider(entry.name, remote)
+            case .prefillProvider: capability = .prefillProvider(entry.name, remote)
+            }
+            return (capability, entry.options.map { $0.compactMap(\.option) })
+        }
+    }
+}
+
+/// One capability of an isolated plugin. It conforms to every capability
+/// protocol; the registration says which one it is used as.
+struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsProvider, PrefillProvider {
+    let plugin: IsolatedPlugin
+    let name: String
+
+    private func run(
+        _ operation: WireCall.Operation, _ context: PluginContext, value: AnswerValue? = nil, field: FieldInfo? = nil,
+        step: StepInfo? = nil, submission: Submission? = nil
+    ) async throws -> WireOutcome {
+        let timeout = context.timeRemaining ?? .seconds(86_400)
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        let outcome = await plugin.run(deadline: context.deadline, log: context.log) { id in
+            WireCall(
+                id: id, operation: operation, capability: name, context: WireContext(context),
+                timeoutNanoseconds: nanoseconds, value: value.map(WireAnswer.init), field: field.map(WireField.init),
+                step: step.map(WireStep.init), submission: submission.map(WireSubmission.init))
+        }
+        switch outcome {
+        case .failure(let message, let detail):
+            if let message { throw ExplainedFailure(message, detail: detail) }
+            throw IsolatedCallFailure(detail: detail)
+        case .timedOut: throw IsolatedCallFailure(detail: "timed out in its isolated process")
+        case .cancelled: throw CancellationError()
+        case .unavailable: throw IsolatedCallFailure(detail: "its isolated process does not provide \(name)")
+        default: return outcome
+        }
+    }
+
+    private func mismatch(_ outcome: WireOutcome) -> IsolatedCallFailure {
+        IsolatedCallFailure(detail: "its isolated process answered \(name) with something else: \(outcome)")
+    }
+
+    func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
+        try await review(value, field: field, context: context).assessment.rejection
+    }
+
+    func assess(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldAssessment {
+        try await review(value, field: field, context: context).assessment
+    }
+
+    func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
+        switch try await run(.review, context, value: value, field: field) {
+        case .accepted(let normalized): return FieldReview(.accepted, normalizedValue: normalized?.value)
+        case .rejected(let m): return FieldReview(.rejected(m))
+        case .warning(let m, let normalized): return FieldReview(.warning(m), normalizedValue: normalized?.value)
+        case let other: throw mismatch(other)
+        }
+    }
+
+    func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
+        guard case .text(let text) = try await run(.describeFieldRule, context, field: field) else {
+            throw IsolatedCallFailure(detail: "its isolated process answered \(name) with something else")
+        }
+        return text
+    }
+
+    func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
+        let outcome = try await run(.validateStep, context, step: step)
+        guard case .issues(let issues) = outcome else { throw mismatch(outcome) }
+        return issues.map { ValidationIssue(field: $0.field, message: $0.message, level: $0.level) }
+    }
+
+    func describeRule(step: StepInfo, context: PluginContext) async throws -> String? {
+        let outcome = try await run(.describeStepRule, context, step: step)
+        guard case .text(let text) = outcome else { throw mismatch(outcome) }
+        return text
+    }
+
+    func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
+        let outcome = try await run(.submit, context, submission: submission)
+        guard case .receipt(let values) = outcome else { throw mismatch(outcome) }
+        return SubmitReceipt(values.mapValues(\.value))
+    }
+
+    func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption] {
+        let outcome = try await run(.options, context, field: field)
+        guard case .options(let options) = outcome else { throw mismatch(outcome) }
+        return options
+    }
+
+    func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue? {
+        let outcome = try await run(.prefill, context, field: field)
+        guard case .prefill(let value) = outcome else { throw mismatch(outcome) }
+        return value?.value
+    }
+}
+
+/// An isolated plugin's call failed without a message for the person: its
+/// process died, was killed, or answered with a failure of that kind. The
+/// journal gets `detail`.
+struct IsolatedCallFailure: Error, CustomStringConvertible {
+    var detail: String
+    var description: String { detail }
+}
