@@ -106,6 +106,7 @@ final class CommandRunner {
             }
         case "plugins": return try plugins()
         case "status": return try status()
+        case "reload": return try reload()
         case "watch": return try onSession(args[0], watch)
         case "check": return check(args)
         case "run":
@@ -228,6 +229,34 @@ final class CommandRunner {
             printJSON(JSONShapes.status(status, now: now))
         } else {
             out(Render.status(status, now: now, style: style))
+        }
+        return .success
+    }
+
+    /// `Reload`, then what flowd serves now, next to what it served before.
+    func reload() throws(CLIError) -> ExitCode {
+        // Before: to tell what the reload added and removed. Anyone may read
+        // the status, so this never asks for a password; the reload may.
+        let before = quietly { s async throws(FlowClientError) in try await s.status() }
+        let calls = try calls()
+        do {
+            try calls.request { s async throws(FlowClientError) in try await s.reload() }
+        } catch {
+            let refusal = CLIError(error, bus: calls.bus, locale: personLocale)
+            switch error.flowdName {
+            case .accessDenied?, .failed?:
+                // Not allowed, or a configuration error: flowd's own reason
+                // names the polkit action, or the file and line.
+                throw CLIError(refusal.code, FlowctlText.reloadFailed.text(personLocale, ["detail": error.message]))
+            default:
+                throw refusal
+            }
+        }
+        let after = try call { s async throws(FlowClientError) in try await s.status() }
+        if json {
+            printJSON(JSONShapes.reload(before: before, after: after))
+        } else {
+            out(Render.reload(before: before, after: after, locale: personLocale, style: style))
         }
         return .success
     }

@@ -21,6 +21,8 @@ package protocol FlowService: AnyObject, Sendable {
     func listPlugins() async throws(FlowClientError) -> [PluginSummary]
     /// `Manager.GetStatus` (since 1.2).
     func status() async throws(FlowClientError) -> DaemonStatus
+    /// `Manager.Reload`: flowd re-reads its configuration and flows.
+    func reload() async throws(FlowClientError)
     /// `Session.GetStep`.
     func step(_ session: String) async throws(FlowClientError) -> StepPage
     /// `Session.SetAnswers`; returns the current step's field errors.
