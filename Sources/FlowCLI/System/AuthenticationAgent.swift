@@ -1,15 +1,24 @@
 import FlowClient
 import FlowdSystem
+import Systemd
 
 /// polkit's text authentication agent (`pkttyagent`) for one flowctl run,
 /// as systemctl and hostnamectl start it: when a call to the system service
 /// needs an administrator's password, polkit asks for it on this terminal.
 ///
-/// Started with `--fallback`, so a desktop's own agent, when there is one,
-/// keeps asking; registered for its parent process (flowctl), which is the
-/// process polkit finds behind flowctl's bus name. flowctl waits until the
-/// agent has registered (it closes the descriptor given with `--notify-fd`)
-/// before it calls, and stops it when it is done.
+/// It registers for its parent process, flowctl, which is the process
+/// polkitd finds behind flowctl's bus name. How polkitd then picks an agent
+/// decides the options: an agent registered for the process itself is used
+/// first, unless it registered as a fallback (`--fallback`); a fallback is
+/// used only when polkitd also finds a logind session for the process (its
+/// own, else the user's display session) and that session has no agent of
+/// its own. So flowctl in a session (a login, ssh, `machinectl shell`)
+/// starts it with `--fallback`, and a desktop's agent, when there is one,
+/// keeps asking; flowctl outside any session (`runuser -u`, `setpriv`)
+/// starts it without, since a fallback would never be asked there.
+///
+/// flowctl waits until the agent has registered (it closes the descriptor
+/// given with `--notify-fd`) before it calls, and stops it when it is done.
 final class AuthenticationAgent {
     /// Where Debian's polkitd puts it.
     static let executable = "/usr/bin/pkttyagent"
@@ -38,8 +47,8 @@ final class AuthenticationAgent {
     static func start() -> AuthenticationAgent? {
         do throws(SystemCallError) {
             let (registered, notify) = try FileDescriptor.pipe()
-            var options = ChildProcess.Options(
-                executable, ["--notify-fd", "3", "--fallback"], environment: CurrentProcess.environment())
+            let arguments = Self.arguments(inLoginSession: LoginSession.ofCurrentProcess() != nil)
+            var options = ChildProcess.Options(executable, arguments, environment: CurrentProcess.environment())
             options.standardInput = .inherit
             options.standardOutput = .inherit
             // It talks to the person on the controlling terminal; its
@@ -56,6 +65,12 @@ final class AuthenticationAgent {
         } catch {
             return nil
         }
+    }
+
+    /// pkttyagent's arguments: it closes descriptor 3 once registered; a
+    /// fallback only where polkitd would ever ask one (see above).
+    static func arguments(inLoginSession: Bool) -> [String] {
+        ["--notify-fd", "3"] + (inLoginSession ? ["--fallback"] : [])
     }
 
     /// Stops the agent (SIGTERM, which lets it restore the terminal).
