@@ -88,6 +88,25 @@ struct AuthorizationPolicyTests {
         Policy.Query(action: .reload, interactive: interactive, purpose: "reload flowd")
     }
 
+    @Test("a listing (ListSessions, GetManagedObjects): root every session, others their own, polkit asked only when someone else has one")
+    func listing() {
+        struct Row: Sendable, Equatable { var id: String; var owner: UInt32 }
+        let mine = Row(id: "a", owner: Self.owner), theirs = Row(id: "b", owner: Self.other), roots = Row(id: "c", owner: 0)
+        func rows(_ listing: Policy.Listing<Row>) -> (shown: [Row]?, every: [Row]?, own: [Row]?) {
+            switch listing {
+            case .show(let rows): return (rows, nil, nil)
+            case .ask(let every, let own): return (nil, every, own)
+            }
+        }
+        #expect(rows(Policy.listing([mine, theirs, roots], caller: 0, owner: \.owner)).shown == [mine, theirs, roots])
+        #expect(rows(Policy.listing([mine], caller: Self.owner, owner: \.owner)).shown == [mine], "alone with their own: no polkit")
+        #expect(rows(Policy.listing([], caller: Self.owner, owner: \.owner)).shown == [])
+        let asked = rows(Policy.listing([mine, theirs, roots], caller: Self.owner, owner: \.owner))
+        #expect(asked.shown == nil && asked.every == [mine, theirs, roots] && asked.own == [mine])
+        let stranger = rows(Policy.listing([mine, theirs], caller: 4242, owner: \.owner))
+        #expect(stranger.every == [mine, theirs] && stranger.own == [], "no session of their own, someone else's to show")
+    }
+
     @Test("polkit's yes allows; its no refuses with AccessDenied")
     func authorizedAndNot() {
         #expect((try? Policy.conclude(Self.query(interactive: false), .authorized).get()) != nil)

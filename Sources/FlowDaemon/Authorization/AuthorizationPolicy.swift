@@ -116,6 +116,26 @@ enum AuthorizationPolicy {
         return .ask(Query(action: action, interactive: caller.allowsInteraction, purpose: purpose))
     }
 
+    /// What a listing of sessions (`ListSessions`, `GetManagedObjects`)
+    /// shows a caller, before polkit is asked anything.
+    enum Listing<Row: Sendable>: Sendable {
+        /// These rows, decided without polkit.
+        case show([Row])
+        /// Someone else has a session: every row if polkit grants
+        /// ``Requirement/everySession``, else only the caller's own.
+        case ask(every: [Row], own: [Row])
+    }
+
+    /// The listing of `every` session for the caller `uid`: root sees every
+    /// one; anyone else their own, and polkit is asked only when there is
+    /// someone else's session to show (a caller alone with theirs costs
+    /// polkit nothing).
+    static func listing<Row: Sendable>(_ every: [Row], caller uid: UInt32, owner: (Row) -> UInt32) -> Listing<Row> {
+        if uid == 0 { return .show(every) }
+        let own = every.filter { owner($0) == uid }
+        return own.count < every.count ? .ask(every: every, own: own) : .show(own)
+    }
+
     /// The end of a decision: polkit's `answer` to `query`.
     static func conclude(_ query: Query, _ answer: PolkitAnswer) -> Result<Void, Refusal> {
         let what = "\(query.purpose) (polkit action \(query.action))"

@@ -1,6 +1,7 @@
 import DBus
 import FlowEngine
 import FlowProtocol
+import FlowStore
 import FlowdSystem
 import Logging
 import Reactor
@@ -368,6 +369,20 @@ final class BusFrontEnd: DaemonComponent {
             case .success(let uid):
                 front.value.decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive), proceed)
             }
+        }
+    }
+
+    /// The sessions of `every` a listing shows the caller of `call`, whose
+    /// uid is `uid` (``AuthorizationPolicy/listing(_:caller:owner:)``):
+    /// `done` gets them at once, or once polkit answered about
+    /// ``CallerRule/everySession`` (never interactively); a refusal only
+    /// narrows the listing to the caller's own.
+    func listing(
+        _ call: MethodInvocation, uid: UInt32, of every: [SessionSummary], _ done: @escaping @Sendable ([SessionSummary]) -> Void
+    ) {
+        switch AuthorizationPolicy.listing(every, caller: uid, owner: \.owner) {
+        case .show(let rows): done(rows)
+        case .ask(let every, let own): authorize(call, .everySession) { refusal in done(refusal == nil ? every : own) }
         }
     }
 
