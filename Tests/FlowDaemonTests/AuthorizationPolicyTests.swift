@@ -69,7 +69,15 @@ struct AuthorizationPolicyTests {
         let caller = Self.caller(Self.other, interactive: true)
         #expect(Policy.decide(.session(id: "s1", owner: Self.owner), caller: caller, polkit: false)
                 == .refuse(.accessDenied("session s1 belongs to another user")))
-        #expect(Policy.decide(.reload, caller: caller, polkit: false) == .refuse(.accessDenied("only root may reload flowd")))
+        #expect(Policy.decide(.reload, caller: caller, polkit: false)
+            == .refuse(.accessDenied("only root and the user it runs as may reload flowd")))
+        #expect(Policy.decide(.reload, caller: caller, polkit: false, serviceUID: Self.owner)
+            == .refuse(.accessDenied("only root and the user it runs as may reload flowd")))
+        // The user a per-user flowd runs as reloads it; on the system bus polkit decides even for them.
+        #expect(Policy.decide(.reload, caller: caller, polkit: false, serviceUID: caller.uid) == .allow)
+        if case .ask = Policy.decide(.reload, caller: caller, polkit: true, serviceUID: caller.uid) {} else {
+            Issue.record("on the system bus the reload is polkit's to decide")
+        }
         #expect(Policy.decide(.startFlow(id: "enrol", action: try #require(Self.enrol)), caller: caller, polkit: false) == .allow)
     }
 

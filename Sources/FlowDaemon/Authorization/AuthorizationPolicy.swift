@@ -90,8 +90,10 @@ enum AuthorizationPolicy {
     }
 
     /// Decides `requirement` for `caller`: at once, or by asking polkit when
-    /// `polkit` is true (the system bus).
-    static func decide(_ requirement: Requirement, caller: Caller, polkit: Bool) -> Step {
+    /// `polkit` is true (the system bus). `serviceUID` is the uid flowd runs
+    /// as: on the session bus that user may reload their own flowd (they
+    /// could signal it anyway).
+    static func decide(_ requirement: Requirement, caller: Caller, polkit: Bool, serviceUID: UInt32? = nil) -> Step {
         if caller.uid == 0 { return .allow }
         let action: AuthorizationAction
         let purpose: String
@@ -102,7 +104,10 @@ enum AuthorizationPolicy {
             action = .manageSessions
             purpose = "use session \(id), which belongs to another user"
         case .reload:
-            guard polkit else { return .refuse(.accessDenied("only root may reload flowd")) }
+            guard polkit else {
+                if caller.uid == serviceUID { return .allow }
+                return .refuse(.accessDenied("only root and the user it runs as may reload flowd"))
+            }
             action = .reload
             purpose = "reload flowd"
         case .startFlow(let id, let flowAction):

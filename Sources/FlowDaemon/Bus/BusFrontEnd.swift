@@ -410,7 +410,7 @@ final class BusFrontEnd: DaemonComponent {
             }
         }
         let polkit = link?.polkit
-        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil) {
+        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil, serviceUID: CurrentProcess.userID) {
         case .allow:
             admit(sender, under: rule)
             audit(requirement, caller.uid, sender, action: nil, .success(()))
