@@ -19,7 +19,7 @@ import Systemd
 ///
 /// flowctl waits until the agent has registered (it closes the descriptor
 /// given with `--notify-fd`) before it calls, and stops it when it is done.
-final class AuthenticationAgent {
+package final class AuthenticationAgent {
     /// Where Debian's polkitd puts it.
     static let executable = "/usr/bin/pkttyagent"
     /// How long registering may take before flowctl calls anyway (polkit
@@ -69,7 +69,7 @@ final class AuthenticationAgent {
 
     /// pkttyagent's arguments: it closes descriptor 3 once registered; a
     /// fallback only where polkitd would ever ask one (see above).
-    static func arguments(inLoginSession: Bool) -> [String] {
+    package static func arguments(inLoginSession: Bool) -> [String] {
         ["--notify-fd", "3"] + (inLoginSession ? ["--fallback"] : [])
     }
 
