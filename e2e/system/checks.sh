@@ -359,9 +359,12 @@ reload_on_a_terminal() { # HOW ANSWER [FLOWCTL-OPTION...]: bob's transcript, the
     local how=$1 answer=$2 command="flowctl --system ${*:3} reload"
     local prompt=(--prompt 'Password: ?$' --answer "$answer")
     [ -n "$answer" ] || prompt=()
+    local terminal=(python3 "$ON_A_TERMINAL" --timeout 60 "${prompt[@]}" -- $command)
     case "$how" in
-        session) python3 "$ON_A_TERMINAL" --timeout 60 "${prompt[@]}" -- runuser -l bob -c "$command" ;;
-        no-session) runuser -u bob -- python3 "$ON_A_TERMINAL" --timeout 60 "${prompt[@]}" -- $command ;;
+        # runuser -l opens a logind session (pam_systemd) but detaches from the terminal (as su -c
+        # does), so the terminal is made inside it, as a login or sshd makes one.
+        session) runuser -l bob -c "$(printf '%q ' "${terminal[@]}")" ;;
+        no-session) runuser -u bob -- "${terminal[@]}" ;;
     esac | sed 's/\x1b\[[0-9;]*m//g'
     echo "exit=${PIPESTATUS[0]}"
 }
@@ -378,6 +381,14 @@ polkit.addAdminRule(function(action, subject) { return ["unix-user:0"]; });
 RULE
     systemctl unmask --runtime polkit >/dev/null 2>&1
     systemctl restart polkit || { fail "cannot restart polkit"; return 1; }
+    # What flowctl's choice rests on: outside a logind session polkitd never asks an agent that
+    # registered as a fallback for the caller's process; one that registered plainly, it asks.
+    local fallback
+    for fallback in --fallback ""; do
+        out=$(runuser -u bob -- python3 "$ON_A_TERMINAL" --timeout 30 --prompt 'Password: ?$' --answer "$ADMIN_PASSWORD" -- \
+            python3 "$TESTS/fixtures/agent-then.py" $fallback -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" Reload 2>&1)
+        note "bob outside a session, pkttyagent ${fallback:-without --fallback}, busctl Reload:"; show_transcript "$out"
+    done
     sed -e 's/"id": "e2e"/"id": "e2e-by-bob"/' "$TESTS/flows/e2e.json" >/etc/flowd/flows/e2e-by-bob.json
     for how in session no-session; do
         # A wrong password: polkit refuses, flowctl says flowd was not reloaded (77).
