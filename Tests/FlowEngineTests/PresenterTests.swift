@@ -99,6 +99,30 @@ import Testing
         #expect(en.groups.map(\.finished) == de.groups.map(\.finished))
     }
 
+    @Test("Review and messages write dates and decimals the locale's way; the answers stay ISO and numbers")
+    func datesAndDecimalsFollowTheLocale() throws {
+        let flow = """
+            {"format": 1, "id": "d", "title": "D", "steps": [{"id": "s", "title": "S", "fields": [
+              {"id": "day", "type": "date", "label": "Day", "after": "2025-06-01"},
+              {"id": "hours", "type": "number", "label": "Hours", "maximum": 10.5}]}]}
+            """
+        var s = try Fixture.session(Fixture.flow(flow))
+        try s.set(["day": .text("2025-07-08"), "hours": .number(2.5)])
+        func review(_ locale: String) -> [String] { SessionPresenter(s, locale: locale).review().groups[0].answers.map(\.display) }
+        #expect(review("en") == ["2025-07-08", "2.5"])
+        #expect(review("de") == ["08.07.2025", "2,5"])
+        #expect(review("fr") == ["08/07/2025", "2,5"])
+        #expect(review("ja") == ["2025年07月08日", "2.5"])
+        // The stored answer is not touched by how it is shown.
+        #expect(s.record.answers["day"] == .text("2025-07-08"))
+        // A broken date bound names the date the locale's way.
+        var early = try Fixture.session(Fixture.flow(flow), locale: "de")
+        let errors = try early.set(["day": .text("2025-05-31"), "hours": .integer(11)])
+        #expect(errors["day"]?.contains("01.06.2025") == true, "\(errors)")
+        #expect(errors["day"]?.contains("2025-06-01") == false)
+        #expect(errors["hours"]?.contains("10,5") == true, "\(errors)")
+    }
+
     @Test("the progress line in two locales")
     func progressInTwoLocales() throws {
         let s = try session()

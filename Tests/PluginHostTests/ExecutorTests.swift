@@ -111,8 +111,11 @@ struct FairnessTests {
             ["FixtureTestPlugin", "FixturePatientPlugin"], in: temp, executor: executor)
         // Two calls of the heavy uid hold its two threads until the gate opens...
         let timeout = Duration.seconds(12)
+        // The held calls' own timeout is not what this test is about: it is
+        // wide, so that a loaded machine's slow start cannot expire them
+        // before the gate opens.
         let held = (0..<2).map { _ in
-            submit(caller, "patient.gate", options: ["gate": .string(gate)], uid: Self.heavyUID, timeout: timeout)
+            submit(caller, "patient.gate", options: ["gate": .string(gate)], uid: Self.heavyUID, timeout: .seconds(120))
         }
         #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).running == 2 })
         // ...and two more wait behind them; each then blocks its thread for 6 s.

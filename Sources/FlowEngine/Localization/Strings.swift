@@ -21,6 +21,10 @@ package enum BuiltinString: String, CaseIterable, Sendable {
     /// before the separator at which grouping starts ("2" in Spanish: 1440,
     /// but 14.400). Not sentences: data a translator sets once.
     case numberGroupSeparator, numberDecimalSeparator, numberMinimumGrouping
+    /// How a date is written for people: "{day}.{month}.{year}" in German,
+    /// "{year}年{month}月{day}日" in Japanese; `{month}` and `{day}` have two
+    /// digits. Data a translator sets once, like the number separators.
+    case dateDisplay
     /// "Sending…": the label while a submit runs, and its announcement.
     case submitting, submitted
     /// "Not sent": a cancelled submit.

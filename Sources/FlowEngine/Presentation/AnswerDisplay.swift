@@ -5,8 +5,9 @@ import FlowKit
 extension FlowSession {
     /// A field's answer in words, in `words`' locale: option labels,
     /// "Yes"/"No", Other's text, a multiple choice's labels joined by the
-    /// locale's separator, a number as written, a computed value formatted
-    /// for the locale (with its `display`). Nil when the field has no answer
+    /// locale's separator, a date and a computed value written the locale's
+    /// way (a computed one with its `display`), a number as written but with
+    /// the locale's decimal separator. Nil when the field has no answer
     /// on `r`: off the path, hidden, or not given. Not for secure fields,
     /// which are never shown.
     func displayValue(_ f: FieldDefinition, in r: Resolution, words: SessionText) -> String? {
@@ -17,7 +18,7 @@ extension FlowSession {
             case .number(let d): formatted = LocalizedNumber(words).format(d, decimals: f.decimals)
             case .bool(let b): formatted = words(.builtin(b ? .yes : .no))
             case .text(let s): formatted = s
-            case .date(let d): formatted = d.description
+            case .date(let d): formatted = words.format(d)
             case .list(let l): formatted = l.joined(separator: words(.builtin(.listSeparator)))
             case .nothing: return nil
             }
@@ -33,11 +34,14 @@ extension FlowSession {
             return f.options.first { $0.id == id }?.label.resolve(words.locale) ?? id
         }
         switch v {
-        case .text(let s): return f.type == .choice ? label(s) : s
+        case .text(let s):
+            if f.type == .choice { return label(s) }
+            if f.type == .date, let d = CivilDate(iso: s) { return words.format(d) }
+            return s
         case .list(let l): return l.map(label).joined(separator: words(.builtin(.listSeparator)))
         case .bool(let b): return words(.builtin(b ? .yes : .no))
         case .integer(let i): return String(i)
-        case .number(let d): return formatNumber(d)
+        case .number(let d): return words.format(d)
         }
     }
 

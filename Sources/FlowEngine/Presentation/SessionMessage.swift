@@ -17,8 +17,13 @@ package indirect enum SessionMessage: Sendable, Hashable {
     /// its `{field}` placeholders show the answers (see ``Piping``).
     case piped(LocalizedText)
     /// Text that is already in the session's locale: a plugin's message, a
-    /// number, a date, an id.
+    /// number, an id.
     case verbatim(String)
+    /// A date, written the locale's way (``BuiltinString/dateDisplay``).
+    case date(CivilDate)
+    /// A number as a person writes it: its digits, no grouping, the locale's
+    /// decimal separator ("2,5" in German).
+    case number(Double)
 }
 
 /// Field id → what is wrong with it (`""` for the step as a whole): the
@@ -59,7 +64,29 @@ package struct SessionText: Sendable {
             return arguments.isEmpty ? template : Strings.fill(template, arguments.mapValues(callAsFunction))
         case .piped(let text):
             return piped(text.resolve(locale))
+        case .date(let date):
+            return format(date)
+        case .number(let number):
+            return format(number)
         }
+    }
+
+    /// `number` as typed (`3`, not `3.0`), with this locale's decimal separator.
+    package func format(_ number: Double) -> String {
+        let decimal = strings.text(.numberDecimalSeparator, locale: locale)
+        return formatNumber(number).split(separator: ".", omittingEmptySubsequences: false).joined(separator: decimal)
+    }
+
+    /// `date` as people in this locale write it: "08.12.2026" in German,
+    /// "2026年12月08日" in Japanese, "2026-12-08" in English.
+    package func format(_ date: CivilDate) -> String {
+        func digits(_ n: Int, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return strings.text(.dateDisplay, locale: locale, [
+            "year": digits(date.year, 4), "month": digits(date.month, 2), "day": digits(date.day, 2),
+        ])
     }
 
     /// A piped text's words: its placeholders filled with the answers, in

@@ -99,7 +99,7 @@ extension SessionPresenter {
     private func display(_ value: ConditionValue, of id: String) -> String {
         switch value {
         case .bool(let b): return words(.builtin(b ? .yes : .no))
-        case .number(let n): return formatNumber(n)
+        case .number(let n): return words.format(n)
         case .text(let s):
             guard let field = flow.field(id), field.type.isChoice else { return s }
             if s == "other" && field.other { return otherLabel(field) }

@@ -12,7 +12,20 @@ struct ValidationContext {
     func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:])
         -> SessionMessage
     {
-        let arguments = args.mapValues(SessionMessage.verbatim)
+        message(field, rule, key, arguments: args.mapValues(SessionMessage.verbatim))
+    }
+
+    /// The same, with one argument put into words by the locale (a date or
+    /// a number).
+    func message(
+        _ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, argument name: String, _ value: SessionMessage
+    ) -> SessionMessage {
+        message(field, rule, key, arguments: [name: value])
+    }
+
+    private func message(
+        _ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, arguments: [String: SessionMessage]
+    ) -> SessionMessage {
         if let custom = field.messages[rule] { return .flow(custom, arguments) }
         return .builtin(key, arguments)
     }
@@ -59,20 +72,20 @@ enum FieldValidation {
             guard let d = value.doubleValue else { return nil }
             if field.integer, d.rounded() != d { return c.message(field, .integer, .integer) }
             if let min = field.minimum, d < min {
-                return c.message(field, .minimum, .minimum, ["min": formatNumber(min)])
+                return c.message(field, .minimum, .minimum, argument: "min", .number(min))
             }
             if let max = field.maximum, d > max {
-                return c.message(field, .maximum, .maximum, ["max": formatNumber(max)])
+                return c.message(field, .maximum, .maximum, argument: "max", .number(max))
             }
         case .date:
             guard case .text(let s) = value, let d = CivilDate(iso: s) else { return c.message(field, .format, .dateFormat) }
             if let bound = field.after, !(d > bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .after, .dateAfterToday, ["date": c.today.description]) }
-                return c.message(field, .after, .dateAfter, ["date": bound.resolve(today: c.today).description])
+                if bound == .today { return c.message(field, .after, .dateAfterToday, argument: "date", .date(c.today)) }
+                return c.message(field, .after, .dateAfter, argument: "date", .date(bound.resolve(today: c.today)))
             }
             if let bound = field.before, !(d < bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .before, .dateBeforeToday, ["date": c.today.description]) }
-                return c.message(field, .before, .dateBefore, ["date": bound.resolve(today: c.today).description])
+                if bound == .today { return c.message(field, .before, .dateBeforeToday, argument: "date", .date(c.today)) }
+                return c.message(field, .before, .dateBefore, argument: "date", .date(bound.resolve(today: c.today)))
             }
         case .time:
             guard case .text(let s) = value, CivilTime(iso: s) != nil else { return c.message(field, .format, .timeFormat) }
