@@ -528,7 +528,11 @@ struct CommandTests {
         #expect(failed.stderr.contains("flowd was not reloaded: the configuration has an error") && failed.stderr.contains("flowd.conf:3"))
         let challenge = DBusError(.interactiveAuthorizationRequired, "authentication is required to reload flowd")
         service.reloadOutcome = .failure(FlowClientError(challenge, member: FlowMember.Manager.reload))
-        let required = run(["reload", "--no-ask-password"])
+        let required = run(["reload", "--no-ask-password"], terminal: true)
+        #expect(required.status == 77 && required.stderr.contains("Authentication is required: run flowctl on a terminal"))
+        // On a terminal the call let polkit ask: refused all the same, no agent could.
+        let unasked = run(["reload"], terminal: true)
+        #expect(unasked.status == 77 && unasked.stderr.contains("no authentication agent could ask for the password"), "\(unasked.stderr)")
         #expect(required.status == 77 && required.stderr.contains("Authentication is required"), "\(required.stderr)")
     }
 

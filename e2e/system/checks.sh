@@ -390,6 +390,11 @@ RULE
         note "bob outside a session, pkttyagent ${fallback:-without --fallback}, busctl Reload:"; show_transcript "$out"
     done
     sed -e 's/"id": "e2e"/"id": "e2e-by-bob"/' "$TESTS/flows/e2e.json" >/etc/flowd/flows/e2e-by-bob.json
+    # su -c and runuser -c detach from the terminal: flowctl's agent cannot ask there, and says so.
+    out=$(python3 "$ON_A_TERMINAL" --timeout 60 -- runuser -l bob -c 'flowctl --system reload'; echo "exit=$?")
+    note "bob, runuser -l bob -c (no controlling terminal):"; show_transcript "$out"
+    grep -q 'no authentication agent could ask for the password' <<<"$out" && grep -q '^exit=77$' <<<"$out" ||
+        { fail "bob under runuser -c: expected 'no authentication agent could ask for the password' and exit 77"; return 1; }
     for how in session no-session; do
         # A wrong password: polkit refuses, flowctl says flowd was not reloaded (77).
         out=$(reload_on_a_terminal "$how" wrong-password)

@@ -42,8 +42,9 @@ final class CommandRunner {
            AuthenticationAgent.isWanted(interactive: interactive, bus: bus, stdinIsTerminal: context.stdinIsTerminal) {
             agent = AuthenticationAgent.start()
         }
-        let made = FlowdCalls(service: try context.makeService(bus, interactive), bus: bus, cleansText: !json)
+        var made = FlowdCalls(service: try context.makeService(bus, interactive), bus: bus, cleansText: !json)
             .speaking(personLocale)
+        made.asksPassword = interactive
         openedCalls = made
         return made
     }
@@ -242,7 +243,7 @@ final class CommandRunner {
         do {
             try calls.request { s async throws(FlowClientError) in try await s.reload() }
         } catch {
-            let refusal = CLIError(error, bus: calls.bus, locale: personLocale)
+            let refusal = CLIError(error, bus: calls.bus, locale: personLocale, asksPassword: calls.asksPassword)
             switch error.flowdName {
             case .accessDenied?, .failed?:
                 // Not allowed, or a configuration error: flowd's own reason
@@ -448,7 +449,7 @@ final class CommandRunner {
         } catch {
             switch error.flowdName {
             case .submitFailed?, .timeout?, .cancelled?, .validationFailed?: failure = error
-            default: throw CLIError(error, bus: calls.bus, locale: personLocale)
+            default: throw CLIError(error, bus: calls.bus, locale: personLocale, asksPassword: calls.asksPassword)
             }
         }
         let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }

@@ -150,6 +150,9 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     /// polkit wants a password and the call did not allow asking for it
     /// (`InteractiveAuthorizationRequired`).
     case errorAuthenticationRequired
+    /// The same, although the call let polkit ask: no authentication agent
+    /// could (flowctl's needs a controlling terminal).
+    case errorNoAuthenticationAgent
     // MARK: `reload`
 
     /// The first line after a reload.

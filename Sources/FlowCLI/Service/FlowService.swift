@@ -74,6 +74,9 @@ struct FlowdCalls: Sendable {
     let cleansText: Bool
     /// The person's language, for flowctl's sentences about failed calls.
     var locale = "en"
+    /// The calls let polkit ask for a password, so a refusal for want of
+    /// one means no agent could ask (``CLIError/init(_:bus:locale:asksPassword:flowd:)``).
+    var asksPassword = false
 
     /// The same calls, their failures said in `locale`.
     func speaking(_ locale: String) -> FlowdCalls {
@@ -114,7 +117,7 @@ struct FlowdCalls: Sendable {
         do {
             return try request(body)
         } catch {
-            throw CLIError(error, bus: bus, locale: locale)
+            throw CLIError(error, bus: bus, locale: locale, asksPassword: asksPassword)
         }
     }
 
@@ -125,7 +128,7 @@ struct FlowdCalls: Sendable {
         do {
             try request(body)
         } catch {
-            throw CLIError(error, bus: bus, locale: locale)
+            throw CLIError(error, bus: bus, locale: locale, asksPassword: asksPassword)
         }
     }
 

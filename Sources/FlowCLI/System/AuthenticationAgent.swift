@@ -35,10 +35,11 @@ package final class AuthenticationAgent {
     /// Whether a run should start one: it may ask (the interactive flag is
     /// set), it talks to the system service, its standard input is a
     /// terminal to ask on, it is not root (whom flowd never asks polkit
-    /// about), and polkit's agent is installed.
+    /// about), polkit's agent is installed, and flowctl has a controlling
+    /// terminal, which the agent asks on (`su -c` detaches from it).
     static func isWanted(interactive: Bool, bus: BusChoice, stdinIsTerminal: Bool) -> Bool {
         guard interactive, stdinIsTerminal, case .system = bus, CurrentProcess.userID != 0 else { return false }
-        return FileSystem.isExecutableFile(executable)
+        return FileSystem.isExecutableFile(executable) && Terminal.hasControllingTerminal()
     }
 
     /// Starts the agent and waits until it registered; nil when it could

@@ -409,7 +409,7 @@ func flowctl(
     let source = ScriptedSource(input, isTerminal: terminal)
     let box = UncheckedBox(service)
     let context = FlowctlContext(
-        stdout: out, stderr: err, stdin: source, stdoutIsTerminal: terminal, stderrIsTerminal: false,
+        stdout: out, stderr: err, stdin: source, stdoutIsTerminal: terminal, stderrIsTerminal: false, stdinIsTerminal: terminal,
         environment: environment, makeService: { _, _ in box.value })
     let status = Flowctl.run(arguments, context: context)
     return Run(status: status, stdout: out.text, stderr: err.text)
