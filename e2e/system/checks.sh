@@ -357,7 +357,7 @@ ON_A_TERMINAL="$TESTS/fixtures/on-a-terminal.py"
 ADMIN_PASSWORD=flowd-e2e-admin
 reload_on_a_terminal() { # HOW ANSWER [FLOWCTL-OPTION...]: bob's transcript, then "exit=N"
     local how=$1 answer=$2 command="flowctl --system ${*:3} reload"
-    local prompt=(--prompt 'Password: ?$' --answer "$answer")
+    local prompt=(--prompt 'Password: ?$' --answer "$answer" --secret)
     [ -n "$answer" ] || prompt=()
     local terminal=(python3 "$ON_A_TERMINAL" --timeout 60 "${prompt[@]}" -- $command)
     case "$how" in
@@ -368,6 +368,7 @@ reload_on_a_terminal() { # HOW ANSWER [FLOWCTL-OPTION...]: bob's transcript, the
     esac | sed 's/\x1b\[[0-9;]*m//g'
     echo "exit=${PIPESTATUS[0]}"
 }
+bob_has_no_session() { ! loginctl list-sessions --no-legend | grep -qw bob; }
 show_transcript() { sed 's/^/        | /' <<<"$1" | while IFS= read -r line; do note "$line"; done; }
 check_polkit_password() {
     local out how id_bob shadow
@@ -385,7 +386,7 @@ RULE
     # registered as a fallback for the caller's process; one that registered plainly, it asks.
     local fallback
     for fallback in --fallback ""; do
-        out=$(runuser -u bob -- python3 "$ON_A_TERMINAL" --timeout 30 --prompt 'Password: ?$' --answer "$ADMIN_PASSWORD" -- \
+        out=$(runuser -u bob -- python3 "$ON_A_TERMINAL" --timeout 30 --prompt 'Password: ?$' --answer "$ADMIN_PASSWORD" --secret -- \
             python3 "$TESTS/fixtures/agent-then.py" $fallback -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" Reload 2>&1)
         note "bob outside a session, pkttyagent ${fallback:-without --fallback}, busctl Reload:"; show_transcript "$out"
     done
@@ -396,6 +397,9 @@ RULE
     grep -q 'no authentication agent could ask for the password' <<<"$out" && grep -q '^exit=77$' <<<"$out" ||
         { fail "bob under runuser -c: expected 'no authentication agent could ask for the password' and exit 77"; return 1; }
     for how in session no-session; do
+        # No session of bob's left over from the last round: outside one means outside any.
+        loginctl terminate-user bob 2>/dev/null
+        wait_for 30 "bob's logind sessions closed" bob_has_no_session || return 1
         # A wrong password: polkit refuses, flowctl says flowd was not reloaded (77).
         out=$(reload_on_a_terminal "$how" wrong-password)
         note "bob, $how, wrong password:"; show_transcript "$out"
