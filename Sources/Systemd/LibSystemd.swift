@@ -45,12 +45,6 @@ enum LibSystemd {
         taking { sd_pid_get_session(0, &$0) }
     }
 
-    /// Wraps `sd_uid_get_display(uid, …)`: the session logind calls `uid`'s
-    /// display session (their graphical login), nil when there is none.
-    static func displaySession(of uid: UInt32) -> String? {
-        taking { sd_uid_get_display(uid, &$0) }
-    }
-
     /// The string a `sd_*` call allocated into its out-parameter, freed
     /// here; nil when the call failed.
     private static func taking(_ body: (inout UnsafeMutablePointer<CChar>?) -> Int32) -> String? {

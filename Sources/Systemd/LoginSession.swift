@@ -1,12 +1,11 @@
 import FlowdSystem
 
-/// logind's session of this process, as polkitd finds it when it looks for
-/// an authentication agent: the session the process runs in (a login, ssh,
-/// `machinectl shell`), else its user's display session. A process started
-/// with `runuser`, `setpriv` or from a service has neither.
+/// logind's session of this process: the one it runs in (a login, ssh,
+/// `machinectl shell`); a process started with `runuser -u`, `setpriv` or
+/// from a service has none.
 package enum LoginSession {
-    /// The session polkit attributes this process to, nil when there is none.
+    /// The session this process belongs to, nil when it is in none.
     package static func ofCurrentProcess() -> String? {
-        LibSystemd.ownSession() ?? LibSystemd.displaySession(of: CurrentProcess.userID)
+        LibSystemd.ownSession()
     }
 }

@@ -10,12 +10,14 @@ import Systemd
 /// polkitd finds behind flowctl's bus name. How polkitd then picks an agent
 /// decides the options: an agent registered for the process itself is used
 /// first, unless it registered as a fallback (`--fallback`); a fallback is
-/// used only when polkitd also finds a logind session for the process (its
-/// own, else the user's display session) and that session has no agent of
-/// its own. So flowctl in a session (a login, ssh, `machinectl shell`)
-/// starts it with `--fallback`, and a desktop's agent, when there is one,
-/// keeps asking; flowctl outside any session (`runuser -u`, `setpriv`)
-/// starts it without, since a fallback would never be asked there.
+/// used only when polkitd also finds a logind session for the process and
+/// that session has no agent of its own. So flowctl in a session of its own
+/// (a login, ssh, `machinectl shell`) starts it with `--fallback`, and a
+/// desktop's agent, when there is one, keeps asking; flowctl outside any
+/// (`runuser -u`, `setpriv`) starts it without, since a fallback may never
+/// be asked there. (Newer polkitd also take the user's graphical session
+/// for a process outside one; a process's own agent works with every
+/// version.)
 ///
 /// flowctl waits until the agent has registered (it closes the descriptor
 /// given with `--notify-fd`) before it calls, and stops it when it is done.
