@@ -206,7 +206,7 @@ let package = Package(
         // Shared test helpers: temporary directories, a test child, a private
         // dbus-daemon and a raw D-Bus proxy; FlowdSystem (child processes,
         // locks) re-exported.
-        .target(name: "TestSupport", dependencies: ["FlowdSystem", "DBus"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FlowdSystem", "DBus", "Logging"], path: "Tests/TestSupport"),
 
         .testTarget(name: "FlowEngineTests", dependencies: ["FlowEngine", flowKit]),
         .testTarget(name: "FlowStoreTests", dependencies: ["FlowStore", "TestSupport"]),

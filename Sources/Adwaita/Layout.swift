@@ -86,9 +86,10 @@ package final class FlowBox: Widget {
 }
 
 /// How a stack changes its visible page.
-package enum StackTransition: Sendable, Equatable {
+/// The raw value names it in traces (`FLOWD_GTK_TRACE`).
+package enum StackTransition: String, Sendable, Equatable {
     /// The new page slides in from the end side (forward) or the start side (back).
-    case slideForward, slideBack
+    case slideForward = "slide-forward", slideBack = "slide-back"
     case crossfade, none
 
     var gtk: GtkStackTransitionType {

@@ -31,12 +31,18 @@ package final class PreferencesGroup: Widget {
 package final class ActionRow: Widget {
     private var activatedHandler: Signal.HandlerID?
 
-    package init(title: String, subtitle: String = "") {
+    /// A row; with `wraps`, the title and subtitle wrap onto as many lines
+    /// as they need (0 lines: no limit).
+    package init(title: String, subtitle: String = "", wraps: Bool = false) {
         super.init(adw_action_row_new())
         self.title = title
         self.subtitle = subtitle
         // Daemon text is never markup.
         adw_preferences_row_set_use_markup(flowd_adw_preferences_row(raw), 0)
+        if wraps {
+            adw_action_row_set_title_lines(flowd_adw_action_row(raw), 0)
+            adw_action_row_set_subtitle_lines(flowd_adw_action_row(raw), 0)
+        }
     }
 
     package var title: String {
@@ -47,12 +53,6 @@ package final class ActionRow: Widget {
     package var subtitle: String {
         get { adw_action_row_get_subtitle(flowd_adw_action_row(raw)).map { String(cString: $0) } ?? "" }
         set { adw_action_row_set_subtitle(flowd_adw_action_row(raw), newValue) }
-    }
-
-    /// 0 lets the title wrap onto as many lines as it needs.
-    package func setLines(title: Int, subtitle: Int) {
-        adw_action_row_set_title_lines(flowd_adw_action_row(raw), Int32(title))
-        adw_action_row_set_subtitle_lines(flowd_adw_action_row(raw), Int32(subtitle))
     }
 
     package func addPrefix(_ widget: Widget) { adw_action_row_add_prefix(flowd_adw_action_row(raw), widget.widget) }

@@ -19,6 +19,12 @@ package final class Label: Widget {
         set { gtk_label_set_text(flowd_label(raw), newValue) }
     }
 
+    /// Shows `text`; an empty text hides the label.
+    package func showText(_ text: String) {
+        self.text = text
+        isVisible = !text.isEmpty
+    }
+
     /// Wraps at word boundaries (and inside long words when needed).
     package var wraps: Bool {
         get { gtk_label_get_wrap(flowd_label(raw)) != 0 }

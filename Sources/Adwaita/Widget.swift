@@ -92,7 +92,9 @@ package class Widget: Object {
         gtk_widget_set_size_request(widget, Int32(width), Int32(height))
     }
 
-    package func addStyleClass(_ name: String) { gtk_widget_add_css_class(widget, name) }
+    package func addStyleClass(_ names: String...) {
+        for name in names { gtk_widget_add_css_class(widget, name) }
+    }
     package func removeStyleClass(_ name: String) { gtk_widget_remove_css_class(widget, name) }
     package func setStyleClass(_ name: String, _ on: Bool) {
         if on { addStyleClass(name) } else { removeStyleClass(name) }

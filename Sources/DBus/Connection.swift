@@ -90,6 +90,9 @@ package final class Connection: @unchecked Sendable {
 
     private static func close(_ core: ConnectionCore) {
         guard core.markClosed() else { return }
+        // What the socket takes now still goes; the rest is dropped.
+        core.flushOutgoing()
+        core.dropOutgoing()
         LibDBus.close(core.raw)
         if core.loop != nil {
             // Deliver what closing queued (Disconnected, errors for pending
@@ -124,9 +127,19 @@ package final class Connection: @unchecked Sendable {
         if !call.noReplyExpected { send(reply) }
     }
 
+    /// Sends an empty method return to `call` unless the caller asked for no reply.
+    func returnIfWanted(to call: Message) {
+        guard !call.noReplyExpected else { return }
+        do {
+            send(try WireMessage.methodReturn(to: call, signature: "", body: WireEncoder(capacity: 0)))
+        } catch {
+            send(call.makeReturn())
+        }
+    }
+
     /// Sends an error reply to `call` unless the caller asked for no reply.
     func replyIfWanted(to call: Message, error: DBusError) {
-        if !call.noReplyExpected { send(call.makeError(error)) }
+        if !call.noReplyExpected { core.sendError(error, to: call) }
     }
 
     /// Traps unless called where loop state may be touched: the loop thread,
@@ -142,6 +155,22 @@ package final class Connection: @unchecked Sendable {
     /// the connection is closed.
     package func send(_ message: Message) {
         core.send(message)
+    }
+
+    /// Sends a message built in wire format: on the loop thread of an
+    /// attached connection written to the socket by flowd itself, after
+    /// whatever was sent before it (``OutgoingQueue``), otherwise loaded and
+    /// sent by libdbus. Safe from any thread, like ``send(_:)-(Message)``.
+    package func send(_ message: WireMessage) {
+        core.send(message)
+    }
+
+    /// How many `send(2)` calls flowd's own send path made on this
+    /// connection, and how often the socket took less than it was offered
+    /// (for tests and the bench). Loop thread.
+    package var ownSendCounts: (sends: Int, socketFull: Int) {
+        requireLoopThread()
+        return (core.outgoing.sendCalls, core.outgoing.socketFull)
     }
 
     /// Sends a call and delivers its reply (or a `NoReply` error after
@@ -171,6 +200,11 @@ package final class Connection: @unchecked Sendable {
         _ message: Message, timeout: Duration, handle: PendingReply,
         onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
     ) {
+        // After the own bytes queued before it, so the order holds.
+        guard core.outgoing.isEmpty else {
+            core.afterOwnBytes { [self] in send(message, timeout: timeout, handle: handle, onReply: onReply) }
+            return
+        }
         guard !handle.cancelled, let loop = core.loop else { return }
         guard !core.closed, let pending = LibDBus.sendWithReply(raw, message.raw, timeout: timeout.libdbusMilliseconds) else {
             loop.execute { onReply(.failure(.disconnected("not connected to the bus"))) }
@@ -205,6 +239,7 @@ package final class Connection: @unchecked Sendable {
     package func call(_ message: Message, timeout: Duration = .seconds(25)) throws(DBusError) -> Message {
         requireLoopThread()
         guard !core.closed else { throw .disconnected("the connection is closed") }
+        core.writeOutgoingBlocking()
         let (reply, error) = LibDBus.sendWithReplyAndBlock(raw, message.raw, timeout: timeout.libdbusMilliseconds)
         if let error { throw error }
         guard let reply else { throw .failed("no reply and no error from libdbus") }
@@ -234,6 +269,7 @@ package final class Connection: @unchecked Sendable {
     /// Blocks until every queued message is written (`dbus_connection_flush`).
     package func flush() {
         guard !core.closed else { return }
+        if core.loop?.inEventLoop ?? true { core.writeOutgoingBlocking() }
         LibDBus.flush(raw)
     }
 }

@@ -39,6 +39,9 @@ final class ConnectionCore: @unchecked Sendable {
     /// connection, so their notify would never run).
     private var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
 
+    /// flowd's own replies and signals not yet written (``OutgoingQueue``).
+    let outgoing = OutgoingQueue()
+
     /// Signals received in client mode, for ``Connection/nextSignal(matching:timeout:)``.
     var signalQueue: [Message] = []
     static let signalQueueLimit = 4096
@@ -140,10 +143,11 @@ final class ConnectionCore: @unchecked Sendable {
 
     // MARK: sending
 
-    /// `dbus_connection_send`, or nothing once closed.
+    /// `dbus_connection_send` (after the own bytes queued before it), or
+    /// nothing once closed.
     func sendNow(_ message: Message) {
         guard !closed else { return }
-        _ = LibDBus.send(raw, message.raw)
+        afterOwnBytes { [raw] in _ = LibDBus.send(raw, message.raw) }
         if loop == nil { LibDBus.flush(raw) }
     }
 
@@ -172,6 +176,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
         LibDBus.setWakeupMain(raw, wakeupMainFunction, data: retainedForLibDBus(), free: releaseDataFunction)
         LibDBus.setDispatchStatus(raw, dispatchStatusFunction, data: retainedForLibDBus(), free: releaseDataFunction)
+        outgoing.socket = LibDBus.unixFD(raw)
         // Messages may already wait (read while registering with the bus).
         scheduleDispatchIfNeeded()
     }
@@ -179,6 +184,8 @@ final class ConnectionCore: @unchecked Sendable {
     /// Removes every callback; libdbus first removes the watches and timeouts
     /// it had added, which cancels them on the loop.
     func detachFromLoop() {
+        dropOutgoing()
+        outgoing.socket = nil
         _ = LibDBus.setWatchFunctions(raw, add: nil, remove: nil, toggled: nil, data: nil, free: nil)
         _ = LibDBus.setTimeoutFunctions(raw, add: nil, remove: nil, toggled: nil, data: nil, free: nil)
         LibDBus.setWakeupMain(raw, nil, data: nil, free: nil)
@@ -205,11 +212,21 @@ final class ConnectionCore: @unchecked Sendable {
 
     /// Dispatches queued messages; after a batch it yields to other loop work
     /// and continues in a new job, so one busy client cannot starve the rest.
+    /// After each message the own bytes it queued are written (a reply and
+    /// its signals in one `send(2)`); while some wait for the socket, nothing
+    /// is dispatched (``OutgoingQueue``), and writing them resumes it.
     private func dispatchNow() {
         dispatchScheduled.store(false, ordering: .releasing)
         guard !closed else { return }
         for _ in 0..<64 {
+            guard outgoing.isEmpty else {
+                outgoing.dispatchHeld = true
+                return
+            }
+            outgoing.dispatching = true
             let moreRemains = LibDBus.dispatch(raw)
+            outgoing.dispatching = false
+            if !outgoing.isEmpty { flushOutgoing() }
             if !moreRemains { return }
         }
         scheduleDispatch()

@@ -278,6 +278,9 @@ enum LibDBus {
     }
     /// `dbus_connection_flush`.
     static func flush(_ c: OpaquePointer) { dbus_connection_flush(c) }
+    /// `dbus_connection_has_messages_to_send`: libdbus holds outgoing bytes
+    /// it has not written yet.
+    static func hasMessagesToSend(_ c: OpaquePointer) -> Bool { dbus_connection_has_messages_to_send(c) != 0 }
     /// `dbus_connection_send_with_reply_and_block`.
     static func sendWithReplyAndBlock(_ c: OpaquePointer, _ m: OpaquePointer, timeout: Int32) -> (OpaquePointer?, DBusError?) {
         withError { dbus_connection_send_with_reply_and_block(c, m, timeout, $0) }

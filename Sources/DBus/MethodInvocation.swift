@@ -38,7 +38,7 @@ package final class MethodInvocation: @unchecked Sendable {
         // A caller that wants no reply is not left waiting by a dropped call.
         guard !completed.load(ordering: .acquiring), !message.noReplyExpected else { return }
         core.logger.log(.error, "\(interface).\(member) on \(path) was dropped without a reply")
-        core.send(message.makeError(.failed("The service dropped the call to \(member) without replying.")))
+        core.sendError(.failed("The service dropped the call to \(member) without replying."), to: message)
     }
 
     /// The caller's unique bus name, for authorization.
@@ -66,9 +66,17 @@ package final class MethodInvocation: @unchecked Sendable {
         reply(values: values)
     }
 
-    /// Replies with `values`, each written as its own type.
+    /// Replies with `values`, each written as its own type (in wire format,
+    /// ``WireEncoder``, unless one is a file descriptor).
     package func reply(values: [DBusValue]) {
-        reply { (writer) throws(DBusError) in try writer.appendValues(values) }
+        if values.contains(where: \.containsUnixFD) {
+            return reply { (writer) throws(DBusError) in try writer.appendValues(values) }
+        }
+        var text = ""
+        for value in values { value.appendSignature(to: &text) }
+        reply(signature: Signature(trusted: text)) { (body) throws(DBusError) in
+            for value in values { try body.value(value) }
+        }
     }
 
     /// Replies with typed values: `call.reply(typed: errors)` for `a{ss}`.
@@ -90,13 +98,13 @@ package final class MethodInvocation: @unchecked Sendable {
             try build(&writer)
         } catch {
             core.logger.log(.error, "\(interface).\(member) on \(path): cannot build the reply: \(error.message)")
-            core.send(message.makeError(.failed("The service could not encode its reply to \(member).")))
+            core.sendError(.failed("The service could not encode its reply to \(member)."), to: message)
             return
         }
         guard reply.hasSignature(replySignature) else {
             core.logger.log(
                 .error, "\(interface).\(member) on \(path): reply has type '\(reply.signature)', declared '\(replySignature)'")
-            core.send(message.makeError(.failed("The service sent an invalid reply to \(member).")))
+            core.sendError(.failed("The service sent an invalid reply to \(member)."), to: message)
             return
         }
         core.send(reply)
@@ -112,17 +120,17 @@ package final class MethodInvocation: @unchecked Sendable {
         guard !message.noReplyExpected else { return }
         guard signature == replySignature else {
             core.logger.log(.error, "\(interface).\(member) on \(path): reply has type '\(signature)', declared '\(replySignature)'")
-            core.send(message.makeError(.failed("The service sent an invalid reply to \(member).")))
+            core.sendError(.failed("The service sent an invalid reply to \(member)."), to: message)
             return
         }
         var body = WireEncoder()
-        let reply: Message
+        let reply: WireMessage
         do throws(DBusError) {
             try build(&body)
-            reply = try message.prebuiltReturn(signature: signature, body: body)
+            reply = try WireMessage.methodReturn(to: message, signature: signature, body: body).checkedInDebugBuilds()
         } catch {
             core.logger.log(.error, "\(interface).\(member) on \(path): cannot build the reply: \(error.message)")
-            core.send(message.makeError(.failed("The service could not encode its reply to \(member).")))
+            core.sendError(.failed("The service could not encode its reply to \(member)."), to: message)
             return
         }
         core.send(reply)
@@ -142,6 +150,19 @@ package final class MethodInvocation: @unchecked Sendable {
             dbusError = .failed("The service failed to handle \(member).")
         }
         guard !message.noReplyExpected else { return }
-        core.send(message.makeError(dbusError))
+        core.sendError(dbusError, to: message)
+    }
+}
+
+extension ConnectionCore {
+    /// Sends `error` as the reply to `call`, in wire format; an error whose
+    /// message cannot be (it holds a NUL) goes through libdbus, which cuts
+    /// the message there.
+    func sendError(_ error: DBusError, to call: Message) {
+        do {
+            send(try WireMessage.error(error, to: call))
+        } catch {
+            send(call.makeError(error))
+        }
     }
 }

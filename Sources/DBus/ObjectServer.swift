@@ -111,7 +111,7 @@ package final class ObjectServer: MethodCallHandler {
         guard interface == nil || interface == .peer else { return false }
         switch member.rawValue {
         case "Ping":
-            connection.replyIfWanted(to: message, with: message.makeReturn())
+            connection.returnIfWanted(to: message)
             return true
         case "GetMachineId":
             let reply = message.makeReturn()
@@ -194,7 +194,7 @@ package final class ObjectServer: MethodCallHandler {
         // Written straight into wire format (``WireEncoder``); file
         // descriptors travel beside the bytes, so a signal carrying one is
         // built by libdbus.
-        if arguments.contains(where: { if case .unixFD = $0 { true } else { false } }) {
+        if arguments.contains(where: \.containsUnixFD) {
             let message = Message.signal(path: path, interface: interface, member: member)
             try message.append(contentsOf: arguments)
             // dbus_message_set_destination rewrites the header even for NULL: only a unicast one is set.
@@ -204,8 +204,9 @@ package final class ObjectServer: MethodCallHandler {
         }
         var body = WireEncoder()
         for argument in arguments { try body.value(argument) }
-        connection.send(try Message.prebuiltSignal(
-            path: path, interface: interface, member: member, destination: destination, signature: signature, body: body))
+        connection.send(try WireMessage.signal(
+            path: path, interface: interface, member: member, destination: destination, signature: signature, body: body
+        ).checkedInDebugBuilds())
     }
 
     private static let propertiesChangedSignature: Signature = "sa{sv}as"
@@ -228,9 +229,10 @@ package final class ObjectServer: MethodCallHandler {
             }
         }
         try body.strings(invalidated)
-        connection.send(try Message.prebuiltSignal(
+        connection.send(try WireMessage.signal(
             path: path, interface: .properties, member: "PropertiesChanged", destination: destination,
-            signature: Self.propertiesChangedSignature, body: body))
+            signature: Self.propertiesChangedSignature, body: body
+        ).checkedInDebugBuilds())
     }
 
     /// Emits `PropertiesChanged` for `names`, reading the current values from
@@ -414,8 +416,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             server.answerIntrospect(message, path: path, interfaces: Introspection.objectInterfaces + tables.map(\.xml))
             return
         }
-        if interface == nil || interface == .properties, ["Get", "GetAll", "Set"].contains(member.rawValue) {
-            handleProperties(member, target: target, message: message, path: path, connection: connection)
+        if interface == nil || interface == .properties, let signatures = PropertiesMember.signatures[member.rawValue] {
+            handleProperties(
+                member, signatures: signatures, target: target, message: message, path: path, connection: connection)
             return
         }
         if server.answerPeer(message, interface: interface, member: member) { return }
@@ -474,10 +477,10 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     // MARK: Properties
 
     private func handleProperties(
-        _ member: MemberName, target: Target, message: Message, path: ObjectPath, connection: Connection
+        _ member: MemberName, signatures: (input: Signature, output: Signature), target: Target, message: Message,
+        path: ObjectPath, connection: Connection
     ) {
-        let expected: Signature = member == "Get" ? "ss" : member == "Set" ? "ssv" : "s"
-        let output: Signature = member == "Get" ? "v" : member == "Set" ? "" : "a{sv}"
+        let (expected, output) = signatures
         guard message.hasSignature(expected) else {
             connection.replyIfWanted(to: message, error: .invalidArgs(
                 "org.freedesktop.DBus.Properties.\(member) expects arguments '\(expected)', got '\(message.signature)'"))
@@ -624,4 +627,13 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         }
         return (changed, invalidated)
     }
+}
+
+/// The members of `org.freedesktop.DBus.Properties` the server implements,
+/// with their argument and reply signatures: made once (a literal of a
+/// validated type is checked by libdbus each time it is made).
+enum PropertiesMember {
+    static let signatures: [String: (input: Signature, output: Signature)] = [
+        "Get": ("ss", "v"), "GetAll": ("s", "a{sv}"), "Set": ("ssv", ""),
+    ]
 }

@@ -19,6 +19,14 @@ package struct WireEncoder {
     /// is 8-aligned in the message, so alignment here is alignment there.
     package private(set) var bytes: [UInt8] = []
 
+    /// Why the bytes are no valid D-Bus body, nil while they are. Checked as
+    /// they are written (a NUL inside a string, an array over the 64 MiB the
+    /// specification allows): flowd's own messages go to the socket without
+    /// libdbus reading them again, and the bus disconnects a sender of an
+    /// invalid message. Structure against the signature is the writer's
+    /// part (see ``WireMessage``).
+    package private(set) var invalidity: String?
+
     /// An empty body, with room for a typical reply.
     package init() {
         bytes.reserveCapacity(1024)
@@ -62,6 +70,7 @@ package struct WireEncoder {
         value.withUTF8 { utf8 in
             raw(UInt32(truncatingIfNeeded: utf8.count))
             bytes.append(contentsOf: utf8)
+            if utf8.contains(0) { invalidity = invalidity ?? "a string holds a NUL character" }
         }
         bytes.append(0)
     }
@@ -86,11 +95,17 @@ package struct WireEncoder {
         align(elementAlignment)
         let start = bytes.count
         try body(&self)
+        if bytes.count - start > Self.maximumArrayLength {
+            invalidity = invalidity ?? "an array is longer than the 64 MiB D-Bus allows"
+        }
         let length = UInt32(truncatingIfNeeded: bytes.count - start)
         withUnsafeBytes(of: length.littleEndian) { raw in
             for i in 0..<4 { bytes[lengthAt + i] = raw[i] }
         }
     }
+
+    /// The longest array the specification allows, in bytes.
+    static let maximumArrayLength = 1 << 26
 
     /// `(…)` and `{…}`: 8-aligned, then the fields `body` writes.
     package mutating func structure(_ body: (inout WireEncoder) throws(DBusError) -> Void) throws(DBusError) {
@@ -261,6 +276,7 @@ package struct VardictWriter {
 extension WireEncoder {
     fileprivate mutating func append(bytesOf other: WireEncoder) {
         bytes.append(contentsOf: other.bytes)
+        invalidity = invalidity ?? other.invalidity
     }
 
     fileprivate mutating func append(raw buffer: UnsafeBufferPointer<UInt8>) {
@@ -286,26 +302,119 @@ extension DBusValue {
 
 // MARK: - Whole messages
 
-extension Message {
-    /// The serials of prebuilt messages: libdbus numbers what it builds from
+/// One whole message in wire format: the fixed header and header fields
+/// (padded to 8), then the body. flowd's own replies and signals are made
+/// this way and written to the connection's socket as they are
+/// (``Connection/send(_:)-(WireMessage)``); elsewhere libdbus loads them
+/// (``Message/demarshaling(_:)``), which validates them as a message from
+/// the bus.
+///
+/// What is written is valid by construction: names, paths and signatures
+/// are the module's validated types, strings are checked for NUL as they
+/// are written (``WireEncoder/invalidity``), and the writers of the body
+/// write what their declared signature says, which every test checks in a
+/// debug build: there, each message is also loaded by libdbus before it
+/// leaves (``checkedInDebugBuilds()``), so a body that does not match its
+/// signature fails the call instead of reaching the bus.
+package struct WireMessage: Sendable {
+    /// The fixed header and the header fields, a multiple of 8 long.
+    package let header: [UInt8]
+    /// The arguments.
+    package let body: [UInt8]
+
+    /// The whole message.
+    package var bytes: [UInt8] { header + body }
+
+    /// The serials of these messages: libdbus numbers what it builds from
     /// 1 upward; these count from 2³¹, so the two never meet in practice. A
     /// serial only has to be unique among a connection's method calls that
-    /// await a reply, and prebuilt messages are replies and signals.
-    private static let prebuiltSerial = Atomic<UInt32>(0x8000_0000)
+    /// await a reply, and these are replies and signals.
+    private static let serials = Atomic<UInt32>(0x8000_0000)
 
     private static func nextSerial() -> UInt32 {
-        let serial = prebuiltSerial.wrappingAdd(1, ordering: .relaxed).newValue
+        let serial = serials.wrappingAdd(1, ordering: .relaxed).newValue
         return serial == 0 ? 0x8000_0000 : serial | 0x8000_0000
     }
 
+    /// The longest message the specification allows.
+    static let maximumLength = 1 << 27
+
+    init(type: MessageType, fields: inout WireEncoder, signature: Signature, body: WireEncoder) throws(DBusError) {
+        if let reason = body.invalidity ?? fields.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
+        if !signature.rawValue.isEmpty { fields.headerField(8, "g") { $0.signature(signature.rawValue) } }
+        var header = WireEncoder(capacity: 16 + fields.bytes.count + 8)
+        header.byte(UInt8(ascii: "l"))
+        header.byte(UInt8(truncatingIfNeeded: type.rawValue))
+        header.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
+        header.byte(1)  // protocol version
+        header.uint32(UInt32(truncatingIfNeeded: body.bytes.count))
+        header.uint32(Self.nextSerial())
+        header.uint32(UInt32(truncatingIfNeeded: fields.bytes.count))
+        header.align(8)
+        header.append(bytesOf: fields)
+        header.align(8)
+        guard header.bytes.count + body.bytes.count <= Self.maximumLength else {
+            throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
+        }
+        self.header = header.bytes
+        self.body = body.bytes
+    }
+
+    /// A method return for `call` whose arguments `body` holds with `signature`.
+    package static func methodReturn(to call: Message, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
+        precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
+        var fields = WireEncoder(capacity: 64)
+        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
+        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        return try WireMessage(type: .methodReturn, fields: &fields, signature: signature, body: body)
+    }
+
+    /// An error reply to `call`: its name, and its message as the one argument.
+    package static func error(_ error: DBusError, to call: Message) throws(DBusError) -> WireMessage {
+        precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
+        var fields = WireEncoder(capacity: 128)
+        fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
+        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
+        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        var body = WireEncoder(capacity: error.message.utf8.count + 5)
+        body.string(error.message)
+        return try WireMessage(type: .error, fields: &fields, signature: "s", body: body)
+    }
+
+    /// A signal whose arguments `body` holds with `signature`; `destination` unicasts it.
+    package static func signal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?, signature: Signature,
+        body: WireEncoder
+    ) throws(DBusError) -> WireMessage {
+        var fields = WireEncoder(capacity: 128)
+        fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
+        fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
+        fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
+        if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
+        return try WireMessage(type: .signal, fields: &fields, signature: signature, body: body)
+    }
+
+    /// The message loaded by libdbus, which validates it as a message from the bus.
+    package func loaded() throws(DBusError) -> Message {
+        try Message.demarshaling(bytes)
+    }
+
+    /// In a debug build (every test), the message as libdbus loads it, so
+    /// that a body which does not match its signature throws here; in a
+    /// release build, the message unchanged.
+    func checkedInDebugBuilds() throws(DBusError) -> WireMessage {
+        #if DEBUG
+            _ = try loaded()
+        #endif
+        return self
+    }
+}
+
+extension Message {
     /// A method return for this received call whose arguments `body` holds
     /// in wire format with `signature`, loaded by libdbus in one piece.
     package func prebuiltReturn(signature: Signature, body: WireEncoder) throws(DBusError) -> Message {
-        precondition(serial != 0, "prebuiltReturn needs a call that was sent (its serial is 0)")
-        var fields = WireEncoder()
-        fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
-        if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        return try Self.prebuilt(type: .methodReturn, fields: &fields, signature: signature, body: body)
+        try WireMessage.methodReturn(to: self, signature: signature, body: body).loaded()
     }
 
     /// A signal whose arguments `body` holds in wire format with `signature`;
@@ -314,35 +423,18 @@ extension Message {
         path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?, signature: Signature,
         body: WireEncoder
     ) throws(DBusError) -> Message {
-        var fields = WireEncoder()
-        fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
-        fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
-        fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
-        if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
-        return try prebuilt(type: .signal, fields: &fields, signature: signature, body: body)
-    }
-
-    private static func prebuilt(
-        type: MessageType, fields: inout WireEncoder, signature: Signature, body: WireEncoder
-    ) throws(DBusError) -> Message {
-        if !signature.rawValue.isEmpty { fields.headerField(8, "g") { $0.signature(signature.rawValue) } }
-        var message = WireEncoder()
-        message.byte(UInt8(ascii: "l"))
-        message.byte(UInt8(truncatingIfNeeded: type.rawValue))
-        message.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
-        message.byte(1)  // protocol version
-        message.uint32(UInt32(truncatingIfNeeded: body.bytes.count))
-        message.uint32(nextSerial())
-        message.uint32(UInt32(truncatingIfNeeded: fields.bytes.count))
-        message.align(8)
-        message.append(bytesOf: fields)
-        message.align(8)
-        message.append(bytesOf: body)
-        return try Message.demarshaling(message.bytes)
+        try WireMessage.signal(
+            path: path, interface: interface, member: member, destination: destination, signature: signature, body: body
+        ).loaded()
     }
 }
 
 extension WireEncoder {
+    /// An empty encoder with room for `capacity` bytes.
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
     /// One header field: a `(yv)`, 8-aligned (the array starts 8-aligned
     /// in the message, at offset 16).
     fileprivate mutating func headerField(_ code: UInt8, _ signature: String, _ write: (inout WireEncoder) -> Void) {
@@ -350,5 +442,24 @@ extension WireEncoder {
         byte(code)
         self.signature(signature)
         write(&self)
+    }
+}
+
+extension DBusValue {
+    /// True when a file descriptor is in the value: those travel beside the
+    /// bytes, so only libdbus can send such a message.
+    var containsUnixFD: Bool {
+        switch self {
+        case .unixFD: return true
+        case .variant(let inner): return inner.containsUnixFD
+        case .structure(let fields): return fields.contains { $0.containsUnixFD }
+        case .array(let element, let items):
+            if element.rawValue.utf8.contains(UInt8(ascii: "h")) { return true }
+            return element.rawValue.utf8.contains(UInt8(ascii: "v")) && items.contains { $0.containsUnixFD }
+        case .dictionary(let key, let value, let entries):
+            if key.rawValue == "h" || value.rawValue.utf8.contains(UInt8(ascii: "h")) { return true }
+            return value.rawValue.utf8.contains(UInt8(ascii: "v")) && entries.contains { $0.value.containsUnixFD }
+        default: return false
+        }
     }
 }

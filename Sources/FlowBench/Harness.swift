@@ -42,10 +42,8 @@ final class Harness {
             throw .setup("no flowd at \(builtFlowd): build it first (swift build -c release) or give --build-dir")
         }
         flowsDirectory = try Self.findFlows(options.flowsDirectory, near: build)
-        do {
-            root = try FileSystem.makeTemporaryDirectory(in: options.directory, prefix: "flowd-bench")
-        } catch {
-            throw .setup("\(error)")
+        root = try Self.setUp { () throws(SystemCallError) in
+            try FileSystem.makeTemporaryDirectory(in: options.directory, prefix: "flowd-bench")
         }
         // Valgrind 3.19 cannot read the DWARF 5 the toolchain writes and gives
         // up on the whole process: under callgrind flowd runs from copies
@@ -72,12 +70,7 @@ final class Harness {
         for (product, name) in Self.shippedPlugins {
             let source = "\(build)/lib\(product)Plugin.so"
             guard FileSystem.exists(source) else { throw .setup("no \(source): build the shipped plugins (swift build -c release)") }
-            let bytes: [UInt8]
-            do {
-                bytes = try FileSystem.readFile(source, limit: 1 << 30)
-            } catch {
-                throw .setup("\(error)")
-            }
+            let bytes = try Self.setUp { () throws(FileReadError) in try FileSystem.readFile(source, limit: 1 << 30) }
             try Self.setUp { () throws(SystemCallError) in
                 try FileSystem.writeFile("\(pluginDirectory)/\(name).so", bytes, mode: 0o755)
             }
@@ -108,9 +101,10 @@ final class Harness {
     }
 
     /// Runs a step of setting up the run's directory; its failure is a setup error.
-    private static func setUp(_ body: () throws(SystemCallError) -> Void) throws(BenchError) {
+    @discardableResult
+    private static func setUp<T, E: Error>(_ body: () throws(E) -> T) throws(BenchError) -> T {
         do {
-            try body()
+            return try body()
         } catch {
             throw .setup("\(error)")
         }

@@ -96,10 +96,10 @@ enum Instructions {
     /// The regression budgets, in instructions per call (see ``Phase/budget``).
     enum Budget {
         static let ping = 56_000
-        static let propertyGet = 104_000
-        static let getStep = 465_000
-        static let setAnswers = 505_000
-        static let dispatch = 440_000
+        static let propertyGet = 80_000
+        static let getStep = 325_000
+        static let setAnswers = 440_000
+        static let dispatch = 375_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a

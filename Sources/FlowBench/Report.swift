@@ -47,7 +47,8 @@ enum Report {
             let ping = throughput.callsPerSecond["Ping"] ?? 0
             for name in throughput.order where name != "Ping" {
                 let rate = throughput.callsPerSecond[name] ?? 0
-                let key = name.replacingSpaces()
+                // Without spaces ("Mixed round" → "Mixedround"), for a machine-readable key.
+                let key = name.filter { $0 != " " }
                 print("throughput\(throughput.clients) \(key)/Ping: "
                     + "\(Format.fixed(rate > 0 ? ping / rate : 0, 2))")
             }
@@ -122,9 +123,4 @@ enum Report {
             + "\(Format.fixed(Double(result.residentAfter) / mib)) MiB after loading "
             + "\(Format.grouped(result.live)) live sessions: \(Format.fixed(result.bytesPerSession, 0)) bytes per session")
     }
-}
-
-extension String {
-    /// The text with spaces removed ("Mixed round" → "Mixedround"), for machine-readable keys.
-    func replacingSpaces() -> String { filter { $0 != " " } }
 }

@@ -9,11 +9,7 @@ extension FlowClient {
 
     /// `ListFlows`: the flows flowd serves.
     package func listFlows() async throws(FlowClientError) -> [FlowSummary] {
-        let member = FlowMember.Manager.listFlows
-        let arguments = try Self.arguments(of: try await callManager(member), member, "aa{sv}")
-        return try Self.decode(member) { () throws(WireError) in
-            try (arguments[0].elements ?? []).map(FlowSummary.init(dbusValue:))
-        }
+        try await list(FlowMember.Manager.listFlows, of: FlowSummary.init(dbusValue:))
     }
 
     /// `ListFlowsWithOptions` with the `locale` option (since 1.1): the
@@ -23,12 +19,8 @@ extension FlowClient {
     /// locale they resolved to. A malformed tag is `InvalidArgs`; a 1.0
     /// flowd answers ``FlowClientError/Kind/protocolMismatch``.
     package func listFlows(locale: String) async throws(FlowClientError) -> [FlowSummary] {
-        let member = FlowMember.Manager.listFlowsWithOptions
         let options: [String: DBusValue] = ["locale": .string(locale)]
-        let arguments = try Self.arguments(of: try await callManager(member, [.vardict(options)]), member, "aa{sv}")
-        return try Self.decode(member) { () throws(WireError) in
-            try (arguments[0].elements ?? []).map(FlowSummary.init(dbusValue:))
-        }
+        return try await list(FlowMember.Manager.listFlowsWithOptions, [.vardict(options)], of: FlowSummary.init(dbusValue:))
     }
 
     /// `StartSession` with the `locale` option (flowd's default when nil),
@@ -52,11 +44,7 @@ extension FlowClient {
 
     /// `ListSessions`: the caller's sessions (every session for root).
     package func listSessions() async throws(FlowClientError) -> [SessionListing] {
-        let member = FlowMember.Manager.listSessions
-        let arguments = try Self.arguments(of: try await callManager(member), member, Signature(trusted: "a" + SessionListing.signature.rawValue))
-        return try Self.decode(member) { () throws(WireError) in
-            try (arguments[0].elements ?? []).map(SessionListing.init(dbusValue:))
-        }
+        try await list(FlowMember.Manager.listSessions, of: SessionListing.init(dbusValue:), entry: SessionListing.signature)
     }
 
     /// `GetSession`: the session's path once flowd checked that it exists
@@ -72,11 +60,7 @@ extension FlowClient {
 
     /// `ListPlugins`: the plugins flowd found, loaded or not.
     package func listPlugins() async throws(FlowClientError) -> [PluginSummary] {
-        let member = FlowMember.Manager.listPlugins
-        let arguments = try Self.arguments(of: try await callManager(member), member, "aa{sv}")
-        return try Self.decode(member) { () throws(WireError) in
-            try (arguments[0].elements ?? []).map(PluginSummary.init(dbusValue:))
-        }
+        try await list(FlowMember.Manager.listPlugins, of: PluginSummary.init(dbusValue:))
     }
 
     /// `GetStatus` (since 1.2): the daemon's version, uptime, sessions,
@@ -219,6 +203,18 @@ extension FlowClient {
     }
 
     // MARK: - Helpers
+
+    /// A Manager call whose reply is one array of `entry`, each decoded by `decode`.
+    private func list<T>(
+        _ member: MemberName, _ arguments: [DBusValue] = [], of decode: (DBusValue) throws(WireError) -> T,
+        entry: Signature = "a{sv}"
+    ) async throws(FlowClientError) -> [T] {
+        let signature = Signature(trusted: "a" + entry.rawValue)
+        let reply = try Self.arguments(of: try await callManager(member, arguments), member, signature)
+        return try Self.decode(member) { () throws(WireError) in
+            try (reply[0].elements ?? []).map { (element) throws(WireError) in try decode(element) }
+        }
+    }
 
     private func managerProperty<T: DBusRepresentable>(
         _ property: ManagerProperty, _ type: T.Type

@@ -38,10 +38,11 @@ package struct LogRecord: Sendable, Hashable {
 /// cannot write falls back or drops the entry).
 ///
 /// This module has the API and two backends: ``StderrBackend`` and
-/// ``CapturingBackend`` for tests. The journal backend lives with the rest of
-/// systemd (the `Systemd` module), and an application's own message ids and
-/// fields live in the application. A library takes a ``Logger`` from its
-/// caller and never makes its own.
+/// ``DiscardingBackend`` (the tests' `CapturingBackend` is in `TestSupport`).
+/// The journal backend lives with the rest of systemd (the `Systemd`
+/// module), and an application's own message ids and fields live in the
+/// application. A library takes a ``Logger`` from its caller and never
+/// makes its own.
 package protocol LogBackend: Sendable {
     func write(_ record: LogRecord)
 }

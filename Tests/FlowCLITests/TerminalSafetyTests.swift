@@ -34,7 +34,7 @@ struct TerminalSafetyTests {
     }
 
     @Test("every text of a step page is cleaned, the API 1.1 keys included (labels, flow texts, locales, hints, yes/no)")
-    func everyPageKey() {
+    func everyPageKey() throws {
         let bad = "x\u{1B}]0;owned\u{07}\u{1B}[2J\r"
         var field = StepField(id: bad, type: .toggle, label: bad)
         field.help = bad; field.placeholder = bad; field.otherLabel = bad; field.error = bad
@@ -66,11 +66,41 @@ struct TerminalSafetyTests {
         }
         let before = strings(page.dbusValue).filter { $0 == bad }.count
         #expect(before >= 30, "the page carries the hostile text in every key (\(before))")
-        let cleaned = strings(page.terminalSafe().dbusValue)
+        let safe = try page.terminalSafe()
+        let cleaned = strings(safe.dbusValue)
         #expect(!cleaned.isEmpty)
         for text in cleaned { #expect(hasNoControls(text), "\(text.debugDescription)") }
-        #expect(page.terminalSafe().fields.first?.ruleHints.first?.text == "x")
-        #expect(page.terminalSafe().ruleHints.first?.text == "x")
+        #expect(safe.fields.first?.ruleHints.first?.text == "x")
+        #expect(safe.ruleHints.first?.text == "x")
+    }
+
+    @Test("the other replies are cleaned through their codecs too: status, flows, plugins, properties, review")
+    func otherReplies() throws {
+        let bad = "x\u{1B}]0;owned\u{07}\r"
+        let status = DaemonStatus(
+            version: bad, startedAt: 1, sessions: [bad: 1], flows: [bad], refusedFlows: [.init(file: bad, reason: bad)],
+            plugins: [bad: 2], failedPlugins: [bad: bad], limits: [bad: .string(bad)], stateDirectory: bad, stateBytes: 3)
+        let safeStatus = try status.terminalSafe()
+        #expect(safeStatus.version == "x" && safeStatus.stateDirectory == "x" && safeStatus.flows == ["x"])
+        #expect(safeStatus.refusedFlows.first?.reason == "x" && safeStatus.plugins == ["x": 2])
+        #expect(safeStatus.stateBytes == 3)
+        let flow = try FlowSummary(id: bad, title: bad, titles: ["de": bad], locales: [bad]).terminalSafe()
+        #expect(flow.id == "x" && flow.title == "x" && flow.titles == ["de": "x"] && flow.locales == ["x"])
+        let plugin = try PluginSummary(name: bad, version: bad, kinds: [bad], path: bad, status: .failed, error: bad).terminalSafe()
+        #expect(plugin.name == "x" && plugin.error == "x" && plugin.status == .failed)
+        var properties = SessionProperties(id: "0123456789abcdef0123456789abcdef", flowID: "f")
+        properties.lastError = bad
+        properties.path = [PathStep(step: "a", title: bad, status: .current)]
+        properties.receipt = ["reference": .string(bad)]
+        let safeProperties = try properties.terminalSafe()
+        #expect(safeProperties.lastError == "x" && safeProperties.path.first?.title == "x")
+        #expect(safeProperties.receipt == ["reference": .string("x")])
+        let review = ReviewPage(
+            groups: [ReviewSection(step: "a", title: bad, finished: true, status: "", editLabel: bad,
+                                   answers: [ReviewLine(field: "f", label: bad, display: bad)])],
+            note: bad)
+        let safeReview = try review.terminalSafe()
+        #expect(safeReview.note == "x" && safeReview.groups.first?.answers.first?.display == "x")
     }
 
     /// A flow whose texts carry escape sequences, a validator (`test.even`)

@@ -95,7 +95,8 @@ package enum AnswerTyping {
     /// `HH:MM` (24-hour), or `H[:MM]` with `am`/`pm` (`a.m.` too), white space
     /// and case aside; nil otherwise.
     static func minutesOfDay(_ text: String) -> Int? {
-        var rest = Substring(matchKey(text).replacingDots())
+        // Without the dots of "a.m." and "p.m.".
+        var rest = Substring(matchKey(text).filter { $0 != "." })
         var offset: Int?
         if rest.hasSuffix("am") || rest.hasSuffix("pm") {
             offset = rest.hasSuffix("pm") ? 12 * 60 : 0
@@ -189,11 +190,6 @@ package enum AnswerTyping {
         throw CLIError(.dataError, FlowctlText.typeNotField.text(
             locale, ["key": quote(key), "step": quote(step.id), "fields": names.joined(separator: ", ")]))
     }
-}
-
-extension String {
-    /// Without the dots of "a.m." and "p.m.".
-    fileprivate func replacingDots() -> String { String(filter { $0 != "." }) }
 }
 
 /// `"text"` in double quotes, for messages.

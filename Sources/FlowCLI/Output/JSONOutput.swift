@@ -78,44 +78,35 @@ package indirect enum JSONOutput: Sendable, Hashable {
         case .bool(let b): out += b ? "true" : "false"
         case .integer(let i): out += String(i)
         case .unsigned(let u): out += String(u)
-        case .double(let d):
-            if !d.isFinite {
-                out += "null"
-            } else if d == d.rounded(.towardZero), abs(d) < 1e15 {
-                out += String(Int64(d))
-            } else {
-                out += "\(d)"
-            }
+        case .double(let d): out += d.isFinite ? Render.number(d) : "null"
         case .string(let s): Self.writeString(s, to: &out)
         case .array(let items):
-            if items.isEmpty {
-                out += "[]"
-                return
-            }
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                Self.newline(&out, indent, level + 1)
+            Self.writeContainer("[", items, "]", to: &out, indent: indent, level: level) { item, out in
                 item.write(to: &out, indent: indent, level: level + 1)
             }
-            Self.newline(&out, indent, level)
-            out += "]"
         case .object(let pairs):
-            if pairs.isEmpty {
-                out += "{}"
-                return
-            }
-            out += "{"
-            for (i, pair) in pairs.enumerated() {
-                if i > 0 { out += "," }
-                Self.newline(&out, indent, level + 1)
+            Self.writeContainer("{", pairs, "}", to: &out, indent: indent, level: level) { pair, out in
                 Self.writeString(pair.0, to: &out)
                 out += indent == nil ? ":" : ": "
                 pair.1.write(to: &out, indent: indent, level: level + 1)
             }
-            Self.newline(&out, indent, level)
-            out += "}"
         }
+    }
+
+    /// `open`, the elements separated by commas (one per line when
+    /// indenting), `close`; an empty container stays on its line (`[]`, `{}`).
+    private static func writeContainer<Element>(
+        _ open: String, _ elements: [Element], _ close: String, to out: inout String, indent: String?, level: Int,
+        _ writeElement: (Element, inout String) -> Void
+    ) {
+        out += open
+        for (i, element) in elements.enumerated() {
+            if i > 0 { out += "," }
+            newline(&out, indent, level + 1)
+            writeElement(element, &out)
+        }
+        if !elements.isEmpty { newline(&out, indent, level) }
+        out += close
     }
 
     private static func newline(_ out: inout String, _ indent: String?, _ level: Int) {

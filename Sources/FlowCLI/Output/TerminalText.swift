@@ -110,8 +110,45 @@ package enum TerminalText {
 /// A reply from flowd whose texts can be made safe for a terminal
 /// (``TerminalText/clean(_:limit:)``): every string in it, ids included.
 package protocol TerminalSafe {
-    /// A copy with every text cleaned.
-    func terminalSafe() -> Self
+    /// A copy with every text cleaned; fails only when the cleaned reply no
+    /// longer decodes (it never shows uncleaned text instead).
+    func terminalSafe() throws(WireError) -> Self
+}
+
+/// A wire struct cleaned through its own codec: every string it puts on the
+/// bus is cleaned and the result decoded again, so a key the contract gains
+/// later is cleaned without a line here.
+protocol CleanedThroughWire: TerminalSafe {
+    var dbusValue: DBusValue { get }
+    init(dbusValue: DBusValue) throws(WireError)
+}
+
+extension CleanedThroughWire {
+    package func terminalSafe() throws(WireError) -> Self { try Self(dbusValue: dbusValue.terminalSafe()) }
+}
+
+extension StepPage: CleanedThroughWire {}
+extension FlowSummary: CleanedThroughWire {}
+extension PluginSummary: CleanedThroughWire {}
+extension DaemonStatus: CleanedThroughWire {}
+
+extension ReviewPage: TerminalSafe {
+    package func terminalSafe() throws(WireError) -> ReviewPage {
+        try ReviewPage(dbusArguments: dbusArguments.map { $0.terminalSafe() })
+    }
+}
+
+extension SessionProperties: TerminalSafe {
+    package func terminalSafe() throws(WireError) -> SessionProperties {
+        var values: [String: DBusValue] = [:]
+        for property in SessionProperty.allCases { values[property.rawValue] = value(of: property).terminalSafe() }
+        return try SessionProperties(dbus: values)
+    }
+}
+
+extension SessionListing: TerminalSafe {
+    // Its id and flow id are checked by the decoder against the session's path.
+    package func terminalSafe() -> SessionListing { self }
 }
 
 extension String: TerminalSafe {
@@ -123,22 +160,30 @@ extension Bool: TerminalSafe {
 }
 
 extension Array: TerminalSafe where Element: TerminalSafe {
-    package func terminalSafe() -> [Element] { map { $0.terminalSafe() } }
-}
-
-extension Optional: TerminalSafe where Wrapped: TerminalSafe {
-    package func terminalSafe() -> Wrapped? { map { $0.terminalSafe() } }
+    package func terminalSafe() throws(WireError) -> [Element] {
+        try map { (element) throws(WireError) in try element.terminalSafe() }
+    }
 }
 
 extension Dictionary: TerminalSafe where Key == String, Value: TerminalSafe {
-    package func terminalSafe() -> [String: Value] {
+    package func terminalSafe() throws(WireError) -> [String: Value] {
         var safe: [String: Value] = [:]
+        for (key, value) in self { safe[key.terminalSafe()] = try value.terminalSafe() }
+        return safe
+    }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    /// Answers and receipts cleaned, keys included; no reply to decode again.
+    package func terminalSafe() -> [String: DBusValue] {
+        var safe: [String: DBusValue] = [:]
         for (key, value) in self { safe[key.terminalSafe()] = value.terminalSafe() }
         return safe
     }
 }
 
 extension DBusValue: TerminalSafe {
+    /// The value with every string in it cleaned, dictionary keys included.
     package func terminalSafe() -> DBusValue {
         switch self {
         case .string(let s): return .string(s.terminalSafe())
@@ -154,137 +199,8 @@ extension DBusValue: TerminalSafe {
     }
 }
 
-extension ChoiceOption: TerminalSafe {
-    package func terminalSafe() -> ChoiceOption {
-        ChoiceOption(id: id.terminalSafe(), label: label.terminalSafe(), icon: icon.terminalSafe())
-    }
-}
-
-extension RuleHint: TerminalSafe {
-    package func terminalSafe() -> RuleHint {
-        RuleHint(kind: kind, subject: subject.terminalSafe(), text: text.terminalSafe())
-    }
-}
-
-extension StepField: TerminalSafe {
-    package func terminalSafe() -> StepField {
-        var field = self
-        field.id = id.terminalSafe()
-        field.label = label.terminalSafe()
-        field.help = help.terminalSafe()
-        field.placeholder = placeholder.terminalSafe()
-        field.options = options.terminalSafe()
-        field.otherLabel = otherLabel.terminalSafe()
-        field.value = value.terminalSafe()
-        field.otherValue = otherValue.terminalSafe()
-        field.error = error.terminalSafe()
-        field.warning = warning.terminalSafe()
-        field.display = display.terminalSafe()
-        field.hint = hint.terminalSafe()
-        field.after = after.terminalSafe()
-        field.before = before.terminalSafe()
-        field.yesLabel = yesLabel.terminalSafe()
-        field.noLabel = noLabel.terminalSafe()
-        field.patternHint = patternHint.terminalSafe()
-        field.ruleHints = ruleHints.terminalSafe()
-        return field
-    }
-}
-
-extension StepPage: TerminalSafe {
-    package func terminalSafe() -> StepPage {
-        var page = self
-        page.id = id.terminalSafe()
-        page.title = title.terminalSafe()
-        page.description = description.terminalSafe()
-        page.body = body.terminalSafe()
-        page.icon = icon.terminalSafe()
-        page.fields = fields.terminalSafe()
-        page.error = error.terminalSafe()
-        page.warning = warning.terminalSafe()
-        page.announcement = announcement.terminalSafe()
-        page.continueLabel = continueLabel.terminalSafe()
-        page.backLabel = backLabel.terminalSafe()
-        page.progressLabel = progressLabel.terminalSafe()
-        page.retryLabel = retryLabel.terminalSafe()
-        page.cancelLabel = cancelLabel.terminalSafe()
-        page.submittingLabel = submittingLabel.terminalSafe()
-        page.notSentLabel = notSentLabel.terminalSafe()
-        page.optionalLabel = optionalLabel.terminalSafe()
-        page.flowTitle = flowTitle.terminalSafe()
-        page.flowDescription = flowDescription.terminalSafe()
-        page.locale = locale.terminalSafe()
-        page.effectiveLocale = effectiveLocale.terminalSafe()
-        page.ruleHints = ruleHints.terminalSafe()
-        return page
-    }
-}
-
-extension ReviewPage: TerminalSafe {
-    package func terminalSafe() -> ReviewPage {
-        ReviewPage(
-            groups: groups.map { group in
-                ReviewSection(
-                    step: group.step.terminalSafe(), title: group.title.terminalSafe(), finished: group.finished,
-                    status: group.status.terminalSafe(), editLabel: group.editLabel.terminalSafe(),
-                    answers: group.answers.map {
-                        ReviewLine(field: $0.field.terminalSafe(), label: $0.label.terminalSafe(), display: $0.display.terminalSafe())
-                    })
-            },
-            note: note.terminalSafe())
-    }
-}
-
-extension FlowSummary: TerminalSafe {
-    package func terminalSafe() -> FlowSummary {
-        var flow = self
-        flow.id = id.terminalSafe()
-        flow.title = title.terminalSafe()
-        flow.titles = titles.terminalSafe()
-        flow.description = description.terminalSafe()
-        flow.descriptions = descriptions.terminalSafe()
-        flow.locales = locales.terminalSafe()
-        return flow
-    }
-}
-
-extension SessionListing: TerminalSafe {
-    // Its id and flow id are checked by the decoder against the session's path.
-    package func terminalSafe() -> SessionListing { self }
-}
-
-extension PluginSummary: TerminalSafe {
-    package func terminalSafe() -> PluginSummary {
-        var plugin = self
-        plugin.name = name.terminalSafe()
-        plugin.version = version.terminalSafe()
-        plugin.kinds = kinds.terminalSafe()
-        plugin.capabilities = capabilities.terminalSafe()
-        plugin.path = path.terminalSafe()
-        plugin.error = error.terminalSafe()
-        return plugin
-    }
-}
-
-extension SessionProperties: TerminalSafe {
-    package func terminalSafe() -> SessionProperties {
-        var properties = self
-        properties.flowID = flowID.terminalSafe()
-        properties.locale = locale.terminalSafe()
-        properties.currentStep = currentStep.terminalSafe()
-        properties.continueLabel = continueLabel.terminalSafe()
-        properties.lastError = lastError.terminalSafe()
-        properties.path = path.map {
-            PathStep(step: $0.step.terminalSafe(), title: $0.title.terminalSafe(), status: $0.status)
-        }
-        properties.announcement = announcement.terminalSafe()
-        properties.receipt = receipt.terminalSafe()
-        properties.visibleFields = visibleFields.terminalSafe()
-        return properties
-    }
-}
-
-extension FlowEvent: TerminalSafe {
+extension FlowEvent {
+    /// The event with every text in it cleaned.
     package func terminalSafe() -> FlowEvent {
         switch self {
         case .propertiesChanged(let id, let changed):
@@ -309,20 +225,5 @@ extension FlowClientError {
         var error = self
         error.message = message.terminalSafe()
         return error
-    }
-}
-
-extension DaemonStatus: TerminalSafe {
-    /// The texts a flow file or a plugin put here (names, reasons, paths)
-    /// cleaned; counts, times and limits as they are.
-    package func terminalSafe() -> DaemonStatus {
-        var status = self
-        status.version = version.terminalSafe()
-        status.flows = flows.terminalSafe()
-        status.refusedFlows = refusedFlows.map { .init(file: $0.file.terminalSafe(), reason: $0.reason.terminalSafe()) }
-        status.plugins = Dictionary(plugins.map { ($0.key.terminalSafe(), $0.value) }, uniquingKeysWith: +)
-        status.failedPlugins = failedPlugins.terminalSafe()
-        status.stateDirectory = stateDirectory.terminalSafe()
-        return status
     }
 }

@@ -90,11 +90,17 @@ struct FlowdCalls: Sendable {
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
     ) throws(FlowClientError) -> T {
         let service = self.service
+        let value: T
         do {
-            let value = try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
-            return cleansText ? value.terminalSafe() : value
+            value = try Blocking.run { () async throws(FlowClientError) -> T in try await body(service) }
         } catch {
             throw cleansText ? error.terminalSafe() : error
+        }
+        guard cleansText else { return value }
+        do {
+            return try value.terminalSafe()
+        } catch {
+            throw FlowClientError(.protocolMismatch, "flowd's reply does not match the API once cleaned for the terminal: \(error.message)")
         }
     }
 

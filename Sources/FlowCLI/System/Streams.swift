@@ -71,21 +71,6 @@ package final class FileDescriptorSink: TextSink {
     }
 }
 
-/// A text sink that keeps what it is given, for tests.
-package final class BufferSink: TextSink {
-    private let buffer = LockedValue("")
-
-    /// An empty buffer.
-    package init() {}
-
-    package func write(_ text: String) {
-        buffer.withLock { $0 += text }
-    }
-
-    /// Everything written so far.
-    package var text: String { buffer.withLock { $0 } }
-}
-
 /// Lines from a file descriptor (standard input), read a byte at a time with
 /// `read(2)` so nothing past the line is consumed.
 package final class FileDescriptorSource: LineSource {
@@ -170,39 +155,6 @@ package final class FileDescriptorSource: LineSource {
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
-}
-
-/// Scripted input lines, for tests: each `readLine` returns the next one.
-package final class ScriptedSource: LineSource {
-    private let lines: LockedValue<[String]>
-    /// Whether to behave as a terminal would (the wizard's prompts are written either way).
-    package let isTerminal: Bool
-    /// The `echo` argument of every read so far, to check secrets were asked for without echo.
-    private let echoes = LockedValue<[Bool]>([])
-
-    /// A source that answers `lines` in order, then reports the end of input.
-    package init(_ lines: [String], isTerminal: Bool = true) {
-        self.lines = LockedValue(lines)
-        self.isTerminal = isTerminal
-    }
-
-    /// The next scripted line; the `echo` asked for is recorded.
-    package func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
-        prompt()
-        echoes.withLock { $0.append(echo) }
-        return lines.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-    }
-
-    /// Scripted input is never read while something runs: waits for `wake`.
-    package func waitForLine(echo: Bool, waking wake: Int32, prompt: () -> Void) throws(CLIError) -> LineWait {
-        prompt()
-        return try LineWaits.until(readable: wake)
-    }
-
-    /// The lines not read yet.
-    package var remaining: [String] { lines.withLock { $0 } }
-    /// For each read so far, whether it echoed.
-    package var echoFlags: [Bool] { echoes.withLock { $0 } }
 }
 
 /// What must be undone if flowctl is interrupted: a terminal left without echo

@@ -37,7 +37,7 @@ extension Wizard {
             case .answered: break
             case .back:
                 if step.canGoBack {
-                    try call { [session] s async throws(FlowClientError) in try await s.back(session) }
+                    try calls.call { [session] s async throws(FlowClientError) in try await s.back(session) }
                     return .next
                 }
                 say(style.yellow(text(.firstStep)) + "\n")
@@ -74,7 +74,7 @@ extension Wizard {
                     say(style.yellow(text(.firstStep)) + "\n")
                     continue
                 }
-                try call { [session] s async throws(FlowClientError) in try await s.back(session) }
+                try calls.call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "e":
                 toAsk = step.fields.filter { $0.type != .computed }
@@ -92,11 +92,9 @@ extension Wizard {
                 case .leftRunning: return .leftRunning
                 }
             } else {
-                result = spinning(step.continueLabel + "…") { () -> Result<[String: String], FlowClientError> in
-                    do throws(FlowClientError) {
-                        return .success(try calls.request { [session] s async throws(FlowClientError) in try await s.continueStep(session) })
-                    } catch {
-                        return .failure(error)
+                result = spinning(step.continueLabel + "…") {
+                    Result { () throws(FlowClientError) in
+                        try calls.request { [session] s async throws(FlowClientError) in try await s.continueStep(session) }
                     }
                 }
             }

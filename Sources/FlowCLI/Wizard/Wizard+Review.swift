@@ -5,7 +5,7 @@ import FlowProtocol
 /// Review: each step numbered for Edit, Enter submits.
 extension Wizard {
     func reviewPage(_ step: StepPage) throws(CLIError) -> Outcome {
-        let review = try call { [session] s async throws(FlowClientError) in try await s.review(session) }
+        let review = try calls.call { [session] s async throws(FlowClientError) in try await s.review(session) }
         let properties = try properties()
         say("\n" + Render.progress(step, locale: locale, style: style))
         if !step.description.isEmpty && step.description != review.note { say(style.dim(step.description) + "\n") }
@@ -33,7 +33,7 @@ extension Wizard {
             let word = AnswerTyping.halfWidth(line).trimmed.lowercased()
             if let number = Int(word), number >= 1, number <= review.groups.count {
                 let target = review.groups[number - 1].step
-                try call { [session] s async throws(FlowClientError) in try await s.goTo(session, step: target) }
+                try calls.call { [session] s async throws(FlowClientError) in try await s.goTo(session, step: target) }
                 return .next
             }
             switch word {
@@ -55,7 +55,7 @@ extension Wizard {
                 }
             case "b", ":back":
                 guard step.canGoBack else { continue }
-                try call { [session] s async throws(FlowClientError) in try await s.back(session) }
+                try calls.call { [session] s async throws(FlowClientError) in try await s.back(session) }
                 return .next
             case "q", ":quit":
                 return .quit

@@ -40,12 +40,7 @@ extension Wizard {
         let calls = self.calls
         do {
             try SystemThread.detach(name: "flowctl-submit") {
-                let result: Result<[String: String], FlowClientError>
-                do throws(FlowClientError) {
-                    result = .success(try calls.request(body))
-                } catch {
-                    result = .failure(error)
-                }
+                let result = Result { () throws(FlowClientError) in try calls.request(body) }
                 answer.withLock { $0 = result }
                 try? wake.write.writeAll([Self.answered])
             }

@@ -89,22 +89,12 @@ final class Wizard: Sendable {
         Strings.builtin.text(key, locale: locale, arguments)
     }
 
-    func call<T: TerminalSafe & Sendable>(
-        _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> T
-    ) throws(CLIError) -> T {
-        try calls.call(body)
-    }
-
-    func call(_ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void) throws(CLIError) {
-        try calls.call(body)
-    }
-
     func currentStep() throws(CLIError) -> StepPage {
-        try call { [session] s async throws(FlowClientError) in try await s.step(session) }
+        try calls.call { [session] s async throws(FlowClientError) in try await s.step(session) }
     }
 
     func properties() throws(CLIError) -> SessionProperties {
-        try call { [session] s async throws(FlowClientError) in try await s.properties(session) }
+        try calls.call { [session] s async throws(FlowClientError) in try await s.properties(session) }
     }
 
     func spinning<T, E: Error>(_ message: String, _ body: () throws(E) -> T) throws(E) -> T {
@@ -143,13 +133,9 @@ final class Wizard: Sendable {
     /// session is kept), 1 when the input ends first.
     func run() throws(CLIError) -> ExitCode {
         var properties = try properties()
-        let title = flow?.title(in: locale) ?? properties.flowID
-        if properties.state == .submitted {
-            // Nothing is left to answer: the result, without the instructions.
-            say(style.bold(title) + "\n")
-            return try completed(try currentStep(), properties)
-        }
-        say(style.bold(title) + "\n")
+        say(style.bold(flow?.title(in: locale) ?? properties.flowID) + "\n")
+        // Nothing is left to answer: the result, without the instructions.
+        if properties.state == .submitted { return try completed(try currentStep(), properties) }
         if let missing = languageMissing() { say(style.yellow(prose(missing)) + "\n") }
         // In the session's language, as the title (the English one only when the flow lacks it).
         if let description = flow?.description(in: locale), !description.isEmpty { say(style.dim(prose(description)) + "\n") }

@@ -159,11 +159,7 @@ package final class WindowController {
     private func discard(_ id: String) {
         Task {
             await calls.run {
-                do throws(FlowClientError) {
-                    try await client.close(id)
-                } catch {
-                    report(error)
-                }
+                await reporting { () throws(FlowClientError) in try await client.close(id) }
             }
             await showStart()
         }
@@ -346,15 +342,8 @@ package final class WindowController {
 
     private func show(_ screen: Screen) {
         guard let transition = window?.show(screen), trace else { return }
-        let name: String
-        switch transition {
-        case .slideForward: name = "slide-forward"
-        case .slideBack: name = "slide-back"
-        case .crossfade: name = "crossfade"
-        case .none: name = "none"
-        }
         // Names and transitions only: never an answer.
-        Console.line("screen: \(Navigation.identity(of: screen)) \(name)")
+        Console.line("screen: \(Navigation.identity(of: screen)) \(transition.rawValue)")
     }
 
     /// `page` with the answers typed but not acknowledged yet, so a re-read
@@ -398,11 +387,8 @@ package final class WindowController {
         unsent = [:]
         inFlight.merge(answers) { $1 }
         if trace { Console.line("set: \(answers.keys.sorted().joined(separator: ","))") }
-        do {
-            try await client.setAnswers(id, answers.mapValues(WireValue.answer))
-        } catch {
-            report(error)
-        }
+        let values = answers.mapValues(WireValue.answer)
+        await reporting { () throws(FlowClientError) in try await client.setAnswers(id, values) }
         inFlight = [:]
         await refresh()
     }
@@ -417,11 +403,7 @@ package final class WindowController {
         Task {
             await flushAnswers()
             await calls.run {
-                do throws(FlowClientError) {
-                    try await call(client, id)
-                } catch {
-                    report(error)
-                }
+                await reporting { () throws(FlowClientError) in try await call(client, id) }
                 await refresh()
             }
             if session == id { navigating = false }
@@ -453,11 +435,7 @@ package final class WindowController {
                 await flushAnswers()
                 await calls.run {
                     var refused = false
-                    do throws(FlowClientError) {
-                        refused = !(try await client.continueStep(id)).isEmpty
-                    } catch {
-                        report(error)
-                    }
+                    await reporting { () throws(FlowClientError) in refused = !(try await client.continueStep(id)).isEmpty }
                     await refresh()
                     if refused { window?.revealErrors() }
                 }
@@ -511,16 +489,19 @@ package final class WindowController {
 
     private func cancelSubmit() {
         guard let id = session else { return }
-        Task {
-            do throws(FlowClientError) {
-                try await client.cancel(id)
-            } catch {
-                report(error)
-            }
-        }
+        Task { await reporting { () throws(FlowClientError) in try await client.cancel(id) } }
     }
 
     // MARK: - Failures
+
+    /// Runs `call`; its failure is reported (``report(_:)``).
+    private func reporting(_ call: () async throws(FlowClientError) -> Void) async {
+        do {
+            try await call()
+        } catch {
+            report(error)
+        }
+    }
 
     /// A call failed: the standard error says why (for the person running
     /// the program), and a lost connection is said in the window too.

@@ -84,7 +84,6 @@ extension ToggleButton: ChoiceButton {}
 ///   choice), Other's entry in a group of its own below them.
 @MainActor
 final class ChoiceEditor: FieldEditor {
-    let fieldID: String
     let chrome: FieldChrome
     private let group: PreferencesGroup
     private var buttons: [(id: String, button: any ChoiceButton)] = []
@@ -96,7 +95,6 @@ final class ChoiceEditor: FieldEditor {
     }
 
     init(_ field: StepField, style: ChoiceStyle, context: EditorContext) {
-        fieldID = field.id
         selection = ChoiceSelection(field: field)
         group = PreferencesGroup(title: context.label(field))
         let options = field.choices
@@ -144,8 +142,7 @@ final class ChoiceEditor: FieldEditor {
         let anyIcon = options.contains { $0.icon?.isEmpty == false }
         var checks: [(id: String, button: CheckButton)] = []
         for option in options {
-            let row = ActionRow(title: option.label)
-            row.setLines(title: 0, subtitle: 0)
+            let row = ActionRow(title: option.label, wraps: true)
             let check = CheckButton(radio: !multiple)
             if let first = checks.first?.button, !multiple { check.join(first) }
             // libadwaita 1.2 puts each new prefix first: the icon, then the button before it.

@@ -7,19 +7,15 @@ import FlowProtocol
 /// reports nothing.
 @MainActor
 final class ComputedEditor: FieldEditor {
-    let fieldID: String
     private let row: ActionRow
     private let value = Label()
     let chrome: FieldChrome
     var focusTarget: Widget { row }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
-        row = ActionRow(title: field.label)
-        row.setLines(title: 0, subtitle: 0)
+        row = ActionRow(title: field.label, wraps: true)
         value.isSelectable = true
-        value.addStyleClass("numeric")
-        value.addStyleClass("heading")
+        value.addStyleClass("numeric", "heading")
         row.addSuffix(value)
         chrome = FieldChrome(row: row, optionalLabel: "")
         chrome.attach(input: row, field: field)

@@ -6,7 +6,6 @@ import FlowProtocol
 /// calendar opens on the answer, else on the first day the bounds allow.
 @MainActor
 final class DateEditor: FieldEditor {
-    let fieldID: String
     private let row: EntryRow
     private let calendar = Calendar()
     private let popover: Popover
@@ -16,7 +15,6 @@ final class DateEditor: FieldEditor {
     var focusTarget: Widget { row }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
         earliest = field.earliest
         row = EntryRow(title: context.label(field))
         row.setPlaceholder(field.placeholder.isEmpty ? "YYYY-MM-DD" : field.placeholder)
@@ -69,7 +67,6 @@ final class DateEditor: FieldEditor {
 /// `time`: an entry row for `HH:MM` with hour and minute spin buttons in a popover.
 @MainActor
 final class TimeEditor: FieldEditor {
-    let fieldID: String
     private let row: EntryRow
     private let hours = SpinButton(minimum: 0, maximum: 23, step: 1, digits: 0)
     private let minutes = SpinButton(minimum: 0, maximum: 59, step: 5, digits: 0)
@@ -77,7 +74,6 @@ final class TimeEditor: FieldEditor {
     var focusTarget: Widget { row }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
         row = EntryRow(title: context.label(field))
         row.setPlaceholder(field.placeholder.isEmpty ? "HH:MM" : field.placeholder)
         hours.setAccessibleLabel(context.strings(.hours))

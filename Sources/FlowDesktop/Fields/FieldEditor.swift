@@ -7,7 +7,6 @@ import FlowProtocol
 /// model set (updates are made with the input signals blocked).
 @MainActor
 protocol FieldEditor: AnyObject {
-    var fieldID: String { get }
     /// The texts around the input (error, help, hints) and the block the page adds.
     var chrome: FieldChrome { get }
     /// Where the focus goes when the step arrives.
@@ -18,6 +17,9 @@ protocol FieldEditor: AnyObject {
 }
 
 extension FieldEditor {
+    /// The field's id, from the chrome it attached to (every editor does in its `init`).
+    var fieldID: String { chrome.fieldID }
+
     /// The block the step page adds.
     var root: Widget { chrome.root }
 

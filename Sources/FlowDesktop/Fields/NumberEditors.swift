@@ -46,7 +46,6 @@ extension String {
 /// `number` with both bounds and whole numbers: a spin button in a row.
 @MainActor
 final class NumberSpinEditor: FieldEditor {
-    let fieldID: String
     private let row: ActionRow
     private let spin: SpinButton
     let chrome: FieldChrome
@@ -61,7 +60,6 @@ final class NumberSpinEditor: FieldEditor {
     }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
         spin = SpinButton(minimum: field.minimum ?? 0, maximum: field.maximum ?? 0, step: 1, digits: 0)
         row = ActionRow(title: context.label(field))
         row.addSuffix(spin)

@@ -7,7 +7,6 @@ import FlowProtocol
 /// is shown through `display`.
 @MainActor
 final class EntryEditor: FieldEditor {
-    let fieldID: String
     private let row: EntryRow
     let chrome: FieldChrome
     private let display: (AnswerValue?) -> String
@@ -18,7 +17,6 @@ final class EntryEditor: FieldEditor {
         answer: @escaping (String) -> AnswerValue = { .text($0) },
         display: @escaping (AnswerValue?) -> String = { $0?.textValue ?? "" }
     ) {
-        fieldID = field.id
         self.display = display
         row = EntryRow(title: context.label(field))
         row.purpose = purpose
@@ -53,7 +51,6 @@ final class EntryEditor: FieldEditor {
 /// answers are write-only); a note says when one is already held.
 @MainActor
 final class SecureEditor: FieldEditor {
-    let fieldID: String
     private let group: PreferencesGroup
     private let entry = PasswordEntry()
     let chrome: FieldChrome
@@ -61,7 +58,6 @@ final class SecureEditor: FieldEditor {
     var focusTarget: Widget { entry }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
         strings = context.strings
         group = PreferencesGroup(title: context.label(field))
         entry.addStyleClass("secure-field")
@@ -85,19 +81,16 @@ final class SecureEditor: FieldEditor {
 /// `multiline`: a titled text view in a card.
 @MainActor
 final class MultilineEditor: FieldEditor {
-    let fieldID: String
     private let group: PreferencesGroup
     private let view = TextView()
     let chrome: FieldChrome
     var focusTarget: Widget { view }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
         group = PreferencesGroup(title: context.label(field))
         let scroller = ScrolledWindow(child: view)
         scroller.setMinimumContentHeight(110)
-        scroller.addStyleClass("card")
-        scroller.addStyleClass("multiline")
+        scroller.addStyleClass("card", "multiline")
         group.add(scroller)
         chrome = FieldChrome(content: group, optionalLabel: context.optionalLabel)
         chrome.attach(input: view, field: field)

@@ -5,16 +5,13 @@ import FlowProtocol
 /// `toggle`: a row with a switch; clicking anywhere on the row flips it.
 @MainActor
 final class ToggleEditor: FieldEditor {
-    let fieldID: String
     private let row: ActionRow
     private let toggle = Switch()
     let chrome: FieldChrome
     var focusTarget: Widget { toggle }
 
     init(_ field: StepField, context: EditorContext) {
-        fieldID = field.id
-        row = ActionRow(title: context.label(field))
-        row.setLines(title: 0, subtitle: 0)
+        row = ActionRow(title: context.label(field), wraps: true)
         row.addSuffix(toggle)
         row.setActivatableWidget(toggle)
         chrome = FieldChrome(row: row, optionalLabel: context.optionalLabel)

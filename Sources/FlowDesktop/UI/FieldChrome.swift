@@ -14,6 +14,8 @@ final class FieldChrome {
     private let errorLabel = Label()
     private let warningLabel = Label()
     private let notesLabel = Label()
+    /// The field's id, set by ``attach(input:field:)``.
+    private(set) var fieldID = ""
     /// The widget a screen reader lands on for this field.
     private weak var input: Widget?
     private var help = ""
@@ -53,6 +55,7 @@ final class FieldChrome {
     /// The input the texts belong to; gets the accessible name and description.
     func attach(input: Widget, field: StepField) {
         self.input = input
+        fieldID = field.id
         update(field)
     }
 
@@ -79,13 +82,10 @@ final class FieldChrome {
     }
 
     private func refresh() {
-        errorLabel.text = error
-        errorLabel.isVisible = !error.isEmpty
-        warningLabel.text = warning
-        warningLabel.isVisible = !warning.isEmpty
+        errorLabel.showText(error)
+        warningLabel.showText(warning)
         let notes = ([help] + hints + [extraNote]).filter { !$0.isEmpty }
-        notesLabel.text = notes.joined(separator: "\n")
-        notesLabel.isVisible = !notes.isEmpty
+        notesLabel.showText(notes.joined(separator: "\n"))
         guard let input else { return }
         input.setAccessibleDescription(([error, warning] + notes).filter { !$0.isEmpty }.joined(separator: ". "))
         input.setAccessibleInvalid(!error.isEmpty)

@@ -50,8 +50,7 @@ final class SuccessPageView: Page {
     var defaultButton: Button? { close }
 
     init(_ page: StepPage, receipt lines: [ReceiptLine], context: PageContext) {
-        close.addStyleClass("pill")
-        close.addStyleClass("suggested-action")
+        close.addStyleClass("pill", "suggested-action")
         close.horizontalAlignment = .center
         let box = Box(.vertical, spacing: 24)
         box.append(Clamp(maximumSize: 480, child: receipt))
@@ -91,8 +90,7 @@ final class NoticePageView: Page {
     var defaultButton: Button? { retry.isVisible ? retry : nil }
 
     init(_ notice: NoticeScreen, context: PageContext) {
-        retry.addStyleClass("pill")
-        retry.addStyleClass("suggested-action")
+        retry.addStyleClass("pill", "suggested-action")
         retry.horizontalAlignment = .center
         status.setChild(retry)
         status.expandsVertically = true

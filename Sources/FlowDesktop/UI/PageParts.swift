@@ -46,8 +46,7 @@ final class StepHeader {
 
     init() {
         progressLabel.xAlign = 0
-        progressLabel.addStyleClass("caption-heading")
-        progressLabel.addStyleClass("dim-label")
+        progressLabel.addStyleClass("caption-heading", "dim-label")
         segments.addStyleClass("step-segments")
         title.xAlign = 0
         title.wraps = true
@@ -61,15 +60,13 @@ final class StepHeader {
 
     /// The page's "Step 2 of 4", its segments, title and description.
     func update(_ page: StepPage, title text: String? = nil, description: String? = nil) {
-        progressLabel.text = page.progressLabel
-        progressLabel.isVisible = !page.progressLabel.isEmpty
+        progressLabel.showText(page.progressLabel)
         segments.set(filled: page.index, of: page.count)
         // The segments read as the same words as the label above them.
         segments.setAccessibleLabel(page.progressLabel)
         title.text = text ?? page.title
         let line = description ?? page.description
-        subtitle.text = line
-        subtitle.isVisible = !line.isEmpty
+        subtitle.showText(line)
     }
 }
 
@@ -88,8 +85,7 @@ final class ActionBar {
     init(send: @escaping @MainActor (WindowEvent) -> Void) {
         back = Button(mnemonic: "")
         primary = Button(mnemonic: "")
-        primary.addStyleClass("suggested-action")
-        primary.addStyleClass("pill")
+        primary.addStyleClass("suggested-action", "pill")
         back.addStyleClass("pill")
         let row = Box(.horizontal, spacing: 12)
         row.setMargins(top: 12)
@@ -122,11 +118,9 @@ final class ActionBar {
         primary.isSensitive = session.primaryEnabled
         primaryEvent = session.primaryEvent
         back.isVisible = page.canGoBack
-        stepError.text = session.stepError
-        stepError.isVisible = !session.stepError.isEmpty
+        stepError.showText(session.stepError)
         let failure = session.failure
-        failureLabel.text = failure
-        failureLabel.isVisible = !failure.isEmpty
+        failureLabel.showText(failure)
         // A screen reader hears the failure when it reaches the button.
         primary.setAccessibleDescription(failure)
         primary.setDescribedBy(failure.isEmpty ? nil : failureLabel)
@@ -138,8 +132,7 @@ final class ActionBar {
 @MainActor
 enum AnswerRow {
     static func make(label: String, value: String) -> ActionRow {
-        let row = ActionRow(title: label, subtitle: value)
-        row.setLines(title: 0, subtitle: 0)
+        let row = ActionRow(title: label, subtitle: value, wraps: true)
         row.addStyleClass("review-answer")
         row.setAccessibleLabel(label + ": " + value)
         return row

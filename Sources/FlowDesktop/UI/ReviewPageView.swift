@@ -39,8 +39,7 @@ final class ReviewPageView: Page {
         for group in review.groups {
             let widget = PreferencesGroup(title: group.title)
             let edit = Button(label: group.editLabel)
-            edit.addStyleClass("flat")
-            edit.addStyleClass("edit-link")
+            edit.addStyleClass("flat", "edit-link")
             edit.verticalAlignment = .center
             let step = group.step
             edit.onClicked { [send] in send(.edit(step: step)) }
@@ -60,8 +59,7 @@ final class ReviewPageView: Page {
             groupsBox.append(widget)
             groupWidgets.append(widget)
         }
-        note.text = review.note
-        note.isVisible = !review.note.isEmpty
+        note.showText(review.note)
         actions.update(session)
         hasFailure = session.submitFailed
     }

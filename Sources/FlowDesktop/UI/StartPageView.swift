@@ -19,8 +19,7 @@ final class StartPageView: Page {
             let now = context.now()
             for session in screen.sessions {
                 let line = RelativeTime.sessionLine(session, now: now, strings: strings)
-                let row = ActionRow(title: session.flowTitle, subtitle: line)
-                row.setLines(title: 0, subtitle: 0)
+                let row = ActionRow(title: session.flowTitle, subtitle: line, wraps: true)
                 let resume = Button(label: strings(.resume))
                 resume.verticalAlignment = .center
                 resume.setAccessibleLabel(strings(.resumeSession, ["title": session.flowTitle]))
@@ -45,8 +44,7 @@ final class StartPageView: Page {
             flows.add(ActionRow(title: strings(.noFlows)))
         }
         for flow in screen.flows {
-            let row = ActionRow(title: flow.title, subtitle: flow.description)
-            row.setLines(title: 0, subtitle: 0)
+            let row = ActionRow(title: flow.title, subtitle: flow.description, wraps: true)
             row.addSuffix(Image(iconName: "go-next-symbolic"))
             let id = flow.id
             row.onActivated { context.send(.startFlow(id)) }

@@ -72,18 +72,15 @@ final class StepPageView: Page {
         placeEditors(for: session.page.fields)
         self.session = session
         header.update(session.page)
-        contentBody.text = page.body
-        contentBody.isVisible = !page.body.isEmpty
+        contentBody.showText(page.body)
         for field in page.fields {
             guard let editor = editors.first(where: { $0.fieldID == field.id }) else { continue }
             editor.update(field)
             editor.showError(touched.visibleError(for: field))
         }
-        stepWarning.text = page.warning
-        stepWarning.isVisible = !page.warning.isEmpty
+        stepWarning.showText(page.warning)
         let hints = page.ruleHints.map(\.text).filter { !$0.isEmpty }
-        stepHints.text = hints.joined(separator: "\n")
-        stepHints.isVisible = !hints.isEmpty
+        stepHints.showText(hints.joined(separator: "\n"))
         actions.update(session)
     }
 

@@ -1,4 +1,5 @@
 import FlowdSystem
+import Logging
 
 /// Keeps every record it is given, for tests that check what was logged
 /// (and, as important, what was not: a secret).
@@ -17,10 +18,4 @@ package final class CapturingBackend: LogBackend {
 
     /// The message of every record so far, oldest first.
     package var messages: [String] { records.map(\.message) }
-}
-
-/// Drops every record (``Logger/discard``).
-package struct DiscardingBackend: LogBackend {
-    package init() {}
-    package func write(_ record: LogRecord) {}
 }
