@@ -211,7 +211,7 @@ package struct SessionProperties: Sendable, Hashable {
         path = progress.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
         announcement = session.announcement
         receipt = record.receipt.map(WireValue.json) ?? [:]
-        visibleFields = session.visibleFieldIDs
+        visibleFields = progress.visibleFields
         requestedLocale = session.requestedLocale
         effectiveLocale = session.effectiveLocale
         let summary = session.flow.summary(locale: record.locale)

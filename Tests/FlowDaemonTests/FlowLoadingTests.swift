@@ -90,6 +90,32 @@ struct FlowLoadingTests {
         }
     }
 
+    @Test("a reload that changes a flow's texts shows them at once in its running sessions: GetStep, FlowTitle, Path")
+    func reloadChangesTexts() async throws {
+        try await withDaemon { fixture in
+            let client = fixture.client
+            let session = try await client.start("durable")
+            let before = try await client.step(session)
+            #expect(before.title == "Counter")
+            #expect(before.flowTitle == "Durable")
+            #expect(try await client.property(.flowTitle, of: session) == .string("Durable"))
+            try fixture.writeFlow(
+                "durable.json",
+                TestFlows.durable.replacingOccurrences(of: "\"title\": \"Durable\"", with: "\"title\": \"Sturdy\"")
+                    .replacingOccurrences(of: "\"title\": \"Counter\"", with: "\"title\": \"Tally\""))
+            try await client.reload()
+            let after = try await client.step(session)
+            #expect(after.title == "Tally", "the step title the flow had when the page was first made")
+            #expect(after.flowTitle == "Sturdy")
+            #expect(try await client.property(.flowTitle, of: session) == .string("Sturdy"))
+            let path = try await client.property(.path, of: session)
+            #expect("\(path)".contains("Tally") && !"\(path)".contains("Counter"), "\(path)")
+            // A new session of the reloaded flow says the new title on arrival.
+            let fresh = try await client.start("durable")
+            #expect(try await client.step(fresh).announcement.contains("Tally"))
+        }
+    }
+
     @Test("SIGHUP reloads the flows, with RELOADING=1 and READY=1 around it")
     func sighup() async throws {
         try await withDaemon { fixture in

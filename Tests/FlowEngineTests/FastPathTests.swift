@@ -197,6 +197,15 @@ struct ProgressSnapshotTests {
         #expect(snapshot.canContinue == s.canContinue, "\(context)")
         #expect(snapshot.continueLabel == s.continueLabel, "\(context)")
         #expect(snapshot.path == s.path, "\(context)")
+        #expect(snapshot.visibleFields == s.visibleFieldIDs, "\(context)")
+        // The general code these share a resolution with: each read on a
+        // resolution of its own, the current step included.
+        let own = s.flow.stepIndex[s.currentStepID].map { s.resolve(including: $0) } ?? s.resolve()
+        #expect(snapshot.canContinue == s.canContinue(in: own), "\(context)")
+        if let i = s.flow.stepIndex[s.currentStepID], s.flow.steps[i].kind == .form {
+            #expect(snapshot.visibleFields == s.flow.steps[i].fields.filter(own.shows).map(\.id), "\(context)")
+        }
+        #expect(s.currentStep().canContinue == snapshot.canContinue, "\(context)")
     }
 
     @Test("along a long random walk through each example flow", arguments: ["consultation", "onboarding", "survey", "support-request"])
@@ -273,5 +282,64 @@ struct FillTests {
                 #expect(Strings.fill(template, args) == Self.reference(template, args), "\(template)")
             }
         }
+    }
+}
+
+/// A flow's texts are resolved once per locale asked for
+/// (``FlowDefinition/localized(_:)``); they must be what resolving each
+/// text along the fallback chain gives, in every locale, also past the
+/// cache's bound.
+@Suite("The per-locale texts of a flow equal the texts resolved each time")
+struct LocalizedFlowTextsTests {
+    static let flow = #"""
+        {"format": 1, "id": "words", "title": {"en": "Words", "de": "Wörter", "pt-BR": "Palavras"},
+         "description": {"en": "About words", "de": "Über Wörter"},
+         "steps": [
+           {"id": "one", "title": {"en": "One", "de": "Eins", "pt-BR": "Um", "zh-Hant": "一"},
+            "fields": [{"id": "a", "type": "text", "label": "A"},
+                       {"id": "c", "type": "choice", "label": "C", "options": [
+                         {"id": "x", "label": {"en": "Ex", "de": "Iks", "pt-BR": "Xis"}}, {"id": "y", "label": "Why", "icon": "face-smile"}]}]},
+           {"id": "two", "title": "Two", "fields": [{"id": "b", "type": "text", "label": "B"}]}]}
+        """#
+
+    @Test("summary, effective locale and step titles, for many requests, kept and not kept")
+    func equalToResolving() throws {
+        let flow = try Fixture.flow(Self.flow)
+        var requests = FastPathTests.requests
+        // More locales than the cache keeps: the rest are worked out each time.
+        requests += (0..<(LocalizedFlowCache.capacity + 8)).map { "x\($0 % 10)\($0 / 10)" }
+        for round in 0..<2 {
+            for request in requests {
+                let texts = flow.localized(request)
+                let locale = LocaleFallback.bestMatch(for: LocaleFallback.normalize(request), in: flow.locales)
+                    .map { flow.locales[$0] } ?? "en"
+                #expect(texts.effectiveLocale == locale, "\(request), round \(round)")
+                #expect(flow.effectiveLocale(for: request) == locale, "\(request)")
+                #expect(texts.summary.title == flow.title.resolve(request), "\(request)")
+                #expect(texts.summary.description == flow.description?.resolve(request) ?? "", "\(request)")
+                #expect(texts.summary.locale == locale, "\(request)")
+                #expect(texts.stepTitles == flow.steps.map { $0.title.resolve(request) }, "\(request)")
+                for field in flow.steps.flatMap(\.fields) where !field.options.isEmpty {
+                    let resolved = field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(request), icon: $0.icon) }
+                    #expect(texts.options[field.id] == resolved, "\(request)")
+                }
+            }
+        }
+        #expect(flow.localizedTexts.count == LocalizedFlowCache.capacity, "the cache is bounded")
+    }
+
+    @Test("a session whose locale changes shows the new locale's texts at once")
+    func setLocale() throws {
+        var s = try Fixture.session(Fixture.flow(Self.flow), locale: "en")
+        #expect(s.currentStep().title == "One")
+        #expect(s.flowSummary.title == "Words")
+        _ = try s.setLocale("de", now: 5)
+        #expect(s.currentStep().title == "Eins")
+        #expect(s.currentStep().flowTitle == "Wörter")
+        #expect(s.path.map(\.title) == ["Eins", "Two"])
+        #expect(s.effectiveLocale == "de")
+        _ = try s.setLocale("zh-TW", now: 6)
+        #expect(s.currentStep().title == "一")
+        #expect(s.currentStep().flowTitle == "Words", "the title has no Chinese")
     }
 }

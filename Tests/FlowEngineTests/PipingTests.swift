@@ -42,6 +42,11 @@ import Testing
         try s.next()
         page = s.currentStep()
         #expect(page.title == "Ein Shop, Ada", "Other's text")
+        // The step titles are resolved once per flow and locale; the answers
+        // are piped in on every read, so a changed answer shows at once.
+        #expect(s.path.map(\.title) == ["Über Sie", "Ein Shop, Ada", "Bye", "Übersicht"])
+        #expect(SessionPresenter(s, locale: "en").step().title == "Ein Shop, Ada")
+        #expect(SessionPresenter(s, locale: "en").progress().path.map(\.title)[0] == "About you")
         try s.set(["count": .integer(12)])
         try s.next()
         #expect(s.currentStep().body == "12 Seiten für Ada.")

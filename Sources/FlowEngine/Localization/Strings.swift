@@ -149,7 +149,24 @@ package struct Strings: Sendable {
     /// The text of the key named `key`, as ``text(_:locale:_:)`` finds it: for
     /// catalogs whose keys are not ``BuiltinString``s.
     package func text(forKey key: String, locale: String, _ arguments: [String: String] = [:]) -> String {
-        let template = tables[catalogLocale(for: locale)]?[key] ?? tables["en"]?[key] ?? key
+        text(forKey: key, in: catalog(for: locale), arguments)
+    }
+
+    /// The table of the catalog locale that serves `locale`: found once by
+    /// a caller that looks up many keys in one locale, for
+    /// ``text(_:in:_:)``.
+    package func catalog(for locale: String) -> [String: String]? {
+        tables[catalogLocale(for: locale)]
+    }
+
+    /// ``text(_:locale:_:)`` with the locale's table already found
+    /// (``catalog(for:)``).
+    package func text(_ key: BuiltinString, in catalog: [String: String]?, _ arguments: [String: String] = [:]) -> String {
+        text(forKey: key.rawValue, in: catalog, arguments)
+    }
+
+    private func text(forKey key: String, in catalog: [String: String]?, _ arguments: [String: String]) -> String {
+        let template = catalog?[key] ?? tables["en"]?[key] ?? key
         return arguments.isEmpty ? template : Self.fill(template, arguments)
     }
 
@@ -162,21 +179,28 @@ package struct Strings: Sendable {
     package static func fill(_ template: String, _ arguments: [String: String]) -> String {
         let open = UInt8(ascii: "{")
         let close = UInt8(ascii: "}")
-        let bytes = template.utf8
-        var out = ""
-        var rest = bytes.startIndex
-        var index = rest
-        while let start = bytes[index...].firstIndex(of: open) {
-            let nameStart = bytes.index(after: start)
-            guard let end = bytes[nameStart...].firstIndex(of: close) else { break }
-            let name = String(Substring(bytes[nameStart..<end]))
-            index = bytes.index(after: end)
-            guard let value = arguments[name] else { continue }
-            out += Substring(bytes[rest..<start])
-            out += value
-            rest = index
+        var template = template
+        // On the contiguous bytes: the string's own index arithmetic cost
+        // several times the rest of the work.
+        return template.withUTF8 { bytes -> String in
+            var out: [UInt8] = []
+            var rest = 0
+            var index = 0
+            while let start = bytes[index...].firstIndex(of: open) {
+                let nameStart = start + 1
+                guard let end = bytes[nameStart...].firstIndex(of: close) else { break }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<end]), as: UTF8.self)
+                index = end + 1
+                guard let value = arguments[name] else { continue }
+                if out.isEmpty { out.reserveCapacity(bytes.count + 32) }
+                out.append(contentsOf: bytes[rest..<start])
+                out.append(contentsOf: value.utf8)
+                rest = index
+            }
+            if rest == 0 { return String(decoding: bytes, as: UTF8.self) }
+            out.append(contentsOf: bytes[rest...])
+            return String(decoding: out, as: UTF8.self)
         }
-        return out + Substring(bytes[rest...])
     }
 
     /// The `{name}` placeholders a template uses, in order (tests compare them

@@ -1,4 +1,5 @@
 import FlowKit
+import Synchronization
 
 /// The optional Review page of a flow.
 package struct ReviewDefinition: Sendable, Hashable {
@@ -73,6 +74,10 @@ package struct FlowDefinition: Sendable {
     let stepIndex: [String: Int]
     /// Field id → (step index, field index).
     let fieldLocation: [String: FieldLocation]
+    /// The texts that depend on the locale asked for only, per locale
+    /// (``localized(_:)``). A reloaded flow is a new definition with an
+    /// empty cache, so nothing in it outlives the flow it was made from.
+    let localizedTexts: LocalizedFlowCache
 
     struct FieldLocation: Sendable, Hashable {
         var step: Int
@@ -110,6 +115,7 @@ package struct FlowDefinition: Sendable {
         }
         self.stepIndex = stepIndex
         self.fieldLocation = fieldLocation
+        self.localizedTexts = LocalizedFlowCache()
     }
 
     /// The step with this id.
@@ -190,18 +196,79 @@ extension FlowDefinition {
     /// written in a language flowd has no strings for (a flow in `sv` shows
     /// English buttons).
     package func effectiveLocale(for requested: String) -> String {
-        guard let i = LocaleFallback.bestMatch(for: LocaleFallback.normalize(requested), in: locales) else { return "en" }
-        return locales[i]
+        localized(requested).effectiveLocale
     }
 
     /// The title and description in `requested` (nil: the flow's first
     /// locale), along the fallback chain.
     package func summary(locale requested: String?) -> LocalizedFlowSummary {
-        let locale = requested.map(effectiveLocale(for:)) ?? locales.first ?? "en"
-        return LocalizedFlowSummary(
+        guard let requested else { return summary(locale: nil, effectiveLocale: locales.first ?? "en") }
+        return localized(requested).summary
+    }
+
+    private func summary(locale requested: String?, effectiveLocale locale: String) -> LocalizedFlowSummary {
+        LocalizedFlowSummary(
             id: id, title: title.resolve(requested ?? locale), description: description?.resolve(requested ?? locale) ?? "",
             locale: locale)
     }
+
+    /// The flow's texts in `requested` that depend on nothing else, worked
+    /// out on first use and kept for the next call (every `GetStep` and
+    /// property snapshot reads them; resolving each along the fallback chain
+    /// was a tenth of a call).
+    func localized(_ requested: String) -> LocalizedFlowTexts {
+        localizedTexts.texts(for: requested) {
+            let effective: String
+            if let i = LocaleFallback.bestMatch(for: LocaleFallback.normalize(requested), in: locales) {
+                effective = locales[i]
+            } else {
+                effective = "en"
+            }
+            return LocalizedFlowTexts(
+                effectiveLocale: effective, summary: summary(locale: requested, effectiveLocale: effective),
+                stepTitles: steps.map { $0.title.resolve(requested) },
+                options: Dictionary(uniqueKeysWithValues: steps.flatMap(\.fields).filter { !$0.options.isEmpty }.map { field in
+                    (field.id, field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(requested), icon: $0.icon) })
+                }))
+        }
+    }
+}
+
+/// A flow's texts in one requested locale that depend on nothing else
+/// (``FlowDefinition/localized(_:)``).
+struct LocalizedFlowTexts: Sendable {
+    /// ``FlowDefinition/effectiveLocale(for:)``.
+    let effectiveLocale: String
+    /// ``FlowDefinition/summary(locale:)``.
+    let summary: LocalizedFlowSummary
+    /// Each step's title resolved in the locale, by step index: the template
+    /// answers are piped into (``SessionText/piped(_:)``).
+    let stepTitles: [String]
+    /// The options of each field that has options in the flow, labels
+    /// resolved in the locale, by field id.
+    let options: [String: [ChoiceOption]]
+}
+
+/// The per-locale texts of one flow definition. Bounded: the locale is the
+/// caller's, so past ``capacity`` locales the texts are worked out on each
+/// use instead of kept.
+final class LocalizedFlowCache: Sendable {
+    /// The most locales kept per flow.
+    static let capacity = 32
+    private let entries = Mutex<[String: LocalizedFlowTexts]>([:])
+
+    /// The texts for `locale`, made by `make` when not kept yet.
+    func texts(for locale: String, make: () -> LocalizedFlowTexts) -> LocalizedFlowTexts {
+        if let kept = entries.withLock({ $0[locale] }) { return kept }
+        let made = make()
+        entries.withLock { entries in
+            if entries.count < Self.capacity { entries[locale] = made }
+        }
+        return made
+    }
+
+    /// How many locales are kept (for tests).
+    var count: Int { entries.withLock { $0.count } }
 }
 
 /// A plugin call a session needs when it starts (see

@@ -39,7 +39,10 @@ package struct SessionText: Sendable {
     package let strings: Strings
     /// What `{field}` placeholders show; nil leaves piped texts as written
     /// (format 1 flows, and texts said outside a session).
-    let piping: PipedAnswers?
+    private(set) var piping: PipedAnswers?
+    /// The built-in strings of the catalog locale that serves ``locale``,
+    /// found once (``Strings/catalog(for:)``): a page says a dozen of them.
+    private let catalog: [String: String]?
 
     /// Words in `locale` (normalized or not; the catalog falls back).
     package init(locale: String, strings: Strings = .builtin) {
@@ -50,6 +53,7 @@ package struct SessionText: Sendable {
         self.locale = locale
         self.strings = strings
         self.piping = piping
+        self.catalog = strings.catalog(for: locale)
     }
 
     /// The message in words.
@@ -58,7 +62,7 @@ package struct SessionText: Sendable {
         case .verbatim(let text):
             return text
         case .builtin(let key, let arguments):
-            return strings.text(key, locale: locale, arguments.mapValues(callAsFunction))
+            return strings.text(key, in: catalog, arguments.isEmpty ? [:] : arguments.mapValues(callAsFunction))
         case .flow(let text, let arguments):
             let template = text.resolve(locale)
             return arguments.isEmpty ? template : Strings.fill(template, arguments.mapValues(callAsFunction))
@@ -93,7 +97,8 @@ package struct SessionText: Sendable {
     /// this locale.
     func piped(_ template: String) -> String {
         guard let piping else { return template }
-        let plain = SessionText(locale: locale, strings: strings, piping: nil)
+        var plain = self
+        plain.piping = nil
         return Piping.fill(template) { piping.value($0, plain) }
     }
 

@@ -37,6 +37,8 @@ package struct SessionPresenter {
     var flow: FlowDefinition { session.flow }
     private var record: SessionRecord { session.record }
     var locale: String { words.locale }
+    /// The flow's texts in the locale shown that depend on nothing else.
+    private var texts: LocalizedFlowTexts { flow.localized(locale) }
 
     // MARK: Pages
 
@@ -47,7 +49,7 @@ package struct SessionPresenter {
         let p = r.route
         let (index, count) = session.progress(p)
         let canGoBack = session.canGoBack(route: p)
-        let canContinue = session.canContinue
+        let canContinue = session.canContinue(in: r)
         let progressLabel = words(.builtin(.stepCounter, ["n": .verbatim(String(index)), "m": .verbatim(String(count))]))
         let summary = self.summary
         // The last submit's failure, while the session is `failed`.
@@ -86,7 +88,7 @@ package struct SessionPresenter {
         let errors = words(found.errors)
         let warnings = words(found.warnings)
         return page(
-            id: step.id, kind: step.kind == .content ? .content : .form, title: words(.piped(step.title)),
+            id: step.id, kind: step.kind == .content ? .content : .form, title: words.piped(texts.stepTitles[si]),
             description: step.description.map { words(.piped($0)) } ?? "",
             body: step.body.map { words(.piped($0)) } ?? "", icon: step.icon ?? "",
             fields: step.fields.filter(r.shows).map {
@@ -138,8 +140,8 @@ package struct SessionPresenter {
         let (index, count) = session.progress(p)
         return ProgressSnapshot(
             stepIndex: index, stepCount: count, canGoBack: session.canGoBack(route: p),
-            canContinue: session.canContinue, continueLabel: continueLabel(route: p, isFinished: finished),
-            path: path(route: p, isFinished: finished))
+            canContinue: session.canContinue(in: r), continueLabel: continueLabel(route: p, isFinished: finished),
+            path: path(route: p, isFinished: finished), visibleFields: session.visibleFieldIDs(in: r))
     }
 
     /// "Continue", "Back to review", the flow's finish title, or the submit
@@ -171,10 +173,11 @@ package struct SessionPresenter {
     private func path(route p: [Int], isFinished: (Int) -> Bool) -> [PathEntry] {
         let settled = record.state == .submitted
         let current = flow.stepIndex[record.currentStep]
+        let titles = texts.stepTitles
         var out = p.map { i -> PathEntry in
             let status: PathEntry.Status =
                 settled ? .done : (i == current ? .current : (isFinished(i) ? .done : .upcoming))
-            return PathEntry(id: flow.steps[i].id, title: words(.piped(flow.steps[i].title)), status: status)
+            return PathEntry(id: flow.steps[i].id, title: words.piped(titles[i]), status: status)
         }
         if flow.hasReview {
             let status: PathEntry.Status =
@@ -194,6 +197,7 @@ package struct SessionPresenter {
     /// session's locale, as the provider gave them), or the flow's.
     package func options(of field: FieldDefinition) -> [ChoiceOption] {
         if let dynamic = record.dynamicOptions[field.id] { return dynamic }
+        if let kept = texts.options[field.id] { return kept }
         return field.options.map { ChoiceOption(id: $0.id, label: $0.label.resolve(locale), icon: $0.icon) }
     }
 
@@ -279,11 +283,20 @@ extension FlowSession {
     /// `visibleIf`), in order; empty off a form step. What the
     /// `VisibleFields` property says, so a window hears when one appears.
     package var visibleFieldIDs: [String] {
+        guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form, flow.hasFieldLogic else {
+            return visibleFieldIDs(in: nil)
+        }
+        return visibleFieldIDs(in: resolve(including: i))
+    }
+
+    /// ``visibleFieldIDs`` on `r`, a resolution of the current answers (nil
+    /// when the flow has no field logic and none was needed).
+    func visibleFieldIDs(in r: Resolution?) -> [String] {
         guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return [] }
         let step = flow.steps[i]
-        guard flow.hasFieldLogic else { return step.fields.map(\.id) }
-        let r = resolve(including: i)
-        return step.fields.filter(r.shows).map(\.id)
+        guard flow.hasFieldLogic, let r else { return step.fields.map(\.id) }
+        let shown = covering(step, r)
+        return step.fields.filter(shown.shows).map(\.id)
     }
 
     /// ``stepIndex``, ``stepCount``, ``canGoBack``, ``canContinue``,

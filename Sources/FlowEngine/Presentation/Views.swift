@@ -238,6 +238,8 @@ package struct ProgressSnapshot: Sendable, Hashable {
     package let continueLabel: String
     /// ``FlowSession/path``.
     package let path: [PathEntry]
+    /// ``FlowSession/visibleFieldIDs``.
+    package let visibleFields: [String]
 }
 
 /// One entry of the session's path, for a client that draws a dot per step.

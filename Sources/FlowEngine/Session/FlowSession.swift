@@ -163,12 +163,18 @@ package struct FlowSession: Sendable {
 
     /// Whether Continue can succeed now as far as the built-in rules and the
     /// cached plugin results tell.
-    package var canContinue: Bool {
+    package var canContinue: Bool { canContinue(in: resolve()) }
+
+    /// ``canContinue`` on `r`, a resolution of the current answers (with or
+    /// without the current step included: the step's rules are checked on a
+    /// resolution that covers it either way), so that a page or a property
+    /// snapshot that already has one does not work out the path again.
+    func canContinue(in r: Resolution) -> Bool {
         guard isMutable else { return false }
         if record.currentStep == Self.reviewID { return true }
         guard let i = flow.stepIndex[record.currentStep] else { return false }
         let step = flow.steps[i]
-        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: resolve(including: i)).isEmpty
+        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: r).isEmpty
     }
 
     /// True after an Edit from Review, until the session is back there.
