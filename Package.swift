@@ -139,7 +139,10 @@ let package = Package(
         .target(
             name: "FlowCLI",
             // PluginHost: `check --plugin-dir` loads plugins as flowd loads them.
-            dependencies: ["FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", "PluginHost", flowKit],
+            // Systemd: logind's session, for how polkit's text agent registers.
+            dependencies: [
+                "FlowClient", "FlowProtocol", "DBus", "FlowEngine", "FlowdSystem", "Logging", "PluginHost", "Systemd", flowKit,
+            ],
             // flowctl's own strings (prompts, captions, error sentences), one file per locale.
             resources: ["en", "es", "fr", "de", "it", "pt-BR", "ja", "ko", "zh-Hans", "zh-Hant"].map {
                 .embedInCode("Resources/l10n/\($0).json")

@@ -6,7 +6,7 @@
 # (--system, --user or --address).
 
 _flowctl_commands="flows start sessions close show set continue back goto review answers submit cancel
-    watch run resume plugins status check help"
+    watch run resume plugins status reload check help"
 _flowctl_session_commands="close show set continue back goto review answers submit cancel watch resume"
 _flowctl_locales="en es fr de it pt-BR ja ko zh-Hans zh-Hant"
 

@@ -1,3 +1,4 @@
 #pragma once
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
+#include <systemd/sd-login.h>

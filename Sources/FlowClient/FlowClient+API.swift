@@ -71,7 +71,7 @@ extension FlowClient {
         return try Self.decode(member) { () throws(WireError) in try DaemonStatus(dbusValue: arguments[0]) }
     }
 
-    /// `Reload` (root only).
+    /// `Reload`: root, the user a per-user flowd runs as, or a caller polkit authorizes.
     package func reload() async throws(FlowClientError) {
         _ = try Self.arguments(of: try await callManager(FlowMember.Manager.reload), FlowMember.Manager.reload, "")
     }

@@ -9,7 +9,7 @@ package enum FlowErrorName: String, Sendable, Hashable, CaseIterable {
     case notFound = "NotFound"
     /// A wrong argument or value type, an unknown option, a field not on the step.
     case invalidArgs = "InvalidArgs"
-    /// Another uid's session, `Reload` by non-root, or a caller whose uid cannot be read.
+    /// Another uid's session, `Reload` by anyone but root (or the per-user flowd's own user), or a caller whose uid cannot be read.
     case accessDenied = "AccessDenied"
     /// Not possible in the session's state.
     case invalidState = "InvalidState"

@@ -39,6 +39,16 @@ package enum Terminal {
         isatty(fd) == 1
     }
 
+    /// Whether this process has a controlling terminal (`/dev/tty` opens).
+    /// `su -c` and `runuser -c` detach a command from it while its standard
+    /// input may still be the terminal.
+    package static func hasControllingTerminal() -> Bool {
+        let fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
     /// The terminal's width in columns (`TIOCGWINSZ`); nil when `fd` is not
     /// a terminal or it does not say.
     package static func columns(of fd: Int32) -> Int? {

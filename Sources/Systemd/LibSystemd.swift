@@ -38,4 +38,19 @@ enum LibSystemd {
             return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
     }
+
+    /// Wraps `sd_pid_get_session(0, …)`: the logind session this process
+    /// belongs to (a login, ssh, `machinectl shell`), nil when it is in none.
+    static func ownSession() -> String? {
+        taking { sd_pid_get_session(0, &$0) }
+    }
+
+    /// The string a `sd_*` call allocated into its out-parameter, freed
+    /// here; nil when the call failed.
+    private static func taking(_ body: (inout UnsafeMutablePointer<CChar>?) -> Int32) -> String? {
+        var pointer: UnsafeMutablePointer<CChar>?
+        defer { free(pointer) }
+        guard body(&pointer) >= 0, let pointer else { return nil }
+        return String(cString: pointer)
+    }
 }

@@ -250,6 +250,12 @@ struct CommandLineTests {
         #expect(locale(["LANG": "C.UTF-8"]) == nil && locale(["LC_ALL": "POSIX", "LANG": "de"]) == nil)
         #expect(locale(["LANG": "!!"]) == nil && locale([:]) == nil)
     }
+
+    @Test("polkit's text agent: a fallback inside a logind session (a desktop's agent asks first), the process's own outside one")
+    func authenticationAgentArguments() {
+        #expect(AuthenticationAgent.arguments(inLoginSession: true) == ["--notify-fd", "3", "--fallback"])
+        #expect(AuthenticationAgent.arguments(inLoginSession: false) == ["--notify-fd", "3"])
+    }
 }
 
 extension CommandSpec: CustomTestStringConvertible {

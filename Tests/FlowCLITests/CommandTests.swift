@@ -489,6 +489,53 @@ struct CommandTests {
         #expect((parsed["uptimeSeconds"] as? Int ?? -1) > 0)
     }
 
+    @Test("reload: says it reloaded, the flows served, added and gone, the files refused; --json shape")
+    func reload() throws {
+        service.reloadOutcome = .success(["survey", "trip-v2"])
+        let text = run(["reload"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(service.calls.suffix(3) == ["GetStatus", "Reload", "GetStatus"], "the status before and after")
+        #expect(text.stdout == """
+            ✓ flowd re-read its configuration and flows.
+            Flows served (2): survey, trip-v2
+            Added: survey, trip-v2
+            No longer served: trip
+            Flow files refused (1):
+              /etc/flowd/flows/bad.json: $.steps: expected an array
+
+            """, "\(text.stdout)")
+        let german = run(["reload"], environment: ["LANG": "de_DE.UTF-8"])
+        #expect(german.stdout.hasPrefix("✓ flowd hat seine Konfiguration und Formulare neu eingelesen.\nAngebotene Formulare (2)"))
+        #expect(!german.stdout.contains("Added"), "nothing changed the second time: \(german.stdout)")
+
+        let parsed = try #require(try json(run(["reload", "--json"]).stdout) as? [String: Any])
+        #expect(Set(parsed.keys) == ["reloaded", "flows", "added", "removed", "refusedFlows"])
+        #expect(parsed["flows"] as? [String] == ["survey", "trip-v2"] && parsed["added"] as? [String] == [])
+        #expect((parsed["refusedFlows"] as? [[String: String]])?.first?["file"] == "/etc/flowd/flows/bad.json")
+    }
+
+    @Test("reload refused or failed: flowd's reason, exit 77 for a refusal, 1 for a configuration error; nothing printed")
+    func reloadRefused() throws {
+        service.reloadOutcome = .failure(EngineService.refusal(
+            .accessDenied, "not authorized to reload flowd (polkit action org.flowd.Flow1.reload)"))
+        let denied = run(["reload"])
+        #expect(denied.status == 77 && denied.stdout.isEmpty)
+        #expect(denied.stderr == "flowctl: flowd was not reloaded: not authorized to reload flowd (polkit action org.flowd.Flow1.reload)\n")
+        service.reloadOutcome = .failure(EngineService.refusal(
+            .failed, "the configuration has an error, nothing was changed: /etc/flowd/flowd.conf:3: unknown key Foo"))
+        let failed = run(["reload"])
+        #expect(failed.status == 1 && failed.stdout.isEmpty)
+        #expect(failed.stderr.contains("flowd was not reloaded: the configuration has an error") && failed.stderr.contains("flowd.conf:3"))
+        let challenge = DBusError(.interactiveAuthorizationRequired, "authentication is required to reload flowd")
+        service.reloadOutcome = .failure(FlowClientError(challenge, member: FlowMember.Manager.reload))
+        let required = run(["reload", "--no-ask-password"], terminal: true)
+        #expect(required.status == 77 && required.stderr.contains("Authentication is required: run flowctl on a terminal"))
+        // On a terminal the call let polkit ask: refused all the same, no agent could.
+        let unasked = run(["reload"], terminal: true)
+        #expect(unasked.status == 77 && unasked.stderr.contains("no authentication agent could ask for the password"), "\(unasked.stderr)")
+        #expect(required.status == 77 && required.stderr.contains("Authentication is required"), "\(required.stderr)")
+    }
+
     @Test func durationsAndSizesReadEasily() {
         #expect(Render.duration(seconds: 0) == "0 s")
         #expect(Render.duration(seconds: 59) == "59 s")

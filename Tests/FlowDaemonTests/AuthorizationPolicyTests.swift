@@ -69,7 +69,15 @@ struct AuthorizationPolicyTests {
         let caller = Self.caller(Self.other, interactive: true)
         #expect(Policy.decide(.session(id: "s1", owner: Self.owner), caller: caller, polkit: false)
                 == .refuse(.accessDenied("session s1 belongs to another user")))
-        #expect(Policy.decide(.reload, caller: caller, polkit: false) == .refuse(.accessDenied("only root may reload flowd")))
+        #expect(Policy.decide(.reload, caller: caller, polkit: false)
+            == .refuse(.accessDenied("only root and the user it runs as may reload flowd")))
+        #expect(Policy.decide(.reload, caller: caller, polkit: false, serviceUID: Self.owner)
+            == .refuse(.accessDenied("only root and the user it runs as may reload flowd")))
+        // The user a per-user flowd runs as reloads it; on the system bus polkit decides even for them.
+        #expect(Policy.decide(.reload, caller: caller, polkit: false, serviceUID: caller.uid) == .allow)
+        if case .ask = Policy.decide(.reload, caller: caller, polkit: true, serviceUID: caller.uid) {} else {
+            Issue.record("on the system bus the reload is polkit's to decide")
+        }
         #expect(Policy.decide(.startFlow(id: "enrol", action: try #require(Self.enrol)), caller: caller, polkit: false) == .allow)
     }
 
@@ -86,6 +94,25 @@ struct AuthorizationPolicyTests {
 
     static func query(interactive: Bool) -> Policy.Query {
         Policy.Query(action: .reload, interactive: interactive, purpose: "reload flowd")
+    }
+
+    @Test("a listing (ListSessions, GetManagedObjects): root every session, others their own, polkit asked only when someone else has one")
+    func listing() {
+        struct Row: Sendable, Equatable { var id: String; var owner: UInt32 }
+        let mine = Row(id: "a", owner: Self.owner), theirs = Row(id: "b", owner: Self.other), roots = Row(id: "c", owner: 0)
+        func rows(_ listing: Policy.Listing<Row>) -> (shown: [Row]?, every: [Row]?, own: [Row]?) {
+            switch listing {
+            case .show(let rows): return (rows, nil, nil)
+            case .ask(let every, let own): return (nil, every, own)
+            }
+        }
+        #expect(rows(Policy.listing([mine, theirs, roots], caller: 0, owner: \.owner)).shown == [mine, theirs, roots])
+        #expect(rows(Policy.listing([mine], caller: Self.owner, owner: \.owner)).shown == [mine], "alone with their own: no polkit")
+        #expect(rows(Policy.listing([], caller: Self.owner, owner: \.owner)).shown == [])
+        let asked = rows(Policy.listing([mine, theirs, roots], caller: Self.owner, owner: \.owner))
+        #expect(asked.shown == nil && asked.every == [mine, theirs, roots] && asked.own == [mine])
+        let stranger = rows(Policy.listing([mine, theirs], caller: 4242, owner: \.owner))
+        #expect(stranger.every == [mine, theirs] && stranger.own == [], "no session of their own, someone else's to show")
     }
 
     @Test("polkit's yes allows; its no refuses with AccessDenied")

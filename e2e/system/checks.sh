@@ -176,6 +176,9 @@ check_user_unit() {
     st=$(stat -c '%U %a' "$home/.local/state/flowd" 2>/dev/null) ||
         { fail "the user's flowd has no state directory $home/.local/state/flowd"; return 1; }
     [ "$st" = "$E2E_USER 700" ] || { fail "$home/.local/state/flowd is '$st', expected '$E2E_USER 700'"; return 1; }
+    # The user reloads their own flowd (no polkit on the session bus).
+    out=$(as_user flowctl reload 2>&1) || { fail "flowctl reload of the user's own flowd failed: $out"; return 1; }
+    grep -q '^Flows served.*e2e' <<<"$out" || { fail "flowctl reload of the user's flowd: $out"; return 1; }
     as_user systemctl --user stop flowd
 }
 
@@ -280,6 +283,12 @@ RULE
         { fail "bob's GetSession of root's session got '${out:-success}', expected InteractiveAuthorizationRequired"; return 1; }
     runuser -u bob -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" ListSessions | grep -q "$(path_id "$theirs")" &&
         { fail "bob's ListSessions lists root's session"; return 1; }
+    # GetManagedObjects follows ListSessions: root's session is in alice's answer, not in bob's.
+    runuser -u alice -- busctl --system call "$BUS" "$MANAGER" org.freedesktop.DBus.ObjectManager GetManagedObjects |
+        grep -qF "\"$theirs\"" || { fail "alice's GetManagedObjects does not hold root's session"; return 1; }
+    out=$(runuser -u bob -- busctl --system call "$BUS" "$MANAGER" org.freedesktop.DBus.ObjectManager GetManagedObjects) ||
+        { fail "bob's GetManagedObjects failed: $out"; return 1; }
+    ! grep -qF "\"$theirs\"" <<<"$out" || { fail "bob's GetManagedObjects holds root's session: $out"; return 1; }
     # alice lists (flowctl, as a person would), finds, reads and closes root's session.
     out=$(runuser -u alice -- flowctl --system sessions --quiet 2>&1)
     grep -qx "$(path_id "$theirs")" <<<"$out" || { fail "alice's flowctl sessions does not list root's session: $out"; return 1; }
@@ -337,6 +346,94 @@ RULE
     note "polkit gone: $out"
     systemctl unmask --runtime polkit
     rm -f "$POLKIT_RULE"
+}
+
+# flowctl --system reload on a terminal, as bob (not an administrator): polkit wants an
+# administrator's password (org.flowd.Flow1.reload is auth_admin_keep) and flowctl's pkttyagent
+# asks for it there. Both ways a person reaches a shell: inside a logind session (runuser -l, as
+# a login, ssh or machinectl shell do: pam_systemd) and outside any (runuser -u). A wrong
+# password is refused; --no-ask-password never asks. What bob sees goes to the log.
+ON_A_TERMINAL="$TESTS/fixtures/on-a-terminal.py"
+ADMIN_PASSWORD=flowd-e2e-admin
+reload_on_a_terminal() { # HOW ANSWER [FLOWCTL-OPTION...]: bob's transcript, then "exit=N"
+    local how=$1 answer=$2 command="flowctl --system ${*:3} reload"
+    local prompt=(--prompt 'Password: ?$' --answer "$answer" --secret)
+    [ -n "$answer" ] || prompt=()
+    local terminal=(python3 "$ON_A_TERMINAL" --timeout 60 "${prompt[@]}" -- $command)
+    case "$how" in
+        # runuser -l opens a logind session (pam_systemd) but detaches from the terminal (as su -c
+        # does), so the terminal is made inside it, as a login or sshd makes one.
+        session) runuser -l bob -c "$(printf '%q ' "${terminal[@]}")" ;;
+        no-session) runuser -u bob -- "${terminal[@]}" ;;
+    esac | sed 's/\x1b\[[0-9;]*m//g'
+    echo "exit=${PIPESTATUS[0]}"
+}
+show_transcript() { sed 's/^/        | /' <<<"$1" | while IFS= read -r line; do note "$line"; done; }
+check_polkit_password() {
+    local out how id_bob shadow
+    id bob >/dev/null 2>&1 || useradd -m bob
+    id_bob=$(id -u bob)
+    shadow=$(mktemp) && cp -p /etc/shadow "$shadow"
+    echo "root:$ADMIN_PASSWORD" | chpasswd
+    # Debian's administrators are the sudo group, empty here: root is the one polkit asks for.
+    cat >"$POLKIT_RULE" <<'RULE'
+polkit.addAdminRule(function(action, subject) { return ["unix-user:0"]; });
+RULE
+    systemctl unmask --runtime polkit >/dev/null 2>&1
+    systemctl restart polkit || { fail "cannot restart polkit"; return 1; }
+    # What flowctl's choice rests on: outside a logind session polkitd never asks an agent that
+    # registered as a fallback for the caller's process; one that registered plainly, it asks.
+    local fallback
+    for fallback in --fallback ""; do
+        out=$(runuser -u bob -- python3 "$ON_A_TERMINAL" --timeout 30 --prompt 'Password: ?$' --answer "$ADMIN_PASSWORD" --secret -- \
+            python3 "$TESTS/fixtures/agent-then.py" $fallback -- busctl --system call "$BUS" "$MANAGER" "$IMANAGER" Reload 2>&1)
+        note "bob outside a session, pkttyagent ${fallback:-without --fallback}, busctl Reload:"; show_transcript "$out"
+    done
+    sed -e 's/"id": "e2e"/"id": "e2e-by-bob"/' "$TESTS/flows/e2e.json" >/etc/flowd/flows/e2e-by-bob.json
+    # Outside any session first: a session of bob's, once opened, may linger a while (closing),
+    # and logind may still name it his display session.
+    for how in no-session session; do
+        # A wrong password: polkit refuses, flowctl says flowd was not reloaded (77).
+        out=$(reload_on_a_terminal "$how" wrong-password)
+        note "bob, $how, wrong password:"; show_transcript "$out"
+        grep -q 'AUTHENTICATING FOR org.flowd.Flow1.reload' <<<"$out" ||
+            { fail "bob ($how): pkttyagent did not ask for a password"; return 1; }
+        grep -q '^flowctl: flowd was not reloaded: not authorized to reload flowd' <<<"$out" && grep -q '^exit=77$' <<<"$out" ||
+            { fail "bob ($how) with a wrong password: expected 'flowd was not reloaded' and exit 77"; return 1; }
+        # --no-ask-password: no prompt, the reason and 77.
+        out=$(reload_on_a_terminal "$how" "" --no-ask-password)
+        note "bob, $how, --no-ask-password:"; show_transcript "$out"
+        ! grep -q 'Password' <<<"$out" || { fail "bob ($how) was asked for a password despite --no-ask-password"; return 1; }
+        grep -q '^flowctl: Authentication is required' <<<"$out" && grep -q '^exit=77$' <<<"$out" ||
+            { fail "bob ($how) with --no-ask-password: expected 'Authentication is required' and exit 77"; return 1; }
+        # root's password: reloaded, the new flow served.
+        out=$(reload_on_a_terminal "$how" "$ADMIN_PASSWORD")
+        note "bob, $how, root's password:"; show_transcript "$out"
+        grep -q 'AUTHENTICATING FOR org.flowd.Flow1.reload' <<<"$out" ||
+            { fail "bob ($how): pkttyagent did not ask for a password"; return 1; }
+        grep -q '^✓ flowd re-read its configuration and flows' <<<"$out" && grep -q '^Flows served.*e2e-by-bob' <<<"$out" &&
+            grep -q '^exit=0$' <<<"$out" || { fail "bob ($how) typed root's password and flowd did not reload"; return 1; }
+        rm -f /etc/flowd/flows/e2e-by-bob.json
+        mcall Reload >/dev/null
+        sed -e 's/"id": "e2e"/"id": "e2e-by-bob"/' "$TESTS/flows/e2e.json" >/etc/flowd/flows/e2e-by-bob.json
+    done
+    # su -c and runuser -c detach from the terminal: flowctl's agent cannot ask there, and says so.
+    out=$(python3 "$ON_A_TERMINAL" --timeout 60 -- runuser -l bob -c 'flowctl --system reload'; echo "exit=$?")
+    note "bob, runuser -l bob -c (no controlling terminal):"; show_transcript "$out"
+    grep -q 'no authentication agent could ask for the password' <<<"$out" && grep -q '^exit=77$' <<<"$out" ||
+        { fail "bob under runuser -c: expected 'no authentication agent could ask for the password' and exit 77"; return 1; }
+    rm -f /etc/flowd/flows/e2e-by-bob.json "$POLKIT_RULE"
+    mcall Reload >/dev/null
+    cp -p "$shadow" /etc/shadow && rm -f "$shadow"
+    # The audit trail: bob's reloads, allowed by polkit, and his refusals, with his uid.
+    journalctl --sync
+    journalctl -b -u flowd -o cat --no-pager MESSAGE_ID=bfd73dc32cdf4e0e9507311e6d4d8a15 "FLOWD_UID=$id_bob" \
+        FLOWD_ACTION=org.flowd.Flow1.reload | grep -q . || { fail "no administrative-access journal entry for bob's reload"; return 1; }
+    journalctl -b -u flowd -o cat --no-pager MESSAGE_ID=a85c241363b84631afb4644fae70f904 "FLOWD_UID=$id_bob" \
+        FLOWD_ACTION=org.flowd.Flow1.reload | grep -q . || { fail "no authorization-refused journal entry for bob's reload"; return 1; }
+    note "polkitd's agents:"
+    journalctl -b -u polkit -o cat --no-pager | grep -E 'Authentication Agent|authentication' | tail -n 12 |
+        while IFS= read -r line; do note "  $line"; done
 }
 
 KILL_PATH=""
@@ -1027,6 +1124,7 @@ else
     check "a whole flow with flowctl --system ends in the spool" check_flow_with_flowctl
     check "another user: own session yes, root's session refused (polkit: InteractiveAuthorizationRequired)" check_other_user
     check "polkit: a rule lets a group manage sessions; others refused; polkit gone fails closed" check_polkit
+    check "flowctl --system reload on a terminal: bob types root's password (in a login session and outside one); a wrong one and --no-ask-password refused" check_polkit_password
     check "SIGKILL: restarted, the session intact at its path" check_kill_restart
     check "no watchdog pings: restarted" check_watchdog
     check "systemctl reload picks up a new flow file" check_reload

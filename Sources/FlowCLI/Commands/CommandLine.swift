@@ -206,6 +206,10 @@ package enum FlowctlCommandLine {
             details: "Shows what flowd reports about itself (GetStatus): its version and uptime, the sessions by state (of every user), the flows served and the files refused with why, the plugins loaded, failed (with why) and disabled, the configured limits, and the state directory with the space it takes.",
             options: [], minArguments: 0, maxArguments: 0, group: .daemon),
         CommandSpec(
+            name: "reload", arguments: "", summary: "make flowd re-read its configuration and flows",
+            details: "Asks flowd to re-read its configuration and its flow files (as 'systemctl reload flowd' does), then shows what it serves now: the flows, those added and those gone, and each flow file it refused with why (exit 0: refused files do not stop the others). Sessions of a changed flow go on with the new version. When the configuration has an error nothing changes: the error names the file and line (exit 1). Root may reload, and the user who runs a per-user flowd; on the system service (--system) also a user polkit authorizes for org.flowd.Flow1.reload, by default after an administrator's password, which flowctl on a terminal lets polkit ask for (see --no-ask-password).",
+            options: [], minArguments: 0, maxArguments: 0, group: .daemon),
+        CommandSpec(
             name: "check", arguments: "FILE...", summary: "lint flow files, without the daemon",
             details: "Checks flow files with the daemon's own loader, offline. Prints 'FILE: ok' for a good file and 'FILE: PATH: MESSAGE' for each problem; exits 1 when any file is bad. Without --plugin-dir the file alone is checked: plugin validators and actions it names are assumed present, and are checked when flowd loads the flow, which refuses it if no plugin provides one or its options do not fit ('flowctl flows' then lacks it and the journal says why). With --plugin-dir DIR the plugins in DIR are loaded as flowd loads them (same checks; their code runs in flowctl) and the names and options the flow gives them are checked too; a plugin DIR refuses is reported on standard error.",
             options: [

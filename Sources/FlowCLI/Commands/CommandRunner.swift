@@ -42,8 +42,9 @@ final class CommandRunner {
            AuthenticationAgent.isWanted(interactive: interactive, bus: bus, stdinIsTerminal: context.stdinIsTerminal) {
             agent = AuthenticationAgent.start()
         }
-        let made = FlowdCalls(service: try context.makeService(bus, interactive), bus: bus, cleansText: !json)
+        var made = FlowdCalls(service: try context.makeService(bus, interactive), bus: bus, cleansText: !json)
             .speaking(personLocale)
+        made.asksPassword = interactive
         openedCalls = made
         return made
     }
@@ -106,6 +107,7 @@ final class CommandRunner {
             }
         case "plugins": return try plugins()
         case "status": return try status()
+        case "reload": return try reload()
         case "watch": return try onSession(args[0], watch)
         case "check": return check(args)
         case "run":
@@ -228,6 +230,34 @@ final class CommandRunner {
             printJSON(JSONShapes.status(status, now: now))
         } else {
             out(Render.status(status, now: now, style: style))
+        }
+        return .success
+    }
+
+    /// `Reload`, then what flowd serves now, next to what it served before.
+    func reload() throws(CLIError) -> ExitCode {
+        // Before: to tell what the reload added and removed. Anyone may read
+        // the status, so this never asks for a password; the reload may.
+        let before = quietly { s async throws(FlowClientError) in try await s.status() }
+        let calls = try calls()
+        do {
+            try calls.request { s async throws(FlowClientError) in try await s.reload() }
+        } catch {
+            let refusal = CLIError(error, bus: calls.bus, locale: personLocale, asksPassword: calls.asksPassword)
+            switch error.flowdName {
+            case .accessDenied?, .failed?:
+                // Not allowed, or a configuration error: flowd's own reason
+                // names the polkit action, or the file and line.
+                throw CLIError(refusal.code, FlowctlText.reloadFailed.text(personLocale, ["detail": error.message]))
+            default:
+                throw refusal
+            }
+        }
+        let after = try call { s async throws(FlowClientError) in try await s.status() }
+        if json {
+            printJSON(JSONShapes.reload(before: before, after: after))
+        } else {
+            out(Render.reload(before: before, after: after, locale: personLocale, style: style))
         }
         return .success
     }
@@ -419,7 +449,7 @@ final class CommandRunner {
         } catch {
             switch error.flowdName {
             case .submitFailed?, .timeout?, .cancelled?, .validationFailed?: failure = error
-            default: throw CLIError(error, bus: calls.bus, locale: personLocale)
+            default: throw CLIError(error, bus: calls.bus, locale: personLocale, asksPassword: calls.asksPassword)
             }
         }
         let properties = try call { s async throws(FlowClientError) in try await s.properties(id) }

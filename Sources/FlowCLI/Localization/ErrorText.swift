@@ -31,9 +31,11 @@ enum ErrorText {
 
 extension CLIError {
     /// flowctl's exit status and message, in `locale`, for a failed call to
-    /// flowd on `bus`; `flowd` is the daemon's path for the "Start it with" hint.
+    /// flowd on `bus`; `flowd` is the daemon's path for the "Start it with"
+    /// hint. `asksPassword`: the call let polkit ask for a password, so
+    /// "authentication is required" means no agent could ask.
     package init(
-        _ error: FlowClientError, bus: BusChoice, locale: String,
+        _ error: FlowClientError, bus: BusChoice, locale: String, asksPassword: Bool = false,
         flowd: @autoclosure () -> String = FlowdLocation.current()
     ) {
         let detail = error.underlying?.message ?? error.message
@@ -81,8 +83,9 @@ extension CLIError {
             case .accessDenied?: self.init(.accessDenied, FlowctlText.errorAccessDenied.text(locale))
             case .interactiveAuthorizationRequired?:
                 // flowd's message says what was refused, under which action.
+                let sentence: FlowctlText = asksPassword ? .errorNoAuthenticationAgent : .errorAuthenticationRequired
                 self.init(.accessDenied, FlowctlText.errorDetail.text(
-                    locale, ["sentence": FlowctlText.errorAuthenticationRequired.text(locale), "detail": error.message]))
+                    locale, ["sentence": sentence.text(locale), "detail": error.message]))
             case .invalidArgs?: self.init(.dataError, FlowctlText.errorInvalidArgs.text(locale))
             case .unknownObject?: self.init(.notFound, FlowctlText.errorNotFound.text(locale))
             default: self.init(.failure, error.message)

@@ -150,6 +150,23 @@ package enum FlowctlText: String, CaseIterable, Sendable {
     /// polkit wants a password and the call did not allow asking for it
     /// (`InteractiveAuthorizationRequired`).
     case errorAuthenticationRequired
+    /// The same, although the call let polkit ask: no authentication agent
+    /// could (flowctl's needs a controlling terminal).
+    case errorNoAuthenticationAgent
+    // MARK: `reload`
+
+    /// The first line after a reload.
+    case reloadDone
+    /// "{count}" and "{flows}": the flows served after it.
+    case reloadServed
+    /// "{flows}": flows served now that were not before, and the other way round.
+    case reloadAdded, reloadGone
+    /// "{count}": the heading of the flow files refused, one per line below.
+    case reloadRefused
+    /// "{detail}": flowd's reason a reload did not happen (a configuration
+    /// error, or polkit's refusal).
+    case reloadFailed
+
     /// The buses, for the messages above: "{address}" for the last.
     case busSession, busSystem, busAddress
 

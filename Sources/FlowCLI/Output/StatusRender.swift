@@ -40,6 +40,28 @@ extension Render {
         return table.render(style: style)
     }
 
+    /// `flowctl reload`: what flowd serves after the reload (`after`), the
+    /// flows it added and removed when `before` is known, and each flow file
+    /// it refused with flowd's reason.
+    package static func reload(before: DaemonStatus?, after: DaemonStatus, locale: String, style: Style) -> String {
+        func list(_ ids: [String]) -> String { ids.isEmpty ? "–" : ids.joined(separator: ", ") }
+        var text = style.green("✓ ") + FlowctlText.reloadDone.text(locale) + "\n"
+        text += FlowctlText.reloadServed.text(locale, ["count": "\(after.flows.count)", "flows": list(after.flows)]) + "\n"
+        if let before {
+            let added = after.flows.filter { !before.flows.contains($0) }
+            let gone = before.flows.filter { !after.flows.contains($0) }
+            if !added.isEmpty { text += FlowctlText.reloadAdded.text(locale, ["flows": list(added)]) + "\n" }
+            if !gone.isEmpty { text += FlowctlText.reloadGone.text(locale, ["flows": list(gone)]) + "\n" }
+        }
+        if !after.refusedFlows.isEmpty {
+            text += style.red(FlowctlText.reloadRefused.text(locale, ["count": "\(after.refusedFlows.count)"])) + "\n"
+            for refusal in after.refusedFlows {
+                text += "  " + style.red(refusal.reason.split(separator: "\n").joined(separator: "; ")) + "\n"
+            }
+        }
+        return text
+    }
+
     /// `2 d 3 h`, `5 h 12 min`, `42 s`: the two largest units.
     package static func duration(seconds: Int64) -> String {
         let units: [(String, Int64)] = [("d", 86400), ("h", 3600), ("min", 60), ("s", 1)]
@@ -78,6 +100,17 @@ extension Render {
 }
 
 extension JSONShapes {
+    /// `reload`: the flows served after it, those added and removed (null
+    /// when the status before could not be read), and the files refused.
+    package static func reload(before: DaemonStatus?, after: DaemonStatus) -> JSONOutput {
+        .object([
+            "reloaded": .bool(true), "flows": .strings(after.flows),
+            "added": before.map { before in .strings(after.flows.filter { !before.flows.contains($0) }) } ?? .null,
+            "removed": before.map { before in .strings(before.flows.filter { !after.flows.contains($0) }) } ?? .null,
+            "refusedFlows": refused(after.refusedFlows),
+        ])
+    }
+
     /// `status`: the `GetStatus` keys, and `uptimeSeconds` counted to `now`.
     package static func status(_ status: DaemonStatus, now: Int64) -> JSONOutput {
         .object([
@@ -85,11 +118,16 @@ extension JSONShapes {
             "uptimeSeconds": .integer(max(0, now - Int64(clamping: status.startedAt)) / 1_000_000),
             "sessions": .sortedObject(status.sessions.mapValues { .integer(Int64($0)) }),
             "flows": .strings(status.flows),
-            "refusedFlows": .array(status.refusedFlows.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
+            "refusedFlows": refused(status.refusedFlows),
             "plugins": .sortedObject(status.plugins.mapValues { .integer(Int64($0)) }),
             "failedPlugins": .sortedObject(status.failedPlugins.mapValues { .string($0) }),
             "limits": .sortedObject(status.limits.mapValues(JSONOutput.init)),
             "stateDirectory": .string(status.stateDirectory), "stateBytes": .unsigned(status.stateBytes),
         ])
+    }
+
+    /// The flow files flowd refused, each with its reason.
+    private static func refused(_ flows: [DaemonStatus.RefusedFlow]) -> JSONOutput {
+        .array(flows.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) })
     }
 }

@@ -21,6 +21,8 @@ package protocol FlowService: AnyObject, Sendable {
     func listPlugins() async throws(FlowClientError) -> [PluginSummary]
     /// `Manager.GetStatus` (since 1.2).
     func status() async throws(FlowClientError) -> DaemonStatus
+    /// `Manager.Reload`: flowd re-reads its configuration and flows.
+    func reload() async throws(FlowClientError)
     /// `Session.GetStep`.
     func step(_ session: String) async throws(FlowClientError) -> StepPage
     /// `Session.SetAnswers`; returns the current step's field errors.
@@ -72,6 +74,9 @@ struct FlowdCalls: Sendable {
     let cleansText: Bool
     /// The person's language, for flowctl's sentences about failed calls.
     var locale = "en"
+    /// The calls let polkit ask for a password, so a refusal for want of
+    /// one means no agent could ask (``CLIError/init(_:bus:locale:asksPassword:flowd:)``).
+    var asksPassword = false
 
     /// The same calls, their failures said in `locale`.
     func speaking(_ locale: String) -> FlowdCalls {
@@ -118,7 +123,7 @@ struct FlowdCalls: Sendable {
         do {
             return try request(body)
         } catch {
-            throw CLIError(error, bus: bus, locale: locale)
+            throw CLIError(error, bus: bus, locale: locale, asksPassword: asksPassword)
         }
     }
 
@@ -129,7 +134,7 @@ struct FlowdCalls: Sendable {
         do {
             try request(body)
         } catch {
-            throw CLIError(error, bus: bus, locale: locale)
+            throw CLIError(error, bus: bus, locale: locale, asksPassword: asksPassword)
         }
     }
 

@@ -227,7 +227,7 @@ extension Wizard {
             showRefusal(field, error: ErrorText.sentence(for: error, locale: locale), repeatLabel: true)
             return .refused
         } catch {
-            throw CLIError(error, bus: calls.bus, locale: locale)
+            throw CLIError(error, bus: calls.bus, locale: locale, asksPassword: calls.asksPassword)
         }
         field = (try currentStep().field(field.id)) ?? field
         // Other chosen with no text: flowd's error is about the text alone.

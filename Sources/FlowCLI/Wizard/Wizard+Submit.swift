@@ -137,7 +137,7 @@ extension Wizard {
             say("\n" + style.red("✗ " + ErrorText.sentence(for: error, locale: locale)) + "\n")
             return .moved
         default:
-            throw CLIError(error, bus: calls.bus, locale: locale)
+            throw CLIError(error, bus: calls.bus, locale: locale, asksPassword: calls.asksPassword)
         }
     }
 

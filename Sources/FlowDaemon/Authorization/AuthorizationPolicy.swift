@@ -90,8 +90,10 @@ enum AuthorizationPolicy {
     }
 
     /// Decides `requirement` for `caller`: at once, or by asking polkit when
-    /// `polkit` is true (the system bus).
-    static func decide(_ requirement: Requirement, caller: Caller, polkit: Bool) -> Step {
+    /// `polkit` is true (the system bus). `serviceUID` is the uid flowd runs
+    /// as: on the session bus that user may reload their own flowd (they
+    /// could signal it anyway).
+    static func decide(_ requirement: Requirement, caller: Caller, polkit: Bool, serviceUID: UInt32? = nil) -> Step {
         if caller.uid == 0 { return .allow }
         let action: AuthorizationAction
         let purpose: String
@@ -102,7 +104,10 @@ enum AuthorizationPolicy {
             action = .manageSessions
             purpose = "use session \(id), which belongs to another user"
         case .reload:
-            guard polkit else { return .refuse(.accessDenied("only root may reload flowd")) }
+            guard polkit else {
+                if caller.uid == serviceUID { return .allow }
+                return .refuse(.accessDenied("only root and the user it runs as may reload flowd"))
+            }
             action = .reload
             purpose = "reload flowd"
         case .startFlow(let id, let flowAction):
@@ -114,6 +119,26 @@ enum AuthorizationPolicy {
             return .ask(Query(action: .manageSessions, interactive: false, purpose: "list every user's sessions"))
         }
         return .ask(Query(action: action, interactive: caller.allowsInteraction, purpose: purpose))
+    }
+
+    /// What a listing of sessions (`ListSessions`, `GetManagedObjects`)
+    /// shows a caller, before polkit is asked anything.
+    enum Listing<Row: Sendable>: Sendable {
+        /// These rows, decided without polkit.
+        case show([Row])
+        /// Someone else has a session: every row if polkit grants
+        /// ``Requirement/everySession``, else only the caller's own.
+        case ask(every: [Row], own: [Row])
+    }
+
+    /// The listing of `every` session for the caller `uid`: root sees every
+    /// one; anyone else their own, and polkit is asked only when there is
+    /// someone else's session to show (a caller alone with theirs costs
+    /// polkit nothing).
+    static func listing<Row: Sendable>(_ every: [Row], caller uid: UInt32, owner: (Row) -> UInt32) -> Listing<Row> {
+        if uid == 0 { return .show(every) }
+        let own = every.filter { owner($0) == uid }
+        return own.count < every.count ? .ask(every: every, own: own) : .show(own)
     }
 
     /// The end of a decision: polkit's `answer` to `query`.

@@ -1,6 +1,7 @@
 import DBus
 import FlowEngine
 import FlowProtocol
+import FlowStore
 import FlowdSystem
 import Logging
 import Reactor
@@ -371,6 +372,20 @@ final class BusFrontEnd: DaemonComponent {
         }
     }
 
+    /// The sessions of `every` a listing shows the caller of `call`, whose
+    /// uid is `uid` (``AuthorizationPolicy/listing(_:caller:owner:)``):
+    /// `done` gets them at once, or once polkit answered about
+    /// ``CallerRule/everySession`` (never interactively); a refusal only
+    /// narrows the listing to the caller's own.
+    func listing(
+        _ call: MethodInvocation, uid: UInt32, of every: [SessionSummary], _ done: @escaping @Sendable ([SessionSummary]) -> Void
+    ) {
+        switch AuthorizationPolicy.listing(every, caller: uid, owner: \.owner) {
+        case .show(let rows): done(rows)
+        case .ask(let every, let own): authorize(call, .everySession) { refusal in done(refusal == nil ? every : own) }
+        }
+    }
+
     /// Decides `rule` for `caller`, asking polkit when the policy says to.
     private func decide(
         _ rule: CallerRule, sender: BusName, caller: AuthorizationPolicy.Caller,
@@ -395,7 +410,7 @@ final class BusFrontEnd: DaemonComponent {
             }
         }
         let polkit = link?.polkit
-        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil) {
+        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil, serviceUID: CurrentProcess.userID) {
         case .allow:
             admit(sender, under: rule)
             audit(requirement, caller.uid, sender, action: nil, .success(()))

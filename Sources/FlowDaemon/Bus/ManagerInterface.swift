@@ -66,16 +66,10 @@ enum ManagerInterface {
             },
             .init(FlowMember.Manager.listSessions, out: [Argument("sessions", "a(ssos)")]) { manager, call in
                 let uid = try manager.front.uid(of: call)
-                // Every session, then the caller's own unless they may see
-                // the others' (root, or polkit's manage-sessions asked
-                // without interaction: CallerRule.everySession). polkit is
-                // asked only when there is someone else's session to show.
+                // The caller's own sessions, or every one for root and for a
+                // caller polkit lets manage sessions without asking.
                 let every = try manager.front.withService { service throws(FlowdError) in try service.listSessions(uid: 0) }
-                let own = every.filter { $0.owner == uid }
-                guard uid != 0, own.count < every.count else { return call.reply(sessionListings(uid == 0 ? every : own)) }
-                manager.front.authorize(call, .everySession) { refusal in
-                    call.reply(sessionListings(refusal == nil ? every : own))
-                }
+                manager.front.listing(call, uid: uid, of: every) { call.reply(sessionListings($0)) }
             },
             .init(FlowMember.Manager.getSession, in: [Argument("id", "s")], out: [Argument("session", "o")]) { manager, call in
                 var args = call.arguments()

@@ -1,5 +1,6 @@
 import DBus
 import FlowProtocol
+import FlowStore
 
 /// The member table of `org.freedesktop.DBus.ObjectManager` on the Manager
 /// object (since 1.1; docs/dbus-api.md), as BlueZ, NetworkManager and
@@ -19,15 +20,27 @@ enum ObjectManagerInterface {
                 FlowMember.ObjectManager.getManagedObjects,
                 out: [Argument("objpath_interfaces_and_properties", "a{oa{sa{sv}}}")]
             ) { manager, call in
-                let front = manager.front
-                let uid = try front.uid(of: call)
-                let sessions = try managedSessions(of: uid, front)
-                front.noteManager(call.sender, uid: uid, of: sessions.map(\.id))
-                call.reply(.dictionary(
-                    keyType: .objectPath, valueType: "a{sa{sv}}",
-                    sessions.compactMap { session in
-                        FlowBus.sessionPath(of: session.id).map { DBusDictEntry(key: .objectPath($0), value: interfaces(of: session)) }
-                    }))
+                let uid = try manager.front.uid(of: call)
+                // The sessions ListSessions lists: the caller's own, or every
+                // one for root and for a caller polkit lets manage sessions
+                // without asking.
+                let every = try manager.front.withService { service throws(FlowdError) in try service.listSessions(uid: 0) }
+                manager.front.listing(call, uid: uid, of: every) { rows in
+                    let front = manager.front
+                    do throws(FlowdError) {
+                        let sessions = try readable(rows, front)
+                        front.noteManager(call.sender, uid: uid, of: sessions.map(\.id))
+                        call.reply(.dictionary(
+                            keyType: .objectPath, valueType: "a{sa{sv}}",
+                            sessions.compactMap { session in
+                                FlowBus.sessionPath(of: session.id).map {
+                                    DBusDictEntry(key: .objectPath($0), value: interfaces(of: session))
+                                }
+                            }))
+                    } catch {
+                        call.fail(error.dbusError)
+                    }
+                }
             },
         ],
         signals: [
@@ -37,14 +50,12 @@ enum ObjectManagerInterface {
             .init(FlowMember.ObjectManager.interfacesRemoved, [Argument("object_path", "o"), Argument("interfaces", "as")]),
         ])
 
-    /// The sessions `uid` may call (every one for root) as they are now.
-    /// A session that cannot be read (its flow is gone until a reload brings
-    /// it back) is left out, as it answers `NotFound` on its own path.
-    private static func managedSessions(of uid: UInt32, _ front: BusFrontEnd) throws(FlowdError) -> [SessionProperties] {
+    /// The listed sessions as they are now. A session that cannot be read
+    /// (its flow is gone until a reload brings it back) is left out, as it
+    /// answers `NotFound` on its own path.
+    private static func readable(_ rows: [SessionSummary], _ front: BusFrontEnd) throws(FlowdError) -> [SessionProperties] {
         try front.withService { service throws(FlowdError) in
-            try service.listSessions(uid: uid).compactMap { row in
-                try? service.read(row.id) { SessionProperties($0) }
-            }
+            rows.compactMap { row in try? service.read(row.id) { SessionProperties($0) } }
         }
     }
 

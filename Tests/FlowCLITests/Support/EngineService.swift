@@ -168,6 +168,15 @@ final class EngineService: FlowService, @unchecked Sendable {
     /// The status the fake reports: its sessions and plugins, a refused flow,
     /// started at ``statusStartedAt``.
     var statusStartedAt: UInt64 = 1_764_000_000_000_000
+    /// The flows the status lists as served.
+    var servedFlows = ["trip"]
+    /// What `Reload` does: the flows served after it, or the refusal it answers with.
+    var reloadOutcome: Result<[String], FlowClientError> = .success(["trip"])
+
+    func reload() async throws(FlowClientError) {
+        calls.append("Reload")
+        servedFlows = try reloadOutcome.get()
+    }
 
     func status() async throws(FlowClientError) -> DaemonStatus {
         calls.append("GetStatus")
@@ -176,7 +185,7 @@ final class EngineService: FlowService, @unchecked Sendable {
         var plugins: [String: UInt32] = [:]
         for plugin in pluginList { plugins[plugin.status.rawValue, default: 0] += 1 }
         let status = DaemonStatus(
-            version: "0.1.1", startedAt: statusStartedAt, sessions: byState, flows: ["trip"],
+            version: "0.1.1", startedAt: statusStartedAt, sessions: byState, flows: servedFlows,
             refusedFlows: [.init(file: "/etc/flowd/flows/bad.json", reason: "/etc/flowd/flows/bad.json: $.steps: expected an array")],
             plugins: plugins,
             failedPlugins: Dictionary(uniqueKeysWithValues: pluginList.filter { $0.status == .failed }.map { ("/p/\($0.name).so", $0.error) }),
@@ -367,6 +376,7 @@ final class AbsentService: FlowService, @unchecked Sendable {
     func listSessions() async throws(FlowClientError) -> [SessionListing] { throw error }
     func listPlugins() async throws(FlowClientError) -> [PluginSummary] { throw error }
     func status() async throws(FlowClientError) -> DaemonStatus { throw error }
+    func reload() async throws(FlowClientError) { throw error }
     func step(_ session: String) async throws(FlowClientError) -> StepPage { throw error }
     func setAnswers(_ session: String, _ answers: [String: DBusValue]) async throws(FlowClientError) -> [String: String] { throw error }
     func continueStep(_ session: String) async throws(FlowClientError) -> [String: String] { throw error }
@@ -399,7 +409,7 @@ func flowctl(
     let source = ScriptedSource(input, isTerminal: terminal)
     let box = UncheckedBox(service)
     let context = FlowctlContext(
-        stdout: out, stderr: err, stdin: source, stdoutIsTerminal: terminal, stderrIsTerminal: false,
+        stdout: out, stderr: err, stdin: source, stdoutIsTerminal: terminal, stderrIsTerminal: false, stdinIsTerminal: terminal,
         environment: environment, makeService: { _, _ in box.value })
     let status = Flowctl.run(arguments, context: context)
     return Run(status: status, stdout: out.text, stderr: err.text)
