@@ -61,7 +61,7 @@ struct IsolatedPluginTests {
         return message
     }
 
-    @Test("a validator that segfaults: the person is told the check failed, the plugin is quarantined, flowd and the other plugin serve on, and the next start keeps it disabled")
+    @Test("a validator that segfaults: the person is told the check failed, the plugin is quarantined (ListPlugins says so at once), flowd and the other plugin serve on, and the next start keeps it disabled")
     func segfault() async throws {
         try await withDaemon(Self.settings()) { fixture in
             let client = fixture.client
@@ -77,6 +77,11 @@ struct IsolatedPluginTests {
             let after = try await client.start("pid")
             #expect(try await client.setAnswers(after, ["v": "x"])["v"] == "Couldn't check this value.")
             #expect(fixture.daemon.standardError.contains("is disabled: it crashed its isolated process"))
+            // ListPlugins says so at once, not only after the next start.
+            let now = try #require(try await client.listPlugins().first { $0.name == "unruly" })
+            #expect(now.status == .disabled, "\(now)")
+            #expect(now.error.contains("crashed its isolated process"), "\(now)")
+            #expect(try await client.listPlugins().first { $0.name == "test" }?.status == .loaded)
 
             // The quarantine is kept: the next start disables the plugin.
             #expect(await fixture.stop() == .exited(0))

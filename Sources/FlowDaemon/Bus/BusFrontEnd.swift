@@ -25,8 +25,9 @@ final class BusFrontEnd: DaemonComponent {
         var bus: BusChoice
         /// `Version` on the Manager.
         var version: String
-        /// `ListPlugins` entries (plugins load once, at start).
-        var plugins: [PluginSummary]
+        /// `ListPlugins` entries now (plugins load once, at start; an
+        /// isolated one whose process crashed since is shown disabled).
+        var plugins: @Sendable () -> [PluginSummary]
         /// How long polkit may take; nil when polkit is never asked (the
         /// per-user flowd, a private bus). The system service asks it.
         var polkit: PolkitAuthority.Timeouts?

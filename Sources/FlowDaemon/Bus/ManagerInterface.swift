@@ -84,7 +84,7 @@ enum ManagerInterface {
                 }
             },
             .init(FlowMember.Manager.listPlugins, out: [Argument("plugins", "aa{sv}")]) { manager, call in
-                call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins.map(\.dbusValue)))
+                call.reply(.array(elementType: "a{sv}", manager.front.settings.plugins().map(\.dbusValue)))
             },
             .init(FlowMember.Manager.getStatus, out: [Argument("status", "a{sv}")]) { manager, call in
                 call.reply(manager.front.status().dbusValue)

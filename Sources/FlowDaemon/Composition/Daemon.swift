@@ -135,7 +135,7 @@ final class Daemon {
     private lazy var front = BusFrontEnd(
         loop: loop, service: service, logger: logger,
         settings: .init(
-            bus: busChoice, version: FlowdVersion.current, plugins: plugins.records.map(PluginSummary.init(record:)),
+            bus: busChoice, version: FlowdVersion.current, plugins: plugins.summaries,
             polkit: busChoice == .system ? .standard : nil),
         limits: limits,
         reload: { [unowned self] in reload() },
@@ -289,7 +289,7 @@ final class Daemon {
         }
         return DaemonStatus(
             version: FlowdVersion.current, startedAt: startedAt, sessionsByState: byState, catalog: catalog,
-            plugins: front.settings.plugins, limits: limits, stateDirectory: stateDirectory,
+            plugins: front.settings.plugins(), limits: limits, stateDirectory: stateDirectory,
             stateBytes: FileSystem.totalSize(of: stateDirectory))
     }
 

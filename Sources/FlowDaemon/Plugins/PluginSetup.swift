@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowKit
+import FlowProtocol
 import FlowStore
 import FlowdSystem
 import Logging
@@ -12,6 +13,24 @@ struct PluginSetup {
     var gateway: any PluginGateway
     var capabilities: CapabilityCatalog
     var records: [PluginRecord]
+    /// Isolated plugins quarantined since the start: their process crashed.
+    var quarantinedSinceStart: RuntimeQuarantines
+
+    /// The `ListPlugins` entries now: what the loader found, with an isolated
+    /// plugin whose process has crashed since shown disabled and why.
+    var summaries: @Sendable () -> [PluginSummary] {
+        { [records, quarantinedSinceStart] in
+            let now = quarantinedSinceStart.reasons
+            return records.map { record in
+                var summary = PluginSummary(record: record)
+                if summary.status == .loaded, let reason = now[record.path] {
+                    summary.status = .disabled
+                    summary.error = reason
+                }
+                return summary
+            }
+        }
+    }
 
     /// Loads the plugins of the configured directories.
     ///
@@ -30,11 +49,12 @@ struct PluginSetup {
             crashGuard = MemoryCrashGuard()
         }
         let quarantined = QuarantineRecords(store: store, logger: logger)
+        let sinceStart = RuntimeQuarantines()
         let report = PluginLoader(
             configuration: configuration.pluginLoaderConfiguration(
                 quarantined: quarantined.load(),
                 isolationEvents: { event in
-                    IsolationJournal(logger: logger, quarantined: quarantined).record(event)
+                    IsolationJournal(logger: logger, quarantined: quarantined, sinceStart: sinceStart).record(event)
                 })
         ).load(crashGuard: crashGuard) { new in
             // Durable and in the journal before the next plugin loads: if that
@@ -72,7 +92,7 @@ struct PluginSetup {
         return PluginSetup(
             gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
             capabilities: CapabilityCatalog(registry: report.registry),
-            records: report.registry.records)
+            records: report.registry.records, quarantinedSinceStart: sinceStart)
     }
 }
 
@@ -112,6 +132,7 @@ extension DaemonConfiguration {
 private struct IsolationJournal {
     let logger: Logger
     let quarantined: QuarantineRecords
+    let sinceStart: RuntimeQuarantines
 
     func record(_ event: IsolationEvent) {
         switch event {
@@ -120,6 +141,7 @@ private struct IsolationJournal {
             logger.error(
                 "plugin \(name) \(q.reason)", id: .pluginCrashed, metadata: [.plugin: name, .path: q.path])
             _ = quarantined.save(new: [q])
+            sinceStart.add(path: q.path, reason: q.reason)
         case .killedAfterTimeout(let plugin, let capability):
             logger.warning(
                 "isolated plugin \(plugin) was killed: its call to \(capability) ran past its time limit; its process is started again",
@@ -131,6 +153,19 @@ private struct IsolationJournal {
         case .restartFailed(let plugin, let reason):
             logger.error("the process of isolated plugin \(plugin) cannot be started again: \(reason)", metadata: [.plugin: plugin])
         }
+    }
+}
+
+/// Plugin file → why it was quarantined, for isolated plugins whose process
+/// crashed while flowd runs (a start reads the store's quarantines instead).
+/// Written from the isolated plugins' reader threads, read on the loop.
+final class RuntimeQuarantines: Sendable {
+    private let state = LockedValue<[String: String]>([:])
+
+    var reasons: [String: String] { state.withLock { $0 } }
+
+    func add(path: String, reason: String) {
+        state.withLock { $0[path] = reason }
     }
 }
 
