@@ -672,11 +672,10 @@ final class CommandRunner {
     }
 
     private func wizard(_ id: String, flow: FlowSummary?, locale: String) throws(CLIError) -> ExitCode {
-        let flowctl = flowctlCommand
         let wizard = Wizard(
             calls: try calls().speaking(locale), session: id, flow: flow, locale: locale, input: context.stdin,
             output: context.stdout, style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil,
-            flowctl: flowctl, handlesInterrupts: context.handlesInterrupts, columns: context.stdoutColumns)
+            flowctl: flowctlCommand, handlesInterrupts: context.handlesInterrupts, columns: context.stdoutColumns)
         guard context.handlesInterrupts else { return try wizard.run() }
         // Ctrl-C: the signal thread restores the terminal and says how to resume.
         let message = "\n" + wizard.savedMessage + "\n"
