@@ -123,8 +123,6 @@ package final class EntryRow: Widget, Editable {
 /// itself to a program that asks over AT-SPI, as for every password input.)
 @MainActor
 package final class PasswordEntry: Widget, Editable {
-    private var changedHandler: Signal.HandlerID?
-
     package init() {
         super.init(gtk_password_entry_new())
         gtk_password_entry_set_show_peek_icon(OpaquePointer(raw), 0)
@@ -132,7 +130,7 @@ package final class PasswordEntry: Widget, Editable {
 
     /// Runs `action` when the person edits the text.
     package func onChanged(_ action: @escaping @MainActor () -> Void) {
-        changedHandler = Signal.connect(self, "changed", action)
+        Signal.connect(self, "changed", action)
     }
 
     /// Runs `action` on Enter.
