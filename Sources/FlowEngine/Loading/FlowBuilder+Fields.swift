@@ -93,9 +93,8 @@ extension FlowBuilder {
             if type == .computed && !requireFormat2(path / "type", "the type \"computed\"") { return nil }
             return type
         }
-        var message = "unknown type \(quoted(s)) ("
-        if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
-        problem(path / "type", message + "expected one of \(typeList))")
+        let guess = reader.didYouMean(s, in: FieldType.allCases.map(\.rawValue))
+        problem(path / "type", "unknown type \(quoted(s)) (\(guess)expected one of \(typeList))")
         return nil
     }
 
@@ -259,7 +258,7 @@ extension FlowBuilder {
         guard let o = reader.object(node, path, "an option") else { return nil }
         reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
         var id: String?
-        if let n = o["id"], let s = reader.optionIdentifier(n, path / "id") {
+        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id", letterFirst: false) {
             if s == "other" {
                 problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
             } else {
@@ -288,9 +287,8 @@ extension FlowBuilder {
         for member in m.members {
             let p = path / member.key
             guard let rule = FieldRule(rawValue: member.key) else {
-                var message = "unknown rule \(quoted(member.key)) ("
-                if let near = reader.suggest(member.key, in: ruleNames) { message += "did you mean \(quoted(near))? " }
-                problem(p, message + "expected one of \(ruleNames.joined(separator: ", ")))")
+                let guess = reader.didYouMean(member.key, in: ruleNames)
+                problem(p, "unknown rule \(quoted(member.key)) (\(guess)expected one of \(ruleNames.joined(separator: ", ")))")
                 continue
             }
             if let type {
