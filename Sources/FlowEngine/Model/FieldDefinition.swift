@@ -175,12 +175,7 @@ package struct FieldDefinition: Sendable, Hashable {
     /// The longest value the field accepts: `maxLength`, lowered to what its
     /// `pattern` can check (``PatternRegex/maxInputLength``).
     package var effectiveMaxLength: Int? {
-        switch (maxLength, pattern?.maxInputLength) {
-        case (let a?, let b?): return min(a, b)
-        case (let a?, nil): return a
-        case (nil, let b?): return b
-        case (nil, nil): return nil
-        }
+        pattern.map { min(maxLength ?? .max, $0.maxInputLength) } ?? maxLength
     }
 
     /// The answer key of the Other free text: `<id>.other`.

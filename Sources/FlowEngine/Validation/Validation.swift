@@ -79,13 +79,11 @@ enum FieldValidation {
             }
         case .date:
             guard case .text(let s) = value, let d = CivilDate(iso: s) else { return c.message(field, .format, .dateFormat) }
-            if let bound = field.after, !(d > bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .after, .dateAfterToday, argument: "date", .date(c.today)) }
-                return c.message(field, .after, .dateAfter, argument: "date", .date(bound.resolve(today: c.today)))
+            if let bound = field.after, case let b = bound.resolve(today: c.today), !(d > b) {
+                return c.message(field, .after, bound == .today ? .dateAfterToday : .dateAfter, argument: "date", .date(b))
             }
-            if let bound = field.before, !(d < bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .before, .dateBeforeToday, argument: "date", .date(c.today)) }
-                return c.message(field, .before, .dateBefore, argument: "date", .date(bound.resolve(today: c.today)))
+            if let bound = field.before, case let b = bound.resolve(today: c.today), !(d < b) {
+                return c.message(field, .before, bound == .today ? .dateBeforeToday : .dateBefore, argument: "date", .date(b))
             }
         case .time:
             guard case .text(let s) = value, CivilTime(iso: s) != nil else { return c.message(field, .format, .timeFormat) }
