@@ -291,9 +291,7 @@ struct FlowLinter {
                 let guess = reader.didYouMean(s, in: ids)
                 problem(path, "\(quoted(s)) is not an option of \(quoted(field.id)) (\(guess)expected one of \(ids.joined(separator: ", ")))")
             }
-        case (.toggle, .bool), (.number, .number):
-            return
-        case (.text, .text), (.multiline, .text), (.email, .text):
+        case (.toggle, .bool), (.number, .number), (.text, .text), (.multiline, .text), (.email, .text):
             return
         case (.date, .text(let s)):
             if CivilDate(iso: s) == nil { problem(path, "\(quoted(s)) is not a date (expected YYYY-MM-DD)") }

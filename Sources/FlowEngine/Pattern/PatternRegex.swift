@@ -1,33 +1,22 @@
 /// The bounds a `pattern` must stay within.
 package struct PatternLimits: Sendable, Hashable {
     /// The longest pattern, in Unicode scalars.
-    package var maxLength: Int
+    package var maxLength = 1000
     /// The largest compiled program, in instructions. `{m,n}` copies its
     /// operand, so this is what bounds `(a{1000}){1000}`.
-    package var maxProgramSize: Int
+    package var maxProgramSize = 10_000
     /// The largest count in `{m}`, `{m,}` or `{m,n}`.
-    package var maxRepeat: Int
+    package var maxRepeat = 1000
     /// The deepest nesting of groups.
-    package var maxGroupDepth: Int
+    package var maxGroupDepth = 32
     /// The most steps one match may take. A match costs at most
     /// (value length + 1) × program size steps, so a pattern checks values of
     /// at most `maxMatchWork / programSize` characters (see
     /// ``PatternRegex/maxInputLength``): a few milliseconds in the worst case.
-    package var maxMatchWork: Int
+    package var maxMatchWork = 250_000
 
-    /// Bounds with the documented defaults.
-    package init(
-        maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32,
-        maxMatchWork: Int = 250_000
-    ) {
-        self.maxLength = maxLength
-        self.maxProgramSize = maxProgramSize
-        self.maxRepeat = maxRepeat
-        self.maxGroupDepth = maxGroupDepth
-        self.maxMatchWork = maxMatchWork
-    }
-
-    /// The bounds flow files get.
+    /// The bounds flow files get: the documented defaults (change single
+    /// members of a copy as needed).
     package static let `default` = PatternLimits()
 }
 
@@ -266,11 +255,9 @@ private struct PatternParser {
 
     /// Returns the node and its compiled size.
     private mutating func parseAlternation() throws(PatternError) -> (PatternNode, Int) {
-        var branches: [PatternNode] = []
-        var size = 0
         let (first, firstSize) = try parseConcat()
-        branches.append(first)
-        size = firstSize
+        var branches = [first]
+        var size = firstSize
         while peek() == "|" {
             i += 1
             let (b, bSize) = try parseConcat()
