@@ -12,19 +12,11 @@ struct LintSink {
         self.maxProblems = max(1, maxProblems)
     }
 
-    mutating func add(_ path: JSONPath, _ message: String) {
-        append(path.description, message)
-    }
-
-    /// A problem of the file as a whole that no JSON path locates (a syntax
-    /// error names its line and column in the message instead).
-    mutating func addUnplaced(_ message: String) {
-        append("", message)
-    }
-
-    private mutating func append(_ path: String, _ message: String) {
+    /// A problem at `path`; nil for one of the file as a whole that no JSON
+    /// path locates (a syntax error names its line and column in the message).
+    mutating func add(_ path: JSONPath?, _ message: String) {
         if problems.count < maxProblems {
-            problems.append(LintProblem(file: file, path: path, message: message))
+            problems.append(LintProblem(file: file, path: path?.description ?? "", message: message))
         } else {
             dropped += 1
         }

@@ -285,7 +285,8 @@ extension FlowDefinition: Codable {
         let limits = FlowLoadLimits.default
         let node = try JSONNode.decode(from: decoder, maxDepth: limits.maxDepth)
         do {
-            self = try FlowLoader.build(node, fileName: "<decoded>", capabilities: .any, limits: limits)
+            self = try FlowLoader.build(
+                node, sink: LintSink(file: "<decoded>", maxProblems: limits.maxProblems), capabilities: .any, limits: limits)
         } catch {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: error.description))
