@@ -143,10 +143,27 @@ package struct ObjectPath: ValidatedName {
         var theirs = other.rawValue
         return mine.withUTF8 { m in
             theirs.withUTF8 { t in
-                guard t.count > m.count, t[m.count] == UInt8(ascii: "/") else { return false }
-                return t.prefix(m.count).elementsEqual(m)
+                guard t.count > m.count, t[m.count] == UInt8(ascii: "/"), let mine = m.baseAddress, let theirs = t.baseAddress
+                else { return false }
+                return Self.bytesEqual(UnsafeRawPointer(mine), UnsafeRawPointer(theirs), count: m.count)
             }
         }
+    }
+
+    /// True when the `count` bytes at `a` and `b` are equal: eight at a
+    /// time (every call to a tree's object compares its prefix).
+    private static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+        var index = 0
+        while index &+ 8 <= count {
+            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index &+= 8
+        }
+        while index < count {
+            guard a.load(fromByteOffset: index, as: UInt8.self) == b.load(fromByteOffset: index, as: UInt8.self) else { return false }
+            index &+= 1
+        }
+        return true
     }
 
     /// The element right below this path on the way to `descendant`

@@ -17,7 +17,14 @@ import Synchronization
 package struct WireEncoder {
     /// The bytes written so far; offset 0 is the start of the body, which
     /// is 8-aligned in the message, so alignment here is alignment there.
-    package private(set) var bytes: [UInt8] = []
+    package var bytes: [UInt8] {
+        storage.withUnsafeMutablePointers { header, elements in
+            Array(UnsafeBufferPointer(start: elements, count: header.pointee.count))
+        }
+    }
+
+    /// How many bytes are written.
+    package var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
 
     /// Why the bytes are no valid D-Bus body, nil while they are. Checked as
     /// they are written (a NUL inside a string, an array over the 64 MiB the
@@ -27,26 +34,99 @@ package struct WireEncoder {
     /// part (see ``WireMessage``).
     package private(set) var invalidity: String?
 
-    /// An empty body, with room for a typical reply.
-    package init() {
-        bytes.reserveCapacity(1024)
+    /// The count and the capacity of ``storage``.
+    struct Extent {
+        var count: Int
+        let capacity: Int
     }
 
-    private init(empty: Void) {}
+    /// The bytes, in a buffer of their own: writing one is a capacity check
+    /// and a copy, where `Array.append(contentsOf:)` cost about a hundred
+    /// instructions per call and a `GetStep` reply makes some 350 of them
+    /// (docs/performance.md, "the sixth round"). Copied on write, as an
+    /// array would be. Its header is read through pointers only: the
+    /// `header` property is a class's stored property, and each access to
+    /// it is checked for exclusivity at run time (about 80 instructions).
+    private var storage: ManagedBuffer<Extent, UInt8>
+
+    private static func storage(capacity: Int) -> ManagedBuffer<Extent, UInt8> {
+        let capacity = Swift.max(capacity, 16)
+        return ManagedBuffer<Extent, UInt8>.create(minimumCapacity: capacity) { _ in Extent(count: 0, capacity: capacity) }
+    }
+
+    /// An empty body, with room for a typical reply.
+    package init() {
+        self.init(capacity: 1024)
+    }
+
+    /// An empty encoder with room for `capacity` bytes.
+    init(capacity: Int) {
+        storage = Self.storage(capacity: capacity)
+    }
+
+    /// Makes room for `count` more bytes and hands `write` the first of
+    /// them, uninitialized: it must write all `count`.
+    @inline(__always)
+    private mutating func append(_ count: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
+        let fits = storage.withUnsafeMutablePointerToHeader { $0.pointee.count &+ count <= $0.pointee.capacity }
+        if _slowPath(!fits || !isKnownUniquelyReferenced(&storage)) {
+            reallocate(adding: count)
+        }
+        storage.withUnsafeMutablePointers { header, elements in
+            write(elements + header.pointee.count)
+            header.pointee.count &+= count
+        }
+    }
+
+    /// A buffer of its own with room for `count` more bytes.
+    private mutating func reallocate(adding count: Int) {
+        let old = storage
+        let (written, reserved) = old.withUnsafeMutablePointerToHeader { ($0.pointee.count, $0.pointee.capacity) }
+        var capacity = reserved
+        while capacity < written + count { capacity *= 2 }
+        let new = Self.storage(capacity: capacity)
+        old.withUnsafeMutablePointerToElements { from in
+            new.withUnsafeMutablePointers { header, to in
+                to.initialize(from: from, count: written)
+                header.pointee.count = written
+            }
+        }
+        storage = new
+    }
+
+    /// The zeros that pad `count` bytes to a multiple of `alignment`.
+    @inline(__always)
+    private static func padding(_ count: Int, _ alignment: Int) -> Int {
+        (alignment &- (count & (alignment &- 1))) & (alignment &- 1)
+    }
 
     /// Pads with zeros to a multiple of `alignment` (1, 2, 4 or 8).
     package mutating func align(_ alignment: Int) {
-        let rest = bytes.count & (alignment - 1)
-        if rest != 0 { bytes.append(contentsOf: repeatElement(0, count: alignment - rest)) }
+        let pad = Self.padding(count, alignment)
+        if pad != 0 { append(pad) { Self.zero($0, pad) } }
+    }
+
+    /// Writes `count` (at most 7) padding zeros: a loop, not a `memset` call.
+    @inline(__always)
+    private static func zero(_ at: UnsafeMutablePointer<UInt8>, _ count: Int) {
+        var index = 0
+        while index < count {
+            (at + index).initialize(to: 0)
+            index &+= 1
+        }
     }
 
     private mutating func raw<T: FixedWidthInteger>(_ value: T) {
-        align(MemoryLayout<T>.size)
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        let size = MemoryLayout<T>.size
+        let pad = Self.padding(count, size)
+        append(pad + size) { at in
+            Self.zero(at, pad)
+            UnsafeMutableRawPointer(at + pad).storeBytes(of: value.littleEndian, as: T.self)
+        }
     }
 
     /// `y`
-    package mutating func byte(_ value: UInt8) { bytes.append(value) }
+    package mutating func byte(_ value: UInt8) { append(1) { $0.initialize(to: value) } }
     /// `b`
     package mutating func bool(_ value: Bool) { raw(UInt32(value ? 1 : 0)) }
     /// `n`
@@ -67,22 +147,72 @@ package struct WireEncoder {
     /// `s` and `o`: a 32-bit length, the UTF-8 bytes, a NUL.
     package mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            raw(UInt32(truncatingIfNeeded: utf8.count))
-            bytes.append(contentsOf: utf8)
-            if utf8.contains(0) { invalidity = invalidity ?? "a string holds a NUL character" }
+        value.withUTF8 { string(utf8: $0) }
+    }
+
+    /// `s` from bytes known at compile time (a key of an `a{sv}`).
+    package mutating func string(_ value: StaticString) {
+        value.withUTF8Buffer { string(utf8: $0) }
+    }
+
+    /// `s`: padding to 4, the length, the bytes, a NUL, in one reservation.
+    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        let pad = Self.padding(count, 4)
+        append(pad + 4 + length + 1) { at in
+            Self.zero(at, pad)
+            UnsafeMutableRawPointer(at + pad).storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, as: UInt32.self)
+            if let base = utf8.baseAddress { (at + pad + 4).initialize(from: base, count: length) }
+            (at + pad + 4 + length).initialize(to: 0)
         }
-        bytes.append(0)
+        if Self.holdsNUL(utf8) { invalidity = invalidity ?? "a string holds a NUL character" }
+    }
+
+    /// True when `bytes` hold a zero byte: eight at a time (a word has a zero
+    /// byte exactly when `(w - 0x01…01) & ~w & 0x80…80` is not zero).
+    static func holdsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index &+ 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            index &+= 8
+        }
+        while index < bytes.count {
+            if base[index] == 0 { return true }
+            index &+= 1
+        }
+        return false
     }
 
     /// `g`: an 8-bit length, the bytes, a NUL.
     package mutating func signature(_ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            bytes.append(UInt8(truncatingIfNeeded: utf8.count))
-            bytes.append(contentsOf: utf8)
+        value.withUTF8 { signature(utf8: $0) }
+    }
+
+    /// `g` from bytes known at compile time.
+    package mutating func signature(_ value: StaticString) {
+        value.withUTF8Buffer { signature(utf8: $0) }
+    }
+
+    private mutating func signature(utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        append(length + 2) { at in
+            at.initialize(to: UInt8(truncatingIfNeeded: length))
+            if let base = utf8.baseAddress { (at + 1).initialize(from: base, count: length) }
+            (at + 1 + length).initialize(to: 0)
         }
-        bytes.append(0)
+    }
+
+    /// Overwrites the 32-bit value at `offset` (an array's length, known
+    /// once its elements are written).
+    private mutating func patch(_ value: UInt32, at offset: Int) {
+        if _slowPath(!isKnownUniquelyReferenced(&storage)) { reallocate(adding: 0) }
+        storage.withUnsafeMutablePointerToElements { elements in
+            UnsafeMutableRawPointer(elements + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
+        }
     }
 
     /// `a…`: the length, padding to the elements' alignment (also when there
@@ -91,17 +221,14 @@ package struct WireEncoder {
         throws(DBusError)
     {
         raw(UInt32(0))
-        let lengthAt = bytes.count - 4
+        let lengthAt = count - 4
         align(elementAlignment)
-        let start = bytes.count
+        let start = count
         try body(&self)
-        if bytes.count - start > Self.maximumArrayLength {
+        if count - start > Self.maximumArrayLength {
             invalidity = invalidity ?? "an array is longer than the 64 MiB D-Bus allows"
         }
-        let length = UInt32(truncatingIfNeeded: bytes.count - start)
-        withUnsafeBytes(of: length.littleEndian) { raw in
-            for i in 0..<4 { bytes[lengthAt + i] = raw[i] }
-        }
+        patch(UInt32(truncatingIfNeeded: count - start), at: lengthAt)
     }
 
     /// The longest array the specification allows, in bytes.
@@ -118,7 +245,7 @@ package struct WireEncoder {
         try array(elementAlignment: 8) { (encoder) throws(DBusError) in
             // The bytes move into the writer and back: a copy would make
             // every append copy the whole array.
-            var writer = VardictWriter(encoder: WireEncoder(empty: ()))
+            var writer = VardictWriter(encoder: WireEncoder(capacity: 0))
             swap(&writer.encoder, &encoder)
             defer { swap(&writer.encoder, &encoder) }
             try body(&writer)
@@ -192,8 +319,45 @@ package struct WireEncoder {
 
     /// `v`: the value's signature, then the value.
     package mutating func variant(_ inner: DBusValue) throws(DBusError) {
-        signature(inner.signature.rawValue)
+        switch inner {
+        case .array, .dictionary, .structure:
+            signature(inner.signature.rawValue)
+        default:
+            // A basic type or a variant: its one type code, no string made.
+            let code = UInt8(truncatingIfNeeded: inner.typeCode)
+            append(3) { at in
+                at.initialize(to: 1)
+                (at + 1).initialize(to: code)
+                (at + 2).initialize(to: 0)
+            }
+        }
         try value(inner)
+    }
+
+    /// The start of an `a{sv}` entry: padding to 8, the key, the value's
+    /// signature, in one reservation. The key is the code's own literal,
+    /// so it is not searched for a NUL.
+    fileprivate mutating func entryStart(_ key: StaticString, _ signature: StaticString) {
+        key.withUTF8Buffer { key in
+            signature.withUTF8Buffer { signature in
+                let pad = Self.padding(count, 8)
+                let keyLength = key.count
+                let signatureLength = signature.count
+                append(pad + 4 + keyLength + 1 + 1 + signatureLength + 1) { at in
+                    Self.zero(at, pad)
+                    var next = at + pad
+                    UnsafeMutableRawPointer(next).storeBytes(of: UInt32(truncatingIfNeeded: keyLength).littleEndian, as: UInt32.self)
+                    next += 4
+                    if let base = key.baseAddress { next.initialize(from: base, count: keyLength) }
+                    next += keyLength
+                    next.initialize(to: 0)
+                    (next + 1).initialize(to: UInt8(truncatingIfNeeded: signatureLength))
+                    next += 2
+                    if let base = signature.baseAddress { next.initialize(from: base, count: signatureLength) }
+                    (next + signatureLength).initialize(to: 0)
+                }
+            }
+        }
     }
 
     /// The alignment of a single complete type's values.
@@ -213,53 +377,49 @@ package struct WireEncoder {
 package struct VardictWriter {
     fileprivate(set) var encoder: WireEncoder
 
-    private mutating func key(_ key: String, _ signature: StaticString) {
-        encoder.align(8)
-        encoder.string(key)
-        encoder.byte(UInt8(truncatingIfNeeded: signature.utf8CodeUnitCount))
-        signature.withUTF8Buffer { encoder.append(raw: $0) }
-        encoder.byte(0)
+    private mutating func key(_ key: StaticString, _ signature: StaticString) {
+        encoder.entryStart(key, signature)
     }
 
     /// `key` → `s`
-    package mutating func string(_ key: String, _ value: String) {
+    package mutating func string(_ key: StaticString, _ value: String) {
         self.key(key, "s")
         encoder.string(value)
     }
 
     /// `key` → `b`
-    package mutating func bool(_ key: String, _ value: Bool) {
+    package mutating func bool(_ key: StaticString, _ value: Bool) {
         self.key(key, "b")
         encoder.bool(value)
     }
 
     /// `key` → `u`
-    package mutating func uint32(_ key: String, _ value: UInt32) {
+    package mutating func uint32(_ key: StaticString, _ value: UInt32) {
         self.key(key, "u")
         encoder.uint32(value)
     }
 
     /// `key` → `d`
-    package mutating func double(_ key: String, _ value: Double) {
+    package mutating func double(_ key: StaticString, _ value: Double) {
         self.key(key, "d")
         encoder.double(value)
     }
 
     /// `key` → `as`
-    package mutating func strings(_ key: String, _ values: [String]) throws(DBusError) {
+    package mutating func strings(_ key: StaticString, _ values: [String]) throws(DBusError) {
         self.key(key, "as")
         try encoder.strings(values)
     }
 
     /// `key` → `a{ss}`
-    package mutating func stringDictionary(_ key: String, _ value: [String: String]) throws(DBusError) {
+    package mutating func stringDictionary(_ key: StaticString, _ value: [String: String]) throws(DBusError) {
         self.key(key, "a{ss}")
         try encoder.stringDictionary(value)
     }
 
     /// `key` → a value of type `signature` that `body` writes.
     package mutating func entry(
-        _ key: String, signature: StaticString, _ body: (inout WireEncoder) throws(DBusError) -> Void
+        _ key: StaticString, signature: StaticString, _ body: (inout WireEncoder) throws(DBusError) -> Void
     ) throws(DBusError) {
         self.key(key, signature)
         try body(&encoder)
@@ -275,12 +435,11 @@ package struct VardictWriter {
 
 extension WireEncoder {
     fileprivate mutating func append(bytesOf other: WireEncoder) {
-        bytes.append(contentsOf: other.bytes)
+        let count = other.count
+        other.storage.withUnsafeMutablePointerToElements { from in
+            append(count) { $0.initialize(from: from, count: count) }
+        }
         invalidity = invalidity ?? other.invalidity
-    }
-
-    fileprivate mutating func append(raw buffer: UnsafeBufferPointer<UInt8>) {
-        bytes.append(contentsOf: buffer)
     }
 }
 
@@ -342,18 +501,18 @@ package struct WireMessage: Sendable {
     init(type: MessageType, fields: inout WireEncoder, signature: Signature, body: WireEncoder) throws(DBusError) {
         if let reason = body.invalidity ?? fields.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
         if !signature.rawValue.isEmpty { fields.headerField(8, "g") { $0.signature(signature.rawValue) } }
-        var header = WireEncoder(capacity: 16 + fields.bytes.count + 8)
+        var header = WireEncoder(capacity: 16 + fields.count + 8)
         header.byte(UInt8(ascii: "l"))
         header.byte(UInt8(truncatingIfNeeded: type.rawValue))
         header.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
         header.byte(1)  // protocol version
-        header.uint32(UInt32(truncatingIfNeeded: body.bytes.count))
+        header.uint32(UInt32(truncatingIfNeeded: body.count))
         header.uint32(Self.nextSerial())
-        header.uint32(UInt32(truncatingIfNeeded: fields.bytes.count))
+        header.uint32(UInt32(truncatingIfNeeded: fields.count))
         header.align(8)
         header.append(bytesOf: fields)
         header.align(8)
-        guard header.bytes.count + body.bytes.count <= Self.maximumLength else {
+        guard header.count + body.count <= Self.maximumLength else {
             throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
         }
         self.header = header.bytes
@@ -430,14 +589,9 @@ extension Message {
 }
 
 extension WireEncoder {
-    /// An empty encoder with room for `capacity` bytes.
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
-    }
-
     /// One header field: a `(yv)`, 8-aligned (the array starts 8-aligned
     /// in the message, at offset 16).
-    fileprivate mutating func headerField(_ code: UInt8, _ signature: String, _ write: (inout WireEncoder) -> Void) {
+    fileprivate mutating func headerField(_ code: UInt8, _ signature: StaticString, _ write: (inout WireEncoder) -> Void) {
         align(8)
         byte(code)
         self.signature(signature)

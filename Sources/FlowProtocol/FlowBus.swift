@@ -27,10 +27,18 @@ package enum FlowBus {
     }
 
     /// The session id of a session object's path; nil for any other path.
+    /// Runs on every call to a session: one pass over the path's bytes.
     package static func sessionID(of path: ObjectPath) -> String? {
-        guard sessionPrefix.isAncestor(of: path), path.parent == sessionPrefix, let last = path.lastComponent,
-              SessionID.isValid(String(last)) else { return nil }
-        return String(last)
+        var text = path.rawValue
+        var prefix = sessionPrefix.rawValue
+        let start = prefix.utf8.count + 1
+        guard text.utf8.count == start + SessionID.length else { return nil }
+        return text.withUTF8 { bytes in
+            let matches = prefix.withUTF8 { prefix in bytes.prefix(prefix.count).elementsEqual(prefix) }
+            let id = UnsafeBufferPointer(rebasing: bytes[start...])
+            guard matches, bytes[start - 1] == UInt8(ascii: "/"), SessionID.isValid(utf8: id) else { return nil }
+            return String(decoding: id, as: UTF8.self)
+        }
     }
 }
 
@@ -83,10 +91,17 @@ package enum FlowMember {
 /// Session ids: 32 lowercase hex characters (128 random bits), so a path
 /// built from one is valid and an id cannot be guessed.
 package enum SessionID {
+    /// The length of an id.
+    package static let length = 32
+
     /// True for 32 lowercase hex characters.
     package static func isValid(_ id: String) -> Bool {
-        guard id.utf8.count == 32 else { return false }
         var id = id
-        return id.withUTF8 { bytes in bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } }
+        return id.withUTF8(isValid(utf8:))
+    }
+
+    /// True for 32 lowercase hex characters in UTF-8.
+    static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count == length && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 }

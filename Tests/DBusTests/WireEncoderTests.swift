@@ -101,4 +101,37 @@ struct WireEncoderTests {
         #expect(message.signature == "s")
         #expect(message.serial >= 0x8000_0000)
     }
+
+    @Test("a NUL is found at every place of strings of every length up to three words, and only a NUL")
+    func nulAtEveryPlace() throws {
+        for length in 0...24 {
+            var clean = WireEncoder()
+            clean.string(String(repeating: "\u{1}", count: length) + String(repeating: "\u{80}", count: length))
+            #expect(clean.invalidity == nil, "length \(length)")
+            for place in 0..<length {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                bytes[place] = 0
+                var encoder = WireEncoder()
+                encoder.string(String(decoding: bytes, as: UTF8.self))
+                #expect(encoder.invalidity != nil, "length \(length), NUL at \(place)")
+            }
+        }
+    }
+
+    @Test("a copy of an encoder is a value: writing one leaves the other as it was, past any capacity")
+    func copiesAreValues() throws {
+        var first = WireEncoder()
+        first.string("shared")
+        var second = first
+        second.uint32(7)
+        first.byte(1)
+        #expect(first.bytes == [6, 0, 0, 0] + Array("shared".utf8) + [0, 1])
+        #expect(second.bytes == [6, 0, 0, 0] + Array("shared".utf8) + [0, 0, 7, 0, 0, 0])
+        // Far beyond the first reservation, in an array whose length is patched in at the end.
+        let long = String(repeating: "x", count: 5_000)
+        let read = try DBusValue.decoding(signature: "as") { (encoder) throws(DBusError) in
+            try encoder.strings(Array(repeating: long, count: 3))
+        }
+        #expect(read == [.strings(Array(repeating: long, count: 3))])
+    }
 }

@@ -366,7 +366,12 @@ struct NameTests {
         for bad in ["", "0123", id.uppercased(), id + "0", "../../etc/passwd", "0123456789abcdef0123456789abcdeg"] {
             #expect(FlowBus.sessionPath(of: bad) == nil, "\(bad)")
         }
-        for other in ["/org/flowd/Flow1", "/org/flowd/Flow1/session", "/x/\(id)", "/org/flowd/Flow1/session/\(id)/x"] {
+        // Same lengths as a session's path, one byte off.
+        let nearly = [
+            "/org/flowd/Flow2/session/\(id)", "/org/flowd/Flow1/session_\(id)", "/org/flowd/Flow1/session/\(id.uppercased())",
+            "/org/flowd/Flow1/session/0123456789abcdef0123456789abcdeg", "/org/flowd/Flow1/session/\(id.dropLast(2))/a",
+        ]
+        for other in ["/org/flowd/Flow1", "/org/flowd/Flow1/session", "/x/\(id)", "/org/flowd/Flow1/session/\(id)/x"] + nearly {
             #expect(FlowBus.sessionID(of: try ObjectPath(other)) == nil, "\(other)")
         }
     }

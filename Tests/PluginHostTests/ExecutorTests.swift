@@ -110,7 +110,7 @@ struct FairnessTests {
         let (_, caller) = try PluginFiles.load(
             ["FixtureTestPlugin", "FixturePatientPlugin"], in: temp, executor: executor)
         // Two calls of the heavy uid hold its two threads until the gate opens...
-        let timeout = Duration.seconds(12)
+        let timeout = Duration.seconds(20)
         // The held calls' own timeout is not what this test is about: it is
         // wide, so that a loaded machine's slow start cannot expire them
         // before the gate opens.
@@ -118,9 +118,9 @@ struct FairnessTests {
             submit(caller, "patient.gate", options: ["gate": .string(gate)], uid: Self.heavyUID, timeout: .seconds(120))
         }
         #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).running == 2 })
-        // ...and two more wait behind them; each then blocks its thread for 6 s.
+        // ...and two more wait behind them; each then blocks its thread for 11 s.
         let queued = (0..<2).map { _ in
-            submit(caller, "patient.wait", options: ["seconds": 6], uid: Self.heavyUID, timeout: timeout)
+            submit(caller, "patient.wait", options: ["seconds": 11], uid: Self.heavyUID, timeout: timeout)
         }
         #expect(await waitUntil { executor.jobCounts(uid: Self.heavyUID).waiting == 2 })
 
@@ -130,13 +130,15 @@ struct FairnessTests {
             == .success(.accepted))
         #expect(executor.jobCounts(uid: Self.heavyUID) == (running: 2, waiting: 2))
 
-        // The queued calls wait 7 s for a thread and then run 6 s: 13 s in
-        // all, more than their 12 s timeout, which counts from their start.
-        // (The margins are wide for a loaded machine.)
-        try await Task.sleep(for: .seconds(7))
+        // The queued calls wait 10 s for a thread and then run 11 s: 21 s in
+        // all, more than their 20 s timeout, which counts from their start.
+        // The margins are wide for a heavily loaded machine: 10 s for the
+        // wait (bounded by the timeout too) and 9 s for the run; with 5 and
+        // 6 s this failed at a load of 13-16 on two cores.
+        try await Task.sleep(for: .seconds(10))
         #expect(FileManager.default.createFile(atPath: gate, contents: Data()))
         for task in held { #expect(await task.value == .success(SubmitReceipt(["gate": "open"]))) }
-        for task in queued { #expect(await task.value == .success(SubmitReceipt(["waited": 6]))) }
+        for task in queued { #expect(await task.value == .success(SubmitReceipt(["waited": 11]))) }
         #expect(executor.threadCounts.peak <= 8)
     }
 

@@ -447,11 +447,13 @@ final class BusFrontEnd: DaemonComponent {
         // Allowed without root or polkit (a flow's action on the session
         // bus): nothing administrative happened.
         if case .success = result, action == nil, uid != 0 { return }
+        // An owner (root too) using their own session: nothing to log, so
+        // no metadata is made.
+        if case .session(_, let owner) = requirement, case .success = result, uid == owner { return }
         var metadata: LogMetadata = [.uid: uid, .sender: sender.rawValue]
         let what: String
         switch requirement {
         case .session(let id, let owner):
-            if case .success = result, uid == owner { return }
             metadata[.session] = id
             what = "session \(id) of uid \(owner)"
         case .reload:

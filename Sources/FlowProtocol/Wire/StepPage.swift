@@ -444,7 +444,7 @@ enum RuleHints {
     }
 
     /// The hints as the entry `key` of an `a{sv}` being written.
-    static func encode(_ hints: [RuleHint], as key: String, into d: inout VardictWriter) throws(DBusError) {
+    static func encode(_ hints: [RuleHint], as key: StaticString, into d: inout VardictWriter) throws(DBusError) {
         try d.entry(key, signature: "a(sss)") { (list) throws(DBusError) in
             try list.array(elementAlignment: 8) { (list) throws(DBusError) in
                 for hint in hints {
