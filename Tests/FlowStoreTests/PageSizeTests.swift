@@ -62,7 +62,7 @@ struct PageSizeTests {
         try store.checkpoint()
         var changed = sessions[7]
         changed.updatedAt += 1
-        changed.payload = [UInt8](repeating: 3, count: 1500)
+        changed.payload = [UInt8](repeating: 3, count: 900)
         try store.upsert(changed)
         #expect(try store.checkpoint() == 1)
         #expect(try store.load(id: changed.id) == changed)
