@@ -162,6 +162,8 @@ package final class SQLiteDatabase {
     package func withCachedStatement<Result>(
         _ sql: StaticString, _ body: (Statement) throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
+        // A one-character literal may be kept as a scalar, without an address.
+        guard sql.hasPointerRepresentation else { return try withCachedStatement(sql.description, body) }
         let key = UnsafeRawPointer(sql.utf8Start)
         let statement: Statement
         if let cached = literalCache[key] {
