@@ -41,20 +41,22 @@ package enum HostMessage: Codable, Sendable {
 
 /// One capability call, with everything the plugin's method gets.
 package struct WireCall: Codable, Sendable {
-    /// Which operation of the capability.
-    package enum Operation: String, Codable, Sendable {
-        case review, describeFieldRule, validateStep, describeStepRule, submit, options, prefill
+    /// Which method of the capability, with its arguments.
+    package enum Request: Codable, Sendable {
+        case review(WireAnswer, WireField)
+        case describeFieldRule(WireField)
+        case validateStep(WireStep)
+        case describeStepRule(WireStep)
+        case submit(WireSubmission)
+        case options(WireField)
+        case prefill(WireField)
     }
     package var id: UInt64
-    package var operation: Operation
     package var capability: String
     package var context: WireContext
     /// The time the call has, from when the helper starts it.
     package var timeoutNanoseconds: Int64
-    package var value: WireAnswer?
-    package var field: WireField?
-    package var step: WireStep?
-    package var submission: WireSubmission?
+    package var request: Request
 }
 
 /// A registration, as the helper reads it from the plugin.
