@@ -64,12 +64,9 @@ struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsPro
     }
 
     func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
-        switch try await run(.review(WireAnswer(value), WireField(field)), context) {
-        case .accepted(let normalized): return FieldReview(.accepted, normalizedValue: normalized?.value)
-        case .rejected(let m): return FieldReview(.rejected(m))
-        case .warning(let m, let normalized): return FieldReview(.warning(m), normalizedValue: normalized?.value)
-        case let other: throw mismatch(other)
-        }
+        let outcome = try await run(.review(WireAnswer(value), WireField(field)), context)
+        guard case .review(let assessment, let normalized) = outcome else { throw mismatch(outcome) }
+        return FieldReview(assessment, normalizedValue: normalized?.value)
     }
 
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {

@@ -1,5 +1,6 @@
 import FlowKit
 import FlowdSystem
+import Synchronization
 
 /// How an administrator isolates one plugin (`[Plugin NAME]` in flowd.conf).
 package struct IsolationSettings: Sendable, Hashable {
@@ -62,8 +63,8 @@ package final class IsolatedPlugin: Sendable {
         var registration: WireRegistration?
         var quarantine: String?
         var starts: [MonotonicClock.Instant] = []
-        var nextCall: UInt64 = 1
     }
+    private let nextCall = Atomic<UInt64>(1)
 
     /// Starts allowed within a minute; past that the process stays down
     /// until the minute has passed (a plugin that exits as it starts cannot
@@ -137,15 +138,11 @@ package final class IsolatedPlugin: Sendable {
         deadline: ContinuousClock.Instant?, log: PluginLogger, _ makeCall: (UInt64) -> WireCall
     ) async -> WireOutcome {
         let connection: HelperConnection
-        let id: UInt64
         switch current() {
         case .failure(let failure): return .failure(message: nil, detail: failure.reason)
         case .success(let c): connection = c
         }
-        id = state.withLock { s in
-            defer { s.nextCall += 1 }
-            return s.nextCall
-        }
+        let id = nextCall.wrappingAdd(1, ordering: .relaxed).oldValue
         let call = makeCall(id)
         let frame: [UInt8]
         do {

@@ -75,12 +75,7 @@ package enum IsolatedPluginServer {
         switch call.request {
         case .review(let value, let field):
             return outcome(await caller.reviewField(name, value: value.value, field: field.field, context: context, timeout: timeout)) {
-                let normalized = $0.normalizedValue.map(WireAnswer.init)
-                switch $0.assessment {
-                case .accepted: return .accepted(normalized)
-                case .rejected(let m): return .rejected(m)
-                case .warning(let m): return .warning(m, normalized)
-                }
+                .review($0.assessment, $0.normalizedValue.map(WireAnswer.init))
             }
         case .describeFieldRule(let field):
             return outcome(await caller.describeFieldRule(name, field: field.field, context: context, timeout: timeout)) { .text($0) }

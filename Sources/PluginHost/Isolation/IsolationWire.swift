@@ -92,11 +92,9 @@ package struct WireOption: Codable, Sendable, Equatable {
 
 /// How a call ended in the helper: its value, or ``PluginCallResult``'s other cases.
 package enum WireOutcome: Codable, Sendable {
-    /// Accepted, with the value cleaned up when the validator gives one.
-    case accepted(WireAnswer?)
-    case rejected(String)
-    /// Warned about, with the value cleaned up when the validator gives one.
-    case warning(String, WireAnswer?)
+    /// A field validator's review: its assessment (FlowKit's own Codable
+    /// form: plain strings), and the value cleaned up when it gives one.
+    case review(FieldAssessment, WireAnswer?)
     case issues([WireIssue])
     case text(String?)
     case receipt([String: WireJSON])
