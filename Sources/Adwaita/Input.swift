@@ -1,17 +1,12 @@
 import CAdw
 
 /// What an entry is for, so an on-screen keyboard or input method can adapt.
-package enum InputPurpose: Sendable {
+package enum InputPurpose: Sendable, CaseIterable {
     case freeForm, email, number, digits, password
 
+    /// The case for `gtk`; `freeForm` for one this enum does not name.
     init(_ gtk: GtkInputPurpose) {
-        switch gtk {
-        case GTK_INPUT_PURPOSE_EMAIL: self = .email
-        case GTK_INPUT_PURPOSE_NUMBER: self = .number
-        case GTK_INPUT_PURPOSE_DIGITS: self = .digits
-        case GTK_INPUT_PURPOSE_PASSWORD: self = .password
-        default: self = .freeForm
-        }
+        self = Self.allCases.first { $0.gtk == gtk } ?? .freeForm
     }
 
     var gtk: GtkInputPurpose {
@@ -95,34 +90,11 @@ package final class EntryRow: Widget, Editable {
         }
     }
 
-    /// Names the row and its text input alike: a screen reader lands on the
-    /// input. The input's own labelled-by (the row's two title labels, which
-    /// GTK 4.8 would read one after the other) is replaced by this name.
-    package override func setAccessibleLabel(_ text: String) {
-        super.setAccessibleLabel(text)
-        guard let delegate else { return }
-        flowd_accessible_reset_labelled_by(flowd_accessible(delegate))
-        flowd_accessible_set_label(flowd_accessible(delegate), text)
-    }
-
-    package override func setAccessibleDescription(_ text: String) {
-        super.setAccessibleDescription(text)
-        if let delegate { flowd_accessible_set_description(flowd_accessible(delegate), text) }
-    }
-
-    package override func setAccessibleInvalid(_ invalid: Bool) {
-        super.setAccessibleInvalid(invalid)
-        if let delegate { flowd_accessible_set_invalid(flowd_accessible(delegate), invalid ? 1 : 0) }
-    }
-
-    package override func setAccessibleRequired(_ required: Bool) {
-        super.setAccessibleRequired(required)
-        if let delegate { flowd_accessible_set_required(flowd_accessible(delegate), required ? 1 : 0) }
-    }
-
-    package override func setDescribedBy(_ other: Widget?) {
-        super.setDescribedBy(other)
-        if let delegate { flowd_accessible_described_by(flowd_accessible(delegate), other.map { flowd_accessible($0.raw) }) }
+    /// The row and its text input alike: a screen reader lands on the input,
+    /// whose own labelled-by (the row's two title labels, which GTK 4.8
+    /// would read one after the other) the accessible name replaces.
+    override var accessibles: [OpaquePointer] {
+        super.accessibles + (delegate.map { [flowd_accessible($0)] } ?? [])
     }
 
     /// Sets the text without reporting it as the person's input.
@@ -151,8 +123,6 @@ package final class EntryRow: Widget, Editable {
 /// itself to a program that asks over AT-SPI, as for every password input.)
 @MainActor
 package final class PasswordEntry: Widget, Editable {
-    private var changedHandler: Signal.HandlerID?
-
     package init() {
         super.init(gtk_password_entry_new())
         gtk_password_entry_set_show_peek_icon(OpaquePointer(raw), 0)
@@ -160,7 +130,7 @@ package final class PasswordEntry: Widget, Editable {
 
     /// Runs `action` when the person edits the text.
     package func onChanged(_ action: @escaping @MainActor () -> Void) {
-        changedHandler = Signal.connect(self, "changed", action)
+        Signal.connect(self, "changed", action)
     }
 
     /// Runs `action` on Enter.

@@ -29,8 +29,6 @@ package final class PreferencesGroup: Widget {
 /// `AdwActionRow`: a row with a title, a subtitle and widgets at either end.
 @MainActor
 package final class ActionRow: Widget {
-    private var activatedHandler: Signal.HandlerID?
-
     /// A row; with `wraps`, the title and subtitle wrap onto as many lines
     /// as they need (0 lines: no limit).
     package init(title: String, subtitle: String = "", wraps: Bool = false) {
@@ -66,7 +64,7 @@ package final class ActionRow: Widget {
     /// Makes the row itself a button.
     package func onActivated(_ action: @escaping @MainActor () -> Void) {
         gtk_list_box_row_set_activatable(typed(raw), 1)
-        activatedHandler = Signal.connect(self, "activated", action)
+        Signal.connect(self, "activated", action)
     }
 }
 

@@ -1,7 +1,7 @@
 import CAdw
 
 /// Alignment of a widget in the space its parent gives it.
-package enum Align: Sendable {
+package enum Align: Sendable, CaseIterable {
     case fill, start, end, center
 
     var gtk: GtkAlign {
@@ -13,13 +13,9 @@ package enum Align: Sendable {
         }
     }
 
+    /// The case for `gtk`; `fill` for one this enum does not name (baseline).
     init(_ gtk: GtkAlign) {
-        switch gtk {
-        case GTK_ALIGN_START: self = .start
-        case GTK_ALIGN_END: self = .end
-        case GTK_ALIGN_CENTER: self = .center
-        default: self = .fill
-        }
+        self = Self.allCases.first { $0.gtk == gtk } ?? .fill
     }
 }
 
@@ -121,32 +117,38 @@ package class Widget: Object {
 
     // MARK: Accessibility
 
+    /// What the accessible properties below are set on: the widget, and
+    /// what a screen reader lands on inside it (``EntryRow``'s text input).
+    var accessibles: [OpaquePointer] { [flowd_accessible(raw)] }
+
     /// The accessible name a screen reader says for this widget. Replaces a
     /// labelled-by relation GTK or libadwaita set (a row's title labelling
     /// its switch): GTK 4.8 reads the name and those labels one after the
     /// other ("Newsletter Newsletter").
     package func setAccessibleLabel(_ text: String) {
-        flowd_accessible_reset_labelled_by(flowd_accessible(raw))
-        flowd_accessible_set_label(flowd_accessible(raw), text)
+        for accessible in accessibles {
+            flowd_accessible_reset_labelled_by(accessible)
+            flowd_accessible_set_label(accessible, text)
+        }
     }
 
     /// The accessible description: help, hints and the current error.
     package func setAccessibleDescription(_ text: String) {
-        flowd_accessible_set_description(flowd_accessible(raw), text)
+        for accessible in accessibles { flowd_accessible_set_description(accessible, text) }
     }
 
     package func setAccessibleRequired(_ required: Bool) {
-        flowd_accessible_set_required(flowd_accessible(raw), required ? 1 : 0)
+        for accessible in accessibles { flowd_accessible_set_required(accessible, required ? 1 : 0) }
     }
 
     /// Marks the value as invalid (an error is shown for it).
     package func setAccessibleInvalid(_ invalid: Bool) {
-        flowd_accessible_set_invalid(flowd_accessible(raw), invalid ? 1 : 0)
+        for accessible in accessibles { flowd_accessible_set_invalid(accessible, invalid ? 1 : 0) }
     }
 
     /// Links the widget that describes this one (an error label), or clears the link.
     package func setDescribedBy(_ other: Widget?) {
-        flowd_accessible_described_by(flowd_accessible(raw), other.map { flowd_accessible($0.raw) })
+        for accessible in accessibles { flowd_accessible_described_by(accessible, other.map { flowd_accessible($0.raw) }) }
     }
 
     // MARK: Keyboard shortcuts

@@ -26,14 +26,9 @@ struct StoreFiller {
         self.flow = flow
         self.owner = owner
         self.databasePath = databasePath
-        let now = WallClock.microsecondsSinceEpoch()
-        self.clock = FixedClock(now: now, today: CivilDate(year: 2025, month: 1, day: 1) ?? Self.fallbackDate)
+        guard let today = CivilDate(year: 2025, month: 1, day: 1) else { preconditionFailure("2025-01-01 is a date") }
+        clock = FixedClock(now: WallClock.microsecondsSinceEpoch(), today: today)
     }
-
-    private static let fallbackDate: CivilDate = {
-        guard let d = CivilDate(iso: "2025-01-01") else { preconditionFailure("a valid date") }
-        return d
-    }()
 
     /// Adds sessions until the store holds `total`; returns the ids of the
     /// sessions added. Sessions sit on the flow's first step; every other one

@@ -90,14 +90,10 @@ package actor FlowClient {
         }
     }
 
-    private final class Subscriber {
+    /// A stream of ``events(for:)``, dropped once nobody holds it.
+    private struct Subscriber {
         weak var events: FlowEvents?
         let session: String?
-
-        init(_ events: FlowEvents, session: String?) {
-            self.events = events
-            self.session = session
-        }
     }
 
     private var link: Link?
@@ -182,7 +178,7 @@ package actor FlowClient {
             guard let client = self else { return }
             loop.execute { client.assumeIsolated { $0.subscribers[id] = nil } }
         }
-        subscribers[id] = Subscriber(events, session: session)
+        subscribers[id] = Subscriber(events: events, session: session)
         return events
     }
 
@@ -447,7 +443,7 @@ package actor FlowClient {
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.install(continuation) else { return }
-                waiter.sent(connection.sendWithReply(message, timeout: timeout) { waiter.finish($0) })
+                waiter.sent(connection.sendWithReply(message, timeout: timeout) { waiter.resume(with: $0) })
             }
         } onCancel: {
             waiter.cancel()
@@ -496,10 +492,6 @@ private final class ReplyWaiter: Sendable {
         if cancel { pending.cancel() }
     }
 
-    func finish(_ result: Result<Message, DBusError>) {
-        resume(with: result)
-    }
-
     func cancel() {
         let pending = state.withLock { state in
             state.cancelled = true
@@ -509,7 +501,8 @@ private final class ReplyWaiter: Sendable {
         resume(with: nil)
     }
 
-    private func resume(with outcome: Result<Message, DBusError>?) {
+    /// Resumes the wait with the reply, or with nil once cancelled; only the first counts.
+    func resume(with outcome: Result<Message, DBusError>?) {
         let continuation = state.withLock { state -> CheckedContinuation<Result<Message, DBusError>?, Never>? in
             guard !state.done else { return nil }
             state.done = state.continuation != nil

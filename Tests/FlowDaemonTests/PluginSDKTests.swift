@@ -24,6 +24,7 @@ struct PluginSDKTests {
         "vat.json": vatFlow(id: "vat"),
         "vatlist.json": vatFlow(id: "vatlist", options: #"{"returns": "list"}"#),
         "vatpadded.json": vatFlow(id: "vatpadded", options: #"{"returns": "padded"}"#),
+        "vatunsettled.json": vatFlow(id: "vatunsettled", options: #"{"returns": "unsettled"}"#),
         "chatty.json": """
             { "format": 1, "id": "chatty", "title": "Chatty",
               "steps": [{"id": "one", "title": "One",
@@ -117,6 +118,22 @@ struct PluginSDKTests {
             #expect(failures.contains { $0.contains("does not fit the field") && $0.contains("flow=vatlist") }, "\(failures)")
             #expect(failures.contains { $0.contains("breaks the field's own rules") && $0.contains("flow=vatpadded") }, "\(failures)")
             #expect(failures.allSatisfy { $0.contains("plugin=test") && $0.contains("error=PluginFailed") && $0.contains("field=vat") })
+        }
+    }
+
+    @Test("a validator is not asked again about its own normalized value: one that would never settle is stored once and Continue moves on", arguments: [false, true])
+    func ownNormalizationIsNotRechecked(isolated: Bool) async throws {
+        try await withDaemon(Self.settings(isolated: isolated)) { fixture in
+            let client = fixture.client
+            let session = try await client.startSession(flow: "vatunsettled", locale: "en", prefill: [:])
+            #expect(try await client.setAnswers(session, ["vat": "DE123456789"]) == [:])
+            // Asked again, the plugin would turn it back into upper case.
+            #expect(try await client.answers(session)["vat"] == .string("de123456789"))
+            #expect(try await client.continueStep(session) == [:])
+            #expect(try await client.step(session).id == "review")
+            #expect(try await client.answers(session)["vat"] == .string("de123456789"), "Continue did not ask again")
+            let asked = Self.lines(fixture.daemon.standardError, containing: "normalized a VAT id")
+            #expect(asked.count == 1, "\(asked)")
         }
     }
 

@@ -587,6 +587,12 @@ isolated_plugin_checks() {
     fc_set "$id" "hostname=ws-e2e-isolated" role=laptop || { fail "the isolated flowd.hostname refused a good host name"; return 1; }
     ! fc_set "$id" "hostname=-not-a-host-" || { fail "the isolated flowd.hostname accepted a bad host name"; return 1; }
     note "flowd-plugin-host PID $helper: seccomp filters $mine (flowd $theirs), $(grep 'Max data size' "/proc/$helper/limits" | tr -s ' ')"
+    # docs/plugins.md, "Logging": `journalctl FLOWD_PLUGIN=<name>` finds flowd's lines about the plugin.
+    journalctl --sync
+    out=$(journalctl -b -u flowd -o cat --no-pager "_PID=$pid" FLOWD_PLUGIN=flowd.validators)
+    grep -qE '^plugin flowd\.validators [^ ]+ loaded from ' <<<"$out" ||
+        { fail "journalctl FLOWD_PLUGIN=flowd.validators has no line of this flowd (PID $pid) about loading it: $out"; return 1; }
+    note "journalctl FLOWD_PLUGIN=flowd.validators: $(head -n 1 <<<"$out")"
 }
 
 # expect_failed_start STATUS REASON: flowd failed to start with exit STATUS, was not restarted, and

@@ -1,4 +1,5 @@
 import FlowClient
+import FlowEngine
 import FlowProtocol
 
 /// One option a command accepts.
@@ -384,28 +385,10 @@ package enum FlowctlCommandLine {
     }
 
     private static func unknownCommand(_ name: String) -> CLIError {
-        let names = commands.map(\.name)
-        let close = names.map { ($0, editDistance($0, name)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }
-        if let close {
-            return .usage("unknown command \(quote(name)); did you mean '\(close.0)'? (see 'flowctl --help')")
+        if let close = nearest(name, in: commands.map(\.name)) {
+            return .usage("unknown command \(quote(name)); did you mean '\(close)'? (see 'flowctl --help')")
         }
         return .usage("unknown command \(quote(name)) (see 'flowctl --help')")
-    }
-
-    /// The Levenshtein distance, for "did you mean".
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + [Int](repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     // MARK: help

@@ -282,9 +282,7 @@ final class CommandRunner {
         do {
             id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: locale, prefill: [:]) }
         } catch where error.code == .notFound {
-            let ids = (quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? []).map(\.id).sorted()
-            throw CLIError(
-                .notFound, FlowctlText.errorNoFlow.text(personLocale, ["flow": flow, "flows": ids.isEmpty ? "–" : ids.joined(separator: ", ")]))
+            throw noFlow(flow, among: quietly { s async throws(FlowClientError) in try await s.listFlows() } ?? [])
         }
         if json {
             printJSON(.object(["id": .string(id), "flow": .string(flow), "locale": locale.map { .string($0) } ?? .null]))
@@ -292,6 +290,13 @@ final class CommandRunner {
             out(id + "\n")
         }
         return .success
+    }
+
+    /// "No flow FLOW", with the ids of `flows`, the ones flowd serves.
+    private func noFlow(_ flow: String, among flows: [FlowSummary]) -> CLIError {
+        let ids = flows.map(\.id).sorted()
+        return CLIError(
+            .notFound, FlowctlText.errorNoFlow.text(personLocale, ["flow": flow, "flows": ids.isEmpty ? "–" : ids.joined(separator: ", ")]))
     }
 
     /// Prints the session's current step (with the review on Review), as `show` does.
@@ -650,10 +655,7 @@ final class CommandRunner {
     func runWizard(flow: String) throws(CLIError) -> ExitCode {
         let requested = try requestedLocale()
         let flows = try call { s async throws(FlowClientError) in try await s.listFlows() }
-        guard let summary = flows.first(where: { $0.id == flow }) else {
-            let ids = flows.map(\.id).sorted().joined(separator: ", ")
-            throw CLIError(.notFound, FlowctlText.errorNoFlow.text(personLocale, ["flow": flow, "flows": ids.isEmpty ? "–" : ids]))
-        }
+        guard let summary = flows.first(where: { $0.id == flow }) else { throw noFlow(flow, among: flows) }
         let id = try call { s async throws(FlowClientError) in try await s.startSession(flow: flow, locale: requested, prefill: [:]) }
         let locale = try call { s async throws(FlowClientError) in try await s.properties(id) }.locale
         return try wizard(id, flow: summary, locale: locale)
@@ -672,11 +674,10 @@ final class CommandRunner {
     }
 
     private func wizard(_ id: String, flow: FlowSummary?, locale: String) throws(CLIError) -> ExitCode {
-        let flowctl = flowctlCommand
         let wizard = Wizard(
             calls: try calls().speaking(locale), session: id, flow: flow, locale: locale, input: context.stdin,
             output: context.stdout, style: style, spinner: spinnerEnabled ? (context.stderr, context.stderrFD) : nil,
-            flowctl: flowctl, handlesInterrupts: context.handlesInterrupts, columns: context.stdoutColumns)
+            flowctl: flowctlCommand, handlesInterrupts: context.handlesInterrupts, columns: context.stdoutColumns)
         guard context.handlesInterrupts else { return try wizard.run() }
         // Ctrl-C: the signal thread restores the terminal and says how to resume.
         let message = "\n" + wizard.savedMessage + "\n"

@@ -33,13 +33,10 @@ package struct SessionFilter: Sendable, Hashable {
     ) throws(CLIError) -> SessionFilter {
         var filter = SessionFilter()
         if let user = options["user"] {
-            if let uid = UInt32(user) {
-                filter.owner = uid
-            } else if let uid = userID(user) {
-                filter.owner = uid
-            } else {
+            guard let uid = UInt32(user) ?? userID(user) else {
                 throw .usage("--user takes a uid or a user name; there is no user \(quote(user))")
             }
+            filter.owner = uid
         }
         filter.flowID = options["flow"]
         if let state = options["state"] {

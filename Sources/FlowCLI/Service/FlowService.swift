@@ -108,11 +108,9 @@ struct FlowdCalls: Sendable {
     func request(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
     ) throws(FlowClientError) {
-        let service = self.service
-        do {
-            try Blocking.run { () async throws(FlowClientError) in try await body(service) }
-        } catch {
-            throw cleansText ? error.terminalSafe() : error
+        _ = try request { s async throws(FlowClientError) -> Bool in
+            try await body(s)
+            return true
         }
     }
 
@@ -131,10 +129,9 @@ struct FlowdCalls: Sendable {
     func call(
         _ body: @escaping @Sendable (any FlowService) async throws(FlowClientError) -> Void
     ) throws(CLIError) {
-        do {
-            try request(body)
-        } catch {
-            throw CLIError(error, bus: bus, locale: locale, asksPassword: asksPassword)
+        _ = try call { s async throws(FlowClientError) -> Bool in
+            try await body(s)
+            return true
         }
     }
 

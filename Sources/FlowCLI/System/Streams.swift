@@ -88,52 +88,47 @@ package final class FileDescriptorSource: LineSource {
     /// Reads up to a newline; with `echo: false` on a terminal, switches echo
     /// off (`tcsetattr`) for the read and back on afterwards, even on Ctrl-C.
     package func readLine(echo: Bool, prompt: () -> Void) throws(CLIError) -> String? {
-        if !echo, isTerminal, let saved = Terminal.settings(of: fd) {
-            TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
-            Terminal.apply(saved.withoutEcho, to: fd)
-            defer {
-                Terminal.apply(saved, to: fd)
-                TerminalGuard.shared.noteEchoRestored()
-                // The newline the person typed was not echoed either.
-                try? FileDescriptor.writeAll(fd, "\n".utf8)
-            }
+        // The newline the person typed without echo was not echoed either.
+        try withEcho(echo, newlineAfter: true) { () throws(CLIError) in
             prompt()
             return try readRawLine()
         }
-        prompt()
-        return try readRawLine()
     }
 
     package func waitForLine(echo: Bool, waking wake: Int32, prompt: () -> Void) throws(CLIError) -> LineWait {
         guard isTerminal else { return try LineWaits.until(readable: wake) }
-        var saved: TerminalSettings?
-        if !echo, let settings = Terminal.settings(of: fd) {
-            saved = settings
-            TerminalGuard.shared.noteEchoOff(fd: fd, saved: settings)
-            Terminal.apply(settings.withoutEcho, to: fd)
+        return try withEcho(echo, newlineAfter: false) { () throws(CLIError) in
+            prompt()
+            while true {
+                let ready: [PollEvents]
+                do throws(SystemCallError) {
+                    ready = try Poll.wait([(descriptor: wake, events: .readable), (descriptor: fd, events: .readable)], timeout: nil)
+                } catch where error.errno == .interrupted {
+                    continue
+                } catch {
+                    throw CLIError(.ioError, "cannot wait for standard input: \(error.errno)")
+                }
+                if !ready[0].isEmpty { return .woken }
+                if !ready[1].isEmpty {
+                    guard let line = try readRawLine() else { return .ended }
+                    return .line(line)
+                }
+            }
         }
+    }
+
+    /// Runs `body` with echo off when `echo` is false and the input is a
+    /// terminal, and echo back on afterwards, even on Ctrl-C (``TerminalGuard``).
+    private func withEcho<T>(_ echo: Bool, newlineAfter: Bool, _ body: () throws(CLIError) -> T) throws(CLIError) -> T {
+        guard !echo, isTerminal, let saved = Terminal.settings(of: fd) else { return try body() }
+        TerminalGuard.shared.noteEchoOff(fd: fd, saved: saved)
+        Terminal.apply(saved.withoutEcho, to: fd)
         defer {
-            if let saved {
-                Terminal.apply(saved, to: fd)
-                TerminalGuard.shared.noteEchoRestored()
-            }
+            Terminal.apply(saved, to: fd)
+            TerminalGuard.shared.noteEchoRestored()
+            if newlineAfter { try? FileDescriptor.writeAll(fd, "\n".utf8) }
         }
-        prompt()
-        while true {
-            let ready: [PollEvents]
-            do {
-                ready = try Poll.wait([(descriptor: wake, events: .readable), (descriptor: fd, events: .readable)], timeout: nil)
-            } catch where error.errno == .interrupted {
-                continue
-            } catch {
-                throw CLIError(.ioError, "cannot wait for standard input: \(error.errno)")
-            }
-            if !ready[0].isEmpty { return .woken }
-            if !ready[1].isEmpty {
-                guard let line = try readRawLine() else { return .ended }
-                return .line(line)
-            }
-        }
+        return try body()
     }
 
     private func readRawLine() throws(CLIError) -> String? {

@@ -13,10 +13,12 @@ import FlowdSystem
 /// It holds no state of its own beyond the screen: every step is read back
 /// from the daemon, so leaving at any point (Ctrl-C, `:quit`, the end of the
 /// input) leaves a session that `resume` picks up exactly where it was.
-final class Wizard: Sendable {
+struct Wizard: Sendable {
     let calls: FlowdCalls
     let session: String
     let flow: FlowSummary?
+    /// The session's language, for the wizard's own strings.
+    let locale: String
     let input: any LineSource
     let output: any TextSink
     let style: Style
@@ -25,8 +27,6 @@ final class Wizard: Sendable {
     let flowctl: String
     /// Ctrl-C is this process's to handle (not in the unit tests).
     let handlesInterrupts: Bool
-    /// The session's language, for the wizard's own strings.
-    let locale: String
     /// The terminal's width, for ``prose(_:)``; nil when not on a terminal.
     let columns: @Sendable () -> Int?
 
@@ -40,24 +40,6 @@ final class Wizard: Sendable {
         case ended
         /// The person left while a submit runs; it goes on in flowd.
         case leftRunning
-    }
-
-    init(
-        calls: FlowdCalls, session: String, flow: FlowSummary?, locale: String, input: any LineSource,
-        output: any TextSink, style: Style, spinner: (any TextSink, Int32?)?, flowctl: String,
-        handlesInterrupts: Bool, columns: @escaping @Sendable () -> Int? = { nil }
-    ) {
-        self.calls = calls
-        self.session = session
-        self.flow = flow
-        self.locale = locale
-        self.input = input
-        self.output = output
-        self.style = style
-        self.spinner = spinner.map { (sink: $0.0, fd: $0.1) }
-        self.flowctl = flowctl
-        self.handlesInterrupts = handlesInterrupts
-        self.columns = columns
     }
 
     /// "Session … is saved. Resume it with: flowctl resume …" in the session's language.

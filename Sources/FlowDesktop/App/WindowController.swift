@@ -103,9 +103,9 @@ package final class WindowController {
         case .answers(let answers): answered(answers)
         case .continueStep: continuePressed()
         case .enterPressed: enterPressed()
-        case .backToReview: navigate { client, id throws(FlowClientError) in try await client.goTo(id, step: "review") }
-        case .back: navigate { client, id throws(FlowClientError) in try await client.back(id) }
-        case .edit(let step): navigate { client, id throws(FlowClientError) in try await client.goTo(id, step: step) }
+        case .backToReview: move { client, id throws(FlowClientError) in try await client.goTo(id, step: "review") }
+        case .back: move { client, id throws(FlowClientError) in try await client.back(id) }
+        case .edit(let step): move { client, id throws(FlowClientError) in try await client.goTo(id, step: step) }
         case .cancelSubmit: cancelSubmit()
         case .startFlow(let flow): Task { await open(.flow(flow)) }
         case .resume(let id): Task { await open(.session(id)) }
@@ -393,20 +393,28 @@ package final class WindowController {
         await refresh()
     }
 
-    /// Sends the pending answers, then makes the move `call`, then re-reads.
-    private func navigate(
-        _ call: @escaping @MainActor (FlowClient, String) async throws(FlowClientError) -> Void,
-        revealingErrors: Bool = false
-    ) {
+    /// Sends the pending answers, then makes the move `call`, then re-reads;
+    /// when `call` says the step refused to move (a Continue), its errors show.
+    private func navigate(_ call: @escaping @MainActor (FlowClient, String) async throws(FlowClientError) -> Bool) {
         guard let id = session, !navigating, !submitRunning else { return }
         navigating = true
         Task {
             await flushAnswers()
             await calls.run {
-                await reporting { () throws(FlowClientError) in try await call(client, id) }
+                var refused = false
+                await reporting { () throws(FlowClientError) in refused = try await call(client, id) }
                 await refresh()
+                if refused { window?.revealErrors() }
             }
             if session == id { navigating = false }
+        }
+    }
+
+    /// A move that flowd makes or refuses outright (Back, GoTo): ``navigate(_:)``.
+    private func move(_ call: @escaping @MainActor (FlowClient, String) async throws(FlowClientError) -> Void) {
+        navigate { client, id throws(FlowClientError) in
+            try await call(client, id)
+            return false
         }
     }
 
@@ -430,17 +438,7 @@ package final class WindowController {
         } else if Self.continueSubmits(page: page, path: properties.path) {
             submit(id, continuing: true)
         } else {
-            navigating = true
-            Task {
-                await flushAnswers()
-                await calls.run {
-                    var refused = false
-                    await reporting { () throws(FlowClientError) in refused = !(try await client.continueStep(id)).isEmpty }
-                    await refresh()
-                    if refused { window?.revealErrors() }
-                }
-                if session == id { navigating = false }
-            }
+            navigate { client, id throws(FlowClientError) in !(try await client.continueStep(id)).isEmpty }
         }
     }
 

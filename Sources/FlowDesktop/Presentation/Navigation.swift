@@ -27,11 +27,8 @@ package enum Navigation {
     package static func direction(from old: Screen?, to new: Screen) -> Direction {
         guard let old else { return .forward }
         if identity(of: old) == identity(of: new) { return .same }
-        let (a, b) = (position(of: old), position(of: new))
-        if b < a { return .back }
-        if b > a { return .forward }
-        // Same index, another step (a branch changed the path): treat as forward.
-        return .forward
+        // The same index is another step (a branch changed the path): forward too.
+        return position(of: new) < position(of: old) ? .back : .forward
     }
 
     /// Slides from the side the screen comes from; a crossfade when the

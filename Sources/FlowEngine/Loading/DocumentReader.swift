@@ -273,8 +273,8 @@ struct DocumentReader {
 }
 
 /// The candidate closest to `word` by edit distance, when it is close enough
-/// to be a likely typo.
-func nearest(_ word: String, in candidates: [String]) -> String? {
+/// to be a likely typo (flowctl's "did you mean" for a command too).
+package func nearest(_ word: String, in candidates: [String]) -> String? {
     let w = Array(word.lowercased().unicodeScalars)
     guard w.count <= 64 else { return nil }
     var best: (String, Int)?

@@ -37,7 +37,9 @@ struct SundayValidator: FieldValidator {
 /// message from a compiled-in catalog (`de-CH` has its own word). Logs one
 /// line per value it normalizes. `{"returns": "list"}` makes it return a
 /// list (the wrong type for a text field), `{"returns": "padded"}` the
-/// value with 40 more characters (too long for a field with `maxLength`).
+/// value with 40 more characters (too long for a field with `maxLength`),
+/// `{"returns": "unsettled"}` a value that never settles (the cleaned id
+/// in lower case when it was given in upper case, and back).
 struct VATValidator: FieldValidator {
     static let notVAT = LocalizedMessage([
         "en": "{label} is not a VAT number, such as DE123456789.",
@@ -59,6 +61,7 @@ struct VATValidator: FieldValidator {
         switch context.options["returns"]?.stringValue {
         case "list": return .accepted(normalizedTo: .list([cleaned]))
         case "padded": return .accepted(normalizedTo: .text(cleaned + String(repeating: "0", count: 40)))
+        case "unsettled": return .accepted(normalizedTo: .text(value.textValue == cleaned ? cleaned.lowercased() : cleaned))
         default: return .accepted(normalizedTo: .text(cleaned))
         }
     }
