@@ -36,7 +36,7 @@ struct LogVocabularyTests {
     }
 
     @Test func fieldsAreValidJournalNamesInFlowdsNamespace() {
-        #expect(LogField.flowd.count == 13)
+        #expect(LogField.flowd.count == 11)
         #expect(Set(LogField.flowd).count == LogField.flowd.count)
         for field in LogField.flowd {
             #expect(LogField(validating: field.name) == field, "\(field) must itself be valid")

@@ -22,13 +22,6 @@ final class PolkitAuthority: Sendable {
         static let standard = Timeouts(check: .seconds(10), interactive: .seconds(300))
     }
 
-    static let busName: BusName = "org.freedesktop.PolicyKit1"
-    static let path: ObjectPath = "/org/freedesktop/PolicyKit1/Authority"
-    static let interface: InterfaceName = "org.freedesktop.PolicyKit1.Authority"
-    static let checkAuthorization: MemberName = "CheckAuthorization"
-    /// `CheckAuthorization`'s flag: polkit may ask an authentication agent.
-    static let allowUserInteraction: UInt32 = 1
-
     private let connection: Connection
     let timeouts: Timeouts
 
@@ -44,14 +37,15 @@ final class PolkitAuthority: Sendable {
         completion: @escaping @Sendable (AuthorizationPolicy.PolkitAnswer) -> Void
     ) {
         let message = Message.methodCall(
-            destination: Self.busName, path: Self.path, interface: Self.interface, member: Self.checkAuthorization)
+            destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+            interface: "org.freedesktop.PolicyKit1.Authority", member: "CheckAuthorization")
         let timeout = interactive ? timeouts.interactive : timeouts.check
         do {
             try message.append(
                 .structure([.string("system-bus-name"), .vardict(["name": .string(subject.rawValue)])]),
                 .string(action.id),
                 .dictionary(keyType: "s", valueType: "s", []),
-                .uint32(interactive ? Self.allowUserInteraction : 0),
+                .uint32(interactive ? 1 : 0),  // AllowUserInteraction: polkit may ask an authentication agent
                 .string(""))
         } catch {
             return completion(.failed("cannot write the question: \(error.message)"))

@@ -58,7 +58,7 @@ final class Lifecycle: DaemonComponent {
 
     /// The name is owned: tell systemd, and start the timers.
     func start() {
-        notify(.ready)
+        notify { try $0.ready() }
         let now = status()
         logger.notice(
             "serving \(now.sessions) sessions and \(now.flows) flows on \(FlowBus.name.rawValue)", id: .daemonStarted)
@@ -67,7 +67,7 @@ final class Lifecycle: DaemonComponent {
         do {
             if let interval = try notifier.watchdogInterval() {
                 let half = interval / 2
-                timers.append(loop.schedule(after: half, repeating: half) { lifecycle.value.notify(.watchdog) })
+                timers.append(loop.schedule(after: half, repeating: half) { lifecycle.value.notify { try $0.watchdog() } })
             }
         } catch {
             logger.error("WATCHDOG_USEC is malformed: \(error.description); not sending watchdog pings")
@@ -81,7 +81,7 @@ final class Lifecycle: DaemonComponent {
 
     /// `STOPPING=1`; the timers stop.
     func stop() {
-        notify(.stopping)
+        notify { try $0.stopping() }
         for timer in timers { timer.cancel() }
         timers.removeAll()
     }
@@ -89,9 +89,9 @@ final class Lifecycle: DaemonComponent {
     /// Runs `reload` between `RELOADING=1` and `READY=1`, and sends the
     /// status it leaves.
     func reloading<T>(_ reload: () -> T) -> T {
-        notify(.reloading)
+        notify { try $0.reloading() }
         defer {
-            notify(.ready)
+            notify { try $0.ready() }
             updateStatus()
         }
         return reload()
@@ -106,25 +106,15 @@ final class Lifecycle: DaemonComponent {
         let text = status().text
         guard text != lastStatus else { return }
         lastStatus = text
-        notify(.status(text))
+        notify { try $0.status(text) }
     }
 
-    private enum Notice {
-        case ready, stopping, reloading, watchdog
-        case status(String)
-    }
-
-    private func notify(_ notice: Notice) {
+    /// Sends one notification; a failure is logged, never fatal.
+    private func notify(_ send: (SystemdNotifier) throws -> Bool) {
         do {
-            switch notice {
-            case .ready: _ = try notifier.ready()
-            case .stopping: _ = try notifier.stopping()
-            case .reloading: _ = try notifier.reloading()
-            case .watchdog: _ = try notifier.watchdog()
-            case .status(let text): _ = try notifier.status(text)
-            }
+            _ = try send(notifier)
         } catch {
-            logger.warning("cannot notify systemd: \(error.description)")
+            logger.warning("cannot notify systemd: \(String(describing: error))")
         }
     }
 }

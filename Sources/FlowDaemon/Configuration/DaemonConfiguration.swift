@@ -86,8 +86,14 @@ package struct DaemonConfiguration: Sendable, Equatable {
     /// the list, so a drop-in can replace a list instead of extending it.
     package mutating func apply(_ file: INIFile) throws(ConfigurationError) {
         for a in file.assignments {
-            func fail(_ message: String) -> ConfigurationError {
-                ConfigurationError(file: a.file, line: a.line, message: "[\(a.section)] \(a.key): \(message)")
+            func error(_ message: String) -> ConfigurationError {
+                ConfigurationError(file: a.file, line: a.line, message: message)
+            }
+            /// An error about the value.
+            func fail(_ message: String) -> ConfigurationError { error("[\(a.section)] \(a.key): \(message)") }
+            func boolean() throws(ConfigurationError) -> Bool {
+                guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
+                return b
             }
             func count(maximum: Int = Int(Int32.max)) throws(ConfigurationError) -> Int {
                 guard let n = ConfigValue.count(a.value, maximum: maximum), n > 0 else {
@@ -136,9 +142,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
             case ("Daemon", "Durability"):
                 guard let d = Durability(rawValue: a.value) else { throw fail("expected process or power, found \"\(a.value)\"") }
                 durability = d
-            case ("Daemon", "Verbose"):
-                guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
-                verbose = b
+            case ("Daemon", "Verbose"): verbose = try boolean()
             case ("Limits", "MaxStringLength"): limits.maxStringLength = try count(maximum: 1 << 20)
             case ("Limits", "MaxAnswersPerCall"): limits.maxAnswersPerCall = try count(maximum: 4096)
             case ("Limits", "MaxListLength"): limits.maxListLength = try count(maximum: 65536)
@@ -154,23 +158,17 @@ package struct DaemonConfiguration: Sendable, Equatable {
                     disabledPlugins += a.value.split(separator: " ").map(String.init)
                 }
             case ("Daemon", _), ("Limits", _), ("Plugins", _):
-                throw ConfigurationError(file: a.file, line: a.line, message: "unknown key \"\(a.key)\" in [\(a.section)]")
+                throw error("unknown key \"\(a.key)\" in [\(a.section)]")
             default:
                 guard let plugin = PluginSettings.sectionName(a.section) else {
-                    throw ConfigurationError(
-                        file: a.file, line: a.line,
-                        message: "unknown section [\(a.section)] (expected [Daemon], [Limits], [Plugins] or [Plugin NAME])")
+                    throw error("unknown section [\(a.section)] (expected [Daemon], [Limits], [Plugins] or [Plugin NAME])")
                 }
                 guard let name = plugin else {
-                    throw ConfigurationError(
-                        file: a.file, line: a.line,
-                        message: "[\(a.section)]: expected the plugin's file name, with or without .so, such as [Plugin webhook]")
+                    throw error("[\(a.section)]: expected the plugin's file name, with or without .so, such as [Plugin webhook]")
                 }
                 var settings = plugins[name] ?? PluginSettings()
                 switch a.key {
-                case "Isolated":
-                    guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
-                    settings.isolated = b
+                case "Isolated": settings.isolated = try boolean()
                 case "MemoryLimit":
                     guard let bytes = ConfigValue.bytes(a.value), bytes.map({ $0 >= PluginSettings.minimumMemoryLimit }) ?? true
                     else {
@@ -178,13 +176,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
                             "expected a size of at least 64M such as 256M or 1G, or infinity, found \"\(a.value)\"")
                     }
                     settings.memoryLimit = bytes
-                case "Network":
-                    guard let b = ConfigValue.boolean(a.value) else { throw fail("expected yes or no, found \"\(a.value)\"") }
-                    settings.network = b
-                default:
-                    throw ConfigurationError(
-                        file: a.file, line: a.line,
-                        message: "unknown key \"\(a.key)\" in [\(a.section)] (expected Isolated, MemoryLimit or Network)")
+                case "Network": settings.network = try boolean()
+                default: throw error("unknown key \"\(a.key)\" in [\(a.section)] (expected Isolated, MemoryLimit or Network)")
                 }
                 plugins[name] = settings
             }

@@ -63,8 +63,6 @@ extension LogField {
     package static let step = LogField(constant: "FLOWD_STEP")
     /// `FLOWD_FIELD`: a field id (never its value).
     package static let field = LogField(constant: "FLOWD_FIELD")
-    /// `FLOWD_STATE`: a session state name.
-    package static let state = LogField(constant: "FLOWD_STATE")
     /// `FLOWD_UID`: the uid of a caller or session owner.
     package static let uid = LogField(constant: "FLOWD_UID")
     /// `FLOWD_SENDER`: a D-Bus unique name.
@@ -73,15 +71,12 @@ extension LogField {
     package static let path = LogField(constant: "FLOWD_PATH")
     /// `FLOWD_ERROR`: one of the contract's error names (`FlowErrorName.errorName`).
     package static let error = LogField(constant: "FLOWD_ERROR")
-    /// `FLOWD_DURATION_USEC`: how long something took, in microseconds.
-    package static let durationMicroseconds = LogField(constant: "FLOWD_DURATION_USEC")
     /// `FLOWD_ACTION`: the polkit action a call was authorized or refused under.
     package static let action = LogField(constant: "FLOWD_ACTION")
 
     /// Every field above, for tests.
     package static let flowd: [LogField] = [
-        session, flow, plugin, capability, step, field, state, uid, sender, path, error, durationMicroseconds,
-        action,
+        session, flow, plugin, capability, step, field, uid, sender, path, error, action,
     ]
 }
 

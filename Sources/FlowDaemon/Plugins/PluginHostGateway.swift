@@ -13,13 +13,13 @@ struct PluginHostGateway: PluginGateway {
     /// The limit on plugins' own log lines, shared by every call.
     var logGate = PluginLogGate()
 
-    /// The context a call to capability `name` gets: the state directory,
-    /// and a log into flowd's with the call's fields (`metadata`), which
-    /// never writes `secrets`. Call the log's `finish()` when the call ends.
-    private func context(
+    /// Makes a call to capability `name` with the context it gets: the state
+    /// directory, and a log into flowd's with the call's fields (`metadata`),
+    /// which never writes `secrets` and is finished when the call ends.
+    private func call<Value>(
         _ context: PluginContext, _ kind: CapabilityKind, _ name: String, metadata: LogMetadata? = nil,
-        secrets: [String] = []
-    ) -> (PluginContext, PluginCallLog) {
+        secrets: [String] = [], _ body: (PluginContext) async -> Value
+    ) async -> Value {
         var c = context
         c.stateDirectory = stateDirectory
         let fields = metadata ?? callMetadata(kind, name, context)
@@ -28,7 +28,9 @@ struct PluginHostGateway: PluginGateway {
         let log = PluginCallLog(
             logger: callLogger, plugin: fields.text(of: .plugin) ?? name, gate: logGate, secrets: secrets)
         c.log = PluginLogger(sink: log)
-        return (c, log)
+        let result = await body(c)
+        log.finish()
+        return result
     }
 
     func validateField(_ name: String, value: AnswerValue, field: FieldInfo, context: PluginContext) async throws
@@ -43,9 +45,9 @@ struct PluginHostGateway: PluginGateway {
         var metadata = callMetadata(.fieldValidator, name, context)
         metadata[.field] = field.id
         let secrets = field.type == "secure" ? value.textValue.map { [$0] } ?? [] : []
-        let (c, log) = self.context(context, .fieldValidator, name, metadata: metadata, secrets: secrets)
-        let result = await caller.reviewField(name, value: value, field: field, context: c)
-        log.finish()
+        let result = await call(context, .fieldValidator, name, metadata: metadata, secrets: secrets) {
+            await caller.reviewField(name, value: value, field: field, context: $0)
+        }
         return try checked(result, "validator \(name)", name, metadata: metadata)
     }
 
@@ -59,9 +61,9 @@ struct PluginHostGateway: PluginGateway {
     func validateStep(_ name: String, step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
         var metadata = callMetadata(.stepValidator, name, context)
         metadata[.step] = step.id
-        let (c, log) = self.context(context, .stepValidator, name, metadata: metadata)
-        let result = await caller.validateStep(name, step: step, context: c)
-        log.finish()
+        let result = await call(context, .stepValidator, name, metadata: metadata) {
+            await caller.validateStep(name, step: step, context: $0)
+        }
         return try checked(result, "step validator \(name)", name, metadata: metadata)
     }
 
@@ -86,10 +88,10 @@ struct PluginHostGateway: PluginGateway {
 
     func submit(_ request: SubmitRequest) async -> SubmitOutcome {
         let timeout = Duration.milliseconds(Int64((request.timeoutSeconds * 1000).rounded()))
-        let (c, log) = context(
-            request.context, .submitAction, request.action, secrets: Array(request.submission.secureAnswers.values))
-        let result = await caller.submit(request.action, submission: request.submission, context: c, timeout: timeout)
-        log.finish()
+        let secrets = Array(request.submission.secureAnswers.values)
+        let result = await call(request.context, .submitAction, request.action, secrets: secrets) {
+            await caller.submit(request.action, submission: request.submission, context: $0, timeout: timeout)
+        }
         switch result {
         case .success(let receipt):
             let (finite, replaced) = receipt.replacingNonFiniteNumbers()
@@ -125,16 +127,12 @@ struct PluginHostGateway: PluginGateway {
     }
 
     func options(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<[ChoiceOption]> {
-        let (c, log) = self.context(context, .optionsProvider, name)
-        let result = await caller.options(name, field: field, context: c)
-        log.finish()
+        let result = await call(context, .optionsProvider, name) { await caller.options(name, field: field, context: $0) }
         return provider(.optionsProvider, name, context, result)
     }
 
     func prefill(_ name: String, field: FieldInfo, context: PluginContext) async -> ProviderOutcome<AnswerValue?> {
-        let (c, log) = self.context(context, .prefillProvider, name)
-        let result = await caller.prefill(name, field: field, context: c)
-        log.finish()
+        let result = await call(context, .prefillProvider, name) { await caller.prefill(name, field: field, context: $0) }
         return provider(.prefillProvider, name, context, result)
     }
 

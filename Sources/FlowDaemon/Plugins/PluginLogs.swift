@@ -107,7 +107,8 @@ struct PluginCallLog: PluginLogSink {
     static let fieldLimit = 16
 
     func write(_ entry: PluginLogEntry) {
-        let level = entry.level.logLevel
+        // A plugin's levels are a subset of the journal's, by the same names.
+        let level = LogLevel(name: entry.level.rawValue) ?? .info
         guard logger.isEnabled(level) else { return }
         switch gate.admit(plugin) {
         case .drop: return
@@ -141,18 +142,5 @@ struct PluginCallLog: PluginLogSink {
             s = s.replacing(secret, with: "(secure value)")
         }
         return String(s.unicodeScalars.prefix(limit).map { $0.properties.generalCategory == .control ? " " : Character($0) })
-    }
-}
-
-extension PluginLogLevel {
-    /// The journal's level of a plugin's line.
-    var logLevel: LogLevel {
-        switch self {
-        case .debug: return .debug
-        case .info: return .info
-        case .notice: return .notice
-        case .warning: return .warning
-        case .error: return .error
-        }
     }
 }

@@ -105,18 +105,14 @@ struct ExpressionEvaluator {
 
     /// Texts joined; nothing reads as the empty text. Too long: nothing.
     private mutating func concatenate(_ x: ExprValue, _ y: ExprValue) -> ExprValue {
-        let a: String
-        let b: String
-        switch x {
-        case .text(let s): a = s
-        case .nothing: a = ""
-        default: return .nothing
+        func text(_ v: ExprValue) -> String? {
+            switch v {
+            case .text(let s): return s
+            case .nothing: return ""
+            default: return nil
+            }
         }
-        switch y {
-        case .text(let s): b = s
-        case .nothing: b = ""
-        default: return .nothing
-        }
+        guard let a = text(x), let b = text(y) else { return .nothing }
         let bytes = a.utf8.count + b.utf8.count
         guard bytes <= limits.maxTextBytes else { return .nothing }
         work += bytes

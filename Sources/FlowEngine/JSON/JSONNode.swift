@@ -126,27 +126,21 @@ struct AnyCodingKey: CodingKey {
 extension JSONNode: Encodable {
     func encode(to encoder: any Encoder) throws {
         switch self {
-        case .null:
-            var c = encoder.singleValueContainer()
-            try c.encodeNil()
-        case .bool(let b):
-            var c = encoder.singleValueContainer()
-            try c.encode(b)
-        case .integer(let i):
-            var c = encoder.singleValueContainer()
-            try c.encode(i)
-        case .number(let d):
-            var c = encoder.singleValueContainer()
-            try c.encode(d)
-        case .string(let s):
-            var c = encoder.singleValueContainer()
-            try c.encode(s)
         case .array(let a):
             var c = encoder.unkeyedContainer()
             for e in a { try c.encode(e) }
         case .object(let members):
             var c = encoder.container(keyedBy: AnyCodingKey.self)
             for m in members { try c.encode(m.value, forKey: AnyCodingKey(stringValue: m.key)) }
+        case .null, .bool, .integer, .number, .string:
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .bool(let b): try c.encode(b)
+            case .integer(let i): try c.encode(i)
+            case .number(let d): try c.encode(d)
+            case .string(let s): try c.encode(s)
+            default: try c.encodeNil()
+            }
         }
     }
 }

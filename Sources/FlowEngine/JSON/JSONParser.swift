@@ -82,11 +82,7 @@ struct JSONParser {
         var members: [JSONMember] = []
         var seen: Set<String> = []
         skipWhitespace()
-        if peek(UInt8(ascii: "}")) {
-            pos += 1
-            depth -= 1
-            return .object([])
-        }
+        if close(UInt8(ascii: "}")) { return .object([]) }
         let outer = path
         while true {
             skipWhitespace()
@@ -97,22 +93,14 @@ struct JSONParser {
             path = outer / key
             if !seen.insert(key).inserted { duplicates.append(path) }
             skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw error("unexpected \(describeHere()); expected ':' after the member name") }
-            pos += 1
+            guard consume(UInt8(ascii: ":")) else { throw error("unexpected \(describeHere()); expected ':' after the member name") }
             skipWhitespace()
             let value = try parseValue()
             members.append(JSONMember(key: key, value: value))
             path = outer
             skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                pos += 1
-                continue
-            }
-            if peek(UInt8(ascii: "}")) {
-                pos += 1
-                depth -= 1
-                return .object(members)
-            }
+            if consume(UInt8(ascii: ",")) { continue }
+            if close(UInt8(ascii: "}")) { return .object(members) }
             throw error("unexpected \(describeHere()); expected ',' or '}' after an object member")
         }
     }
@@ -122,11 +110,7 @@ struct JSONParser {
         pos += 1
         var items: [JSONNode] = []
         skipWhitespace()
-        if peek(UInt8(ascii: "]")) {
-            pos += 1
-            depth -= 1
-            return .array([])
-        }
+        if close(UInt8(ascii: "]")) { return .array([]) }
         let outer = path
         while true {
             path = outer / items.count
@@ -134,15 +118,8 @@ struct JSONParser {
             items.append(try parseValue())
             path = outer
             skipWhitespace()
-            if peek(UInt8(ascii: ",")) {
-                pos += 1
-                continue
-            }
-            if peek(UInt8(ascii: "]")) {
-                pos += 1
-                depth -= 1
-                return .array(items)
-            }
+            if consume(UInt8(ascii: ",")) { continue }
+            if close(UInt8(ascii: "]")) { return .array(items) }
             throw error("unexpected \(describeHere()); expected ',' or ']' after an array element")
         }
     }
@@ -190,9 +167,7 @@ struct JSONParser {
         let c = bytes[pos]
         pos += 1
         switch c {
-        case UInt8(ascii: "\""): buffer.append(c)
-        case UInt8(ascii: "\\"): buffer.append(c)
-        case UInt8(ascii: "/"): buffer.append(c)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(c)
         case UInt8(ascii: "b"): buffer.append(0x08)
         case UInt8(ascii: "f"): buffer.append(0x0C)
         case UInt8(ascii: "n"): buffer.append(0x0A)
@@ -225,15 +200,10 @@ struct JSONParser {
         guard pos + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let b = bytes[pos]
-            let d: UInt32
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
-            default: throw error("a \\u escape needs four hex digits")
+            guard let d = Character(Unicode.Scalar(bytes[pos])).hexDigitValue else {
+                throw error("a \\u escape needs four hex digits")
             }
-            v = v << 4 | d
+            v = v << 4 | UInt32(d)
             pos += 1
         }
         return v
@@ -244,7 +214,7 @@ struct JSONParser {
     private mutating func parseNumber() throws(SyntaxError) -> JSONNode {
         let start = pos
         var isInteger = true
-        if peek(UInt8(ascii: "-")) { pos += 1 }
+        _ = consume(UInt8(ascii: "-"))
         guard pos < bytes.count, isDigit(bytes[pos]) else { throw error("a number needs a digit after '-'") }
         if bytes[pos] == UInt8(ascii: "0") {
             pos += 1
@@ -252,16 +222,14 @@ struct JSONParser {
         } else {
             while pos < bytes.count, isDigit(bytes[pos]) { pos += 1 }
         }
-        if peek(UInt8(ascii: ".")) {
+        if consume(UInt8(ascii: ".")) {
             isInteger = false
-            pos += 1
             guard pos < bytes.count, isDigit(bytes[pos]) else { throw error("a number needs a digit after '.'") }
             while pos < bytes.count, isDigit(bytes[pos]) { pos += 1 }
         }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
+        if consume(UInt8(ascii: "e")) || consume(UInt8(ascii: "E")) {
             isInteger = false
-            pos += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { pos += 1 }
+            _ = consume(UInt8(ascii: "+")) || consume(UInt8(ascii: "-"))
             guard pos < bytes.count, isDigit(bytes[pos]) else { throw error("a number needs a digit in its exponent") }
             while pos < bytes.count, isDigit(bytes[pos]) { pos += 1 }
         }
@@ -291,6 +259,20 @@ struct JSONParser {
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     private func peek(_ b: UInt8) -> Bool { pos < bytes.count && bytes[pos] == b }
+
+    /// Steps over `b` when it comes next.
+    private mutating func consume(_ b: UInt8) -> Bool {
+        guard peek(b) else { return false }
+        pos += 1
+        return true
+    }
+
+    /// Steps over the bracket `b` that closes an object or array, if it comes next.
+    private mutating func close(_ b: UInt8) -> Bool {
+        guard consume(b) else { return false }
+        depth -= 1
+        return true
+    }
 
     private mutating func skipWhitespace() {
         while pos < bytes.count {

@@ -11,20 +11,10 @@ struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
     static let root = JSONPath()
 
-    func appending(_ key: String) -> JSONPath {
-        var p = self
-        p.components.append(.key(key))
-        return p
-    }
-
-    func appending(_ index: Int) -> JSONPath {
-        var p = self
-        p.components.append(.index(index))
-        return p
-    }
-
-    static func / (lhs: JSONPath, rhs: String) -> JSONPath { lhs.appending(rhs) }
-    static func / (lhs: JSONPath, rhs: Int) -> JSONPath { lhs.appending(rhs) }
+    /// The path to member `key` of the value at `lhs`.
+    static func / (lhs: JSONPath, key: String) -> JSONPath { JSONPath(components: lhs.components + [.key(key)]) }
+    /// The path to element `index` of the array at `lhs`.
+    static func / (lhs: JSONPath, index: Int) -> JSONPath { JSONPath(components: lhs.components + [.index(index)]) }
 
     /// The path as text; the document root is `$`.
     var description: String {

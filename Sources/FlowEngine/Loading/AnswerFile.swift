@@ -53,14 +53,12 @@ package enum AnswerFile {
         case .integer(let i): return .integer(i)
         case .number(let d): return .number(d)
         case .array(let items):
-            var list: [String] = []
-            for item in items {
+            return .list(try items.map { (item) throws(AnswerFileError) -> String in
                 guard case .string(let s) = item else {
                     throw AnswerFileError("\(quoted(field)): a list of options holds strings (option ids), not \(item.kindName)")
                 }
-                list.append(s)
-            }
-            return .list(list)
+                return s
+            })
         case .null, .object:
             throw AnswerFileError("\(quoted(field)): expected a string, a number, a boolean or a list of option ids, got \(node.kindName)")
         }

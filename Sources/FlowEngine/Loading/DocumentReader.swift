@@ -12,19 +12,11 @@ struct LintSink {
         self.maxProblems = max(1, maxProblems)
     }
 
-    mutating func add(_ path: JSONPath, _ message: String) {
-        append(path.description, message)
-    }
-
-    /// A problem of the file as a whole that no JSON path locates (a syntax
-    /// error names its line and column in the message instead).
-    mutating func addUnplaced(_ message: String) {
-        append("", message)
-    }
-
-    private mutating func append(_ path: String, _ message: String) {
+    /// A problem at `path`; nil for one of the file as a whole that no JSON
+    /// path locates (a syntax error names its line and column in the message).
+    mutating func add(_ path: JSONPath?, _ message: String) {
         if problems.count < maxProblems {
-            problems.append(LintProblem(file: file, path: path, message: message))
+            problems.append(LintProblem(file: file, path: path?.description ?? "", message: message))
         } else {
             dropped += 1
         }
@@ -67,6 +59,18 @@ struct DocumentReader {
         sink.isFull ? nil : nearest(word, in: candidates)
     }
 
+    /// `did you mean "x"? ` for a likely typo of `word`, to open the list of
+    /// what was expected in parentheses; empty when there is none.
+    func didYouMean(_ word: String, in candidates: [String]) -> String {
+        suggest(word, in: candidates).map { "did you mean \(quoted($0))? " } ?? ""
+    }
+
+    /// ` (did you mean "x"?)` for a likely typo of `word`, to end a message;
+    /// empty when there is none.
+    func didYouMeanSuffix(_ word: String, in candidates: [String]) -> String {
+        suggest(word, in: candidates).map { " (did you mean \(quoted($0))?)" } ?? ""
+    }
+
     /// The node as an object, or a problem "expected <what> (an object)".
     mutating func object(_ node: JSONNode, _ path: JSONPath, _ what: String) -> ObjectView? {
         guard case .object(let members) = node else {
@@ -79,10 +83,9 @@ struct DocumentReader {
     /// Reports every key of `object` not in `allowed`, suggesting the nearest.
     mutating func checkKeys(_ object: ObjectView, allowed: [String], in what: String) {
         for m in object.members where !allowed.contains(m.key) {
-            var message = "unknown key \(quoted(m.key)) in \(what) ("
-            if let s = suggest(m.key, in: allowed) { message += "did you mean \(quoted(s))? " }
-            message += "expected one of \(allowed.joined(separator: ", ")))"
-            sink.add(object.path / m.key, message)
+            sink.add(
+                object.path / m.key,
+                "unknown key \(quoted(m.key)) in \(what) (\(didYouMean(m.key, in: allowed))expected one of \(allowed.joined(separator: ", ")))")
         }
     }
 
@@ -157,30 +160,19 @@ struct DocumentReader {
 
     // MARK: flowd's own shapes
 
-    /// An id: a letter, then letters, digits, `_` or `-`.
-    mutating func identifier(_ node: JSONNode, _ path: JSONPath, _ what: String) -> String? {
+    /// An id: a letter, then letters, digits, `_` or `-`. An option id
+    /// (`letterFirst` false) may start with any of them, so that a rating
+    /// scale (`"1"` … `"5"`) or time slots (`"09"`) are ids as they are.
+    mutating func identifier(_ node: JSONNode, _ path: JSONPath, _ what: String, letterFirst: Bool = true) -> String? {
         guard let s = string(node, path, what) else { return nil }
         guard s.utf8.count <= limits.maxIDLength else {
             sink.add(path, "\(what) is longer than \(limits.maxIDLength) bytes")
             return nil
         }
-        guard let first = s.unicodeScalars.first, isASCIILetter(first), s.unicodeScalars.allSatisfy(isIDScalar) else {
-            sink.add(path, "\(what) \(quoted(s)) is not valid (expected a letter, then letters, digits, '_' or '-')")
-            return nil
-        }
-        return s
-    }
-
-    /// An option id: letters, digits, `_` or `-`, in any order, so that a
-    /// rating scale (`"1"` … `"5"`) or time slots (`"09"`) are ids as they are.
-    mutating func optionIdentifier(_ node: JSONNode, _ path: JSONPath) -> String? {
-        guard let s = string(node, path, "the option id") else { return nil }
-        guard s.utf8.count <= limits.maxIDLength else {
-            sink.add(path, "the option id is longer than \(limits.maxIDLength) bytes")
-            return nil
-        }
-        guard s.unicodeScalars.allSatisfy(isIDScalar) else {
-            sink.add(path, "the option id \(quoted(s)) is not valid (expected letters, digits, '_' or '-')")
+        let firstOK = !letterFirst || s.unicodeScalars.first.map(isASCIILetter) == true
+        guard firstOK, s.unicodeScalars.allSatisfy(isIDScalar) else {
+            let expected = letterFirst ? "a letter, then letters" : "letters"
+            sink.add(path, "\(what) \(quoted(s)) is not valid (expected \(expected), digits, '_' or '-')")
             return nil
         }
         return s

@@ -30,21 +30,23 @@ extension FlowBuilder {
         } else {
             missing(o, "label", "a string or translations; only the single field of a step may leave it out, and then takes the step's title")
         }
-        let help = o["help"].flatMap { piped($0, path / "help", "the help text", step: step) }
-        let placeholder = o["placeholder"].flatMap { piped($0, path / "placeholder", "the placeholder", step: step) }
-        var visibleIf: Condition?
+        // Each reader below fills in its keys; the field is returned only
+        // when its id and label were read.
+        var f = FieldDefinition(id: id ?? "", type: type ?? .text, label: label ?? "")
+        f.help = o["help"].flatMap { piped($0, path / "help", "the help text", step: step) }
+        f.placeholder = o["placeholder"].flatMap { piped($0, path / "placeholder", "the placeholder", step: step) }
         if let n = o["visibleIf"], requireFormat2(path / "visibleIf", "\"visibleIf\"") {
-            visibleIf = condition(n, path / "visibleIf", step: step, above: index)
+            f.visibleIf = condition(n, path / "visibleIf", step: step, above: index)
         }
-        let computed = computedKeys(o, path, type: type, id: id, step: step, index: index)
+        computedKeys(o, path, type: type, id: id, step: step, index: index, into: &f)
 
         if let type { checkApplicability(o, type: type) }
-        let required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
-        let mustBeOn = o["mustBeOn"].flatMap { reader.bool($0, path / "mustBeOn") } ?? false
-        let text = textRules(o, path, type: type)
-        let number = numberRules(o, path)
-        let dates = dateRules(o, path)
-        let choice = choiceRules(o, path, type: type)
+        f.required = o["required"].flatMap { reader.bool($0, path / "required") } ?? false
+        f.mustBeOn = o["mustBeOn"].flatMap { reader.bool($0, path / "mustBeOn") } ?? false
+        textRules(o, path, type: type, into: &f)
+        numberRules(o, path, into: &f)
+        dateRules(o, path, into: &f)
+        choiceRules(o, path, type: type, into: &f)
         if type == .toggle && o.has("required") {
             problem(path / "required", "a toggle always has a value; use \"mustBeOn\": true to require it to be on")
         }
@@ -53,32 +55,25 @@ extension FlowBuilder {
                 problem(path / key, "a computed field is worked out from other answers, never typed in, so it takes no \(quoted(key))")
             }
         }
-        let prefill = o["prefill"].flatMap { provider($0, path / "prefill", kind: .prefillProvider, what: "prefill provider") }
-        let validators = o["validators"].map { self.validators($0, path / "validators") } ?? []
+        f.prefill = o["prefill"].flatMap { provider($0, path / "prefill", kind: .prefillProvider, what: "prefill provider") }
+        f.validators = o["validators"].map { self.validators($0, path / "validators") } ?? []
+        let rules = f
         /// Whether the field sets `rule`: a message for a rule it does not set is a mistake.
         func isSet(_ rule: FieldRule) -> Bool {
             switch rule {
-            case .required: return required
-            case .mustBeOn: return mustBeOn
-            case .integer: return number.integer
-            case .other: return choice.other
+            case .required: return rules.required
+            case .mustBeOn: return rules.mustBeOn
+            case .integer: return rules.integer
+            case .other: return rules.other
             case .format, .email, .option: return true
             case .minLength, .maxLength, .pattern, .minimum, .maximum, .after, .before, .minSelected, .maxSelected:
                 return o.has(rule.rawValue)
             }
         }
-        let messages = o["messages"].map { self.messages($0, path / "messages", type: type, isSet: isSet) } ?? [:]
+        f.messages = o["messages"].map { self.messages($0, path / "messages", type: type, isSet: isSet) } ?? [:]
 
-        guard let id, let label else { return nil }
-        return FieldDefinition(
-            id: id, type: type ?? .text, label: label, help: help, placeholder: placeholder, required: required,
-            mustBeOn: mustBeOn, minLength: text.minLength, maxLength: text.maxLength, pattern: text.pattern,
-            patternHint: text.patternHint,
-            minimum: number.minimum, maximum: number.maximum, integer: number.integer, after: dates.after,
-            before: dates.before, minSelected: choice.minSelected, maxSelected: choice.maxSelected,
-            options: choice.options, optionsFrom: choice.optionsFrom, other: choice.other,
-            otherLabel: choice.otherLabel, prefill: prefill, validators: validators, messages: messages,
-            visibleIf: visibleIf, expression: computed.expression, display: computed.display, decimals: computed.decimals)
+        guard id != nil, label != nil else { return nil }
+        return f
     }
 
     /// `type`, with a suggestion for a typo; nil when missing or unknown.
@@ -93,9 +88,8 @@ extension FlowBuilder {
             if type == .computed && !requireFormat2(path / "type", "the type \"computed\"") { return nil }
             return type
         }
-        var message = "unknown type \(quoted(s)) ("
-        if let near = reader.suggest(s, in: FieldType.allCases.map(\.rawValue)) { message += "did you mean \(quoted(near))? " }
-        problem(path / "type", message + "expected one of \(typeList))")
+        let guess = reader.didYouMean(s, in: FieldType.allCases.map(\.rawValue))
+        problem(path / "type", "unknown type \(quoted(s)) (\(guess)expected one of \(typeList))")
         return nil
     }
 
@@ -122,68 +116,46 @@ extension FlowBuilder {
     // MARK: Type families
 
     /// The rules of text, multiline, secure and email fields.
-    private struct TextRules {
-        var minLength: Int?
-        var maxLength: Int?
-        var pattern: PatternRegex?
-        var patternHint: LocalizedText?
-    }
-
-    private mutating func textRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?) -> TextRules {
+    private mutating func textRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?, into f: inout FieldDefinition) {
         let lengthRange = 0...1_000_000
-        let minLength = o["minLength"].flatMap { reader.integer($0, path / "minLength", lengthRange) }
-        let maxLength = o["maxLength"].flatMap { reader.integer($0, path / "maxLength", lengthRange) }
-        if let a = minLength, let b = maxLength, a > b {
+        f.minLength = o["minLength"].flatMap { reader.integer($0, path / "minLength", lengthRange) }
+        f.maxLength = o["maxLength"].flatMap { reader.integer($0, path / "maxLength", lengthRange) }
+        if let a = f.minLength, let b = f.maxLength, a > b {
             problem(path / "minLength", "minLength \(a) is more than maxLength \(b), so no value can pass")
         }
-        var pattern: PatternRegex?
         if let n = o["pattern"], let s = reader.string(n, path / "pattern", "the pattern") {
             do {
-                pattern = try PatternRegex(s, limits: limits.pattern)
+                f.pattern = try PatternRegex(s, limits: limits.pattern)
             } catch {
                 problem(path / "pattern", "invalid pattern \(quoted(s)) \(error.description)")
             }
         }
-        if let pattern, let max = maxLength, max > pattern.maxInputLength {
+        if let pattern = f.pattern, let max = f.maxLength, max > pattern.maxInputLength {
             problem(path / "maxLength", "maxLength \(max) is more than the \(pattern.maxInputLength) characters this pattern can check (it compiles to \(pattern.programSize) instructions); lower maxLength or simplify the pattern")
         }
-        let patternHint = o["patternHint"].flatMap { reader.localized($0, path / "patternHint", "the pattern hint") }
+        f.patternHint = o["patternHint"].flatMap { reader.localized($0, path / "patternHint", "the pattern hint") }
         if o.has("patternHint") && !o.has("pattern") && type?.isTextual != false {
             problem(path / "patternHint", "patternHint describes a \"pattern\", and the field has none")
         }
-        return TextRules(minLength: minLength, maxLength: maxLength, pattern: pattern, patternHint: patternHint)
     }
 
     /// The rules of number fields.
-    private struct NumberRules {
-        var minimum: Double?
-        var maximum: Double?
-        var integer: Bool
-    }
-
-    private mutating func numberRules(_ o: ObjectView, _ path: JSONPath) -> NumberRules {
-        let minimum = o["minimum"].flatMap { reader.number($0, path / "minimum") }
-        let maximum = o["maximum"].flatMap { reader.number($0, path / "maximum") }
-        if let a = minimum, let b = maximum, a > b {
+    private mutating func numberRules(_ o: ObjectView, _ path: JSONPath, into f: inout FieldDefinition) {
+        f.minimum = o["minimum"].flatMap { reader.number($0, path / "minimum") }
+        f.maximum = o["maximum"].flatMap { reader.number($0, path / "maximum") }
+        if let a = f.minimum, let b = f.maximum, a > b {
             problem(path / "minimum", "minimum \(formatNumber(a)) is more than maximum \(formatNumber(b)), so no value can pass")
         }
-        let integer = o["integer"].flatMap { reader.bool($0, path / "integer") } ?? false
-        return NumberRules(minimum: minimum, maximum: maximum, integer: integer)
+        f.integer = o["integer"].flatMap { reader.bool($0, path / "integer") } ?? false
     }
 
     /// The bounds of date fields.
-    private struct DateRules {
-        var after: DateBound?
-        var before: DateBound?
-    }
-
-    private mutating func dateRules(_ o: ObjectView, _ path: JSONPath) -> DateRules {
-        let after = o["after"].flatMap { dateBound($0, path / "after") }
-        let before = o["before"].flatMap { dateBound($0, path / "before") }
-        if case .date(let a)? = after, case .date(let b)? = before, a >= b {
+    private mutating func dateRules(_ o: ObjectView, _ path: JSONPath, into f: inout FieldDefinition) {
+        f.after = o["after"].flatMap { dateBound($0, path / "after") }
+        f.before = o["before"].flatMap { dateBound($0, path / "before") }
+        if case .date(let a)? = f.after, case .date(let b)? = f.before, a >= b {
             problem(path / "after", "no date is after \(a) and before \(b)")
         }
-        return DateRules(after: after, before: before)
     }
 
     /// `"today"` or a date as `YYYY-MM-DD`.
@@ -198,25 +170,15 @@ extension FlowBuilder {
     }
 
     /// The options and selection rules of choice and multichoice fields.
-    private struct ChoiceRules {
-        var options: [OptionDefinition] = []
-        var optionsFrom: ProviderReference?
-        var other = false
-        var otherLabel: LocalizedText?
-        var minSelected: Int?
-        var maxSelected: Int?
-    }
-
-    private mutating func choiceRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?) -> ChoiceRules {
-        var c = ChoiceRules()
+    private mutating func choiceRules(_ o: ObjectView, _ path: JSONPath, type: FieldType?, into f: inout FieldDefinition) {
         let selectionRange = 0...limits.maxOptionsPerField
-        c.minSelected = o["minSelected"].flatMap { reader.integer($0, path / "minSelected", selectionRange) }
-        c.maxSelected = o["maxSelected"].flatMap { reader.integer($0, path / "maxSelected", selectionRange) }
-        if let a = c.minSelected, let b = c.maxSelected, a > b {
+        f.minSelected = o["minSelected"].flatMap { reader.integer($0, path / "minSelected", selectionRange) }
+        f.maxSelected = o["maxSelected"].flatMap { reader.integer($0, path / "maxSelected", selectionRange) }
+        if let a = f.minSelected, let b = f.maxSelected, a > b {
             problem(path / "minSelected", "minSelected \(a) is more than maxSelected \(b), so no selection can pass")
         }
-        c.options = o["options"].map { options($0, path / "options") } ?? []
-        c.optionsFrom = o["optionsFrom"].flatMap {
+        f.options = o["options"].map { options($0, path / "options") } ?? []
+        f.optionsFrom = o["optionsFrom"].flatMap {
             provider($0, path / "optionsFrom", kind: .optionsProvider, what: "options provider")
         }
         if o.has("options") && o.has("optionsFrom") {
@@ -225,16 +187,15 @@ extension FlowBuilder {
         if let type, type.isChoice, !o.has("options"), !o.has("optionsFrom") {
             problem(path, "a \(type.rawValue) field needs \"options\" or \"optionsFrom\"")
         }
-        c.other = o["other"].flatMap { reader.bool($0, path / "other") } ?? false
-        c.otherLabel = o["otherLabel"].flatMap { reader.localized($0, path / "otherLabel", "the Other label") }
-        if o.has("otherLabel") && !c.other {
+        f.other = o["other"].flatMap { reader.bool($0, path / "other") } ?? false
+        f.otherLabel = o["otherLabel"].flatMap { reader.localized($0, path / "otherLabel", "the Other label") }
+        if o.has("otherLabel") && !f.other {
             problem(path / "otherLabel", "otherLabel needs \"other\": true")
         }
-        let offered = c.options.count + (c.other ? 1 : 0)
-        if type == .multichoice, !o.has("optionsFrom"), let a = c.minSelected, a > offered, !c.options.isEmpty {
+        let offered = f.options.count + (f.other ? 1 : 0)
+        if type == .multichoice, !o.has("optionsFrom"), let a = f.minSelected, a > offered, !f.options.isEmpty {
             problem(path / "minSelected", "minSelected \(a) is more than the \(offered) options there are")
         }
-        return c
     }
 
     /// `options`: a non-empty list with unique ids.
@@ -259,7 +220,7 @@ extension FlowBuilder {
         guard let o = reader.object(node, path, "an option") else { return nil }
         reader.checkKeys(o, allowed: Self.optionKeys, in: "an option")
         var id: String?
-        if let n = o["id"], let s = reader.optionIdentifier(n, path / "id") {
+        if let n = o["id"], let s = reader.identifier(n, path / "id", "the option id", letterFirst: false) {
             if s == "other" {
                 problem(path / "id", "the option id \"other\" is reserved; set \"other\": true on the field to offer Other")
             } else {
@@ -288,9 +249,8 @@ extension FlowBuilder {
         for member in m.members {
             let p = path / member.key
             guard let rule = FieldRule(rawValue: member.key) else {
-                var message = "unknown rule \(quoted(member.key)) ("
-                if let near = reader.suggest(member.key, in: ruleNames) { message += "did you mean \(quoted(near))? " }
-                problem(p, message + "expected one of \(ruleNames.joined(separator: ", ")))")
+                let guess = reader.didYouMean(member.key, in: ruleNames)
+                problem(p, "unknown rule \(quoted(member.key)) (\(guess)expected one of \(ruleNames.joined(separator: ", ")))")
                 continue
             }
             if let type {

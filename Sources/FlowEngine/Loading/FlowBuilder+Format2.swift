@@ -65,20 +65,14 @@ extension FlowBuilder {
     }
 
     /// The keys of a `computed` field: its `expr`, and how its value reads.
-    struct ComputedKeys {
-        var expression: Expression?
-        var display: LocalizedText?
-        var decimals: Int?
-    }
-
-    mutating func computedKeys(_ o: ObjectView, _ path: JSONPath, type: FieldType?, id: String?, step: Int, index: Int)
-        -> ComputedKeys
-    {
-        var keys = ComputedKeys()
-        guard type == .computed else { return keys }
+    mutating func computedKeys(
+        _ o: ObjectView, _ path: JSONPath, type: FieldType?, id: String?, step: Int, index: Int,
+        into f: inout FieldDefinition
+    ) {
+        guard type == .computed else { return }
         if let n = o["expr"] {
-            keys.expression = expression(n, path / "expr")
-            if let e = keys.expression, let id {
+            f.expression = expression(n, path / "expr")
+            if let e = f.expression, let id {
                 references.exprRefs.append(.init(
                     step: step, fieldLimit: index, path: path / "expr", expression: e, computedField: id))
             }
@@ -91,9 +85,8 @@ extension FlowBuilder {
             for (t, p) in translations where Strings.placeholders(in: t) != ["value"] {
                 problem(p, "the display must contain {value} once, and no other placeholder (as in \"{value} €\")")
             }
-            keys.display = text
+            f.display = text
         }
-        keys.decimals = o["decimals"].flatMap { reader.integer($0, path / "decimals", 0...3) }
-        return keys
+        f.decimals = o["decimals"].flatMap { reader.integer($0, path / "decimals", 0...3) }
     }
 }

@@ -52,15 +52,13 @@ extension FlowBuilder {
     mutating func requireCapability(_ kind: CapabilityKind, _ name: String, _ path: JSONPath, _ what: String) {
         guard !capabilities.contains(kind, name) else { return }
         let known = capabilities.names(of: kind)
-        var message = "no loaded plugin provides the \(what) \(quoted(name))"
-        if let s = reader.suggest(name, in: known) {
-            message += " (did you mean \(quoted(s))?)"
-        } else if known.isEmpty {
-            message += " (no plugin provides any \(what))"
-        } else {
-            message += " (available: \(known.prefix(10).joined(separator: ", "))\(known.count > 10 ? ", …" : ""))"
+        var guess = reader.didYouMeanSuffix(name, in: known)
+        if guess.isEmpty {
+            guess = known.isEmpty
+                ? " (no plugin provides any \(what))"
+                : " (available: \(known.prefix(10).joined(separator: ", "))\(known.count > 10 ? ", …" : ""))"
         }
-        problem(path, message)
+        problem(path, "no loaded plugin provides the \(what) \(quoted(name))\(guess)")
     }
 
     /// Problems where the `options` a flow gives the capability `name` (the
@@ -81,13 +79,9 @@ extension FlowBuilder {
             switch found {
             case .unknown(let key):
                 let names = declared.map(\.name)
-                var message = "\(name) has no option \(quoted(key))"
-                if let s = reader.suggest(key, in: names) {
-                    message += " (did you mean \(quoted(s))?)"
-                } else {
-                    message += names.isEmpty ? " (it takes none)" : " (it takes \(names.joined(separator: ", ")))"
-                }
-                problem(path / key, message)
+                var guess = reader.didYouMeanSuffix(key, in: names)
+                if guess.isEmpty { guess = names.isEmpty ? " (it takes none)" : " (it takes \(names.joined(separator: ", ")))" }
+                problem(path / key, "\(name) has no option \(quoted(key))\(guess)")
             case .wrongType(let option):
                 let got = members.first { $0.key == option.name }?.value.kindName ?? "another type"
                 problem(path / option.name, "\(name)'s option \(quoted(option.name)) must be \(option.type.summary), got \(got)")

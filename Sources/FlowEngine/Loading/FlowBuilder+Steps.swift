@@ -26,16 +26,13 @@ extension FlowBuilder {
         }
         var title: LocalizedText?
         if let n = o["title"] { title = piped(n, path / "title", "the title", step: index) } else { missing(o, "title", "a string or translations") }
-        let description = o["description"].flatMap { piped($0, path / "description", "the description", step: index) }
-
-        var body: LocalizedText?
-        var icon: String?
-        var fields: [FieldDefinition] = []
-        var rules: [StepRule] = []
+        // Filled in below; returned only when its id and title were read.
+        var s = StepDefinition(id: id ?? "", kind: kind, title: title ?? "")
+        s.description = o["description"].flatMap { piped($0, path / "description", "the description", step: index) }
         switch kind {
         case .content:
-            body = o["body"].flatMap { piped($0, path / "body", "the body", step: index) }
-            icon = o["icon"].flatMap { reader.iconName($0, path / "icon") }
+            s.body = o["body"].flatMap { piped($0, path / "body", "the body", step: index) }
+            s.icon = o["icon"].flatMap { reader.iconName($0, path / "icon") }
             for key in ["fields", "rules"] where o.has(key) {
                 problem(path / key, "a content step has no \(key) (use \"kind\": \"form\")")
             }
@@ -43,17 +40,14 @@ extension FlowBuilder {
             for key in ["body", "icon"] where o.has(key) {
                 problem(path / key, "\(quoted(key)) applies only to content steps (\"kind\": \"content\")")
             }
-            fields = self.fields(o, path, title: title, step: index)
+            s.fields = self.fields(o, path, title: title, step: index)
             if let n = o["rules"], let items = reader.array(n, path / "rules", "the list of rules", max: limits.maxRulesPerStep) {
-                for (i, item) in items.enumerated() {
-                    if let r = stepRule(item, path / "rules" / i, step: index) { rules.append(r) }
-                }
+                s.rules = items.enumerated().compactMap { i, item in stepRule(item, path / "rules" / i, step: index) }
             }
         }
-        let next = o["next"].map { self.next($0, path / "next", step: index) } ?? []
-        guard let id, let title else { return nil }
-        return StepDefinition(id: id, kind: kind, title: title, description: description, body: body, icon: icon,
-                              fields: fields, rules: rules, next: next)
+        s.next = o["next"].map { self.next($0, path / "next", step: index) } ?? []
+        guard id != nil, title != nil else { return nil }
+        return s
     }
 
     /// A form step's `fields`. The only field of a step may leave out its

@@ -196,31 +196,16 @@ struct FlowBuilder {
         title: LocalizedText, description: LocalizedText?, steps: [StepDefinition], review: ReviewDefinition?,
         submit: SubmitDefinition?, finishTitle: LocalizedText?
     ) -> [String] {
-        var seen: [String] = []
-        func add(_ t: LocalizedText?) {
-            for l in t?.locales ?? [] where !seen.contains(l) { seen.append(l) }
-        }
-        add(title)
-        add(description)
-        add(finishTitle)
+        var texts = [title, description, finishTitle]
         for s in steps {
-            add(s.title)
-            add(s.description)
-            add(s.body)
+            texts += [s.title, s.description, s.body]
             for f in s.fields {
-                add(f.label)
-                add(f.help)
-                add(f.placeholder)
-                add(f.otherLabel)
-                add(f.patternHint)
-                add(f.display)
-                for o in f.options { add(o.label) }
+                texts += [f.label, f.help, f.placeholder, f.otherLabel, f.patternHint, f.display] + f.options.map(\.label)
             }
         }
-        add(review?.title)
-        add(review?.note)
-        add(review?.submitTitle)
-        add(submit?.successMessage)
+        texts += [review?.title, review?.note, review?.submitTitle, submit?.successMessage]
+        var seen: [String] = []
+        for locale in texts.compactMap({ $0?.locales }).joined() where !seen.contains(locale) { seen.append(locale) }
         return seen.isEmpty ? ["en"] : seen
     }
 }

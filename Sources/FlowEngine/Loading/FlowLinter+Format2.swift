@@ -57,9 +57,7 @@ extension FlowLinter {
         for ref in references.pipeRefs {
             let at = "the placeholder {\(ref.field)} at position \(ref.position)"
             guard let f = fields[ref.field] else {
-                var message = "\(at) names the unknown field \(quoted(ref.field))"
-                if let near = reader.suggest(ref.field, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
-                problem(ref.path, message)
+                problem(ref.path, "\(at) names the unknown field \(quoted(ref.field))\(fieldGuess(ref.field, fields))")
                 continue
             }
             if f.field.type == .secure {
@@ -79,16 +77,8 @@ extension FlowLinter {
     private func predecessors(_ steps: [StepDefinition], stepIndex: [String: Int]) -> [Set<Int>] {
         var before = Array(repeating: Set<Int>(), count: steps.count)
         // Targets only point forward, so one pass in document order suffices.
-        for (i, s) in steps.enumerated() {
-            var targets: [Int] = []
-            if s.next.isEmpty {
-                if i + 1 < steps.count { targets.append(i + 1) }
-            } else {
-                for rule in s.next {
-                    if case .step(let t) = rule.target, let j = stepIndex[t] { targets.append(j) }
-                }
-            }
-            for j in targets where j > i { before[j].formUnion(before[i].union([i])) }
+        for i in steps.indices {
+            for j in successors(of: i, steps, stepIndex: stepIndex) where j > i { before[j].formUnion(before[i].union([i])) }
         }
         return before
     }

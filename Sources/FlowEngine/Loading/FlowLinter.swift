@@ -146,9 +146,8 @@ struct FlowLinter {
                 }
             default:
                 guard let t = stepIndex[ref.target] else {
-                    var message = "unknown step \(quoted(ref.target)) ("
-                    if let near = reader.suggest(ref.target, in: steps.map(\.id)) { message += "did you mean \(quoted(near))? " }
-                    problem(ref.path, message + "expected a later step id, \"review\" or \"complete\")")
+                    let guess = reader.didYouMean(ref.target, in: steps.map(\.id))
+                    problem(ref.path, "unknown step \(quoted(ref.target)) (\(guess)expected a later step id, \"review\" or \"complete\")")
                     graphOK = false
                     continue
                 }
@@ -184,9 +183,7 @@ struct FlowLinter {
             var types: [FieldType] = []
             for (name, path) in ref.fields {
                 guard let f = fields[name] else {
-                    var message = "the rule names the unknown field \(quoted(name))"
-                    if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
-                    problem(path, message)
+                    problem(path, "the rule names the unknown field \(quoted(name))\(fieldGuess(name, fields))")
                     continue
                 }
                 if name == ref.target && f.step != ref.step {
@@ -226,17 +223,25 @@ struct FlowLinter {
         var reached = Array(repeating: false, count: steps.count)
         reached[0] = true
         // Targets only point forward, so one pass in document order suffices.
-        for (i, s) in steps.enumerated() where reached[i] {
-            if s.next.isEmpty {
-                if i + 1 < steps.count { reached[i + 1] = true }
-            } else {
-                for rule in s.next {
-                    if case .step(let t) = rule.target, let j = stepIndex[t] { reached[j] = true }
-                }
-            }
+        for i in steps.indices where reached[i] {
+            for j in successors(of: i, steps, stepIndex: stepIndex) { reached[j] = true }
         }
         for (i, s) in steps.enumerated() where !reached[i] {
             problem(references.stepPaths[i], "the step \(quoted(s.id)) can never be reached: no next rule leads to it and the step before it does not go on to it")
+        }
+    }
+
+    /// ` (did you mean "x"?)` for an unknown field `name` that is a likely typo.
+    func fieldGuess(_ name: String, _ fields: FieldTable) -> String {
+        reader.didYouMeanSuffix(name, in: Array(fields.keys).sorted())
+    }
+
+    /// The steps Continue can go to from step `i`: its `next` targets, or the
+    /// step after it.
+    func successors(of i: Int, _ steps: [StepDefinition], stepIndex: [String: Int]) -> [Int] {
+        guard !steps[i].next.isEmpty else { return i + 1 < steps.count ? [i + 1] : [] }
+        return steps[i].next.compactMap { rule in
+            if case .step(let t) = rule.target { stepIndex[t] } else { nil }
         }
     }
 
@@ -248,9 +253,7 @@ struct FlowLinter {
         -> String?
     {
         guard let f = fields[name] else {
-            var message = "the condition reads the unknown field \(quoted(name))"
-            if let near = reader.suggest(name, in: Array(fields.keys).sorted()) { message += " (did you mean \(quoted(near))?)" }
-            return message
+            return "the condition reads the unknown field \(quoted(name))\(fieldGuess(name, fields))"
         }
         if f.step > step {
             return "\(quoted(name)) is on the later step \(quoted(steps[f.step].id)); a condition can read this step's fields and earlier ones"
@@ -285,13 +288,10 @@ struct FlowLinter {
             guard field.optionsFrom == nil else { return }  // options are only known when a session starts
             let ids = field.options.map(\.id) + (field.other ? ["other"] : [])
             if !ids.contains(s) {
-                var message = "\(quoted(s)) is not an option of \(quoted(field.id)) ("
-                if let near = reader.suggest(s, in: ids) { message += "did you mean \(quoted(near))? " }
-                problem(path, message + "expected one of \(ids.joined(separator: ", ")))")
+                let guess = reader.didYouMean(s, in: ids)
+                problem(path, "\(quoted(s)) is not an option of \(quoted(field.id)) (\(guess)expected one of \(ids.joined(separator: ", ")))")
             }
-        case (.toggle, .bool), (.number, .number):
-            return
-        case (.text, .text), (.multiline, .text), (.email, .text):
+        case (.toggle, .bool), (.number, .number), (.text, .text), (.multiline, .text), (.email, .text):
             return
         case (.date, .text(let s)):
             if CivilDate(iso: s) == nil { problem(path, "\(quoted(s)) is not a date (expected YYYY-MM-DD)") }

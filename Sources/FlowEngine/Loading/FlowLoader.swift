@@ -41,7 +41,7 @@ package enum FlowLoader {
         do {
             parsed = try JSONParser.parse(bytes, limits: parserLimits)
         } catch {
-            sink.addUnplaced("syntax error at line \(error.line), column \(error.column): \(error.message)")
+            sink.add(nil, "syntax error at line \(error.line), column \(error.column): \(error.message)")
             throw FlowLoadError(problems: sink.report)
         }
         for path in parsed.duplicateKeys {
@@ -57,15 +57,8 @@ package enum FlowLoader {
         try load(Array(text.utf8), fileName: fileName, capabilities: capabilities, limits: limits)
     }
 
-    /// Builds a flow from a parsed document (``FlowDefinition``'s `Decodable`).
+    /// Builds a flow from a parsed document (also ``FlowDefinition``'s `Decodable`).
     static func build(
-        _ root: JSONNode, fileName: String, capabilities: CapabilityCatalog, limits: FlowLoadLimits
-    ) throws(FlowLoadError) -> FlowDefinition {
-        try build(root, sink: LintSink(file: fileName, maxProblems: limits.maxProblems),
-                  capabilities: capabilities, limits: limits)
-    }
-
-    private static func build(
         _ root: JSONNode, sink: LintSink, capabilities: CapabilityCatalog, limits: FlowLoadLimits
     ) throws(FlowLoadError) -> FlowDefinition {
         var builder = FlowBuilder(reader: DocumentReader(sink: sink, limits: limits), capabilities: capabilities)

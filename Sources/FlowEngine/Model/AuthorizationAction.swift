@@ -31,21 +31,11 @@ package struct AuthorizationAction: Sendable, Hashable, CustomStringConvertible 
 
     /// True when `id` has the form described on the type.
     package static func isWellFormed(_ id: String) -> Bool {
-        let bytes = Array(id.utf8)
-        guard (1...255).contains(bytes.count) else { return false }
-        let components = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard components.count >= 2 else { return false }
-        for component in components {
-            guard let first = component.first, first != UInt8(ascii: "-") else { return false }
-            for byte in component {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
-                    continue
-                default: return false
-                }
+        let components = id.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...255).contains(id.utf8.count) && components.count >= 2
+            && components.allSatisfy { component in
+                component.first.map { $0 != "-" } ?? false
+                    && component.allSatisfy { isASCIILetter($0) || isASCIIDigit($0) || $0 == "-" }
             }
-        }
-        return true
     }
 }

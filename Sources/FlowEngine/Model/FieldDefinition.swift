@@ -107,80 +107,75 @@ package enum DateBound: Sendable, Hashable {
 /// One field of a form step.
 package struct FieldDefinition: Sendable, Hashable {
     /// Unique across the whole flow: answers are keyed by field id.
-    package let id: String
+    package internal(set) var id: String
     /// The type, which fixes the answer value and the rules that apply.
-    package let type: FieldType
+    package internal(set) var type: FieldType
     /// The label shown to the person.
-    package let label: LocalizedText
+    package internal(set) var label: LocalizedText
     /// A hint under the field.
-    package let help: LocalizedText?
+    package internal(set) var help: LocalizedText?
     /// Shown in an empty input.
-    package let placeholder: LocalizedText?
+    package internal(set) var placeholder: LocalizedText?
     /// Trimmed text non-empty, list non-empty, choice made.
-    package let required: Bool
+    package internal(set) var required: Bool = false
     /// A toggle must be on.
-    package let mustBeOn: Bool
+    package internal(set) var mustBeOn: Bool = false
     /// Counted in Unicode scalars.
-    package let minLength: Int?
+    package internal(set) var minLength: Int?
     /// Counted in Unicode scalars.
-    package let maxLength: Int?
+    package internal(set) var maxLength: Int?
     /// The whole value must match (see ``PatternRegex``).
-    package let pattern: PatternRegex?
+    package internal(set) var pattern: PatternRegex?
     /// What `pattern` wants, in words ("Digits, spaces and + only"); the
     /// localized "Must be in the required format" when nil.
-    package let patternHint: LocalizedText?
+    package internal(set) var patternHint: LocalizedText?
     /// An inclusive lower bound for numbers.
-    package let minimum: Double?
+    package internal(set) var minimum: Double?
     /// An inclusive upper bound for numbers.
-    package let maximum: Double?
+    package internal(set) var maximum: Double?
     /// A number must be whole.
-    package let integer: Bool
+    package internal(set) var integer: Bool = false
     /// A date must be strictly after this bound.
-    package let after: DateBound?
+    package internal(set) var after: DateBound?
     /// A date must be strictly before this bound.
-    package let before: DateBound?
+    package internal(set) var before: DateBound?
     /// The fewest options a multiple choice needs (applies to an empty selection too).
-    package let minSelected: Int?
+    package internal(set) var minSelected: Int?
     /// The most options a multiple choice may have.
-    package let maxSelected: Int?
+    package internal(set) var maxSelected: Int?
     /// The flow's own options (empty when they come from `optionsFrom`).
-    package let options: [OptionDefinition]
+    package internal(set) var options: [OptionDefinition] = []
     /// The plugin that supplies the options when a session starts.
-    package let optionsFrom: ProviderReference?
+    package internal(set) var optionsFrom: ProviderReference?
     /// The field offers Other, chosen with the option id `other`, whose free
     /// text is the answer `<field>.other`.
-    package let other: Bool
+    package internal(set) var other: Bool = false
     /// The Other option's label; the localized "Other" when nil.
-    package let otherLabel: LocalizedText?
+    package internal(set) var otherLabel: LocalizedText?
     /// The plugin that supplies the initial value when a session starts.
-    package let prefill: ProviderReference?
+    package internal(set) var prefill: ProviderReference?
     /// Plugin validators, run after the built-in rules pass, in order.
-    package let validators: [PluginRule]
+    package internal(set) var validators: [PluginRule] = []
     /// Replacement messages keyed by rule.
-    package let messages: [FieldRule: LocalizedText]
+    package internal(set) var messages: [FieldRule: LocalizedText] = [:]
     /// Format 2: the field is asked only while this holds; a hidden field
     /// is not validated, and its answer is kept but left out everywhere, as
     /// an answer on an abandoned branch is. Nil: always shown.
-    package let visibleIf: Condition?
+    package internal(set) var visibleIf: Condition?
     /// A `computed` field's expression.
-    package let expression: Expression?
+    package internal(set) var expression: Expression?
     /// A `computed` field's display, with `{value}` for the formatted value
     /// ("{value} €"); nil shows the value alone.
-    package let display: LocalizedText?
+    package internal(set) var display: LocalizedText?
     /// A `computed` number's decimal places (0 to 3): it is rounded to them
     /// and shown with exactly that many. Nil: rounded to 3, and shown
     /// without trailing zeros.
-    package let decimals: Int?
+    package internal(set) var decimals: Int?
 
     /// The longest value the field accepts: `maxLength`, lowered to what its
     /// `pattern` can check (``PatternRegex/maxInputLength``).
     package var effectiveMaxLength: Int? {
-        switch (maxLength, pattern?.maxInputLength) {
-        case (let a?, let b?): return min(a, b)
-        case (let a?, nil): return a
-        case (nil, let b?): return b
-        case (nil, nil): return nil
-        }
+        pattern.map { min(maxLength ?? .max, $0.maxInputLength) } ?? maxLength
     }
 
     /// The answer key of the Other free text: `<id>.other`.

@@ -154,23 +154,6 @@ package struct FlowDefinition: Sendable {
         return out
     }
 
-    /// Every plugin capability the flow names, for checks and for
-    /// `flowctl check`.
-    package var requiredCapabilities: [(kind: CapabilityKind, name: String)] {
-        var out: [(CapabilityKind, String)] = []
-        for step in steps {
-            for field in step.fields {
-                if let p = field.optionsFrom { out.append((.optionsProvider, p.name)) }
-                if let p = field.prefill { out.append((.prefillProvider, p.name)) }
-                for v in field.validators { out.append((.fieldValidator, v.name)) }
-            }
-            for rule in step.rules {
-                if case .plugin(let p) = rule.kind { out.append((.stepValidator, p.name)) }
-            }
-        }
-        if let action = submit?.action { out.append((.submitAction, action)) }
-        return out
-    }
 }
 
 /// What lists show of a flow, in one locale (`ListFlows`).
@@ -302,7 +285,8 @@ extension FlowDefinition: Codable {
         let limits = FlowLoadLimits.default
         let node = try JSONNode.decode(from: decoder, maxDepth: limits.maxDepth)
         do {
-            self = try FlowLoader.build(node, fileName: "<decoded>", capabilities: .any, limits: limits)
+            self = try FlowLoader.build(
+                node, sink: LintSink(file: "<decoded>", maxProblems: limits.maxProblems), capabilities: .any, limits: limits)
         } catch {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: error.description))

@@ -169,23 +169,23 @@ package enum StepKind: String, Sendable, Hashable, Codable {
 /// One step of a flow.
 package struct StepDefinition: Sendable, Hashable {
     /// Unique among the flow's steps; never `review` or `complete`.
-    package let id: String
+    package internal(set) var id: String
     /// `form` or `content`.
-    package let kind: StepKind
+    package internal(set) var kind: StepKind
     /// The step's heading.
-    package let title: LocalizedText
+    package internal(set) var title: LocalizedText
     /// A line under the title.
-    package let description: LocalizedText?
+    package internal(set) var description: LocalizedText?
     /// Content steps: the text.
-    package let body: LocalizedText?
+    package internal(set) var body: LocalizedText?
     /// Content steps: an optional freedesktop icon name.
-    package let icon: String?
+    package internal(set) var icon: String?
     /// Form steps: the fields in order (empty for content steps).
-    package let fields: [FieldDefinition]
+    package internal(set) var fields: [FieldDefinition] = []
     /// Form steps: rules over several fields.
-    package let rules: [StepRule]
+    package internal(set) var rules: [StepRule] = []
     /// The branching rules; empty means "the next step in the file" (or the end).
-    package let next: [NextRule]
+    package internal(set) var next: [NextRule] = []
 
     /// The step as a plugin sees it, in `locale`.
     package func info(locale: String) -> StepInfo {

@@ -1,33 +1,22 @@
 /// The bounds a `pattern` must stay within.
 package struct PatternLimits: Sendable, Hashable {
     /// The longest pattern, in Unicode scalars.
-    package var maxLength: Int
+    package var maxLength = 1000
     /// The largest compiled program, in instructions. `{m,n}` copies its
     /// operand, so this is what bounds `(a{1000}){1000}`.
-    package var maxProgramSize: Int
+    package var maxProgramSize = 10_000
     /// The largest count in `{m}`, `{m,}` or `{m,n}`.
-    package var maxRepeat: Int
+    package var maxRepeat = 1000
     /// The deepest nesting of groups.
-    package var maxGroupDepth: Int
+    package var maxGroupDepth = 32
     /// The most steps one match may take. A match costs at most
     /// (value length + 1) × program size steps, so a pattern checks values of
     /// at most `maxMatchWork / programSize` characters (see
     /// ``PatternRegex/maxInputLength``): a few milliseconds in the worst case.
-    package var maxMatchWork: Int
+    package var maxMatchWork = 250_000
 
-    /// Bounds with the documented defaults.
-    package init(
-        maxLength: Int = 1000, maxProgramSize: Int = 10_000, maxRepeat: Int = 1000, maxGroupDepth: Int = 32,
-        maxMatchWork: Int = 250_000
-    ) {
-        self.maxLength = maxLength
-        self.maxProgramSize = maxProgramSize
-        self.maxRepeat = maxRepeat
-        self.maxGroupDepth = maxGroupDepth
-        self.maxMatchWork = maxMatchWork
-    }
-
-    /// The bounds flow files get.
+    /// The bounds flow files get: the documented defaults (change single
+    /// members of a copy as needed).
     package static let `default` = PatternLimits()
 }
 
@@ -266,16 +255,14 @@ private struct PatternParser {
 
     /// Returns the node and its compiled size.
     private mutating func parseAlternation() throws(PatternError) -> (PatternNode, Int) {
-        var branches: [PatternNode] = []
-        var size = 0
         let (first, firstSize) = try parseConcat()
-        branches.append(first)
-        size = firstSize
+        var branches = [first]
+        var size = firstSize
         while peek() == "|" {
             i += 1
             let (b, bSize) = try parseConcat()
             branches.append(b)
-            size = try checkedSize(size, plus: bSize + 2, at: i)
+            size = try bounded(size.addingReportingOverflow(bSize + 2), at: i)
         }
         return (branches.count == 1 ? first : .alternation(branches), size)
     }
@@ -286,7 +273,7 @@ private struct PatternParser {
         while let c = peek(), c != "|", c != ")" {
             let (item, itemSize) = try parseQuantified()
             items.append(item)
-            size = try checkedSize(size, plus: itemSize, at: i)
+            size = try bounded(size.addingReportingOverflow(itemSize), at: i)
         }
         switch items.count {
         case 0: return (.empty, 0)
@@ -316,14 +303,14 @@ private struct PatternParser {
         // Size of the expansion: `min` copies, then optional copies, or a loop:
         // `x*` is split + x + jump; with min ≥ 1 the last copy loops back
         // itself (x+ is x + split), so nested `+` do not double in size.
-        let copies = try multiplied(atomSize, min, at: quantifierAt)
+        let copies = try bounded(atomSize.multipliedReportingOverflow(by: min), at: quantifierAt)
         let tail: Int
         if let max {
-            tail = try multiplied(atomSize + 1, max - min, at: quantifierAt)
+            tail = try bounded((atomSize + 1).multipliedReportingOverflow(by: max - min), at: quantifierAt)
         } else {
             tail = min == 0 ? atomSize + 2 : 1
         }
-        let size = try checkedSize(copies, plus: tail, at: quantifierAt)
+        let size = try bounded(copies.addingReportingOverflow(tail), at: quantifierAt)
         return (.repetition(atom, min: min, max: max), size)
     }
 
@@ -412,23 +399,22 @@ private struct PatternParser {
         case builtin(ScalarSet.Builtin, negated: Bool)
     }
 
+    private static let builtinEscapes: [Unicode.Scalar: (ScalarSet.Builtin, negated: Bool)] = [
+        "d": (.digit, false), "D": (.digit, true), "w": (.word, false), "W": (.word, true), "s": (.space, false),
+        "S": (.space, true),
+    ]
+    private static let controlEscapes: [Unicode.Scalar: Unicode.Scalar] = [
+        "n": "\n", "t": "\t", "r": "\r", "f": "\u{0C}", "v": "\u{0B}",
+    ]
+
     private mutating func parseEscape() throws(PatternError) -> Escape {
         let at = i
         i += 1
         guard let c = peek() else { throw fail(at: at, "a pattern cannot end with a single '\\'") }
         i += 1
+        if let (builtin, negated) = Self.builtinEscapes[c] { return .builtin(builtin, negated: negated) }
+        if let control = Self.controlEscapes[c] { return .scalar(control) }
         switch c {
-        case "d": return .builtin(.digit, negated: false)
-        case "D": return .builtin(.digit, negated: true)
-        case "w": return .builtin(.word, negated: false)
-        case "W": return .builtin(.word, negated: true)
-        case "s": return .builtin(.space, negated: false)
-        case "S": return .builtin(.space, negated: true)
-        case "n": return .scalar("\n")
-        case "t": return .scalar("\t")
-        case "r": return .scalar("\r")
-        case "f": return .scalar("\u{0C}")
-        case "v": return .scalar("\u{0B}")
         case "\\", ".", "*", "+", "?", "(", ")", "[", "]", "{", "}", "|", "^", "$", "/", "-":
             return .scalar(c)
         case "1", "2", "3", "4", "5", "6", "7", "8", "9":
@@ -496,20 +482,11 @@ private struct PatternParser {
         }
     }
 
-    private func multiplied(_ a: Int, _ b: Int, at index: Int) throws(PatternError) -> Int {
-        let (r, overflow) = a.multipliedReportingOverflow(by: b)
-        if overflow || r > limits.maxProgramSize { throw tooBig(at: index) }
-        return r
-    }
-
-    private func checkedSize(_ a: Int, plus b: Int, at index: Int) throws(PatternError) -> Int {
-        let (r, overflow) = a.addingReportingOverflow(b)
-        if overflow || r > limits.maxProgramSize { throw tooBig(at: index) }
-        return r
-    }
-
-    private func tooBig(at index: Int) -> PatternError {
-        fail(at: index, "the pattern is too large once its repetitions are expanded (over \(limits.maxProgramSize) instructions); use smaller counts")
+    /// A program size worked out by `…ReportingOverflow`, unless it overflowed
+    /// or is over the bound.
+    private func bounded(_ size: (partialValue: Int, overflow: Bool), at index: Int) throws(PatternError) -> Int {
+        guard size.overflow || size.partialValue > limits.maxProgramSize else { return size.partialValue }
+        throw fail(at: index, "the pattern is too large once its repetitions are expanded (over \(limits.maxProgramSize) instructions); use smaller counts")
     }
 }
 

@@ -79,13 +79,11 @@ enum FieldValidation {
             }
         case .date:
             guard case .text(let s) = value, let d = CivilDate(iso: s) else { return c.message(field, .format, .dateFormat) }
-            if let bound = field.after, !(d > bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .after, .dateAfterToday, argument: "date", .date(c.today)) }
-                return c.message(field, .after, .dateAfter, argument: "date", .date(bound.resolve(today: c.today)))
+            if let bound = field.after, case let b = bound.resolve(today: c.today), !(d > b) {
+                return c.message(field, .after, bound == .today ? .dateAfterToday : .dateAfter, argument: "date", .date(b))
             }
-            if let bound = field.before, !(d < bound.resolve(today: c.today)) {
-                if bound == .today { return c.message(field, .before, .dateBeforeToday, argument: "date", .date(c.today)) }
-                return c.message(field, .before, .dateBefore, argument: "date", .date(bound.resolve(today: c.today)))
+            if let bound = field.before, case let b = bound.resolve(today: c.today), !(d < b) {
+                return c.message(field, .before, bound == .today ? .dateBeforeToday : .dateBefore, argument: "date", .date(b))
             }
         case .time:
             guard case .text(let s) = value, CivilTime(iso: s) != nil else { return c.message(field, .format, .timeFormat) }
@@ -140,16 +138,13 @@ enum FieldValidation {
                 report(custom ?? .builtin(key, ["field": label]))
             }
             switch rule.kind {
-            case .equals(let a, let b):
+            case .equals(let a, let b), .notEquals(let a, let b):
                 guard let x = present(answer(a)), let y = present(answer(b)) else { continue }
-                if !sameValue(x, y) { fail(.mustEqual, other: a) }
-            case .notEquals(let a, let b):
-                guard let x = present(answer(a)), let y = present(answer(b)) else { continue }
-                if sameValue(x, y) { fail(.mustDiffer, other: a) }
+                let mustEqual = if case .equals = rule.kind { true } else { false }
+                if sameValue(x, y) != mustEqual { fail(mustEqual ? .mustEqual : .mustDiffer, other: a) }
             case .before(let a, let b), .after(let a, let b):
                 guard let x = present(answer(a)), let y = present(answer(b)), let order = compare(x, y) else { continue }
-                let isBefore: Bool
-                if case .before = rule.kind { isBefore = true } else { isBefore = false }
+                let isBefore = if case .before = rule.kind { true } else { false }
                 let isNumber = x.doubleValue != nil
                 if isBefore && order >= 0 { fail(isNumber ? .mustBeLess : .mustBeBefore, other: b) }
                 if !isBefore && order <= 0 { fail(isNumber ? .mustBeGreater : .mustBeAfter, other: b) }
