@@ -2,6 +2,7 @@
 // standard input. No shell, a cleaned environment, a timeout.
 import FlowKit
 import FlowdPluginSupport
+import FlowdSystem
 import Foundation
 
 /// `flowd.command`.
@@ -76,12 +77,12 @@ struct CommandAction: SubmitAction, DeclaresOptions {
             throw CancellationError()
         case .timedOut:
             throw LocalizedFailure(CommandMessages.timedOut(context.locale))
-        case .signalled(let signal):
-            throw CommandError("\(path) was killed by signal \(signal)")
-        case .exited(0):
-            return SubmitReceipt(Self.receipt(fromOutput: run.standardOutput))
-        case .exited(let status):
-            if let line = Self.lastLine(run.standardError) {
+        case .ended(.signaled(let signal)):
+            throw CommandError("\(path) was killed by signal \(signal.rawValue)")
+        case .ended(.exited(0)):
+            return SubmitReceipt(Self.receipt(fromOutput: run.child.standardOutputBytes))
+        case .ended(.exited(let status)):
+            if let line = Self.lastLine(run.child.standardErrorBytes) {
                 throw LocalizedFailure(line)
             }
             throw CommandError("\(path) exited with status \(status) and said nothing on standard error")

@@ -6,20 +6,12 @@ import FlowdSystem
 
 /// How a program run ended.
 enum ChildEnding: Equatable {
-    case exited(Int32)
-    case signalled(Int32)
+    /// By itself: an exit, or a signal we did not send.
+    case ended(Termination)
     /// Killed by us after the timeout.
     case timedOut
     /// Killed by us because the submit was cancelled.
     case cancelled
-}
-
-/// A finished program: how it ended and (the tail of) what it wrote.
-struct ChildRun {
-    var ending: ChildEnding
-    var pid: Int32
-    var standardOutput: [UInt8]
-    var standardError: [UInt8]
 }
 
 /// Runs one program to its end.
@@ -35,10 +27,11 @@ enum CommandRun {
     /// seconds pass, or the calling task is cancelled. In the last two cases
     /// its process group gets SIGTERM, then SIGKILL after ``gracePeriod``.
     /// Whatever it left running in its group is killed when it ends, and it is
-    /// always reaped before this returns. It dies with the daemon.
+    /// always reaped before this returns. It dies with the daemon. How it
+    /// ended, and the child, whose (captured tail of) output is complete.
     static func run(
         path: String, arguments: [String], environment: [String: String], input: [UInt8], timeout: Double
-    ) async throws(CommandError) -> ChildRun {
+    ) async throws(CommandError) -> (ending: ChildEnding, child: ChildProcess) {
         var options = ChildProcess.Options(path, arguments, environment: environment)
         options.standardInput = .bytes(input)
         options.standardOutput = .capture
@@ -52,19 +45,10 @@ enum CommandRun {
             throw CommandError("\(error)")
         }
         let deadline = MonotonicClock.now().advanced(by: .milliseconds(Int64(timeout * 1000)))
-        let ending: ChildEnding
-        if let termination = await child.ended(before: deadline) {
-            switch termination {
-            case .exited(let status): ending = .exited(status)
-            case .signaled(let signal): ending = .signalled(signal.rawValue)
-            }
-        } else {
-            // Timed out or cancelled: ask nicely, then insist.
-            ending = Task.isCancelled ? .cancelled : .timedOut
-            await child.terminated(grace: gracePeriod)
-        }
-        return ChildRun(
-            ending: ending, pid: child.pid, standardOutput: child.standardOutputBytes,
-            standardError: child.standardErrorBytes)
+        if let termination = await child.ended(before: deadline) { return (.ended(termination), child) }
+        // Timed out or cancelled: ask nicely, then insist.
+        let ending: ChildEnding = Task.isCancelled ? .cancelled : .timedOut
+        await child.terminated(grace: gracePeriod)
+        return (ending, child)
     }
 }

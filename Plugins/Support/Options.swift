@@ -31,64 +31,52 @@ package struct PluginOptions {
     }
 
     package func string(_ key: String) throws(PluginConfigurationError) -> String? {
-        guard let v = values[key], v != .null else { return nil }
-        guard let s = v.stringValue else { throw PluginConfigurationError(capability, "option \"\(key)\" must be a string") }
-        return s
+        try value(key, .string) { $0.stringValue }
     }
 
     package func bool(_ key: String) throws(PluginConfigurationError) -> Bool? {
-        guard let v = values[key], v != .null else { return nil }
-        guard let b = v.boolValue else { throw PluginConfigurationError(capability, "option \"\(key)\" must be true or false") }
-        return b
+        try value(key, .bool) { $0.boolValue }
     }
 
     /// A whole number within `range`.
     package func integer(_ key: String, in range: ClosedRange<Int>) throws(PluginConfigurationError) -> Int? {
-        guard let v = values[key], v != .null else { return nil }
-        guard let i = v.intValue, range.contains(i) else {
-            throw PluginConfigurationError(
-                capability, "option \"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return i
+        try value(key, .integer, in: range) { $0.intValue }
     }
 
     /// A number within `range`.
     package func number(_ key: String, in range: ClosedRange<Double>) throws(PluginConfigurationError) -> Double? {
-        guard let v = values[key], v != .null else { return nil }
-        guard let d = v.numberValue, range.contains(d) else {
-            throw PluginConfigurationError(
-                capability, "option \"\(key)\" must be a number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return d
+        try value(key, .number, in: range) { $0.numberValue }
     }
 
     package func strings(_ key: String) throws(PluginConfigurationError) -> [String]? {
-        guard let v = values[key], v != .null else { return nil }
-        guard let array = v.arrayValue else {
-            throw PluginConfigurationError(capability, "option \"\(key)\" must be an array of strings")
-        }
-        var result: [String] = []
-        for item in array {
-            guard let s = item.stringValue else {
-                throw PluginConfigurationError(capability, "option \"\(key)\" must be an array of strings")
-            }
-            result.append(s)
-        }
-        return result
+        try value(key, .strings) { $0.arrayValue?.compactMap(\.stringValue) }
     }
 
     package func stringMap(_ key: String) throws(PluginConfigurationError) -> [String: String]? {
+        try value(key, .stringMap) { $0.objectValue?.compactMapValues(\.stringValue) }
+    }
+
+    /// The option `key` as `extract` reads it; nil when absent or `null`, and
+    /// an error naming the key when it is not of `type` (FlowKit's check).
+    private func value<T>(
+        _ key: String, _ type: PluginOptionType, _ extract: (JSONValue) -> T?
+    ) throws(PluginConfigurationError) -> T? {
         guard let v = values[key], v != .null else { return nil }
-        guard let object = v.objectValue else {
-            throw PluginConfigurationError(capability, "option \"\(key)\" must be an object of strings")
+        guard type.accepts(v), let typed = extract(v) else {
+            throw PluginConfigurationError(capability, "option \"\(key)\" must be \(type.summary)")
         }
-        var result: [String: String] = [:]
-        for (k, item) in object {
-            guard let s = item.stringValue else {
-                throw PluginConfigurationError(capability, "option \"\(key)\".\(k) must be a string")
-            }
-            result[k] = s
+        return typed
+    }
+
+    /// ``value(_:_:_:)`` for a number that must also lie within `range`.
+    private func value<T: Comparable>(
+        _ key: String, _ type: PluginOptionType, in range: ClosedRange<T>, _ extract: (JSONValue) -> T?
+    ) throws(PluginConfigurationError) -> T? {
+        guard let v = values[key], v != .null else { return nil }
+        guard let n = extract(v), range.contains(n) else {
+            throw PluginConfigurationError(
+                capability, "option \"\(key)\" must be \(type.summary) from \(range.lowerBound) to \(range.upperBound)")
         }
-        return result
+        return n
     }
 }

@@ -27,7 +27,8 @@ package struct SubmissionDocument: Encodable {
         session = submission.sessionID
         owner = submission.ownerUID
         locale = submission.locale
-        submittedAt = RFC3339.format(microseconds: submission.submittedAt)
+        // RFC 3339 in UTC, whole seconds: `2024-06-01T09:30:00Z`.
+        submittedAt = CalendarTime.utc(microsecondsSinceEpoch: submission.submittedAt)?.rfc3339UTC ?? "1970-01-01T00:00:00Z"
         var all = submission.answers
         if includeSecure {
             for (key, value) in submission.secureAnswers { all[key] = .text(value) }
@@ -41,13 +42,5 @@ package struct SubmissionDocument: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
-    }
-}
-
-/// RFC 3339 timestamps in UTC.
-package enum RFC3339 {
-    /// `2024-06-01T09:30:00Z` for microseconds since the epoch (whole seconds).
-    package static func format(microseconds: Int64) -> String {
-        CalendarTime.utc(microsecondsSinceEpoch: microseconds)?.rfc3339UTC ?? "1970-01-01T00:00:00Z"
     }
 }

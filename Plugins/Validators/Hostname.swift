@@ -14,17 +14,12 @@ struct HostnameValidator: FieldValidator, DeclaresOptions {
     static let name = "flowd.hostname"
     static let declaredOptions = [PluginOption(name: "requireDomain", type: .bool)]
 
-    enum Problem: Equatable {
-        case tooLong, labelTooLong, characters, numericEnd, needsDomain
-    }
-
     func validate(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> String? {
         let requireDomain = try Self.requireDomain(context.options)
         guard let text = value.textValue else {
             throw PluginConfigurationError(Self.name, "works on text fields only")
         }
-        guard let problem = Self.check(text, requireDomain: requireDomain) else { return nil }
-        return HostnameMessages.text(for: problem)(context.locale)
+        return Self.problem(with: text, requireDomain: requireDomain).map { $0(context.locale) }
     }
 
     /// "A host name, such as printer-2.example.org" (with its domain when
@@ -40,39 +35,30 @@ struct HostnameValidator: FieldValidator, DeclaresOptions {
         return try options.bool("requireDomain") ?? false
     }
 
-    /// The first problem with `name`, or nil for a valid host name.
-    static func check(_ name: String, requireDomain: Bool) -> Problem? {
+    /// The message for the first problem with `name`, or nil for a valid host name.
+    static func problem(with name: String, requireDomain: Bool) -> LocalizedMessage? {
+        let m = HostnameMessages.self
         let scalars = name.unicodeScalars
-        guard !scalars.isEmpty else { return .characters }
-        guard scalars.count <= 253 else { return .tooLong }
+        guard !scalars.isEmpty else { return m.characters }
+        guard scalars.count <= 253 else { return m.tooLong }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
         for label in labels {
-            guard !label.isEmpty else { return .characters }
-            guard label.unicodeScalars.count <= 63 else { return .labelTooLong }
+            guard !label.isEmpty else { return m.characters }
+            guard label.unicodeScalars.count <= 63 else { return m.labelTooLong }
             let allowed = label.unicodeScalars.allSatisfy {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
             }
-            guard allowed, label.first != "-", label.last != "-" else { return .characters }
+            guard allowed, label.first != "-", label.last != "-" else { return m.characters }
         }
         if let last = labels.last, last.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
-            return .numericEnd
+            return m.numericEnd
         }
-        if requireDomain && labels.count < 2 { return .needsDomain }
+        if requireDomain && labels.count < 2 { return m.needsDomain }
         return nil
     }
 }
 
 enum HostnameMessages {
-    static func text(for problem: HostnameValidator.Problem) -> LocalizedMessage {
-        switch problem {
-        case .tooLong: return tooLong
-        case .labelTooLong: return labelTooLong
-        case .characters: return characters
-        case .numericEnd: return numericEnd
-        case .needsDomain: return needsDomain
-        }
-    }
-
     static let tooLong = LocalizedMessage([
         "en": "A host name can be at most 253 characters long.",
         "de": "Ein Hostname darf höchstens 253 Zeichen lang sein.",

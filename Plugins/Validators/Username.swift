@@ -24,10 +24,7 @@ struct UsernameAvailableValidator: FieldValidator, DeclaresOptions {
             throw PluginConfigurationError(Self.name, "works on text fields only")
         }
         guard Self.isValidName(text) else { return UsernameMessages.invalid(context.locale) }
-        if try NameService.userExists(text) {
-            return UsernameMessages.taken(context.locale, ["name": text])
-        }
-        if try options.bool("checkGroups") ?? true, try NameService.groupExists(text) {
+        if try NameService.isTaken(text, checkingGroups: options.bool("checkGroups") ?? true) {
             return UsernameMessages.taken(context.locale, ["name": text])
         }
         return nil
@@ -55,19 +52,10 @@ struct NameServiceError: Error, CustomStringConvertible {
 
 /// Users and groups, through FlowdSystem's `UserDatabase`.
 enum NameService {
-    /// Whether a user called `name` exists.
-    static func userExists(_ name: String) throws(NameServiceError) -> Bool {
+    /// Whether a user called `name` exists, or (when `checkingGroups`) a group.
+    static func isTaken(_ name: String, checkingGroups: Bool) throws(NameServiceError) -> Bool {
         do {
-            return try UserDatabase.user(named: name) != nil
-        } catch {
-            throw NameServiceError(description: "\(error)")
-        }
-    }
-
-    /// Whether a group called `name` exists.
-    static func groupExists(_ name: String) throws(NameServiceError) -> Bool {
-        do {
-            return try UserDatabase.groupExists(named: name)
+            return try UserDatabase.user(named: name) != nil || (checkingGroups && UserDatabase.groupExists(named: name))
         } catch {
             throw NameServiceError(description: "\(error)")
         }

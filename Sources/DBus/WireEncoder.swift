@@ -6,11 +6,11 @@ import Synchronization
 /// libdbus builds a message one iterator step at a time, and each step costs
 /// about a thousand instructions (type checks against the signature being
 /// built, a validation of every variant's signature, header updates); an
-/// `a{sv}` entry takes six steps. This writes the same bytes directly and
-/// hands the finished message to libdbus in one piece
-/// (``Message/prebuiltReturn(to:signature:body:)``), which validates it
-/// once, as it would a message from the bus. What libdbus would refuse
-/// (a NUL in a string, a wrong signature) is refused there too.
+/// `a{sv}` entry takes six steps. This writes the same bytes directly, and
+/// ``WireMessage`` puts a header in front of them for the socket, without
+/// libdbus reading the message again (only debug builds do, as a check).
+/// What libdbus would refuse (a NUL in a string, an array over the limit)
+/// is refused here (``invalidity``).
 ///
 /// The writer knows no types: callers write what their declared signature
 /// says, and ``Message`` checks the result against it.
@@ -570,12 +570,6 @@ package struct WireMessage: Sendable {
 }
 
 extension Message {
-    /// A method return for this received call whose arguments `body` holds
-    /// in wire format with `signature`, loaded by libdbus in one piece.
-    package func prebuiltReturn(signature: Signature, body: WireEncoder) throws(DBusError) -> Message {
-        try WireMessage.methodReturn(to: self, signature: signature, body: body).loaded()
-    }
-
     /// A signal whose arguments `body` holds in wire format with `signature`;
     /// `destination` unicasts it.
     package static func prebuiltSignal(

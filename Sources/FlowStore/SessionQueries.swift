@@ -14,16 +14,25 @@ struct SessionQueries {
         }
     }
 
+    /// As ``with(_:_:)-(String,_)`` for a literal, found by its address.
+    func with<Result>(_ sql: StaticString, _ body: (Statement) throws(SQLiteError) -> Result) throws(StoreError) -> Result {
+        do {
+            return try db.withCachedStatement(sql, body)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
     /// A change of a stored session: one statement that rewrites the row in
     /// place. The identity columns must agree, or nothing changes.
-    static let updateSQL = """
+    static let updateSQL: StaticString = """
         UPDATE sessions SET state = ?4, updated_at = ?6, payload_version = ?7, payload = ?8
         WHERE id = ?1 AND owner = ?2 AND flow_id = ?3
         """
 
     /// A new session; an id already stored (with another owner or flow,
     /// since the update found no row of its own) is left as it is.
-    static let insertSQL = """
+    static let insertSQL: StaticString = """
         INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload, idle_period)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6 >> 26)
         ON CONFLICT (id) DO NOTHING
@@ -38,14 +47,18 @@ struct SessionQueries {
         guard !session.id.isEmpty else { throw .invalidArgument("a session id is empty") }
         guard !session.flowID.isEmpty else { throw .invalidArgument("session \(session.id) has an empty flow id") }
         guard !session.state.isEmpty else { throw .invalidArgument("session \(session.id) has an empty state") }
-        let values: [SQLiteValue] = [
-            .text(session.id), .integer(Int64(session.owner)), .text(session.flowID), .text(session.state),
-            .integer(session.createdAt), .integer(session.updatedAt), .integer(Int64(session.payloadVersion)),
-            .blob(session.payload),
-        ]
-        func run(_ sql: String) throws(StoreError) -> Int64 {
+        func run(_ sql: StaticString) throws(StoreError) -> Int64 {
             try with(sql) { statement throws(SQLiteError) -> Int64 in
-                try statement.bind(values)
+                // Bound one by one: no array of values per change.
+                try statement.expectParameters(8)
+                try statement.bind(.text(session.id), at: 1)
+                try statement.bind(.integer(Int64(session.owner)), at: 2)
+                try statement.bind(.text(session.flowID), at: 3)
+                try statement.bind(.text(session.state), at: 4)
+                try statement.bind(.integer(session.createdAt), at: 5)
+                try statement.bind(.integer(session.updatedAt), at: 6)
+                try statement.bind(.integer(Int64(session.payloadVersion)), at: 7)
+                try statement.bind(.blob(session.payload), at: 8)
                 try statement.run()
                 return db.changes
             }

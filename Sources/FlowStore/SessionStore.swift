@@ -41,6 +41,10 @@ package final class SessionStore: Sendable {
         /// `PRAGMA journal_size_limit`: the WAL file is truncated to this many
         /// bytes after a checkpoint, so one burst does not leave a large file.
         package var journalSizeLimit: Int
+        /// `PRAGMA page_size` of a database this store creates, in bytes (a
+        /// power of two from 512 to 65536). An existing database keeps the
+        /// page size it was created with: WAL mode cannot change it.
+        package var pageSize: Int
         /// The clock for the store's own timestamps (crash-guard records),
         /// in microseconds since the epoch; the system's real-time clock when nil.
         package var clock: @Sendable () -> Int64
@@ -51,15 +55,25 @@ package final class SessionStore: Sendable {
             busyTimeout: Duration = .seconds(1),
             autoCheckpointPages: Int = 1000,
             journalSizeLimit: Int = 4 << 20,
+            pageSize: Int = SessionStore.defaultPageSize,
             clock: (@Sendable () -> Int64)? = nil
         ) {
             self.durability = durability
             self.busyTimeout = busyTimeout
             self.autoCheckpointPages = autoCheckpointPages
             self.journalSizeLimit = journalSizeLimit
+            self.pageSize = pageSize
             self.clock = clock ?? { WallClock.microsecondsSinceEpoch() }
         }
     }
+
+    /// The page size of a new database (SQLite's default is 4096): every
+    /// commit writes each page it changed to the WAL as a whole frame and
+    /// checksums it, so a smaller page makes each change cheaper. 2048 bytes
+    /// still hold a session record of up to about 1.9 KiB without an overflow
+    /// page; 1024 would spill records of a kilobyte, which then cost more
+    /// than with 4096 (docs/performance.md, the sixth round).
+    package static let defaultPageSize = 2048
 
     /// The database file's conventional name inside the state directory.
     package static let defaultFileName = "sessions.sqlite"
@@ -90,6 +104,10 @@ package final class SessionStore: Sendable {
     /// database from a newer flowd are refused with their own errors.
     package init(path: String, configuration: Configuration = Configuration()) throws(StoreError) {
         guard !path.isEmpty else { throw .invalidArgument("the database path is empty") }
+        let pageSize = configuration.pageSize
+        guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
+            throw .invalidArgument("a page size must be a power of two from 512 to 65536, not \(pageSize)")
+        }
         self.path = path
         self.configuration = configuration
         var openPath = path
@@ -126,7 +144,16 @@ package final class SessionStore: Sendable {
         // Identify the file before any pragma writes to it: a file that is not
         // a database, another program's database and one from a newer flowd
         // are refused untouched (not even switched to WAL).
-        _ = try Schema.identify(db, path: path)
+        let (applicationID, _) = try Schema.identify(db, path: path)
+        if applicationID == 0 {
+            // A new, empty file (identify refuses one with tables but no id):
+            // the page size takes effect only before the first page is written.
+            do {
+                try db.execute("PRAGMA page_size = \(configuration.pageSize)")
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+        }
         let mode: String
         do {
             mode = try db.scalarText("PRAGMA journal_mode = WAL") ?? ""

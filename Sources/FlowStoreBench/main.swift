@@ -2,6 +2,10 @@
 // counting, opening, loading) on a real file. Never installed; run it with
 //   swift build -c release --product flowstore-bench
 //   .build/release/flowstore-bench [--rows 10000,100000] [--payload 1024] [--ops 2000] [--dir DIR]
+// or, to count the instructions of an upsert that rewrites a stored session
+// (the daemon's SetAnswers: `countedUpserts` is the function to read):
+//   valgrind --tool=callgrind --callgrind-out-file=/tmp/store.cg .build/release/flowstore-bench --count 300
+//   callgrind_annotate --inclusive=yes /tmp/store.cg | swift demangle --simplified | grep countedUpserts
 import Dispatch
 import FlowStore
 import FlowdSystem
@@ -10,11 +14,19 @@ import Synchronization
 struct Options {
     var rows = [10_000, 100_000]
     var payload = 1024
+    var payloadGiven = false
     var ops = 2000
     var directory = "/var/tmp"
     var only: String?
     var journalLimit = 4 << 20
     var autoCheckpoint = 1000
+    /// Upserts to count under callgrind (`--count N`) instead of timing.
+    var count: Int?
+    /// The page size of the databases the bench creates.
+    var pageSize = SessionStore.defaultPageSize
+    /// `--count`: microseconds between a session's changes (70 s moves it to
+    /// another idle period every time, as flowd-bench's phases do).
+    var gap: Int64 = 1000
 }
 
 func parse() -> Options {
@@ -24,10 +36,15 @@ func parse() -> Options {
         guard let value = arguments.popFirst() else { usage("\(flag) needs a value") }
         switch flag {
         case "--rows": options.rows = value.split(separator: ",").compactMap { Int($0) }
-        case "--payload": options.payload = Int(value) ?? options.payload
+        case "--payload":
+            options.payload = Int(value) ?? options.payload
+            options.payloadGiven = true
         case "--ops": options.ops = Int(value) ?? options.ops
         case "--dir": options.directory = value
         case "--only": options.only = value
+        case "--count": options.count = Int(value)
+        case "--page-size": options.pageSize = Int(value) ?? options.pageSize
+        case "--gap": options.gap = Int64(value) ?? options.gap
         case "--auto-checkpoint": options.autoCheckpoint = Int(value) ?? options.autoCheckpoint
         case "--journal-limit": options.journalLimit = Int(value) ?? options.journalLimit
         default: usage("unknown option \(flag)")
@@ -97,7 +114,7 @@ func run(_ options: Options) throws(StoreError) {
             defer { FileSystem.removeTree(directory) }
             let configuration = SessionStore.Configuration(
                 durability: durability, autoCheckpointPages: background ? 20_000 : options.autoCheckpoint,
-                journalSizeLimit: options.journalLimit)
+                journalSizeLimit: options.journalLimit, pageSize: options.pageSize)
             var store = try SessionStore(path: path, configuration: configuration)
             let now: Int64 = 1_700_000_000_000_000
             var i = 0
@@ -182,8 +199,59 @@ func run(_ options: Options) throws(StoreError) {
     }
 }
 
+/// A record as flowd stores it after a `SetAnswers` (about 510 bytes of
+/// JSON), with the revision and time that every change moves.
+func recordPayload(_ id: String, revision: Int, updatedAt: Int64, size: Int) -> [UInt8] {
+    let padding = String(repeating: "x", count: max(0, size - 520))
+    let text = """
+        {"formatVersion":1,"id":"\(id)","flowID":"onboarding","flowFingerprint":"b207fc97fe198419",\
+        "owner":1000,"locale":"en","createdAt":1796182855856002,"updatedAt":\(updatedAt),"revision":\(revision),\
+        "state":"editing","currentStep":"plan","returningToReview":false,"visited":["plan","reminders"],\
+        "completed":["plan"],"shownErrors":["plan"],"answers":{"plan":"personal-\(revision % 10)"},\
+        "secureFieldsSet":[],"dynamicOptions":{},"stepMessages":{},"announcement":"Step 1 of 3, Choose a plan\(padding)",\
+        "announcementSequence":9,"announcedWarnings":{}}
+        """
+    return Array(text.utf8)
+}
+
+/// Fills a store with 1,000 sessions, then rewrites `count` of them one after
+/// the other, as flowd's `SetAnswers` does; run it under callgrind.
+func count(_ count: Int, _ options: Options) throws(StoreError) {
+    let directory = "\(options.directory)/flowstore-bench-\(CurrentProcess.id)"
+    defer { FileSystem.removeTree(directory) }
+    let store = try SessionStore(
+        path: "\(directory)/\(SessionStore.defaultFileName)",
+        configuration: SessionStore.Configuration(pageSize: options.pageSize))
+    let now: Int64 = 1_796_182_855_856_002
+    let rows = 1000
+    func stored(_ i: Int, revision: Int) -> StoredSession {
+        var s = session(i, payload: [], now: now)
+        s.updatedAt = now + Int64(revision) * options.gap
+        s.payload = recordPayload(s.id, revision: revision, updatedAt: s.updatedAt, size: options.payloadGiven ? options.payload : 0)
+        return s
+    }
+    try store.transaction { tx throws(StoreError) in
+        for i in 0..<rows { try tx.upsert(stored(i, revision: 1)) }
+    }
+    let sessions = (0..<count).map { k in stored((k * 7919) % rows, revision: 2 + k) }
+    try countedUpserts(store, sessions)
+    try store.close()
+    print("counted \(count) upserts; read countedUpserts in the callgrind profile")
+}
+
+/// The measured part of `--count`: kept out of line so its inclusive cost is the figure.
+@inline(never)
+func countedUpserts(_ store: SessionStore, _ sessions: [StoredSession]) throws(StoreError) {
+    for s in sessions { try store.upsert(s) }
+}
+
 do {
-    try run(parse())
+    let options = parse()
+    if let n = options.count {
+        try count(n, options)
+    } else {
+        try run(options)
+    }
 } catch {
     printError(error.message)
     CurrentProcess.exit(SysExits.failure.rawValue)

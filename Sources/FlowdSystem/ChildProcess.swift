@@ -50,8 +50,7 @@ package enum ChildStream: Sendable {
 /// ``Options/extraDescriptors`` (every descriptor the package opens is
 /// close-on-exec, and the child closes whatever else is open).
 ///
-/// **It dies with this process.** Unless ``Options/diesWithParent`` is off,
-/// the child gets `SIGKILL` when this process ends, however it ends — also
+/// **It dies with this process.** The child gets `SIGKILL` when this process ends, however it ends — also
 /// by `kill -9` (`PR_SET_PDEATHSIG`, set in the child before it executes the
 /// program; see `spawn.c` for why that is not `posix_spawn`). The signal
 /// reaches the child itself; what it started in turn is killed with it when
@@ -96,8 +95,6 @@ package final class ChildProcess: Sendable {
         /// The child leads a session of its own (`setsid(2)`): no controlling
         /// terminal until it opens one.
         package var newSession = false
-        /// The child gets SIGKILL when this process dies (`PR_SET_PDEATHSIG`).
-        package var diesWithParent = true
         /// For ``ChildStream/capture``: keep only the last this many bytes of
         /// each stream (nil: everything).
         package var captureLimit: Int?
@@ -542,7 +539,6 @@ private final class SpawnPlan: @unchecked Sendable {
     private var paths: [UnsafeMutablePointer<CChar>] = []
     private let newSession: Bool
     private let newProcessGroup: Bool
-    private let deathSignal: Int32
     /// The pipe ends that belong to the child; closed here once it runs.
     private var childEnds: [FileDescriptor] = []
     /// This process's read ends of captured streams.
@@ -554,7 +550,6 @@ private final class SpawnPlan: @unchecked Sendable {
         executable = options.executable
         newSession = options.newSession
         newProcessGroup = options.newProcessGroup
-        deathSignal = options.diesWithParent ? Signal.kill.rawValue : 0
         try setUp(options.standardInput, as: 0)
         try setUp(options.standardOutput, as: 1)
         try setUp(options.standardError, as: 2)
@@ -641,7 +636,7 @@ private final class SpawnPlan: @unchecked Sendable {
                         request.action_count = Int32(actions.count)
                         request.new_session = newSession ? 1 : 0
                         request.new_process_group = newProcessGroup ? 1 : 0
-                        request.death_signal = deathSignal
+                        request.death_signal = Signal.kill.rawValue
                         return executable.withCString { path in
                             request.path = path
                             return flowd_spawn(&request, &pid, &step, &failedAction)

@@ -41,8 +41,7 @@ final class ChildWatcher: @unchecked Sendable {
     // MARK: Thread-only state
 
     private var registrations: [UInt64: Registration] = [:]
-    /// Pending timers, soonest first.
-    private var timers: [(deadline: MonotonicClock.Instant, id: UInt64, action: () -> Void)] = []
+    private var timers = TimerQueue()
 
     /// A descriptor in the set and what to do when it is ready.
     private struct Registration {
@@ -90,16 +89,13 @@ final class ChildWatcher: @unchecked Sendable {
     /// the id cancels it (``cancelTimer(_:)``).
     func schedule(at deadline: MonotonicClock.Instant, _ action: @escaping @Sendable () -> Void) -> UInt64 {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        post { [self] in
-            let index = timers.firstIndex { $0.deadline > deadline } ?? timers.count
-            timers.insert((deadline, id, action), at: index)
-        }
+        post { [self] in timers.add(id, deadline: deadline.nanoseconds, interval: nil, handler: action) }
         return id
     }
 
     /// Forgets a timer that has not fired yet.
     func cancelTimer(_ id: UInt64) {
-        post { [self] in timers.removeAll { $0.id == id } }
+        post { [self] in timers.cancel(id) }
     }
 
     // MARK: on the thread
@@ -162,18 +158,15 @@ final class ChildWatcher: @unchecked Sendable {
                 registration.handler(ready)
             }
             for work in posted.withLock({ queue in defer { queue = [] }; return queue }) { work() }
-            let now = MonotonicClock.now()
-            while let first = timers.first, first.deadline <= now {
-                timers.removeFirst()
-                first.action()
-            }
+            let now = MonotonicClock.now().nanoseconds
+            while let action = timers.popDue(now: now) { action() }
         }
     }
 
     /// Until the next timer, rounded up to a millisecond; -1 without one.
     private func waitMilliseconds() -> Int32 {
-        guard let next = timers.first?.deadline else { return -1 }
-        let left = next.duration(since: MonotonicClock.now()).nonNegativeNanoseconds
+        guard let next = timers.nextDeadline() else { return -1 }
+        let left = MonotonicClock.Instant(nanoseconds: next).duration(since: MonotonicClock.now()).nonNegativeNanoseconds
         return Int32(clamping: (left + 999_999) / 1_000_000)
     }
 }

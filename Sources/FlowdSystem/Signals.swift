@@ -1,3 +1,4 @@
+import CFlowdSystem
 import Glibc
 
 /// A POSIX signal number, named by meaning like ``Errno``.
@@ -44,16 +45,10 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
     /// Bad system call (a seccomp filter's verdict). The C signal is `SIGSYS`.
     package static let badSystemCall = Signal(rawValue: SIGSYS)
 
-    private static let names: [Signal: String] = [
-        .hangUp: "SIGHUP", .interrupt: "SIGINT", .illegalInstruction: "SIGILL", .trap: "SIGTRAP",
-        .abort: "SIGABRT", .busError: "SIGBUS", .floatingPointError: "SIGFPE", .kill: "SIGKILL",
-        .user1: "SIGUSR1", .segmentationFault: "SIGSEGV", .user2: "SIGUSR2", .brokenPipe: "SIGPIPE",
-        .terminate: "SIGTERM", .stop: "SIGSTOP", .profilingTimer: "SIGPROF",
-        .badSystemCall: "SIGSYS",
-    ]
-
-    /// `SIGTERM`, …, or `signal 42` for one without a name here.
-    package var description: String { Self.names[self] ?? "signal \(rawValue)" }
+    /// `SIGTERM`, …, or `signal 42` for one without a name (`sigabbrev_np`).
+    package var description: String {
+        sigabbrev_np(rawValue).map { "SIG" + String(cString: $0) } ?? "signal \(rawValue)"
+    }
 
     // MARK: this process's signal handling
 

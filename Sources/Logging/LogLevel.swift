@@ -27,15 +27,10 @@ package enum LogLevel: Int, CaseIterable, Comparable, Sendable {
     /// The level called `name` (as in ``name``, case-insensitive; `warn`
     /// and `crit` are accepted too), for configuration files and options.
     package init?(name: String) {
-        switch name.lowercased() {
-        case "critical", "crit": self = .critical
-        case "error", "err": self = .error
-        case "warning", "warn": self = .warning
-        case "notice": self = .notice
-        case "info": self = .info
-        case "debug": self = .debug
-        default: return nil
-        }
+        let aliases = ["crit": "critical", "err": "error", "warn": "warning"]
+        let lowered = name.lowercased()
+        guard let level = Self.allCases.first(where: { $0.name == aliases[lowered, default: lowered] }) else { return nil }
+        self = level
     }
 
     package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {

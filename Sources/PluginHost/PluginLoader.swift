@@ -300,18 +300,20 @@ private struct LoadRun {
 
     mutating func loadFile(directory: FileDescriptor, name: String, path: String) {
         let stem = String(name.dropLast(3))
-        func refuse(_ reason: String, file: FileIdentity? = nil, status: PluginStatus = .failed) -> PluginRecord {
-            PluginRecord(
-                name: stem, version: "", path: path, status: status, error: reason, capabilities: [], file: file)
+        /// Records the file as refused, under `name` (the file's stem when
+        /// the plugin has not said its name).
+        func refuse(_ reason: String, file: FileIdentity? = nil, status: PluginStatus = .failed, name: String? = nil) {
+            records.append(
+                PluginRecord(
+                    name: name ?? stem, version: "", path: path, status: status, error: reason, capabilities: [],
+                    file: file))
         }
 
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" }) {
-            records.append(refuse("its file name is not printable UTF-8"))
-            return
+            return refuse("its file name is not printable UTF-8")
         }
         if configuration.disabled.contains(name) || configuration.disabled.contains(stem) {
-            records.append(refuse("disabled by the administrator", status: .disabled))
-            return
+            return refuse("disabled by the administrator", status: .disabled)
         }
 
         // Check the file through the descriptor we will load from.
@@ -319,42 +321,30 @@ private struct LoadRun {
         do {
             file = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
         } catch {
-            records.append(
-                refuse(error.errno == .tooManySymbolicLinks ? "is a symlink" : "cannot be opened: \(error.errno)"))
-            return
+            return refuse(error.errno == .tooManySymbolicLinks ? "is a symlink" : "cannot be opened: \(error.errno)")
         }
         defer { file.close() }
         let status: FileStatus
         do {
             status = try file.status()
         } catch {
-            records.append(refuse("cannot be examined: \(error.errno)"))
-            return
+            return refuse("cannot be examined: \(error.errno)")
         }
         let identity = status.identity
         guard status.isRegularFile else {
-            records.append(refuse("is not a regular file", file: identity))
-            return
+            return refuse("is not a regular file", file: identity)
         }
         guard configuration.trustedOwners.contains(status.owner) else {
-            records.append(
-                refuse("is owned by uid \(status.owner); plugins must be owned by \(ownerList)", file: identity))
-            return
+            return refuse("is owned by uid \(status.owner); plugins must be owned by \(ownerList)", file: identity)
         }
         guard !status.isWritableByGroupOrOthers else {
-            records.append(
-                refuse(
-                    "is writable by group or others (mode \(octal(status.permissions))); "
-                        + "plugins must not be", file: identity))
-            return
+            return refuse(
+                "is writable by group or others (mode \(octal(status.permissions))); plugins must not be", file: identity)
         }
         if let q = quarantines[path] {
             if q.file == identity {
-                var record = refuse(q.reason, file: identity, status: .disabled)
                 // Quarantines recorded before the store kept names have none.
-                if !q.name.isEmpty { record.name = q.name }
-                records.append(record)
-                return
+                return refuse(q.reason, file: identity, status: .disabled, name: q.name.isEmpty ? nil : q.name)
             }
             lift(q)
         }
@@ -373,8 +363,7 @@ private struct LoadRun {
             {
             case .refused(let reason, let quarantine):
                 if let quarantine { configuration.isolationEvents(.crashed(quarantine)) }
-                records.append(refuse(reason, file: identity, status: quarantine == nil ? .failed : .disabled))
-                return
+                return refuse(reason, file: identity, status: quarantine == nil ? .failed : .disabled)
             case .loaded(let plugin, let wire):
                 isolatedPlugin = plugin
                 let capabilities = plugin.capabilities(of: wire)
@@ -399,8 +388,7 @@ private struct LoadRun {
         let declarations: [[PluginOption]?]
         switch outcome {
         case .failure(let refusal):
-            records.append(refuse(refusal.text, file: identity))
-            return
+            return refuse(refusal.text, file: identity)
         case .success(let (r, d)):
             registration = r
             declarations = d
@@ -409,35 +397,16 @@ private struct LoadRun {
         var record = PluginRecord(
             name: registration.name, version: registration.version, path: path, status: .loaded, error: nil,
             capabilities: ids, file: identity)
-        if let problem = validate(registration, declarations: declarations) {
-            record.status = .failed
-            record.error = problem
+        if let (status, reason) = refusal(of: registration, declarations: declarations, ids: ids) {
+            record.status = status
+            record.error = reason
+            // A name that is no plugin name (validate refused it) is not shown.
             if !Self.isValidPluginName(registration.name) {
                 record.name = stem
                 record.version = ""
             }
             records.append(record)
             return
-        }
-        if configuration.disabled.contains(registration.name) {
-            record.status = .disabled
-            record.error = "disabled by the administrator"
-            records.append(record)
-            return
-        }
-        if let earlier = pluginNames[registration.name] {
-            record.status = .failed
-            record.error = "another plugin named \(registration.name) is already loaded from \(earlier)"
-            records.append(record)
-            return
-        }
-        for id in ids {
-            if let owner = owners[id.name] {
-                record.status = .failed
-                record.error = "capability \(id.name) is already provided by plugin \(owner.name) (\(owner.path))"
-                records.append(record)
-                return
-            }
         }
         let identityOfPlugin = PluginIdentity(name: registration.name, path: path)
         pluginNames[registration.name] = path
@@ -449,6 +418,24 @@ private struct LoadRun {
                     declaredOptions: declared))
         }
         records.append(record)
+    }
+
+    /// Why a registration that was read is not used: its names or option
+    /// declarations, the administrator, or a name another plugin has.
+    func refusal(
+        of registration: PluginRegistration, declarations: [[PluginOption]?], ids: [CapabilityID]
+    ) -> (PluginStatus, String)? {
+        if let problem = validate(registration, declarations: declarations) { return (.failed, problem) }
+        if configuration.disabled.contains(registration.name) { return (.disabled, "disabled by the administrator") }
+        if let earlier = pluginNames[registration.name] {
+            return (.failed, "another plugin named \(registration.name) is already loaded from \(earlier)")
+        }
+        for id in ids {
+            if let owner = owners[id.name] {
+                return (.failed, "capability \(id.name) is already provided by plugin \(owner.name) (\(owner.path))")
+            }
+        }
+        return nil
     }
 
     /// `dlopen`s the checked descriptor, checks the ABI and fetches the registration.

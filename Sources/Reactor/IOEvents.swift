@@ -17,11 +17,7 @@ package struct IOEvents: OptionSet, Sendable, Hashable, CustomStringConvertible 
     package static let error = IOEvents(rawValue: 1 << 3)
 
     package var description: String {
-        var names: [String] = []
-        if contains(.read) { names.append("read") }
-        if contains(.write) { names.append("write") }
-        if contains(.hangUp) { names.append("hangUp") }
-        if contains(.error) { names.append("error") }
-        return "[" + names.joined(separator: ", ") + "]"
+        let names: [(IOEvents, String)] = [(.read, "read"), (.write, "write"), (.hangUp, "hangUp"), (.error, "error")]
+        return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }
 }

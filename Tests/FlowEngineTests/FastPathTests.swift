@@ -123,6 +123,18 @@ struct RecordJSONTests {
         }
     }
 
+    @Test("a record many times larger than the writer's first buffer reads back whole")
+    func growsItsBuffer() throws {
+        var record = Self.fullRecord()
+        for i in 0..<300 { record.answers["field\(i)"] = .text(String(repeating: "é\"\n", count: i)) }
+        record.announcement = String(repeating: "long announcement ", count: 500)
+        let fast = try record.encodedJSON()
+        #expect(fast.count > 100_000)
+        #expect(try JSONDecoder().decode(SessionRecord.self, from: Data(fast)) == record)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(fast))
+            == JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(record)))
+    }
+
     @Test("equal records give equal bytes")
     func deterministic() throws {
         #expect(try Self.fullRecord().encodedJSON() == Self.fullRecord().encodedJSON())

@@ -131,6 +131,44 @@ struct SQLiteDatabaseTests {
         #expect(!db.isInTransaction)
     }
 
+    /// SQL given as a literal is cached by the literal's address; its
+    /// statement is reset between uses, keeps its bindings until they are
+    /// bound again, and still refuses too few values.
+    @Test func literalStatementsAreCachedByAddressAndRebound() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let db = try SQLiteDatabase(path: dir.file("t.db"))
+        try db.execute("CREATE TABLE t (k TEXT, v BLOB); INSERT INTO t VALUES ('a', x'01'), ('b', x'0203')")
+        let sql: StaticString = "SELECT v FROM t WHERE k = ?1"
+        for (key, value) in [("a", [UInt8(1)]), ("b", [2, 3]), ("a", [1]), ("c", [])] {
+            let read = try db.withCachedStatement(sql) { s throws(SQLiteError) -> [UInt8]? in
+                try s.bind([.text(key)])
+                return try s.step() ? s.blob(at: 0) : []
+            }
+            #expect(read == value, "\(key)")
+        }
+        #expect(db.cachedStatementCount == 1)
+        let nested = try db.withCachedStatement(sql) { outer throws(SQLiteError) -> [[UInt8]?] in
+            try outer.bind([.text("a")])
+            _ = try outer.step()
+            let inner = try db.withCachedStatement(sql) { s throws(SQLiteError) -> [UInt8]? in
+                try s.bind([.text("b")])
+                _ = try s.step()
+                return s.blob(at: 0)
+            }
+            return [outer.blob(at: 0), inner]
+        }
+        #expect(nested == [[1], [2, 3]])
+        #expect(db.cachedStatementCount == 1)
+        let error = #expect(throws: SQLiteError.self) {
+            try db.withCachedStatement(sql) { s throws(SQLiteError) in try s.expectParameters(0) }
+        }
+        #expect(error?.code == .range)
+        #expect(throws: SQLiteError.self) {
+            try db.withCachedStatement(sql) { s throws(SQLiteError) in try s.bind([]) }
+        }
+    }
+
     @Test func transactionCommitsOrRollsBack() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

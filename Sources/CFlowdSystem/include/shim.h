@@ -24,6 +24,9 @@
 extern int pthread_setname_np(pthread_t thread, const char *name);
 // <unistd.h>, _GNU_SOURCE: pipe(2) with O_CLOEXEC set atomically.
 extern int pipe2(int pipefd[2], int flags);
+// <string.h>, _GNU_SOURCE: a signal's name without "SIG" ("TERM"); NULL for
+// a number without one.
+extern const char *sigabbrev_np(int sig);
 // One step a child takes between clone and exec, in order (spawn.c).
 // open(path, flags, mode) and move the result to `fd`.
 #define FLOWD_SPAWN_OPEN 1

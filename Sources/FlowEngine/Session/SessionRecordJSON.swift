@@ -24,8 +24,7 @@ extension SessionRecord {
     /// - Throws: for a number that is not finite (as `JSONEncoder` does by
     ///   default), which only a plugin's receipt could carry.
     package func encodedJSON() throws(RecordEncodingError) -> [UInt8] {
-        var w = RecordJSONWriter()
-        w.bytes.reserveCapacity(1536)
+        var w = RecordJSONWriter(capacity: 1024)
         w.open()
         w.key("formatVersion"); w.integer(Int64(formatVersion))
         w.key("id"); w.string(id)
@@ -47,16 +46,16 @@ extension SessionRecord {
         w.key("secureFieldsSet"); w.strings(secureFieldsSet)
         w.key("dynamicOptions")
         try w.object(dynamicOptions) { (w, options) throws(RecordEncodingError) in
-            w.bytes.append(UInt8(ascii: "["))
+            w.byte(UInt8(ascii: "["))
             for (i, option) in options.enumerated() {
-                if i > 0 { w.bytes.append(UInt8(ascii: ",")) }
+                if i > 0 { w.byte(UInt8(ascii: ",")) }
                 w.open()
                 w.key("id"); w.string(option.id)
                 w.key("label"); w.string(option.label)
                 if let icon = option.icon { w.key("icon"); w.string(icon) }
                 w.close()
             }
-            w.bytes.append(UInt8(ascii: "]"))
+            w.byte(UInt8(ascii: "]"))
         }
         w.key("stepMessages")
         try w.object(stepMessages) { (w, messages) throws(RecordEncodingError) in
@@ -79,33 +78,95 @@ extension SessionRecord {
         }
         if let submittedAt { w.key("submittedAt"); w.integer(submittedAt) }
         w.close()
-        return w.bytes
+        return w.finish()
     }
 }
 
-/// A minimal JSON writer: objects, arrays, strings, numbers, into one buffer.
-struct RecordJSONWriter {
-    var bytes: [UInt8] = []
+/// A minimal JSON writer: objects, arrays, strings, numbers, into one buffer
+/// of its own.
+///
+/// Why not an `[UInt8]`: every `append` to an array checks its uniqueness
+/// and capacity, and `append(contentsOf:)` goes through generic code, about
+/// a hundred instructions for a few bytes; a record takes some hundred of
+/// them per change. Here each piece makes room once and copies its bytes.
+struct RecordJSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     private var needsComma = false
 
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// The bytes written.
+    consuming func finish() -> [UInt8] {
+        [UInt8](UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Makes room for `n` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(count + n) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.initialize(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+
+    /// Appends one byte.
+    mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+
+    /// Appends `n` bytes from `bytes`.
+    private mutating func raw(_ bytes: UnsafePointer<UInt8>, _ n: Int) {
+        reserve(n)
+        (base + count).initialize(from: bytes, count: n)
+        count += n
+    }
+
+    private mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress else { return }
+        raw(start, bytes.count)
+    }
+
     mutating func open() {
-        bytes.append(UInt8(ascii: "{"))
+        byte(UInt8(ascii: "{"))
         needsComma = false
     }
 
     mutating func close() {
-        bytes.append(UInt8(ascii: "}"))
+        byte(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// A key given as a literal: the record's property names are plain ASCII
     /// that needs no escaping, so their bytes are copied as they are.
     mutating func key(_ name: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let n = name.utf8CodeUnitCount
+        reserve(n + 4)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).initialize(from: name.utf8Start, count: n)
+        base[count + 1 + n] = UInt8(ascii: "\"")
+        base[count + 2 + n] = UInt8(ascii: ":")
+        count += n + 3
         needsComma = true
     }
 
@@ -116,40 +177,49 @@ struct RecordJSONWriter {
     }
 
     mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
             // Most strings need no escape: one scan, then one copy.
             guard utf8.contains(where: Self.needsEscape) else {
-                bytes.append(contentsOf: utf8)
+                reserve(utf8.count + 2)
+                base[count] = UInt8(ascii: "\"")
+                if let start = utf8.baseAddress { (base + count + 1).initialize(from: start, count: utf8.count) }
+                base[count + 1 + utf8.count] = UInt8(ascii: "\"")
+                count += utf8.count + 2
                 return
             }
+            byte(UInt8(ascii: "\""))
             var start = 0
             for (i, b) in utf8.enumerated() where Self.needsEscape(b) {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i]))
-                bytes.append(UInt8(ascii: "\\"))
+                raw(UnsafeBufferPointer(rebasing: utf8[start..<i]))
+                byte(UInt8(ascii: "\\"))
                 switch b {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(b)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(b)
+                case 0x0A: byte(UInt8(ascii: "n"))
+                case 0x0D: byte(UInt8(ascii: "r"))
+                case 0x09: byte(UInt8(ascii: "t"))
+                case 0x08: byte(UInt8(ascii: "b"))
+                case 0x0C: byte(UInt8(ascii: "f"))
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    let hex: StaticString = "0123456789abcdef"
+                    let digits = hex.utf8Start
+                    byte(UInt8(ascii: "u"))
+                    byte(0x30)
+                    byte(0x30)
+                    byte(digits[Int(b >> 4)])
+                    byte(digits[Int(b & 0xF)])
                 }
                 start = i + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            raw(UnsafeBufferPointer(rebasing: utf8[start...]))
+            byte(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
     mutating func integer(_ n: Int64) {
         if n < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            byte(UInt8(ascii: "-"))
             unsigned(n.magnitude)
         } else {
             unsigned(UInt64(n))
@@ -157,31 +227,28 @@ struct RecordJSONWriter {
     }
 
     mutating func unsigned(_ n: UInt64) {
-        if n < 10 {
-            bytes.append(0x30 + UInt8(n))
-        } else {
-            // Digits written in place from the end of their room (no array of digits).
-            var count = 1
-            var tens = n / 10
-            while tens > 0 {
-                count += 1
-                tens /= 10
-            }
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0x30, count: count))
-            var rest = n
-            var i = start + count
-            while rest > 0 {
-                i -= 1
-                bytes[i] = 0x30 + UInt8(rest % 10)
-                rest /= 10
-            }
+        // Digits written in place from the end of their room (no array of digits).
+        var digits = 1
+        var tens = n / 10
+        while tens > 0 {
+            digits += 1
+            tens /= 10
         }
+        reserve(digits)
+        var rest = n
+        var i = count + digits
+        repeat {
+            i -= 1
+            base[i] = 0x30 + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        count += digits
         needsComma = true
     }
 
     mutating func bool(_ b: Bool) {
-        bytes.append(contentsOf: (b ? "true" : "false").utf8)
+        let text: StaticString = b ? "true" : "false"
+        raw(text.utf8Start, text.utf8CodeUnitCount)
         needsComma = true
     }
 
@@ -190,17 +257,17 @@ struct RecordJSONWriter {
         guard d.isFinite else { throw RecordEncodingError(message: "\(place): \(d) is not a number JSON can hold") }
         var text = d.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        text.withUTF8 { raw($0) }
         needsComma = true
     }
 
     mutating func strings(_ list: [String]) {
-        bytes.append(UInt8(ascii: "["))
+        byte(UInt8(ascii: "["))
         for (i, s) in list.enumerated() {
-            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if i > 0 { byte(UInt8(ascii: ",")) }
             string(s)
         }
-        bytes.append(UInt8(ascii: "]"))
+        byte(UInt8(ascii: "]"))
         needsComma = true
     }
 
@@ -208,20 +275,20 @@ struct RecordJSONWriter {
     mutating func object<V>(
         _ dictionary: [String: V], _ value: (inout RecordJSONWriter, V) throws(RecordEncodingError) -> Void
     ) throws(RecordEncodingError) {
-        bytes.append(UInt8(ascii: "{"))
+        byte(UInt8(ascii: "{"))
         if dictionary.count == 1, let (k, v) = dictionary.first {
             string(k)
-            bytes.append(UInt8(ascii: ":"))
+            byte(UInt8(ascii: ":"))
             try value(&self, v)
-        } else {
+        } else if !dictionary.isEmpty {
             for (i, k) in dictionary.keys.sorted().enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                if i > 0 { byte(UInt8(ascii: ",")) }
                 string(k)
-                bytes.append(UInt8(ascii: ":"))
+                byte(UInt8(ascii: ":"))
                 if let v = dictionary[k] { try value(&self, v) }
             }
         }
-        bytes.append(UInt8(ascii: "}"))
+        byte(UInt8(ascii: "}"))
         needsComma = true
     }
 
@@ -239,18 +306,19 @@ struct RecordJSONWriter {
     mutating func json(_ value: JSONValue, at place: String) throws(RecordEncodingError) {
         switch value {
         case .null:
-            bytes.append(contentsOf: "null".utf8)
+            let text: StaticString = "null"
+            raw(text.utf8Start, text.utf8CodeUnitCount)
             needsComma = true
         case .bool(let b): bool(b)
         case .number(let d): try double(d, at: place)
         case .string(let s): string(s)
         case .array(let items):
-            bytes.append(UInt8(ascii: "["))
+            byte(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                if i > 0 { byte(UInt8(ascii: ",")) }
                 try json(item, at: place)
             }
-            bytes.append(UInt8(ascii: "]"))
+            byte(UInt8(ascii: "]"))
             needsComma = true
         case .object(let members):
             try object(members) { (w, v) throws(RecordEncodingError) in try w.json(v, at: place) }

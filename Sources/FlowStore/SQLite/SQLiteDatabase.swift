@@ -39,6 +39,9 @@ package final class SQLiteDatabase {
     package let path: String
     let handle: ConnectionHandle
     private var cache: [String: Statement] = [:]
+    /// The statements of SQL given as literals, by the address of the
+    /// literal's text: hashing an address instead of the whole text.
+    private var literalCache: [UnsafeRawPointer: Statement] = [:]
 
     /// Opens a connection with `sqlite3_open_v2`.
     ///
@@ -72,7 +75,9 @@ package final class SQLiteDatabase {
     package func close() throws(SQLiteError) {
         guard let pointer = handle.pointer else { return }
         for statement in cache.values { statement.finalize() }
+        for statement in literalCache.values { statement.finalize() }
         cache.removeAll()
+        literalCache.removeAll()
         let rc = LibSQLite.close(pointer)
         guard rc == LibSQLite.ok else {
             throw SQLiteError.from(rc, db: pointer, operation: "close")
@@ -131,10 +136,12 @@ package final class SQLiteDatabase {
     /// Runs `body` with the cached prepared statement for `sql`, preparing it
     /// on first use (with `SQLITE_PREPARE_PERSISTENT`).
     ///
-    /// The statement is reset and its bindings cleared when `body` returns,
-    /// so a half-read query never holds a read transaction open (which would
-    /// stop WAL checkpoints). A nested use of the same SQL gets a fresh,
-    /// uncached statement.
+    /// The statement is reset when `body` returns, so a half-read query never
+    /// holds a read transaction open (which would stop WAL checkpoints). Its
+    /// bindings are not cleared: every use binds all of them again
+    /// (``Statement/bind(_:)`` refuses fewer), and SQLite reuses the memory of
+    /// a text or blob it copied for the next one of the same size or smaller.
+    /// A nested use of the same SQL gets a fresh, uncached statement.
     package func withCachedStatement<Result>(
         _ sql: String, _ body: (Statement) throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
@@ -146,16 +153,41 @@ package final class SQLiteDatabase {
             statement = try prepare(sql, persistent: true)
             cache[sql] = statement
         }
+        return try lend(statement, body)
+    }
+
+    /// As ``withCachedStatement(_:_:)-(String,_)``, for SQL written as a
+    /// literal: found by the literal's address, without hashing its text
+    /// (the store's upsert runs on every change of a session).
+    package func withCachedStatement<Result>(
+        _ sql: StaticString, _ body: (Statement) throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
+        // A one-character literal may be kept as a scalar, without an address.
+        guard sql.hasPointerRepresentation else { return try withCachedStatement(sql.description, body) }
+        let key = UnsafeRawPointer(sql.utf8Start)
+        let statement: Statement
+        if let cached = literalCache[key] {
+            statement = cached.isInUse ? try prepare(sql.description, persistent: false) : cached
+        } else {
+            statement = try prepare(sql.description, persistent: true)
+            literalCache[key] = statement
+        }
+        return try lend(statement, body)
+    }
+
+    private func lend<Result>(
+        _ statement: Statement, _ body: (Statement) throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
         statement.isInUse = true
         defer {
             statement.isInUse = false
-            statement.reset()
+            statement.rewind()
         }
         return try body(statement)
     }
 
     /// The number of statements held in the statement cache.
-    package var cachedStatementCount: Int { cache.count }
+    package var cachedStatementCount: Int { cache.count + literalCache.count }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`).
     package var changes: Int64 {

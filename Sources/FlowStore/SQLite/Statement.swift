@@ -56,6 +56,17 @@ package final class Statement {
         }
     }
 
+    /// Throws unless the SQL has exactly `count` parameters, so a caller that
+    /// binds them one by one cannot leave one out (as ``bind(_:)`` checks).
+    package func expectParameters(_ count: Int) throws(SQLiteError) {
+        guard count == parameterCount else {
+            throw SQLiteError(
+                extendedCode: .range,
+                message: "\(count) values for \(parameterCount) parameters",
+                operation: "bind \(abbreviatedSQL)")
+        }
+    }
+
     /// The number of parameters in the SQL (`sqlite3_bind_parameter_count`).
     package var parameterCount: Int {
         guard let pointer else { return 0 }
@@ -81,12 +92,7 @@ package final class Statement {
     /// parameter count exactly, so a forgotten parameter is an error rather
     /// than a silent NULL.
     package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
-        guard values.count == parameterCount else {
-            throw SQLiteError(
-                extendedCode: .range,
-                message: "\(values.count) values for \(parameterCount) parameters",
-                operation: "bind \(abbreviatedSQL)")
-        }
+        try expectParameters(values.count)
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
@@ -120,6 +126,13 @@ package final class Statement {
             result.append(try row(self))
         }
         return result
+    }
+
+    /// Resets the statement to run again (`sqlite3_reset`), keeping its
+    /// bindings. Ends any read it held open.
+    func rewind() {
+        guard let pointer else { return }
+        LibSQLite.reset(pointer)
     }
 
     /// Resets the statement to run again (`sqlite3_reset`) and clears its

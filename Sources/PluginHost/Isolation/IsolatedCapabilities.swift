@@ -30,17 +30,15 @@ struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsPro
     let plugin: IsolatedPlugin
     let name: String
 
-    private func run(
-        _ operation: WireCall.Operation, _ context: PluginContext, value: AnswerValue? = nil, field: FieldInfo? = nil,
-        step: StepInfo? = nil, submission: Submission? = nil
-    ) async throws -> WireOutcome {
+    /// Sends `request` to the plugin's process; its outcome, or the failure
+    /// the capability throws.
+    private func run(_ request: WireCall.Request, _ context: PluginContext) async throws -> WireOutcome {
         let timeout = context.timeRemaining ?? .seconds(86_400)
         let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
         let outcome = await plugin.run(deadline: context.deadline, log: context.log) { id in
             WireCall(
-                id: id, operation: operation, capability: name, context: WireContext(context),
-                timeoutNanoseconds: nanoseconds, value: value.map(WireAnswer.init), field: field.map(WireField.init),
-                step: step.map(WireStep.init), submission: submission.map(WireSubmission.init))
+                id: id, capability: name, context: WireContext(context), timeoutNanoseconds: nanoseconds,
+                request: request)
         }
         switch outcome {
         case .failure(let message, let detail):
@@ -66,47 +64,46 @@ struct RemoteCapability: FieldValidator, StepValidator, SubmitAction, OptionsPro
     }
 
     func review(_ value: AnswerValue, field: FieldInfo, context: PluginContext) async throws -> FieldReview {
-        switch try await run(.review, context, value: value, field: field) {
-        case .accepted(let normalized): return FieldReview(.accepted, normalizedValue: normalized?.value)
-        case .rejected(let m): return FieldReview(.rejected(m))
-        case .warning(let m, let normalized): return FieldReview(.warning(m), normalizedValue: normalized?.value)
-        case let other: throw mismatch(other)
-        }
+        let outcome = try await run(.review(WireAnswer(value), WireField(field)), context)
+        guard case .review(let assessment, let normalized) = outcome else { throw mismatch(outcome) }
+        return FieldReview(assessment, normalizedValue: normalized?.value)
     }
 
     func describeRule(field: FieldInfo, context: PluginContext) async throws -> String? {
-        guard case .text(let text) = try await run(.describeFieldRule, context, field: field) else {
-            throw IsolatedCallFailure(detail: "its isolated process answered \(name) with something else")
-        }
-        return text
+        try await text(.describeFieldRule(WireField(field)), context)
     }
 
     func validate(step: StepInfo, context: PluginContext) async throws -> [ValidationIssue] {
-        let outcome = try await run(.validateStep, context, step: step)
+        let outcome = try await run(.validateStep(WireStep(step)), context)
         guard case .issues(let issues) = outcome else { throw mismatch(outcome) }
         return issues.map { ValidationIssue(field: $0.field, message: $0.message, level: $0.level) }
     }
 
     func describeRule(step: StepInfo, context: PluginContext) async throws -> String? {
-        let outcome = try await run(.describeStepRule, context, step: step)
+        try await text(.describeStepRule(WireStep(step)), context)
+    }
+
+    /// A rule's description.
+    private func text(_ request: WireCall.Request, _ context: PluginContext) async throws -> String? {
+        let outcome = try await run(request, context)
         guard case .text(let text) = outcome else { throw mismatch(outcome) }
         return text
     }
 
     func submit(_ submission: Submission, context: PluginContext) async throws -> SubmitReceipt {
-        let outcome = try await run(.submit, context, submission: submission)
+        let outcome = try await run(.submit(WireSubmission(submission)), context)
         guard case .receipt(let values) = outcome else { throw mismatch(outcome) }
         return SubmitReceipt(values.mapValues(\.value))
     }
 
     func options(for field: FieldInfo, context: PluginContext) async throws -> [ChoiceOption] {
-        let outcome = try await run(.options, context, field: field)
+        let outcome = try await run(.options(WireField(field)), context)
         guard case .options(let options) = outcome else { throw mismatch(outcome) }
         return options
     }
 
     func prefill(for field: FieldInfo, context: PluginContext) async throws -> AnswerValue? {
-        let outcome = try await run(.prefill, context, field: field)
+        let outcome = try await run(.prefill(WireField(field)), context)
         guard case .prefill(let value) = outcome else { throw mismatch(outcome) }
         return value?.value
     }

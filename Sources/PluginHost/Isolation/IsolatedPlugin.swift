@@ -1,5 +1,6 @@
 import FlowKit
 import FlowdSystem
+import Synchronization
 
 /// How an administrator isolates one plugin (`[Plugin NAME]` in flowd.conf).
 package struct IsolationSettings: Sendable, Hashable {
@@ -62,8 +63,8 @@ package final class IsolatedPlugin: Sendable {
         var registration: WireRegistration?
         var quarantine: String?
         var starts: [MonotonicClock.Instant] = []
-        var nextCall: UInt64 = 1
     }
+    private let nextCall = Atomic<UInt64>(1)
 
     /// Starts allowed within a minute; past that the process stays down
     /// until the minute has passed (a plugin that exits as it starts cannot
@@ -137,15 +138,11 @@ package final class IsolatedPlugin: Sendable {
         deadline: ContinuousClock.Instant?, log: PluginLogger, _ makeCall: (UInt64) -> WireCall
     ) async -> WireOutcome {
         let connection: HelperConnection
-        let id: UInt64
         switch current() {
         case .failure(let failure): return .failure(message: nil, detail: failure.reason)
         case .success(let c): connection = c
         }
-        id = state.withLock { s in
-            defer { s.nextCall += 1 }
-            return s.nextCall
-        }
+        let id = nextCall.wrappingAdd(1, ordering: .relaxed).oldValue
         let call = makeCall(id)
         let frame: [UInt8]
         do {
@@ -383,10 +380,16 @@ private final class HelperConnection: Sendable {
     private struct ConnectionState {
         var open = true
         var killed = false
-        var pending: [UInt64: CheckedContinuation<WireOutcome, Never>] = [:]
-        var capabilities: [UInt64: String] = [:]
-        var logs: [UInt64: PluginLogger] = [:]
-        var onResolve: [UInt64: @Sendable () -> Void] = [:]
+        var pending: [UInt64: PendingCall] = [:]
+    }
+
+    /// A call sent and not answered yet.
+    private struct PendingCall {
+        var continuation: CheckedContinuation<WireOutcome, Never>
+        var capability: String
+        /// The call's own log in flowd.
+        var log: PluginLogger
+        var onResolve: (@Sendable () -> Void)?
     }
 
     init(child: ChildProcess, socket: FileDescriptor) {
@@ -406,9 +409,7 @@ private final class HelperConnection: Sendable {
     ) -> Bool {
         let open = state.withLock { s -> Bool in
             guard s.open else { return false }
-            s.pending[id] = continuation
-            s.capabilities[id] = capability
-            s.logs[id] = log
+            s.pending[id] = PendingCall(continuation: continuation, capability: capability, log: log)
             return true
         }
         if !open { continuation.resume(returning: .failure(message: nil, detail: "its process ended")) }
@@ -418,7 +419,7 @@ private final class HelperConnection: Sendable {
     func onResolve(_ id: UInt64, _ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { s -> Bool in
             guard s.pending[id] != nil else { return true }
-            s.onResolve[id] = action
+            s.pending[id]?.onResolve = action
             return false
         }
         if now { action() }
@@ -436,13 +437,9 @@ private final class HelperConnection: Sendable {
     }
 
     func resolve(_ id: UInt64, _ outcome: WireOutcome) {
-        let (continuation, action) = state.withLock { s in
-            s.capabilities[id] = nil
-            s.logs[id] = nil
-            return (s.pending.removeValue(forKey: id), s.onResolve.removeValue(forKey: id))
-        }
-        action?()
-        continuation?.resume(returning: outcome)
+        let call = state.withLock { $0.pending.removeValue(forKey: id) }
+        call?.onResolve?()
+        call?.continuation.resume(returning: outcome)
     }
 
     /// SIGKILL, from flowd: not the plugin's crash.
@@ -478,7 +475,7 @@ private final class HelperConnection: Sendable {
                 case .log(let id, let entry):
                     // Into the call's own log in flowd (its fields, its
                     // limit, secure values blanked); a late line is dropped.
-                    state.withLock { $0.logs[id] }?.sink?.write(entry)
+                    state.withLock { $0.pending[id]?.log }?.sink?.write(entry)
                 case .ready, .refused:
                     problem = "its process sent a message out of turn"
                 }
@@ -490,15 +487,10 @@ private final class HelperConnection: Sendable {
         }
         if problem != nil { child.send(.kill) }
         let ended = child.wait(timeout: .seconds(10))
-        let (waiting, callbacks, names, killed) = state.withLock { s in
+        let (waiting, killed) = state.withLock { s in
             s.open = false
-            defer {
-                s.pending = [:]
-                s.onResolve = [:]
-                s.capabilities = [:]
-                s.logs = [:]
-            }
-            return (Array(s.pending.values), Array(s.onResolve.values), Array(Set(s.capabilities.values)), s.killed)
+            defer { s.pending = [:] }
+            return (Array(s.pending.values), s.killed)
         }
         let detail: String
         if killed {
@@ -506,9 +498,9 @@ private final class HelperConnection: Sendable {
         } else {
             detail = "its isolated process ended (\(ended?.description ?? "it closed its connection"))" + (problem.map { ": \($0)" } ?? "")
         }
-        let then = plugin.ended(self, ended, inFlight: names)
-        for callback in callbacks { callback() }
-        for continuation in waiting { continuation.resume(returning: .failure(message: nil, detail: detail)) }
+        let then = plugin.ended(self, ended, inFlight: Array(Set(waiting.map(\.capability))))
+        for call in waiting { call.onResolve?() }
+        for call in waiting { call.continuation.resume(returning: .failure(message: nil, detail: detail)) }
         socket.close()
         then?()
     }

@@ -72,46 +72,30 @@ package enum IsolatedPluginServer {
         context.log = log
         let timeout = Duration.nanoseconds(call.timeoutNanoseconds) + .seconds(5)
         let name = call.capability
-        switch call.operation {
-        case .review:
-            guard let value = call.value, let field = call.field else { return malformed(call) }
+        switch call.request {
+        case .review(let value, let field):
             return outcome(await caller.reviewField(name, value: value.value, field: field.field, context: context, timeout: timeout)) {
-                let normalized = $0.normalizedValue.map(WireAnswer.init)
-                switch $0.assessment {
-                case .accepted: return .accepted(normalized)
-                case .rejected(let m): return .rejected(m)
-                case .warning(let m): return .warning(m, normalized)
-                }
+                .review($0.assessment, $0.normalizedValue.map(WireAnswer.init))
             }
-        case .describeFieldRule:
-            guard let field = call.field else { return malformed(call) }
+        case .describeFieldRule(let field):
             return outcome(await caller.describeFieldRule(name, field: field.field, context: context, timeout: timeout)) { .text($0) }
-        case .validateStep:
-            guard let step = call.step else { return malformed(call) }
+        case .validateStep(let step):
             return outcome(await caller.validateStep(name, step: step.step, context: context, timeout: timeout)) {
                 .issues($0.map { WireIssue(field: $0.field, message: $0.message, level: $0.level) })
             }
-        case .describeStepRule:
-            guard let step = call.step else { return malformed(call) }
+        case .describeStepRule(let step):
             return outcome(await caller.describeStepRule(name, step: step.step, context: context, timeout: timeout)) { .text($0) }
-        case .submit:
-            guard let submission = call.submission else { return malformed(call) }
+        case .submit(let submission):
             return outcome(await caller.submit(name, submission: submission.submission, context: context, timeout: timeout)) {
                 .receipt($0.values.mapValues(WireJSON.init))
             }
-        case .options:
-            guard let field = call.field else { return malformed(call) }
+        case .options(let field):
             return outcome(await caller.options(name, field: field.field, context: context, timeout: timeout)) { .options($0) }
-        case .prefill:
-            guard let field = call.field else { return malformed(call) }
+        case .prefill(let field):
             return outcome(await caller.prefill(name, field: field.field, context: context, timeout: timeout)) {
                 .prefill($0.map(WireAnswer.init))
             }
         }
-    }
-
-    private static func malformed(_ call: WireCall) -> WireOutcome {
-        .failure(message: nil, detail: "flowd sent a \(call.operation.rawValue) call without its arguments")
     }
 
     private static func outcome<Value>(_ result: PluginCallResult<Value>, _ success: (Value) -> WireOutcome) -> WireOutcome {

@@ -41,20 +41,22 @@ package enum HostMessage: Codable, Sendable {
 
 /// One capability call, with everything the plugin's method gets.
 package struct WireCall: Codable, Sendable {
-    /// Which operation of the capability.
-    package enum Operation: String, Codable, Sendable {
-        case review, describeFieldRule, validateStep, describeStepRule, submit, options, prefill
+    /// Which method of the capability, with its arguments.
+    package enum Request: Codable, Sendable {
+        case review(WireAnswer, WireField)
+        case describeFieldRule(WireField)
+        case validateStep(WireStep)
+        case describeStepRule(WireStep)
+        case submit(WireSubmission)
+        case options(WireField)
+        case prefill(WireField)
     }
     package var id: UInt64
-    package var operation: Operation
     package var capability: String
     package var context: WireContext
     /// The time the call has, from when the helper starts it.
     package var timeoutNanoseconds: Int64
-    package var value: WireAnswer?
-    package var field: WireField?
-    package var step: WireStep?
-    package var submission: WireSubmission?
+    package var request: Request
 }
 
 /// A registration, as the helper reads it from the plugin.
@@ -90,11 +92,9 @@ package struct WireOption: Codable, Sendable, Equatable {
 
 /// How a call ended in the helper: its value, or ``PluginCallResult``'s other cases.
 package enum WireOutcome: Codable, Sendable {
-    /// Accepted, with the value cleaned up when the validator gives one.
-    case accepted(WireAnswer?)
-    case rejected(String)
-    /// Warned about, with the value cleaned up when the validator gives one.
-    case warning(String, WireAnswer?)
+    /// A field validator's review: its assessment (FlowKit's own Codable
+    /// form: plain strings), and the value cleaned up when it gives one.
+    case review(FieldAssessment, WireAnswer?)
     case issues([WireIssue])
     case text(String?)
     case receipt([String: WireJSON])
