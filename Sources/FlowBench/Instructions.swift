@@ -98,8 +98,8 @@ enum Instructions {
         static let ping = 56_000
         static let propertyGet = 80_000
         static let getStep = 210_000
-        static let setAnswers = 405_000
-        static let dispatch = 335_000
+        static let setAnswers = 310_000
+        static let dispatch = 300_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a

@@ -53,6 +53,37 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
     /// The property's name on the bus.
     package var name: MemberName { MemberName(trusted: rawValue) }
 
+    /// Its place in ``allCases`` (the declaration order), and so its bit in
+    /// a ``SessionPropertySet``.
+    package var ordinal: Int {
+        switch self {
+        case .id: 0
+        case .flowID: 1
+        case .owner: 2
+        case .locale: 3
+        case .state: 4
+        case .currentStep: 5
+        case .stepIndex: 6
+        case .stepCount: 7
+        case .canGoBack: 8
+        case .canContinue: 9
+        case .continueLabel: 10
+        case .returningToReview: 11
+        case .lastError: 12
+        case .createdAt: 13
+        case .updatedAt: 14
+        case .path: 15
+        case .announcement: 16
+        case .receipt: 17
+        case .visibleFields: 18
+        case .requestedLocale: 19
+        case .effectiveLocale: 20
+        case .flowTitle: 21
+        case .flowDescription: 22
+        case .revision: 23
+        }
+    }
+
     /// Says what the session is and where it stands, never what was
     /// answered: what `GetManagedObjects` and `InterfacesAdded` carry.
     /// Left out are the texts answers may be piped into (`Path`'s step
@@ -114,6 +145,67 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
         }
         return values
     }
+}
+
+/// Some of the Session interface's properties, kept as bits and listed in
+/// declaration order: what a call can change (the daemon works out and
+/// compares only those after it), and what a `PropertiesChanged` names.
+package struct SessionPropertySet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral {
+    private var bits: UInt32
+
+    package init(arrayLiteral properties: SessionProperty...) {
+        bits = 0
+        for property in properties { bits |= 1 << property.ordinal }
+    }
+
+    private init(bits: UInt32) { self.bits = bits }
+
+    /// Every property.
+    package static let all = SessionPropertySet(bits: (1 << SessionProperty.allCases.count) - 1)
+
+    /// What a change of answers can move (`SetAnswers`, a validator's
+    /// verdict or normalized value): the revision and the time, what
+    /// follows the predicted path and the current step's checks, the state
+    /// and its error (editing leaves `failed`) and the announcement (a new
+    /// warning). Never the position, the locale, the flow's texts, the
+    /// receipt, or what is fixed.
+    package static let changedByAnswers: SessionPropertySet = [
+        .state, .stepIndex, .stepCount, .canGoBack, .canContinue, .continueLabel, .lastError, .updatedAt, .path,
+        .announcement, .visibleFields, .revision,
+    ]
+
+    /// What a move can change (`Continue`, `Back`, `GoTo`, a submit begun,
+    /// ended or cancelled): all but the locale, the flow's texts in it, and
+    /// what is fixed for the session's lifetime.
+    package static let changedByMoves = all.subtracting([
+        .id, .flowID, .owner, .createdAt, .locale, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription,
+    ])
+
+    package var isEmpty: Bool { bits == 0 }
+
+    package func contains(_ property: SessionProperty) -> Bool { bits & (1 << property.ordinal) != 0 }
+
+    package func subtracting(_ other: SessionPropertySet) -> SessionPropertySet { SessionPropertySet(bits: bits & ~other.bits) }
+
+    package mutating func insert(_ property: SessionProperty) { bits |= 1 << property.ordinal }
+
+    /// The properties in declaration order.
+    package func makeIterator() -> Iterator { Iterator(rest: bits) }
+
+    package struct Iterator: IteratorProtocol {
+        fileprivate var rest: UInt32
+
+        package mutating func next() -> SessionProperty? {
+            guard rest != 0 else { return nil }
+            let ordinal = rest.trailingZeroBitCount
+            rest &= rest - 1
+            return SessionPropertySet.cases[ordinal]
+        }
+    }
+
+    /// ``SessionProperty/allCases``, made once (the synthesized getter
+    /// builds the array on every call).
+    private static let cases = SessionProperty.allCases
 }
 
 /// The properties of the Manager interface.
@@ -191,33 +283,62 @@ package struct SessionProperties: Sendable, Hashable {
     }
 
     /// The daemon's side: the values of `session` now (one walk of its path).
-    package init(_ session: FlowSession) {
-        let progress = session.progressSnapshot
+    /// `only`: the properties to work out (the rest keep their defaults,
+    /// for a `Get` of one); `canContinue`: as in ``update(_:from:canContinue:)``.
+    package init(_ session: FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
+        self.init(id: session.record.id, flowID: session.flow.id)
+        update(properties, from: session, canContinue: known)
+    }
+
+    /// Sets the values of `properties` from `session` and leaves the rest:
+    /// what the daemon works out after a call that can change only those.
+    /// The path is walked once, and only when a property that follows it is
+    /// asked for; `canContinue`, when given, is the session's
+    /// ``FlowSession/canContinue`` as the call that made it worked it out.
+    package mutating func update(_ properties: SessionPropertySet, from session: FlowSession, canContinue known: Bool? = nil) {
         let record = session.record
-        self.init(id: record.id, flowID: session.flow.id)
-        owner = record.owner
-        locale = record.locale
-        state = session.state
-        currentStep = session.currentStepID
-        stepIndex = progress.stepIndex
-        stepCount = progress.stepCount
-        canGoBack = progress.canGoBack
-        canContinue = progress.canContinue
-        continueLabel = progress.continueLabel
-        returningToReview = session.returningToReview
-        lastError = session.lastError ?? ""
-        createdAt = UInt64(clamping: record.createdAt)
-        updatedAt = UInt64(clamping: record.updatedAt)
-        path = progress.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
-        announcement = session.announcement
-        receipt = record.receipt.map(WireValue.json) ?? [:]
-        visibleFields = progress.visibleFields
-        requestedLocale = session.requestedLocale
-        effectiveLocale = session.effectiveLocale
-        let summary = session.flow.summary(locale: record.locale)
-        flowTitle = summary.title
-        flowDescription = summary.description
-        revision = record.revision
+        var walked: ProgressSnapshot?
+        func progress() -> ProgressSnapshot {
+            if let walked { return walked }
+            let new = session.progressSnapshot(canContinue: known)
+            walked = new
+            return new
+        }
+        var found: LocalizedFlowSummary?
+        func summary() -> LocalizedFlowSummary {
+            if let found { return found }
+            let new = session.flow.summary(locale: record.locale)
+            found = new
+            return new
+        }
+        for property in properties {
+            switch property {
+            case .id: id = record.id
+            case .flowID: flowID = session.flow.id
+            case .owner: owner = record.owner
+            case .locale: locale = record.locale
+            case .state: state = session.state
+            case .currentStep: currentStep = session.currentStepID
+            case .stepIndex: stepIndex = progress().stepIndex
+            case .stepCount: stepCount = progress().stepCount
+            case .canGoBack: canGoBack = progress().canGoBack
+            case .canContinue: canContinue = progress().canContinue
+            case .continueLabel: continueLabel = progress().continueLabel
+            case .returningToReview: returningToReview = session.returningToReview
+            case .lastError: lastError = session.lastError ?? ""
+            case .createdAt: createdAt = UInt64(clamping: record.createdAt)
+            case .updatedAt: updatedAt = UInt64(clamping: record.updatedAt)
+            case .path: path = progress().path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+            case .announcement: announcement = session.announcement
+            case .receipt: receipt = record.receipt.map(WireValue.json) ?? [:]
+            case .visibleFields: visibleFields = progress().visibleFields
+            case .requestedLocale: requestedLocale = session.requestedLocale
+            case .effectiveLocale: effectiveLocale = session.effectiveLocale
+            case .flowTitle: flowTitle = summary().title
+            case .flowDescription: flowDescription = summary().description
+            case .revision: revision = record.revision
+            }
+        }
     }
 
     /// The encoder: the D-Bus value of `property`.
@@ -264,7 +385,14 @@ package struct SessionProperties: Sendable, Hashable {
     /// The properties whose values differ from `old`, in declaration order:
     /// what a `PropertiesChanged` announces.
     package func changed(since old: SessionProperties) -> [SessionProperty] {
-        SessionProperty.allCases.filter { !hasSameValue(of: $0, as: old) }
+        changed(since: old, among: .all)
+    }
+
+    /// The properties among `candidates` whose values differ from `old`, in
+    /// declaration order: what a `PropertiesChanged` announces after a call
+    /// that can change only those.
+    package func changed(since old: SessionProperties, among candidates: SessionPropertySet) -> [SessionProperty] {
+        candidates.filter { !hasSameValue(of: $0, as: old) }
     }
 
     private func hasSameValue(of property: SessionProperty, as other: SessionProperties) -> Bool {

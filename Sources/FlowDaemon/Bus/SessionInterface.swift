@@ -96,11 +96,12 @@ enum SessionInterface {
         ])
 
     /// A property, read through ``SessionProperties`` so that its getter and
-    /// its `PropertiesChanged` value can never disagree.
+    /// its `PropertiesChanged` value can never disagree (only it is worked
+    /// out: a `Get` of `State` does not walk the path).
     private static func property(_ property: SessionProperty) -> InterfaceTable<SessionObject>.Property {
         InterfaceTable<SessionObject>.Property(
             property.name, property.signature, emitsChange: property.emitsChangedSignal,
-            get: { session in try session.read { SessionProperties($0) }.value(of: property) })
+            get: { session in try session.read { SessionProperties($0, only: [property]) }.value(of: property) })
     }
 
     /// `Submit`, and `SubmitWithOptions`: the reply waits for the action,

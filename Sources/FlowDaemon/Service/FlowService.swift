@@ -124,22 +124,27 @@ actor FlowService: DaemonComponent {
     }
 
     /// Saves `session` (when `persist`), makes it the cached value and
-    /// queues what changed since `start`, worked out after the reply.
-    private func commit(_ session: FlowSession, from start: ChangeStart, persist: Bool = true) throws(FlowdError) {
+    /// queues what changed since `start` among what `scope` says the call
+    /// can change, worked out after the reply.
+    private func commit(
+        _ session: FlowSession, from start: ChangeStart, _ scope: ChangeScope, persist: Bool = true
+    ) throws(FlowdError) {
         if persist { try repository.save(session) }
         let version = repository.cache(session)
-        events.change(from: start, to: session, version: version)
+        events.change(from: start, to: session, scope: scope, version: version)
     }
 
     /// The common shape of a session method: load session `id`, apply `body`
-    /// to it and commit the result. When `body` throws nothing is stored or
-    /// announced.
+    /// to it and commit the result, which can have changed what `scope`
+    /// says. When `body` throws nothing is stored or announced.
     @discardableResult
-    private func change<T>(_ id: String, _ body: (inout FlowSession) throws(SessionError) -> T) throws(FlowdError) -> T {
+    private func change<T>(
+        _ id: String, _ scope: ChangeScope, _ body: (inout FlowSession) throws(SessionError) -> T
+    ) throws(FlowdError) -> T {
         var session = try session(id)
         let start = repository.changeStart(session)
         let result = try engine { () throws(SessionError) in try body(&session) }
-        try commit(session, from: start)
+        try commit(session, from: start, scope)
         return result
     }
 
@@ -363,7 +368,8 @@ actor FlowService: DaemonComponent {
             repository.forget(id)
             if let rebased = try? cached.rebased(onto: flow) {
                 let version = repository.cache(rebased)
-                events.change(from: ChangeStart(session: cached, properties: nil), to: rebased, version: version)
+                events.change(
+                    from: ChangeStart(session: cached, properties: nil), to: rebased, scope: .anything, version: version)
             }
         }
     }
@@ -443,8 +449,11 @@ actor FlowService: DaemonComponent {
     func setAnswers(_ id: String, _ answers: [String: AnswerValue], reply: Reply<FieldErrors>) {
         let now = clock.now
         let result: SetAnswersResult
-        do {
-            result = try change(id) { session throws(SessionError) in try session.setAnswers(answers, now: now) }
+        do throws(FlowdError) {
+            var session = try session(id)
+            let start = repository.changeStart(session)
+            result = try engine { () throws(SessionError) in try session.setAnswers(answers, now: now) }
+            try commit(session, from: start, .answers(canContinue: result.canContinue))
         } catch {
             return reply(.failure(error))
         }
@@ -457,7 +466,8 @@ actor FlowService: DaemonComponent {
                 let errors = session.applyPluginResults(results)
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
-                try service.commit(session, from: start, persist: session.record.revision != start.session.record.revision)
+                try service.commit(
+                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
                 return errors
             }
         }
@@ -488,7 +498,7 @@ actor FlowService: DaemonComponent {
         let change: LocaleChange
         let context: PluginContext
         do throws(FlowdError) {
-            change = try self.change(id) { session throws(SessionError) in try session.setLocale(tag, now: now) }
+            change = try self.change(id, .anything) { session throws(SessionError) in try session.setLocale(tag, now: now) }
             let session = try session(id)
             context = PluginContext(
                 flowID: session.flow.id, sessionID: id, locale: session.requestedLocale, callerUID: session.record.owner,
@@ -522,7 +532,7 @@ actor FlowService: DaemonComponent {
                     events.log(.warning, "options provider's options were refused: \(error.message)", metadata: metadata)
                 }
             }
-            try commit(session, from: start)
+            try commit(session, from: start, .anything)
         } catch {
             return reply(.failure(error))
         }
@@ -534,7 +544,8 @@ actor FlowService: DaemonComponent {
                 _ = session.applyPluginResults(results)
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
-                try service.commit(session, from: start, persist: session.record.revision != start.session.record.revision)
+                try service.commit(
+                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
             }
         }
     }
@@ -556,14 +567,14 @@ actor FlowService: DaemonComponent {
             switch try engine({ () throws(SessionError) in try session.continueStep(now: now) }) {
             case .moved(let completion):
                 let mark = events.mark
-                try commit(session, from: start)
+                try commit(session, from: start, .move)
                 stepCompleted(session, completion, at: mark)
                 reply(.success([:]))
             case .stayed(let errors):
-                try commit(session, from: start)
+                try commit(session, from: start, .move)
                 reply(.success(errors))
             case .checking(let checks):
-                try commit(session, from: start)
+                try commit(session, from: start, .move)
                 guard round <= 3 else {
                     throw FlowdError(.invalidState, "the answers kept changing while they were checked; try again")
                 }
@@ -598,13 +609,13 @@ actor FlowService: DaemonComponent {
     /// `Back`.
     func back(_ id: String) throws(FlowdError) {
         let now = clock.now
-        try change(id) { session throws(SessionError) in try session.back(now: now) }
+        try change(id, .move) { session throws(SessionError) in try session.back(now: now) }
     }
 
     /// `GoTo`.
     func goTo(_ id: String, step: String) throws(FlowdError) {
         let now = clock.now
-        try change(id) { session throws(SessionError) in try session.goTo(step, now: now) }
+        try change(id, .move) { session throws(SessionError) in try session.goTo(step, now: now) }
     }
 
     /// `Submit`: answered when the action ends, fails, times out or is
@@ -630,14 +641,14 @@ actor FlowService: DaemonComponent {
         case .alreadySubmitted:
             return nil
         case .redirected(let step):
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             throw FlowdError(.validationFailed, "step \"\(step)\" is not finished; the session moved there")
         case .settledWithoutAction:
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             settled(session)
             return nil
         case .run(let request):
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             return request
         }
     }
@@ -670,12 +681,12 @@ actor FlowService: DaemonComponent {
         switch outcome {
         case .success(let receipt):
             try engine { () throws(SessionError) in try session.finishSubmit(receipt: receipt, now: now) }
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             settled(session)
             return .success(())
         case .failure(let failure, let detail):
             try engine { () throws(SessionError) in try session.failSubmit(failure, now: now) }
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             // The engine announced the failure (its text is the message):
             // the change's events carry that one announcement.
             let message = session.lastError ?? ""
@@ -686,7 +697,7 @@ actor FlowService: DaemonComponent {
             return .failure(FlowdError(failure == .timedOut ? .timeout : .submitFailed, message))
         case .cancelled:
             try engine { () throws(SessionError) in try session.cancelSubmit(now: now) }
-            try commit(session, from: start)
+            try commit(session, from: start, .move)
             return .failure(FlowdError(.cancelled, "the submit was cancelled"))
         }
     }
@@ -703,7 +714,7 @@ actor FlowService: DaemonComponent {
     /// `Cancel`: stops a running submit quietly.
     func cancel(_ id: String) throws(FlowdError) {
         let now = clock.now
-        try change(id) { session throws(SessionError) in try session.cancelSubmit(now: now) }
+        try change(id, .move) { session throws(SessionError) in try session.cancelSubmit(now: now) }
         submits.cancel(id)?(.failure(FlowdError(.cancelled, "the submit was cancelled")))
     }
 

@@ -47,6 +47,27 @@ struct ChangeStart {
     var properties: SessionProperties?
 }
 
+/// What a change of a session can have changed, as its call declares it:
+/// only these properties are worked out again and compared after it (the
+/// rest keep the values they had), so a call declares every property it
+/// can move (``SessionPropertySet``; a test compares with a full snapshot).
+struct ChangeScope {
+    /// The properties the call can change.
+    var properties: SessionPropertySet
+    /// ``FlowSession/canContinue`` after the change, when the call worked it
+    /// out (``SetAnswersResult/canContinue``).
+    var canContinue: Bool?
+
+    /// Any property: a change that says nothing narrower.
+    static let anything = ChangeScope(properties: .all)
+    /// A change of answers (``SessionPropertySet/changedByAnswers``).
+    static func answers(canContinue: Bool? = nil) -> ChangeScope {
+        ChangeScope(properties: .changedByAnswers, canContinue: canContinue)
+    }
+    /// A move (``SessionPropertySet/changedByMoves``).
+    static let move = ChangeScope(properties: .changedByMoves)
+}
+
 /// The events the service queued since the bus front end last took them,
 /// oldest first.
 ///
@@ -65,6 +86,7 @@ struct ServiceEvents {
         var start: ChangeStart
         /// The session after the change (a value: keeping it copies nothing).
         var current: FlowSession
+        var scope: ChangeScope
         /// The cache version of `current` (``SessionCache/put(_:properties:)``).
         var version: UInt64
     }
@@ -90,9 +112,10 @@ struct ServiceEvents {
         queued.insert(.event(event), at: min(max(mark, 0), queued.count))
     }
 
-    /// Queues the change of a session from `start` to `current`.
-    mutating func change(from start: ChangeStart, to current: FlowSession, version: UInt64) {
-        queued.append(.change(PendingChange(start: start, current: current, version: version)))
+    /// Queues the change of a session from `start` to `current`, which can
+    /// have changed what `scope` says.
+    mutating func change(from start: ChangeStart, to current: FlowSession, scope: ChangeScope, version: UInt64) {
+        queued.append(.change(PendingChange(start: start, current: current, scope: scope, version: version)))
     }
 
     /// Queues a log entry to be written with the events, after the reply;
@@ -113,38 +136,56 @@ struct ServiceEvents {
         guard !queued.isEmpty else { return [] }
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
-        for item in queued {
+        // Taken out of the queue one by one, oldest first, rather than
+        // iterated: each holds two sessions, and iterating copies them.
+        var items: [Queued] = []
+        swap(&items, &queued)
+        items.reverse()
+        while let item = items.popLast() {
             switch item {
             case .event(let event):
                 ready.append(event)
             case .change(let change):
-                let after = SessionProperties(change.current)
+                let scope = change.scope
+                // Only what the call can change is worked out again; the rest
+                // keeps the values announced before (or, when those are not
+                // known, the values after, which are the same).
+                let before: SessionProperties
+                var after: SessionProperties
+                if let announced = change.start.properties {
+                    before = announced
+                    after = announced
+                    after.update(scope.properties, from: change.current, canContinue: scope.canContinue)
+                } else {
+                    after = SessionProperties(change.current, canContinue: scope.canContinue)
+                    var old = after
+                    old.update(scope.properties, from: change.start.session)
+                    before = old
+                }
                 keep(change.current.record.id, after, change.version)
-                ready += Self.differences(
-                    of: change.current.record.id, from: change.start.properties ?? SessionProperties(change.start.session),
-                    to: after, announced: change.current.announcementSequence != change.start.session.announcementSequence)
+                Self.differences(
+                    of: change.current.record.id, changed: after.changed(since: before, among: scope.properties), now: after,
+                    announced: change.current.announcementSequence != change.start.session.announcementSequence,
+                    into: &ready)
             }
         }
-        queued.removeAll(keepingCapacity: true)
+        queued = items
         return ready
     }
 
-    /// What clients are told when session `id`'s properties go from `before`
-    /// to `after`: `PropertiesChanged` with what differs, unless only
-    /// `UpdatedAt` does (a keystroke-driven `SetAnswers` changes nothing a
+    /// Appends what clients are told when session `id`'s properties `changed` to
+    /// the values `now`: `PropertiesChanged` with them, unless only
+    /// `UpdatedAt` did (a keystroke-driven `SetAnswers` changes nothing a
     /// client shows; the new time is read with the next change or `Get`),
     /// and one `Announcement` when the engine made one (`announced`: its
     /// announcement count moved). A text that changed without a new
     /// announcement (`SetLocale` rewording it) is a property change only.
     static func differences(
-        of id: String, from before: SessionProperties, to after: SessionProperties, announced: Bool
-    ) -> [ServiceEvent] {
-        var events: [ServiceEvent] = []
-        let changed = after.changed(since: before)
+        of id: String, changed: [SessionProperty], now: SessionProperties, announced: Bool, into events: inout [ServiceEvent]
+    ) {
         if !changed.isEmpty, changed != [.updatedAt] {
-            events.append(.propertiesChanged(id: id, names: changed, now: after))
+            events.append(.propertiesChanged(id: id, names: changed, now: now))
         }
-        if announced { events.append(.announcement(id: id, text: after.announcement)) }
-        return events
+        if announced { events.append(.announcement(id: id, text: now.announcement)) }
     }
 }

@@ -132,15 +132,16 @@ package struct SessionPresenter {
     // MARK: Progress
 
     /// The path-dependent values, with the path predicted once and each
-    /// step's "finished" worked out once.
-    package func progress() -> ProgressSnapshot {
+    /// step's "finished" worked out once; `canContinue`, when the caller
+    /// knows it, is not worked out again.
+    package func progress(canContinue known: Bool? = nil) -> ProgressSnapshot {
         let r = session.resolve()
         let p = r.route
         let finished = session.finishedSteps(r)
         let (index, count) = session.progress(p)
         return ProgressSnapshot(
             stepIndex: index, stepCount: count, canGoBack: session.canGoBack(route: p),
-            canContinue: session.canContinue(in: r), continueLabel: continueLabel(route: p, isFinished: finished),
+            canContinue: known ?? session.canContinue(in: r), continueLabel: continueLabel(route: p, isFinished: finished),
             path: path(route: p, isFinished: finished), visibleFields: session.visibleFieldIDs(in: r))
     }
 
@@ -216,7 +217,7 @@ package struct SessionPresenter {
             placeholder: f.placeholder.map { words(.piped($0)) } ?? "", required: session.isRequiredNow(f, on: step, in: r),
             options: f.type.isChoice ? options(of: f) : [], other: f.other,
             otherLabel: f.other ? otherLabel(f) : "",
-            value: value, otherText: f.other ? record.answers[f.otherKey]?.textValue : nil,
+            value: value, otherText: session.otherText(of: f),
             isSet: value != nil || session.storedValue(f.id) != nil, error: error, warning: warning,
             display: f.type == .computed ? session.displayValue(f, in: r, words: words) ?? "" : "",
             hint: f.type == .multichoice ? words(.builtin(.selectAllThatApply)) : "",
@@ -305,6 +306,12 @@ extension FlowSession {
     /// that reads them all after every change (flowd does, to announce what
     /// changed) should use this.
     package var progressSnapshot: ProgressSnapshot { SessionPresenter(self).progress() }
+
+    /// ``progressSnapshot`` with ``canContinue`` as the caller worked it out
+    /// (``SetAnswersResult/canContinue``), when it did.
+    package func progressSnapshot(canContinue known: Bool?) -> ProgressSnapshot {
+        SessionPresenter(self).progress(canContinue: known)
+    }
 
     /// The options a choice field offers now: the provider's, or the flow's,
     /// with labels in the session's locale.

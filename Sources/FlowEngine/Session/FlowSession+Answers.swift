@@ -61,7 +61,7 @@ extension FlowSession {
             if let key = answers.keys.sorted().first {
                 throw SessionError(.invalidArgs, "\(quoted(key)) is not a field of the current step (\(record.currentStep))")
             }
-            return SetAnswersResult(errors: [:], checks: [])
+            return SetAnswersResult(errors: [:], checks: [], canContinue: canContinue)
         }
         let step = flow.steps[si]
         var checked: [(key: String, field: FieldDefinition, value: AnswerValue)] = []
@@ -86,9 +86,13 @@ extension FlowSession {
         record.updatedAt = now
         announceNewWarnings()
         let r = resolve(including: si)
-        let touched = Set(checked.map(\.field.id))
-        let checks = step.fields.filter { touched.contains($0.id) }.flatMap { fieldChecks($0, retryFailures: true, in: r) }
-        return SetAnswersResult(errors: words(issues(of: step, shownOnly: true, plugins: true, in: r)), checks: checks)
+        let checks = step.fields.filter { f in checked.contains { $0.field.id == f.id } }
+            .flatMap { fieldChecks($0, retryFailures: true, in: r) }
+        // One run of the step's checks: the reply shows the errors of the
+        // fields already shown, and any error at all stops Continue.
+        let errors = issues(of: step, shownOnly: false, plugins: true, in: r)
+        return SetAnswersResult(
+            errors: words(shownErrors(errors)), checks: checks, canContinue: step.kind == .content || errors.isEmpty)
     }
 
     /// The refusal of an answer to a computed field, which nothing sets.

@@ -65,7 +65,7 @@ extension FlowSession {
         } catch {
             return .failure(NormalizationRefused("does not fit the field: \(error.message)"))
         }
-        if FieldValidation.error(f, value: stored, otherText: record.answers[f.otherKey]?.textValue, context: validationContext)
+        if FieldValidation.error(f, value: stored, otherText: otherText(of: f), context: validationContext)
             != nil
         {
             return .failure(NormalizationRefused("breaks the field's own rules (\(f.type.rawValue) field \(quoted(f.id)))"))
@@ -74,6 +74,12 @@ extension FlowSession {
     }
 
     // MARK: What is wrong
+
+    /// The text typed for Other of `f`, which only a field offering Other
+    /// has (its key is made, and looked up, only then).
+    func otherText(of f: FieldDefinition) -> String? {
+        f.other ? record.answers[f.otherKey]?.textValue : nil
+    }
 
     private var validationContext: ValidationContext {
         let dynamic = record.dynamicOptions
@@ -113,7 +119,7 @@ extension FlowSession {
         var warnings: FieldIssues = [:]
         let context = validationContext
         for f in step.fields where r.shows(f) && f.type != .computed {
-            if let e = FieldValidation.error(f, value: storedValue(f.id), otherText: record.answers[f.otherKey]?.textValue,
+            if let e = FieldValidation.error(f, value: storedValue(f.id), otherText: otherText(of: f),
                                              context: context) {
                 errors[f.id] = e
             } else if plugins {
@@ -131,11 +137,13 @@ extension FlowSession {
             for (f, w) in m.warnings where warnings[f] == nil { warnings[f] = .verbatim(w) }
         }
         for f in warnings.keys where errors[f] != nil { warnings[f] = nil }
-        if shownOnly {
-            let shown = Set(record.shownErrors)
-            errors = errors.filter { $0.key.isEmpty || shown.contains($0.key) }
-        }
-        return (errors, warnings)
+        return (shownOnly ? shownErrors(errors) : errors, warnings)
+    }
+
+    /// The entries of `errors` whose fields show their errors (the step's
+    /// own, keyed `""`, always do).
+    func shownErrors(_ errors: FieldIssues) -> FieldIssues {
+        errors.isEmpty ? errors : errors.filter { $0.key.isEmpty || record.shownErrors.contains($0.key) }
     }
 
     /// Whether `field` of `step` must be answered now: it is shown, and it
@@ -221,7 +229,7 @@ extension FlowSession {
     /// for a hidden field, which is not validated).
     func fieldChecks(_ f: FieldDefinition, retryFailures: Bool, in r: Resolution) -> [PluginCheck] {
         guard !f.validators.isEmpty, r.shows(f), let v = storedValue(f.id), !isBlank(v),
-            FieldValidation.error(f, value: v, otherText: record.answers[f.otherKey]?.textValue,
+            FieldValidation.error(f, value: v, otherText: otherText(of: f),
                                   context: validationContext) == nil,
             let stepID = flow.stepID(ofField: f.id)
         else { return [] }

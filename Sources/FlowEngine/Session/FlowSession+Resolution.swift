@@ -30,26 +30,47 @@ extension FlowSession {
     /// - Parameter extra: a step to resolve as if it were on the path too
     ///   (its rules are checked on it even when it is not).
     func resolve(including extra: Int? = nil) -> Resolution {
-        let state = ResolvingState(steps: flow.steps.count)
-        let reader = self.reader(state, secure: false)
+        let steps = flow.steps
+        // Without field logic or `next` rules the path is every step in
+        // order, and nothing is hidden or computed: no answer is read.
+        if !flow.hasFieldLogic, steps.allSatisfy({ $0.next.isEmpty }) {
+            return Resolution(
+                route: Array(steps.indices), onPath: Array(repeating: true, count: steps.count), hidden: [], computed: [:])
+        }
+        let state = ResolvingState(steps: steps.count)
+        // The reader is made when a condition or expression first needs it:
+        // making it copies the flow into its closures, and a flow without
+        // field logic or conditional `next` rules never reads an answer here.
+        var made: AnswerReader?
+        func reader() -> AnswerReader {
+            if let made { return made }
+            let new = self.reader(state, secure: false)
+            made = new
+            return new
+        }
+        let hasFieldLogic = flow.hasFieldLogic
         var i = 0
-        while i < flow.steps.count {
+        while i < steps.count {
             state.route.append(i)
             state.onPath[i] = true
-            let step = flow.steps[i]
-            if flow.hasFieldLogic { resolveFields(of: step, state, reader) }
-            let target: StepTarget
-            if step.next.isEmpty {
-                target = i + 1 < flow.steps.count ? .step(flow.steps[i + 1].id) : .complete
+            if hasFieldLogic { resolveFields(of: steps[i], state, reader()) }
+            // Without `next` rules a step leads to the one after it.
+            let next: Int?
+            if steps[i].next.isEmpty {
+                next = i + 1 < steps.count ? i + 1 : nil
+            } else if case .step(let id)? = steps[i].next.first(where: { rule in
+                rule.condition.map { $0.holds(reader()) } ?? true
+            })?.target {
+                next = flow.stepIndex[id]
             } else {
-                target = step.next.first { $0.condition?.holds(reader) ?? true }?.target ?? .complete
+                next = nil
             }
-            guard case .step(let id) = target, let next = flow.stepIndex[id], next > i else { break }
+            guard let next, next > i else { break }
             i = next
         }
-        if let extra, extra < flow.steps.count, !state.onPath[extra] {
+        if let extra, extra < steps.count, !state.onPath[extra] {
             state.onPath[extra] = true
-            if flow.hasFieldLogic { resolveFields(of: flow.steps[extra], state, reader) }
+            if hasFieldLogic { resolveFields(of: steps[extra], state, reader()) }
         }
         return Resolution(route: state.route, onPath: state.onPath, hidden: state.hidden, computed: state.computed)
     }
@@ -80,7 +101,10 @@ extension FlowSession {
         var hidden: Set<String> = []
         var computed: [String: ExprValue] = [:]
 
-        init(steps: Int) { onPath = Array(repeating: false, count: steps) }
+        init(steps: Int) {
+            onPath = Array(repeating: false, count: steps)
+            route.reserveCapacity(steps)
+        }
     }
 
     private func reader(_ state: ResolvingState, secure: Bool) -> AnswerReader {

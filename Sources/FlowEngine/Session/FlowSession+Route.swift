@@ -12,19 +12,19 @@ extension FlowSession {
 
     /// Continue accepted the step with its current answers, and they still pass.
     func isFinished(_ i: Int, in r: Resolution) -> Bool {
-        let step = flow.steps[i]
-        guard record.completed.contains(step.id) else { return false }
-        return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: r).isEmpty
+        guard record.completed.contains(flow.steps[i].id) else { return false }
+        return flow.steps[i].kind == .content || issues(of: flow.steps[i], shownOnly: false, plugins: true, in: r).isEmpty
     }
 
     /// ``isFinished(_:in:)`` for each step, worked out once: what the
     /// moves and pages that ask about several steps pass around.
     func finishedSteps(_ r: Resolution) -> (Int) -> Bool {
-        var known: [Int: Bool] = [:]
+        // Per step index: 0 not worked out yet, 1 finished, 2 not.
+        var known = [UInt8](repeating: 0, count: flow.steps.count)
         return { i in
-            if let f = known[i] { return f }
+            if known[i] != 0 { return known[i] == 1 }
             let f = self.isFinished(i, in: r)
-            known[i] = f
+            known[i] = f ? 1 : 2
             return f
         }
     }

@@ -71,6 +71,10 @@ package struct SetAnswersResult: Sendable {
     /// `errors` is final; otherwise run them and pass the results to
     /// ``FlowSession/applyPluginResults(_:)``, which returns the final errors.
     package let checks: [PluginCheck]
+    /// ``FlowSession/canContinue`` of the session as `setAnswers` left it,
+    /// from the checks that found `errors` (a host that shows it need not
+    /// run them again).
+    package let canContinue: Bool
 }
 
 /// What `checkAnswers` found: what `setAnswers` would have replied, with

@@ -1,0 +1,187 @@
+import DBus
+@testable import FlowDaemon
+import FlowEngine
+import FlowKit
+import FlowProtocol
+import Foundation
+import Testing
+import TestSupport
+
+/// After a call, flowd works out again only the properties the call declares
+/// it can change (``ChangeScope``) and compares those. These walks check the
+/// declarations against the whole truth: after every call, the
+/// `PropertiesChanged` queued must name exactly what a diff of two full
+/// snapshots names, in the same order, with the values of a full snapshot.
+@Suite("the properties a call declares it changes are all that change")
+struct PropertyScopeTests {
+    /// The example flows that start without a provider, and the test flows
+    /// (with Review, branches, secure fields, no submit action).
+    static func flows() throws -> [String: String] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var flows = TestFlows.standard
+        for name in ["onboarding", "survey", "registration", "device-enrolment"] {
+            flows[name + ".json"] = try String(contentsOf: root.appendingPathComponent("flows/\(name).json"), encoding: .utf8)
+        }
+        return flows
+    }
+
+    /// A value for `field`, picked by `pick`: valid, empty or wrong, so that
+    /// steps become finished and unfinished along the walk.
+    static func value(for field: FieldDefinition, pick: UInt64) -> AnswerValue {
+        let options = field.options.map(\.id) + (field.other ? ["other"] : [])
+        switch field.type {
+        case .choice: return pick % 4 == 0 || options.isEmpty ? .text("") : .text(options[Int(pick) % options.count])
+        case .multichoice: return pick % 4 == 0 || options.isEmpty ? .list([]) : .list([options[Int(pick) % options.count]])
+        case .toggle: return .bool(pick % 2 == 0)
+        case .number: return pick % 3 == 0 ? .text("") : .integer(Int64(pick % 20))
+        case .date: return .text(pick % 3 == 0 ? "" : "2025-07-0\(1 + pick % 9)")
+        case .time: return .text(pick % 3 == 0 ? "" : "10:3\(pick % 10)")
+        case .email: return .text(pick % 3 == 0 ? "nope" : "a@example.org")
+        case .text, .multiline, .secure:
+            return .text(pick % 4 == 0 ? "" : String(repeating: "x", count: Int(pick % 16)))
+        case .computed: return .integer(Int64(pick % 20))  // refused
+        }
+    }
+
+    /// The walk's view of one session: its values as of the last check.
+    struct Watched {
+        let id: String
+        var values: SessionProperties
+    }
+
+    /// Takes the queued events and checks each watched session's
+    /// `PropertiesChanged` against a full diff of its snapshots.
+    static func check(_ service: ServiceHarness, _ watched: inout [Watched], after move: String) throws {
+        let events = service.act { $0.takeEvents() }
+        for index in watched.indices {
+            let id = watched[index].id
+            let fresh = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+            let expected = fresh.changed(since: watched[index].values)
+            var announced: [(names: [SessionProperty], now: SessionProperties)] = []
+            for event in events {
+                if case .propertiesChanged(id, let names, let now) = event { announced.append((names, now)) }
+            }
+            if expected.isEmpty || expected == [.updatedAt] {
+                #expect(announced.isEmpty, "after \(move): \(id) announced \(announced.map(\.names)), a full diff \(expected)")
+            } else {
+                #expect(announced.map(\.names) == [expected], "after \(move): a full diff names \(expected)")
+                #expect(announced.last?.now == fresh, "after \(move): the announced values are not a full snapshot's")
+            }
+            watched[index].values = fresh
+        }
+    }
+
+    /// One call picked by `r` on `id`: an answer to a field of the current
+    /// step (without a plugin validator), Continue, Back, GoTo, SetLocale,
+    /// or a submit (its action answered at once, with success or failure)
+    /// or Cancel. Refused calls are part of the walk.
+    ///
+    /// `checkpoint` runs between two changes of one call: after the start of
+    /// a submit, before its action answers.
+    static func move(
+        _ service: ServiceHarness, _ id: String, _ r: UInt64, checkpoint: () throws -> Void
+    ) async throws -> String {
+        let session = try service.perform { service throws(FlowdError) in try service.read(id) { $0 } }
+        let flow = session.flow
+        switch r % 10 {
+        case 0, 1, 2, 3:
+            let fields = flow.step(session.currentStepID)?.fields.filter { $0.validators.isEmpty } ?? []
+            guard !fields.isEmpty else { return "SetAnswers (no field)" }
+            let field = fields[Int(r >> 8) % fields.count]
+            let value = value(for: field, pick: r >> 16)
+            let reply = Answers<FieldErrors>()
+            service.act { $0.setAnswers(id, [field.id: value], reply: reply.reply) }
+            #expect(reply.result != nil, "SetAnswers without a validator is answered at once")
+            return "SetAnswers \(field.id)=\(value)"
+        case 4, 5:
+            let reply = Answers<FieldErrors>()
+            service.act { $0.continueStep(id, reply: reply.reply) }
+            try await answerSubmit(service, reply: reply, success: r & 0x100 == 0, checkpoint: checkpoint)
+            return "Continue"
+        case 6:
+            _ = try? service.perform { service throws(FlowdError) in try service.back(id) }
+            return "Back"
+        case 7:
+            let targets = flow.steps.map(\.id) + ["review"]
+            let target = targets[Int(r >> 8) % targets.count]
+            _ = try? service.perform { service throws(FlowdError) in try service.goTo(id, step: target) }
+            return "GoTo \(target)"
+        case 8:
+            let tag = ["en", "de", "es", "fr-CA"][Int(r >> 8) % 4]
+            let reply = Answers<Void>()
+            service.act { $0.setLocale(id, tag, reply: reply.reply) }
+            #expect(reply.result != nil, "SetLocale without providers is answered at once")
+            return "SetLocale \(tag)"
+        default:
+            if session.state == .submitting {
+                _ = try? service.perform { service throws(FlowdError) in try service.cancel(id) }
+                return "Cancel"
+            }
+            let reply = Answers<Void>()
+            service.act { $0.submit(id, reply: reply.reply) }
+            try await answerSubmit(service, reply: reply, success: r & 0x100 == 0, checkpoint: checkpoint)
+            return "Submit"
+        }
+    }
+
+    /// When `reply` waits for a submit action, answers the action (after
+    /// `checkpoint`).
+    static func answerSubmit<Value>(
+        _ service: ServiceHarness, reply: Answers<Value>, success: Bool, checkpoint: () throws -> Void
+    ) async throws {
+        guard reply.result == nil else { return }
+        let call = try await service.nextPluginCall()
+        try checkpoint()
+        call.submit(success ? .success(SubmitReceipt(["ticket": .string("T-1")])) : .failure(.other, detail: "refused"))
+        _ = try await service.answer(reply)
+    }
+
+    @Test("random walks through the example and test flows, with sessions in the cache and read back from the store",
+          arguments: [16, 1])
+    func walks(cacheCapacity: Int) async throws {
+        let service = try ServiceHarness(flows: try Self.flows(), cacheCapacity: cacheCapacity)
+        // A linear congruential generator, its high bits mixed down: a
+        // repeatable walk.
+        var state = UInt64(cacheCapacity) &* 7919
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state ^ (state >> 29)
+        }
+        for flow in ["trip", "quick", "onboarding", "survey", "registration", "device-enrolment"] {
+            // Two sessions in turn: with a cache of one, each call reads its
+            // session back from the store, with no values announced before.
+            var watched: [Watched] = []
+            for _ in 0..<2 {
+                let id = try service.start(flow)
+                let values = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+                watched.append(Watched(id: id, values: values))
+            }
+            _ = service.events()
+            var changes = 0
+            for step in 0..<150 {
+                let r = next()
+                let id = watched[step % 2].id
+                service.clock.advance(by: .seconds(1))
+                let before = watched.map(\.values)
+                let move = try await Self.move(service, id, r) {
+                    try Self.check(service, &watched, after: "\(flow) move \(step): the start of a submit")
+                }
+                try Self.check(service, &watched, after: "\(flow) move \(step): \(move)")
+                if watched.map(\.values) != before { changes += 1 }
+            }
+            #expect(changes > 50, "the walk through \(flow) changed something on most calls")
+        }
+    }
+
+    @Test("a declared set lists its properties in declaration order, and the bits match allCases")
+    func setOrder() {
+        #expect(SessionProperty.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })
+        #expect(Array(SessionPropertySet.all) == SessionProperty.allCases)
+        let some: SessionPropertySet = [.revision, .id, .path]
+        #expect(Array(some) == [.id, .path, .revision])
+        #expect(some.contains(.path) && !some.contains(.state))
+        #expect(!SessionPropertySet.changedByMoves.contains(.locale) && SessionPropertySet.changedByMoves.contains(.receipt))
+        #expect(Array(SessionPropertySet.changedByAnswers).allSatisfy(SessionPropertySet.changedByMoves.contains))
+    }
+}
