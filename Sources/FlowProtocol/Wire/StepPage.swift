@@ -76,7 +76,11 @@ package struct StepPage: Sendable, Hashable {
 
     /// The daemon's side: the page for the engine's view of the step.
     package init(_ view: StepView) {
-        self.init(id: view.id, kind: view.kind, title: view.title)
+        // Each property set once, without a delegating init (that made a
+        // whole page first and copied it).
+        id = view.id
+        kind = view.kind
+        title = view.title
         description = view.description
         body = view.body
         icon = view.icon
@@ -301,7 +305,9 @@ package struct StepField: Sendable, Hashable {
 
     /// The daemon's side: the field for the engine's view of it.
     package init(_ view: FieldView) {
-        self.init(id: view.id, type: view.type, label: view.label)
+        id = view.id
+        type = view.type
+        label = view.label
         help = view.help
         placeholder = view.placeholder
         required = view.required
