@@ -10,7 +10,10 @@ import FlowKit
 /// What holds answers is kept as the template they are piped into
 /// (``PageText``); what can name the session's own options (a `requiredIf`
 /// hint about a choice) is left to each page.
-struct PageTexts: Sendable {
+///
+/// A class: the cache hands it out by one reference (a struct of a dozen
+/// strings was copied, and released, on every page).
+final class PageTexts: Sendable {
     let back: String
     let retry: String
     let cancel: String
@@ -30,6 +33,27 @@ struct PageTexts: Sendable {
     let summary: LocalizedFlowSummary
     /// By step index.
     let steps: [StepTexts]
+
+    init(
+        back: String, retry: String, cancel: String, submitting: String, notSent: String, optional: String, next: String,
+        backToReview: String, submit: String, finish: String, stepCounter: FillTemplate, stepAnnouncement: FillTemplate,
+        summary: LocalizedFlowSummary, steps: [StepTexts]
+    ) {
+        self.back = back
+        self.retry = retry
+        self.cancel = cancel
+        self.submitting = submitting
+        self.notSent = notSent
+        self.optional = optional
+        self.next = next
+        self.backToReview = backToReview
+        self.submit = submit
+        self.finish = finish
+        self.stepCounter = stepCounter
+        self.stepAnnouncement = stepAnnouncement
+        self.summary = summary
+        self.steps = steps
+    }
 }
 
 /// One step's texts in one locale (``PageTexts``).
@@ -43,8 +67,9 @@ struct StepTexts: Sendable {
 }
 
 /// One field's texts in one locale, and what its page entry says that no
-/// answer changes (``PageTexts``).
-struct FieldTexts: Sendable {
+/// answer changes (``PageTexts``). A class, as ``PageTexts`` is: a page
+/// holds it by one reference instead of copying each of its texts.
+final class FieldTexts: Sendable {
     let label: PageText
     let help: PageText
     let placeholder: PageText
@@ -60,6 +85,23 @@ struct FieldTexts: Sendable {
     /// Nil when the hints can depend on the session: a step rule names the
     /// field, and its hint can show piped labels or the session's options.
     let ruleHints: [RuleHint]?
+
+    init(
+        label: PageText, help: PageText, placeholder: PageText, options: [ChoiceOption], otherLabel: String, hint: String,
+        yesLabel: String, noLabel: String, patternHint: String, conditionallyRequired: Bool, ruleHints: [RuleHint]?
+    ) {
+        self.label = label
+        self.help = help
+        self.placeholder = placeholder
+        self.options = options
+        self.otherLabel = otherLabel
+        self.hint = hint
+        self.yesLabel = yesLabel
+        self.noLabel = noLabel
+        self.patternHint = patternHint
+        self.conditionallyRequired = conditionallyRequired
+        self.ruleHints = ruleHints
+    }
 }
 
 /// A flow text resolved in a locale: the words themselves, or the template
@@ -122,13 +164,13 @@ struct FillTemplate: Sendable {
     /// The bytes are counted first and copied into the new string once:
     /// appending piece by piece grew it several times.
     func fill(_ values: [String]) -> String {
-        var values = values
         var count = textCount
         for part in parts { if case .value(let i) = part { count += values[i].utf8.count } }
         return String(unsafeUninitializedCapacity: count) { out in
             guard let start = out.baseAddress else { return 0 }
             var at = 0
             func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                guard at + bytes.count <= out.count else { return }
                 guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
                 (start + at).update(from: base, count: bytes.count)
                 at += bytes.count
@@ -136,7 +178,11 @@ struct FillTemplate: Sendable {
             for part in parts {
                 switch part {
                 case .text(let t): t.withUnsafeBufferPointer(copy)
-                case .value(let i): values[i].withUTF8(copy)
+                case .value(let i):
+                    // Native strings are contiguous; others are copied to an array first.
+                    if values[i].utf8.withContiguousStorageIfAvailable(copy) == nil {
+                        Array(values[i].utf8).withUnsafeBufferPointer(copy)
+                    }
                 }
             }
             return at

@@ -75,7 +75,7 @@ package struct StepPage: Sendable, Hashable {
     package func field(_ id: String) -> StepField? { fields.first { $0.id == id } }
 
     /// The daemon's side: the page for the engine's view of the step.
-    package init(_ view: StepView) {
+    package init(_ view: consuming StepView) {
         // Each property set once, without a delegating init (that made a
         // whole page first and copied it).
         id = view.id
@@ -304,7 +304,7 @@ package struct StepField: Sendable, Hashable {
     }
 
     /// The daemon's side: the field for the engine's view of it.
-    package init(_ view: FieldView) {
+    package init(_ view: consuming FieldView) {
         id = view.id
         type = view.type
         label = view.label
