@@ -310,12 +310,7 @@ extension FlowSession {
         warning: String, words: () -> SessionText
     ) -> FieldView {
         func say(_ text: PageText) -> String { text.pipes ? words().piped(text.text) : text.text }
-        let value: AnswerValue?
-        switch f.type {
-        case .secure: value = nil
-        case .computed: value = r.computed[f.id]?.answer
-        default: value = record.answers[f.id]
-        }
+        let value = pageValue(f, in: r)
         return FieldView(
             id: f.id, type: f.type, label: say(texts.label), help: say(texts.help), placeholder: say(texts.placeholder),
             required: f.type != .computed && (f.required || (texts.conditionallyRequired && isRequiredNow(f, on: step, in: r))),
@@ -330,5 +325,15 @@ extension FlowSession {
             yesLabel: texts.yesLabel, noLabel: texts.noLabel, patternHint: texts.patternHint,
             conditionallyRequired: texts.conditionallyRequired,
             ruleHints: texts.ruleHints ?? SessionPresenter(self).ruleHints(of: f, on: step))
+    }
+
+    /// A field's answer as its page entry holds it: never a secure one's,
+    /// a computed one's as worked out on `r`.
+    func pageValue(_ f: FieldDefinition, in r: Resolution) -> AnswerValue? {
+        switch f.type {
+        case .secure: return nil
+        case .computed: return r.computed[f.id]?.answer
+        default: return record.answers[f.id]
+        }
     }
 }

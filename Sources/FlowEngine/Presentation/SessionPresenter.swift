@@ -208,12 +208,7 @@ package struct SessionPresenter {
         _ f: FieldDefinition, on step: StepDefinition, in r: Resolution, error: String, warning: String
     ) -> FieldView {
         let today = session.clock.today
-        let value: AnswerValue?
-        switch f.type {
-        case .secure: value = nil
-        case .computed: value = r.computed[f.id]?.answer
-        default: value = record.answers[f.id]
-        }
+        let value = session.pageValue(f, in: r)
         return FieldView(
             id: f.id, type: f.type, label: words(.piped(f.label)), help: f.help.map { words(.piped($0)) } ?? "",
             placeholder: f.placeholder.map { words(.piped($0)) } ?? "", required: session.isRequiredNow(f, on: step, in: r),
