@@ -251,7 +251,9 @@ package final class SessionStore: Sendable {
     }
 
     /// Ids of sessions last updated before `cutoff` (µs since the epoch),
-    /// least recently updated first, at most `limit` of them. The daemon
+    /// in the order of their idle-period entries (least recently updated
+    /// first, give or take the entries' lag of up to 18 minutes, schema 5),
+    /// at most `limit` of them. The daemon
     /// deletes them in batches, so one expiry pass never holds the lock long.
     package func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
         try withDatabase { db throws(StoreError) in
