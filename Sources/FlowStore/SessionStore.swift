@@ -75,6 +75,13 @@ package final class SessionStore: Sendable {
     /// than with 4096 (docs/performance.md, the sixth round).
     package static let defaultPageSize = 2048
 
+    /// How long after a session's last write (µs) a change of it still
+    /// leaves its idle-period index entry in place, at the least: 15 periods
+    /// of 2²⁶ µs, about 16.8 minutes (schema 5 moves the entry once it lags
+    /// by 16). A change after a longer pause moves the entry: two more index
+    /// pages in its commit. flowd-bench measures both cases.
+    package static let idleEntryStays: Int64 = Int64(Schema.idlePeriodSlack - 1) << 26
+
     /// The database file's conventional name inside the state directory.
     package static let defaultFileName = "sessions.sqlite"
 
