@@ -134,7 +134,7 @@ enum Instructions {
         static let propertyGet = 80_000
         static let getStep = 210_000
         static let setAnswers = 310_000
-        static let setAnswersAfterIdle = 340_000
+        static let setAnswersAfterIdle = 330_000
         static let dispatch = 300_000
     }
 
