@@ -47,11 +47,16 @@ package struct StderrBackend: LogBackend {
     }
 
     func displayName(_ field: LogField) -> String {
-        var name = Substring(field.name)
-        if !hiddenFieldPrefix.isEmpty && name.hasPrefix(hiddenFieldPrefix) && name.count > hiddenFieldPrefix.count {
-            name = name.dropFirst(hiddenFieldPrefix.count)
+        // On the bytes: a journal field name is ASCII (A–Z, 0–9, `_`), and
+        // the Character-wise prefix test, count and `lowercased()` made each
+        // field cost some 3 k instructions.
+        let name = field.name.utf8
+        let prefix = hiddenFieldPrefix.utf8
+        var start = name.startIndex
+        if !prefix.isEmpty && name.count > prefix.count && name.starts(with: prefix) {
+            start = name.index(start, offsetBy: prefix.count)
         }
-        return name.lowercased()
+        return String(decoding: name[start...].lazy.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     static func quote(_ text: String) -> String {
