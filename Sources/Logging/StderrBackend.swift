@@ -56,7 +56,11 @@ package struct StderrBackend: LogBackend {
         if !prefix.isEmpty && name.count > prefix.count && name.starts(with: prefix) {
             start = name.index(start, offsetBy: prefix.count)
         }
-        return String(decoding: name[start...].lazy.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let shown = name[start...]
+        return String(unsafeUninitializedCapacity: shown.count) { buffer in
+            for (offset, byte) in shown.enumerated() { buffer[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+            return shown.count
+        }
     }
 
     static func quote(_ text: String) -> String {
