@@ -74,15 +74,17 @@ package struct FlowDefinition: Sendable {
     let stepIndex: [String: Int]
     /// Field id → (step index, field index).
     let fieldLocation: [String: FieldLocation]
-    /// The texts that depend on the locale asked for only, per locale
-    /// (``localized(_:)``). A reloaded flow is a new definition with an
-    /// empty cache, so nothing in it outlives the flow it was made from.
-    let localizedTexts: LocalizedFlowCache
+    /// What is worked out per locale asked for and kept with this
+    /// definition. A reloaded flow is a new definition with new, empty
+    /// caches, so nothing in them outlives the flow it was made from. One
+    /// reference for both: every live session holds a copy of its flow's
+    /// definition, so a stored property more is a word more per session.
+    let perLocale: PerLocaleCaches
+    /// The texts that depend on the locale asked for only (``localized(_:)``).
+    var localizedTexts: LocalizedFlowCache { perLocale.texts }
     /// The parts of each step page that depend only on the step and the
-    /// locale, per locale (``FlowSession/currentStep()``). New with each
-    /// definition, like ``localizedTexts``: a reloaded flow's pages are made
-    /// from its own texts.
-    let pageTexts: PerLocaleCache<PageTexts>
+    /// locale (``FlowSession/currentStep()``).
+    var pageTexts: PerLocaleCache<PageTexts> { perLocale.pages }
 
     struct FieldLocation: Sendable, Hashable {
         var step: Int
@@ -120,8 +122,7 @@ package struct FlowDefinition: Sendable {
         }
         self.stepIndex = stepIndex
         self.fieldLocation = fieldLocation
-        self.localizedTexts = LocalizedFlowCache()
-        self.pageTexts = PerLocaleCache()
+        self.perLocale = PerLocaleCaches()
     }
 
     /// The step with this id.
@@ -240,6 +241,12 @@ struct LocalizedFlowTexts: Sendable {
 
 /// The per-locale texts of one flow definition.
 typealias LocalizedFlowCache = PerLocaleCache<LocalizedFlowTexts>
+
+/// The per-locale caches of one flow definition (``FlowDefinition/perLocale``).
+final class PerLocaleCaches: Sendable {
+    let texts = LocalizedFlowCache()
+    let pages = PerLocaleCache<PageTexts>()
+}
 
 /// Values of one flow definition worked out per locale asked for, kept for
 /// the next call. Bounded: the locale is the caller's, so past
