@@ -108,8 +108,27 @@ actor FlowService: DaemonComponent {
     /// the property changes worked out: the bus front end takes them after
     /// it replied.
     func takeEvents() -> [ServiceEvent] {
-        events.take { id, properties, version in repository.keep(properties, of: id, version: version) }
+        let ready = events.take { id, announced, version in repository.keep(announced, of: id, version: version) }
+        repository.settle()
+        return ready
     }
+
+    /// Works out the values of the sessions loaded or made since the last
+    /// call, for their first change to compare with (``SessionRepository/settle()``):
+    /// the bus front end calls it after a read's reply.
+    func settleLoaded() {
+        repository.settle()
+    }
+
+    /// The digests of cached session `id`'s values as last announced, when
+    /// known: the "before" of its next change.
+    func announcedDigests(of id: String) -> PropertyDigests? { repository.announced(of: id) }
+
+    /// How many sessions the cache holds at most.
+    var cacheCapacity: Int { repository.cacheCapacity }
+
+    /// Whether sessions loaded or made wait for ``settleLoaded()``.
+    var hasUnsettledSessions: Bool { repository.hasUnsettled }
 
     // MARK: - Sessions
 
@@ -274,7 +293,7 @@ actor FlowService: DaemonComponent {
     private func store(_ session: FlowSession, _ new: NewSession) throws(FlowdError) -> String {
         defer { quota.release(for: new.owner) }
         try repository.save(session)
-        repository.cache(session)
+        repository.cache(session, isNew: true)
         quota.added(for: new.owner)
         events.append(.sessionNew(id: new.id))
         events.append(.sessionCountChanged)
@@ -365,11 +384,11 @@ actor FlowService: DaemonComponent {
                 continue
             }
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
+            let start = repository.changeStart(cached)
             repository.forget(id)
             if let rebased = try? cached.rebased(onto: flow) {
                 let version = repository.cache(rebased)
-                events.change(
-                    from: ChangeStart(session: cached, properties: nil), to: rebased, scope: .anything, version: version)
+                events.change(from: start, to: rebased, scope: .anything, version: version)
             }
         }
     }

@@ -9,7 +9,8 @@ enum ServiceEvent {
     case sessionNew(id: String)
     case sessionRemoved(id: String)
     case sessionCountChanged
-    /// These properties of a session changed; the values are in `now`.
+    /// These properties of a session changed; their values are in `now`
+    /// (which holds at least those).
     case propertiesChanged(id: String, names: [SessionProperty], now: SessionProperties)
     /// Secure answers are already left out.
     case stepCompleted(id: String, step: String, answers: [String: AnswerValue])
@@ -39,12 +40,12 @@ struct DeferredLog {
 }
 
 /// Where a change of a session starts: the session as read and, when the
-/// cache has them, its property values as last announced (clients were told
-/// those). Computing them walks the path several times, so a change computes
-/// them once (after) instead of twice.
+/// cache has them, the digests of its property values as last announced
+/// (clients were told those, or could read them). Computing the values walks
+/// the path, so a change computes them once (after) instead of twice.
 struct ChangeStart {
     var session: FlowSession
-    var properties: SessionProperties?
+    var announced: PropertyDigests?
 }
 
 /// What a change of a session can have changed, as its call declares it:
@@ -87,7 +88,7 @@ struct ServiceEvents {
         /// The session after the change (a value: keeping it copies nothing).
         var current: FlowSession
         var scope: ChangeScope
-        /// The cache version of `current` (``SessionCache/put(_:properties:)``).
+        /// The cache version of `current` (``SessionCache/put(_:announced:)``).
         var version: UInt64
     }
 
@@ -130,9 +131,10 @@ struct ServiceEvents {
     }
 
     /// Hands over the queued events, oldest first, with the property changes
-    /// worked out. `keep` receives each changed session's new values and
-    /// the cache version they belong to (the next change's "before").
-    mutating func take(keeping keep: (_ id: String, SessionProperties, _ version: UInt64) -> Void) -> [ServiceEvent] {
+    /// worked out. `keep` receives the digests of each changed session's new
+    /// values and the cache version they belong to (the next change's
+    /// "before").
+    mutating func take(keeping keep: (_ id: String, PropertyDigests, _ version: UInt64) -> Void) -> [ServiceEvent] {
         guard !queued.isEmpty else { return [] }
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
@@ -147,24 +149,29 @@ struct ServiceEvents {
                 ready.append(event)
             case .change(let change):
                 let scope = change.scope
-                // Only what the call can change is worked out again; the rest
-                // keeps the values announced before (or, when those are not
-                // known, the values after, which are the same).
-                let before: SessionProperties
-                var after: SessionProperties
-                if let announced = change.start.properties {
-                    before = announced
-                    after = announced
-                    after.update(scope.properties, from: change.current, canContinue: scope.canContinue)
+                let id = change.current.record.id
+                // Only what the call can change is worked out again and
+                // compared with what was announced; the rest keeps its
+                // digests. When those are not known, the values before are
+                // worked out from the session as read (all of them after,
+                // to know every digest from now on).
+                let now: SessionProperties
+                var announced: PropertyDigests
+                let changed: [SessionProperty]
+                if let known = change.start.announced {
+                    now = SessionProperties(change.current, only: scope.properties, canContinue: scope.canContinue)
+                    announced = known
+                    changed = announced.update(scope.properties, to: now)
                 } else {
-                    after = SessionProperties(change.current, canContinue: scope.canContinue)
-                    var old = after
-                    old.update(scope.properties, from: change.start.session)
-                    before = old
+                    now = SessionProperties(change.current, canContinue: scope.canContinue)
+                    var before = now
+                    before.update(scope.properties, from: change.start.session)
+                    changed = now.changed(since: before, among: scope.properties)
+                    announced = PropertyDigests(now)
                 }
-                keep(change.current.record.id, after, change.version)
+                keep(id, announced, change.version)
                 Self.differences(
-                    of: change.current.record.id, changed: after.changed(since: before, among: scope.properties), now: after,
+                    of: id, changed: changed, now: now,
                     announced: change.current.announcementSequence != change.start.session.announcementSequence,
                     into: &ready)
             }
