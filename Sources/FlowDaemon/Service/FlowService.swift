@@ -145,8 +145,10 @@ actor FlowService: DaemonComponent {
     /// Saves `session` (when `persist`), makes it the cached value and
     /// queues what changed since `start` among what `scope` says the call
     /// can change, worked out after the reply.
+    /// `session` and `start` are consumed: the change is queued with them
+    /// rather than with copies (a session is some twenty references).
     private func commit(
-        _ session: FlowSession, from start: ChangeStart, _ scope: ChangeScope, persist: Bool = true
+        _ session: consuming FlowSession, from start: consuming ChangeStart, _ scope: ChangeScope, persist: Bool = true
     ) throws(FlowdError) {
         if persist { try repository.save(session) }
         let version = repository.cache(session)
@@ -486,7 +488,7 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
                 try service.commit(
-                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
+                    session, from: start, .answers(), persist: session.record.revision != start.revision)
                 return errors
             }
         }
@@ -564,7 +566,7 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
                 try service.commit(
-                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
+                    session, from: start, .answers(), persist: session.record.revision != start.revision)
             }
         }
     }

@@ -39,13 +39,29 @@ struct DeferredLog {
     }
 }
 
-/// Where a change of a session starts: the session as read and, when the
-/// cache has them, the digests of its property values as last announced
-/// (clients were told those, or could read them). Computing the values walks
-/// the path, so a change computes them once (after) instead of twice.
+/// Where a change of a session starts: the digests of its property values
+/// as last announced (clients were told those, or could read them) or, when
+/// the cache has none, the session as read, to work the values out from
+/// after the change. Computing them walks the path, so a change computes
+/// them once (after) instead of twice; and a change that knows them does
+/// not keep a copy of the session it started from.
 struct ChangeStart {
-    var session: FlowSession
-    var announced: PropertyDigests?
+    enum Before {
+        case announced(PropertyDigests)
+        case session(FlowSession)
+    }
+
+    var before: Before
+    /// The session's ``SessionRecord/revision`` as read.
+    var revision: UInt64
+    /// Its ``FlowSession/announcementSequence`` as read.
+    var announcementSequence: UInt64
+
+    init(_ session: FlowSession, announced: PropertyDigests?) {
+        before = announced.map(Before.announced) ?? .session(session)
+        revision = session.record.revision
+        announcementSequence = session.announcementSequence
+    }
 }
 
 /// What a change of a session can have changed, as its call declares it:
@@ -115,7 +131,7 @@ struct ServiceEvents {
 
     /// Queues the change of a session from `start` to `current`, which can
     /// have changed what `scope` says.
-    mutating func change(from start: ChangeStart, to current: FlowSession, scope: ChangeScope, version: UInt64) {
+    mutating func change(from start: consuming ChangeStart, to current: consuming FlowSession, scope: ChangeScope, version: UInt64) {
         queued.append(.change(PendingChange(start: start, current: current, scope: scope, version: version)))
     }
 
@@ -158,21 +174,22 @@ struct ServiceEvents {
                 let now: SessionProperties
                 var announced: PropertyDigests
                 let changed: [SessionProperty]
-                if let known = change.start.announced {
+                switch change.start.before {
+                case .announced(let known):
                     now = SessionProperties(change.current, only: scope.properties, canContinue: scope.canContinue)
                     announced = known
                     changed = announced.update(scope.properties, to: now)
-                } else {
+                case .session(let start):
                     now = SessionProperties(change.current, canContinue: scope.canContinue)
                     var before = now
-                    before.update(scope.properties, from: change.start.session)
+                    before.update(scope.properties, from: start)
                     changed = now.changed(since: before, among: scope.properties)
                     announced = PropertyDigests(now)
                 }
                 keep(id, announced, change.version)
                 Self.differences(
                     of: id, changed: changed, now: now,
-                    announced: change.current.announcementSequence != change.start.session.announcementSequence,
+                    announced: change.current.announcementSequence != change.start.announcementSequence,
                     into: &ready)
             }
         }

@@ -99,7 +99,7 @@ package struct SessionRepository {
 
     /// Where a change of `session`, a value just read, starts.
     func changeStart(_ session: FlowSession) -> ChangeStart {
-        ChangeStart(session: session, announced: cache.announced(of: session.record.id))
+        ChangeStart(session, announced: cache.announced(of: session.record.id))
     }
 
     /// How many sessions the cache holds at most.
