@@ -245,6 +245,51 @@ struct PropertyScopeTests {
         #expect(kept == moved)
     }
 
+    @Test("each property's PropertiesChanged entry written from the typed value has the bytes of its DBusValue's")
+    func entriesMatchValues() throws {
+        var values = SessionProperties(id: "0123456789abcdef0123456789abcdef", flowID: "quick")
+        values.owner = 1000
+        values.locale = "de"
+        values.state = .failed
+        values.currentStep = "rating"
+        values.stepIndex = 2
+        values.stepCount = 5
+        values.canContinue = true
+        values.continueLabel = "Weiter"
+        values.returningToReview = true
+        values.lastError = "nope"
+        values.createdAt = 1_700_000_000_000_000
+        values.updatedAt = 1_700_000_000_000_001
+        values.path = [PathStep(step: "a", title: "Ä", status: .done), PathStep(step: "review", title: "", status: .current)]
+        values.announcement = "Schritt 2 von 5"
+        values.receipt = ["ticket": .string("T-1"), "count": .uint32(3)]
+        values.visibleFields = ["x", "other"]
+        values.flowTitle = "Quick"
+        values.revision = 7
+        for property in SessionProperty.allCases {
+            var typed = WireEncoder()
+            typed.byte(1)  // so that the entry's padding is not empty
+            try values.writeEntry(property, into: &typed)
+            var generic = WireEncoder()
+            generic.byte(1)
+            generic.align(8)
+            generic.string(property.rawValue)
+            try generic.variant(values.value(of: property))
+            #expect(typed.bytes == generic.bytes, "\(property)")
+        }
+        // And the empty path and list, whose arrays still pad to their elements.
+        values.path = []
+        values.visibleFields = []
+        for property in [SessionProperty.path, .visibleFields] {
+            var typed = WireEncoder()
+            try values.writeEntry(property, into: &typed)
+            var generic = WireEncoder()
+            generic.string(property.rawValue)
+            try generic.variant(values.value(of: property))
+            #expect(typed.bytes == generic.bytes, "empty \(property)")
+        }
+    }
+
     @Test("a declared set lists its properties in declaration order, and the bits match allCases")
     func setOrder() {
         #expect(SessionProperty.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })

@@ -31,9 +31,9 @@ package struct SessionRepository {
     /// Sessions kept in memory before the least recently used are dropped
     /// (they stay stored and are read back on their next call).
     ///
-    /// A session in memory costs about 1.8 KiB of resident memory (measured
+    /// A session in memory costs about 1 KiB of resident memory (measured
     /// by flowd-bench, docs/performance.md), so 16,384 of them cost about
-    /// 30 MiB at most. Fewer made a call to a session outside the cache pay a
+    /// 16 MiB at most. Fewer made a call to a session outside the cache pay a
     /// store read, a JSON decode and a restore (about 60 µs) whenever more
     /// than a few thousand sessions were in use at once.
     static let defaultCacheCapacity = 16_384
