@@ -98,14 +98,23 @@ struct ServiceEvents {
         case change(PendingChange)
     }
 
-    /// A change of a session's properties, announced after the reply.
-    private struct PendingChange {
-        var start: ChangeStart
+    /// A change of a session's properties, announced after the reply. A
+    /// class: taking it out of the queue moves one reference, not the two
+    /// sessions' worth of references (and the digests) it holds.
+    private final class PendingChange {
+        let start: ChangeStart
         /// The session after the change (a value: keeping it copies nothing).
-        var current: FlowSession
-        var scope: ChangeScope
+        let current: FlowSession
+        let scope: ChangeScope
         /// The cache version of `current` (``SessionCache/put(_:announced:)``).
-        var version: UInt64
+        let version: UInt64
+
+        init(start: consuming ChangeStart, current: consuming FlowSession, scope: ChangeScope, version: UInt64) {
+            self.start = start
+            self.current = current
+            self.scope = scope
+            self.version = version
+        }
     }
 
     private var queued: [Queued] = []
@@ -154,8 +163,8 @@ struct ServiceEvents {
         guard !queued.isEmpty else { return [] }
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
-        // Taken out of the queue one by one, oldest first, rather than
-        // iterated: each holds two sessions, and iterating copies them.
+        // Taken out of the queue one by one, oldest first, so that each is
+        // released once it is worked out.
         var items: [Queued] = []
         swap(&items, &queued)
         items.reverse()
