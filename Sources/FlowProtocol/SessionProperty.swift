@@ -285,7 +285,9 @@ package struct SessionProperties: Sendable, Hashable {
     /// The daemon's side: the values of `session` now (one walk of its path).
     /// `only`: the properties to work out (the rest keep their defaults,
     /// for a `Get` of one); `canContinue`: as in ``update(_:from:canContinue:)``.
-    package init(_ session: FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
+    /// `session` is borrowed: an initializer would otherwise take its own
+    /// copy (some twenty references) of a session it only reads.
+    package init(_ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
         self.init(id: session.record.id, flowID: session.flow.id)
         update(properties, from: session, canContinue: known)
     }
