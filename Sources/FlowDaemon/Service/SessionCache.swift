@@ -55,6 +55,9 @@ struct SessionCache {
     /// marking it used (the call that asks goes on to ``get(_:)``).
     func owner(of id: String) -> UInt32? { entries[id]?.session.record.owner }
 
+    /// The state of cached session `id`, without copying the session.
+    func state(of id: String) -> SessionState? { entries[id]?.session.record.state }
+
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }
 
