@@ -198,7 +198,8 @@ struct ServiceEvents {
                 keep(id, announced, change.version)
                 Self.differences(
                     of: id, changed: changed, now: now,
-                    announced: change.current.announcementSequence != change.start.announcementSequence,
+                    announcement: change.current.announcementSequence != change.start.announcementSequence
+                        ? change.current.announcement : nil,
                     into: &ready)
             }
         }
@@ -210,15 +211,16 @@ struct ServiceEvents {
     /// the values `now`: `PropertiesChanged` with them, unless only
     /// `UpdatedAt` did (a keystroke-driven `SetAnswers` changes nothing a
     /// client shows; the new time is read with the next change or `Get`),
-    /// and one `Announcement` when the engine made one (`announced`: its
-    /// announcement count moved). A text that changed without a new
-    /// announcement (`SetLocale` rewording it) is a property change only.
+    /// and one `Announcement` with `announcement`'s text when the engine
+    /// made one (its announcement count moved). A text that changed without
+    /// a new announcement (`SetLocale` rewording it) is a property change only.
     static func differences(
-        of id: String, changed: [SessionProperty], now: SessionProperties, announced: Bool, into events: inout [ServiceEvent]
+        of id: String, changed: [SessionProperty], now: SessionProperties, announcement: String?,
+        into events: inout [ServiceEvent]
     ) {
         if !changed.isEmpty, changed != [.updatedAt] {
             events.append(.propertiesChanged(id: id, names: changed, now: now))
         }
-        if announced { events.append(.announcement(id: id, text: now.announcement)) }
+        if let announcement { events.append(.announcement(id: id, text: announcement)) }
     }
 }
