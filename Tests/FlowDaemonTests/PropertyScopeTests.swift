@@ -222,6 +222,30 @@ struct PropertyScopeTests {
         #expect(named == (evicted ? [] : [fresh.changed(since: before)]))
     }
 
+    @Test("a session loaded from the store (here by the owner check of a restarted flowd) waits to be settled; then its digests are a fresh snapshot's, and its first change is announced as a full diff says")
+    func loadedSessionSettles() throws {
+        let first = try ServiceHarness()
+        let id = try first.start("quick")
+        _ = first.events()
+        let service = try ServiceHarness(continuing: first)
+        #expect(!service.act { $0.hasUnsettledSessions })
+        _ = try service.perform { service throws(FlowdError) in try service.owner(of: id) }
+        #expect(service.act { $0.hasUnsettledSessions }, "the load waits for its settle")
+        #expect(service.act { $0.announcedDigests(of: id) } == nil)
+        service.act { $0.settleLoaded() }
+        #expect(!service.act { $0.hasUnsettledSessions })
+        let before = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        #expect(service.act { $0.announcedDigests(of: id) } == PropertyDigests(before))
+        try service.setAnswers(id, ["stars": .integer(4)])
+        let events = service.act { $0.takeEvents() }
+        let after = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        var named: [[SessionProperty]] = []
+        for event in events { if case .propertiesChanged(id, let names, _) = event { named.append(names) } }
+        let expected = after.changed(since: before)
+        #expect(named == (expected == [.updatedAt] ? [] : [expected]))
+        #expect(service.act { $0.announcedDigests(of: id) } == PropertyDigests(after))
+    }
+
     @Test("digests: equal values have equal digests, a changed value changes its property's digest only, and update names the moved ones in order")
     func digests() {
         var values = SessionProperties(id: "0123", flowID: "quick")
