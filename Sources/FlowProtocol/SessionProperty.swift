@@ -383,21 +383,21 @@ package struct SessionProperties: Sendable, Hashable {
         encoder.align(8)
         encoder.string(property.rawValue)
         switch property {
-        case .id: Self.variant(id, &encoder)
-        case .flowID: Self.variant(flowID, &encoder)
-        case .owner: Self.variant(owner, &encoder)
-        case .locale: Self.variant(locale, &encoder)
-        case .state: Self.variant(state.rawValue, &encoder)
-        case .currentStep: Self.variant(currentStep, &encoder)
-        case .stepIndex: Self.variant(UInt32(clamping: stepIndex), &encoder)
-        case .stepCount: Self.variant(UInt32(clamping: stepCount), &encoder)
-        case .canGoBack: Self.variant(canGoBack, &encoder)
-        case .canContinue: Self.variant(canContinue, &encoder)
-        case .continueLabel: Self.variant(continueLabel, &encoder)
-        case .returningToReview: Self.variant(returningToReview, &encoder)
-        case .lastError: Self.variant(lastError, &encoder)
-        case .createdAt: Self.variant(createdAt, &encoder)
-        case .updatedAt: Self.variant(updatedAt, &encoder)
+        case .id: Self.variant(.string(id), &encoder)
+        case .flowID: Self.variant(.string(flowID), &encoder)
+        case .owner: Self.variant(.uint32(owner), &encoder)
+        case .locale: Self.variant(.string(locale), &encoder)
+        case .state: Self.variant(.string(state.rawValue), &encoder)
+        case .currentStep: Self.variant(.string(currentStep), &encoder)
+        case .stepIndex: Self.variant(.uint32(UInt32(clamping: stepIndex)), &encoder)
+        case .stepCount: Self.variant(.uint32(UInt32(clamping: stepCount)), &encoder)
+        case .canGoBack: Self.variant(.bool(canGoBack), &encoder)
+        case .canContinue: Self.variant(.bool(canContinue), &encoder)
+        case .continueLabel: Self.variant(.string(continueLabel), &encoder)
+        case .returningToReview: Self.variant(.bool(returningToReview), &encoder)
+        case .lastError: Self.variant(.string(lastError), &encoder)
+        case .createdAt: Self.variant(.uint64(createdAt), &encoder)
+        case .updatedAt: Self.variant(.uint64(updatedAt), &encoder)
         case .path:
             encoder.signature("a(sss)")
             try encoder.array(elementAlignment: 8) { (entries) throws(DBusError) in
@@ -409,37 +409,40 @@ package struct SessionProperties: Sendable, Hashable {
                     }
                 }
             }
-        case .announcement: Self.variant(announcement, &encoder)
+        case .announcement: Self.variant(.string(announcement), &encoder)
         case .receipt: try encoder.variant(.vardict(receipt))
         case .visibleFields:
             encoder.signature("as")
             try encoder.strings(visibleFields)
-        case .requestedLocale: Self.variant(requestedLocale, &encoder)
-        case .effectiveLocale: Self.variant(effectiveLocale, &encoder)
-        case .flowTitle: Self.variant(flowTitle, &encoder)
-        case .flowDescription: Self.variant(flowDescription, &encoder)
-        case .revision: Self.variant(revision, &encoder)
+        case .requestedLocale: Self.variant(.string(requestedLocale), &encoder)
+        case .effectiveLocale: Self.variant(.string(effectiveLocale), &encoder)
+        case .flowTitle: Self.variant(.string(flowTitle), &encoder)
+        case .flowDescription: Self.variant(.string(flowDescription), &encoder)
+        case .revision: Self.variant(.uint64(revision), &encoder)
         }
     }
 
-    private static func variant(_ value: String, _ encoder: inout WireEncoder) {
-        encoder.signature("s")
-        encoder.string(value)
+    /// A value of a basic type a property has.
+    private enum Basic {
+        case string(String), uint32(UInt32), uint64(UInt64), bool(Bool)
     }
 
-    private static func variant(_ value: UInt32, _ encoder: inout WireEncoder) {
-        encoder.signature("u")
-        encoder.uint32(value)
-    }
-
-    private static func variant(_ value: UInt64, _ encoder: inout WireEncoder) {
-        encoder.signature("t")
-        encoder.uint64(value)
-    }
-
-    private static func variant(_ value: Bool, _ encoder: inout WireEncoder) {
-        encoder.signature("b")
-        encoder.bool(value)
+    /// `v` holding `value`: its one-letter signature, then the value.
+    private static func variant(_ value: Basic, _ encoder: inout WireEncoder) {
+        switch value {
+        case .string(let v):
+            encoder.signature("s")
+            encoder.string(v)
+        case .uint32(let v):
+            encoder.signature("u")
+            encoder.uint32(v)
+        case .uint64(let v):
+            encoder.signature("t")
+            encoder.uint64(v)
+        case .bool(let v):
+            encoder.signature("b")
+            encoder.bool(v)
+        }
     }
 
     /// The ``SessionProperty/isMetadata`` properties and their values: a
