@@ -47,11 +47,20 @@ package struct StderrBackend: LogBackend {
     }
 
     func displayName(_ field: LogField) -> String {
-        var name = Substring(field.name)
-        if !hiddenFieldPrefix.isEmpty && name.hasPrefix(hiddenFieldPrefix) && name.count > hiddenFieldPrefix.count {
-            name = name.dropFirst(hiddenFieldPrefix.count)
+        // On the bytes: a journal field name is ASCII (A–Z, 0–9, `_`), and
+        // the Character-wise prefix test, count and `lowercased()` made each
+        // field cost some 3 k instructions.
+        let name = field.name.utf8
+        let prefix = hiddenFieldPrefix.utf8
+        var start = name.startIndex
+        if !prefix.isEmpty && name.count > prefix.count && name.starts(with: prefix) {
+            start = name.index(start, offsetBy: prefix.count)
         }
-        return name.lowercased()
+        let shown = name[start...]
+        return String(unsafeUninitializedCapacity: shown.count) { buffer in
+            for (offset, byte) in shown.enumerated() { buffer[offset] = byte &- 0x41 < 26 ? byte | 0x20 : byte }
+            return shown.count
+        }
     }
 
     static func quote(_ text: String) -> String {
