@@ -320,6 +320,7 @@ struct MessageFramerTests {
         }
         #expect(messages.map(\.bytes) == [raw.bytes, RawMessage().bytes])
         try #require(messages[0].fds.count == 1 && messages[1].fds.isEmpty)
+        #expect(try BodyReader.values(of: messages[0]) == [.unixFD(messages[0].fds[0])])
         let received = messages[0].fds[0].fileDescriptor
         #expect(fcntl(received, F_GETFD) & FD_CLOEXEC != 0)
         #expect(write(received, "x", 1) == 1)
