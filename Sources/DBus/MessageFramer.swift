@@ -146,14 +146,14 @@ package struct MessageFramer {
     /// The body's offset and length from the fixed header (16 bytes), checked
     /// before the rest arrives so that a huge length is refused at once.
     static func lengths(_ bytes: UnsafeRawBufferPointer, maximumLength: Int) throws(DBusError) -> (Int, Int) {
-        var cursor = try Cursor(bytes, endianness: bytes[0])
+        var cursor = try WireCursor(bytes, endianness: bytes[0], part: "header")
         guard bytes[3] == 1 else { throw .inconsistentMessage("protocol version \(bytes[3]) is not 1") }
         cursor.offset = 4
         let bodyLength = Int(try cursor.uint32())
         cursor.offset = 12
         let fieldsLength = Int(try cursor.uint32())
         let bodyOffset = (16 + fieldsLength + 7) & ~7
-        guard fieldsLength <= Cursor.maximumArrayLength, bodyLength <= maximumLength,
+        guard fieldsLength <= WireCursor.maximumArrayLength, bodyLength <= maximumLength,
             bodyOffset + bodyLength <= maximumLength
         else {
             throw .inconsistentMessage("a message of \(bodyOffset + bodyLength) bytes is longer than the \(maximumLength) allowed")
@@ -163,7 +163,7 @@ package struct MessageFramer {
 
     /// The fixed header and the fields, `bytes` being exactly those (padded).
     static func header(_ bytes: UnsafeRawBufferPointer, bodyLength: Int) throws(DBusError) -> IncomingHeader {
-        var cursor = try Cursor(bytes, endianness: bytes[0])
+        var cursor = try WireCursor(bytes, endianness: bytes[0], part: "header")
         let rawType = bytes[1]
         guard rawType != 0 else { throw .inconsistentMessage("message type 0 is invalid") }
         cursor.offset = 8
@@ -241,27 +241,43 @@ package struct MessageFramer {
     }
 }
 
-/// Reads the header's values in the message's byte order, never outside
-/// its bytes.
-private struct Cursor {
+/// Reads a message's values in its byte order, never outside its bytes;
+/// alignment counts from the message's first byte (where the body starts
+/// is 8-aligned, so the body's values align the same). The framer reads the
+/// header with it, ``BodyReader`` the body.
+struct WireCursor {
     /// The longest array the specification allows (64 MiB).
     static let maximumArrayLength = 1 << 26
 
     let bytes: UnsafeRawBufferPointer
     let bigEndian: Bool
-    var offset = 0
+    /// "header" or "body", for the errors.
+    let part: StaticString
+    var offset: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, endianness: UInt8) throws(DBusError) {
-        switch endianness {
-        case UInt8(ascii: "l"): bigEndian = false
-        case UInt8(ascii: "B"): bigEndian = true
-        default: throw .inconsistentMessage("byte order \(endianness) is neither 'l' nor 'B'")
-        }
+    /// A cursor at `offset` of a message's `bytes`.
+    init(_ bytes: UnsafeRawBufferPointer, bigEndian: Bool, part: StaticString, offset: Int = 0) {
         self.bytes = bytes
+        self.bigEndian = bigEndian
+        self.part = part
+        self.offset = offset
     }
 
-    private func need(_ count: Int) throws(DBusError) {
-        guard count <= bytes.count - offset else { throw .inconsistentMessage("a header field runs past the header") }
+    /// A cursor at the start of a message whose first byte is `endianness`.
+    init(_ bytes: UnsafeRawBufferPointer, endianness: UInt8, part: StaticString) throws(DBusError) {
+        switch endianness {
+        case UInt8(ascii: "l"): self.init(bytes, bigEndian: false, part: part)
+        case UInt8(ascii: "B"): self.init(bytes, bigEndian: true, part: part)
+        default: throw .inconsistentMessage("byte order \(endianness) is neither 'l' nor 'B'")
+        }
+    }
+
+    /// True when every byte is read.
+    var isAtEnd: Bool { offset == bytes.count }
+
+    /// Throws unless `count` more bytes are there.
+    func need(_ count: Int) throws(DBusError) {
+        guard count <= bytes.count - offset else { throw .inconsistentMessage("a value runs past the end of the \(part)") }
     }
 
     /// Skips the padding to `alignment`, which must be zero bytes.
@@ -269,35 +285,34 @@ private struct Cursor {
         let padded = (offset + alignment - 1) & ~(alignment - 1)
         try need(padded - offset)
         while offset < padded {
-            guard bytes[offset] == 0 else { throw .inconsistentMessage("a padding byte is not zero") }
+            guard bytes[offset] == 0 else { throw .inconsistentMessage("a padding byte in the \(part) is not zero") }
             offset += 1
         }
     }
 
-    mutating func byte() throws(DBusError) -> UInt8 {
-        try need(1)
-        defer { offset += 1 }
-        return bytes[offset]
+    /// A fixed-size integer, aligned to its size.
+    mutating func fixed<T: FixedWidthInteger>(_ type: T.Type) throws(DBusError) -> T {
+        let size = MemoryLayout<T>.size
+        try align(size)
+        try need(size)
+        let raw = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
+        offset += size
+        return bigEndian ? T(bigEndian: raw) : T(littleEndian: raw)
     }
 
-    mutating func uint32() throws(DBusError) -> UInt32 {
-        try align(4)
-        try need(4)
-        let raw = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-        offset += 4
-        return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
-    }
+    mutating func byte() throws(DBusError) -> UInt8 { try fixed(UInt8.self) }
+    mutating func uint32() throws(DBusError) -> UInt32 { try fixed(UInt32.self) }
 
-    /// `count` bytes and the NUL after them, as a string (no NUL inside).
+    /// `count` bytes and the NUL after them, as a string (UTF-8, no NUL inside).
     private mutating func text(count: Int) throws(DBusError) -> String {
         try need(count + 1)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
         guard bytes[offset + count] == 0, !slice.contains(0) else {
-            throw .inconsistentMessage("a string in the header is not terminated as its length says")
+            throw .inconsistentMessage("a string in the \(part) is not terminated as its length says")
         }
         offset += count + 1
         guard let string = String(validating: slice, as: UTF8.self) else {
-            throw .inconsistentMessage("a string in the header is not UTF-8")
+            throw .inconsistentMessage("a string in the \(part) is not UTF-8")
         }
         return string
     }
@@ -309,15 +324,13 @@ private struct Cursor {
 
     /// A string or object path (`s`, `o`): a 32-bit length.
     mutating func string() throws(DBusError) -> String {
-        let count = Int(try uint32())
-        guard count <= bytes.count else { throw .inconsistentMessage("a string in the header is longer than the header") }
-        return try text(count: count)
+        try text(count: Int(try uint32()))
     }
 
-    /// A name of the header, checked by its type's rules.
+    /// A name (`o`, `g`, or an `s` holding one), checked by its type's rules.
     mutating func name<Name: ValidatedName>(_ type: Name.Type) throws(DBusError) -> Name {
         let raw = Name.self == Signature.self ? try signature() : try string()
-        if let error = Name.validate(raw) { throw .inconsistentMessage("a header field is invalid: \(error.message)") }
+        if let error = Name.validate(raw) { throw .inconsistentMessage("a value in the \(part) is invalid: \(error.message)") }
         return Name(trusted: raw)
     }
 
@@ -327,15 +340,9 @@ private struct Cursor {
     mutating func skipBasic(_ type: String, field: UInt8) throws(DBusError) {
         switch type {
         case "y": _ = try byte()
-        case "n", "q":
-            try align(2)
-            try need(2)
-            offset += 2
+        case "n", "q": _ = try fixed(UInt16.self)
         case "b", "i", "u", "h": _ = try uint32()
-        case "x", "t", "d":
-            try align(8)
-            try need(8)
-            offset += 8
+        case "x", "t", "d": _ = try fixed(UInt64.self)
         case "s", "o": _ = try string()
         case "g": _ = try signature()
         default: throw .inconsistentMessage("header field \(field) has type '\(type)', which is not a basic type")
