@@ -230,7 +230,27 @@ package final class ObjectServer: MethodCallHandler {
         }
         try body.strings(invalidated)
         connection.send(try WireMessage.signal(
-            path: path, interface: .properties, member: "PropertiesChanged", destination: destination,
+            path: path, interface: .properties, member: Self.propertiesChanged, destination: destination,
+            signature: Self.propertiesChangedSignature, body: body
+        ).checkedInDebugBuilds())
+    }
+
+    private static let propertiesChanged: MemberName = "PropertiesChanged"
+
+    /// Emits `PropertiesChanged` with the entries `changed` writes into its
+    /// `a{sv}` (each an 8-aligned key and a variant) and nothing
+    /// invalidated: for a caller that has typed values, without a dictionary
+    /// of ``DBusValue``s in between.
+    package func emitPropertiesChanged(
+        path: ObjectPath, interface: InterfaceName, destination: BusName?,
+        changed: (inout WireEncoder) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        var body = WireEncoder()
+        body.string(interface.rawValue)
+        try body.array(elementAlignment: 8, changed)
+        try body.strings([])
+        connection.send(try WireMessage.signal(
+            path: path, interface: .properties, member: Self.propertiesChanged, destination: destination,
             signature: Self.propertiesChangedSignature, body: body
         ).checkedInDebugBuilds())
     }

@@ -285,7 +285,9 @@ package struct SessionProperties: Sendable, Hashable {
     /// The daemon's side: the values of `session` now (one walk of its path).
     /// `only`: the properties to work out (the rest keep their defaults,
     /// for a `Get` of one); `canContinue`: as in ``update(_:from:canContinue:)``.
-    package init(_ session: FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
+    /// `session` is borrowed: an initializer would otherwise take its own
+    /// copy (some twenty references) of a session it only reads.
+    package init(_ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
         self.init(id: session.record.id, flowID: session.flow.id)
         update(properties, from: session, canContinue: known)
     }
@@ -371,6 +373,75 @@ package struct SessionProperties: Sendable, Hashable {
         case .flowTitle: return .string(flowTitle)
         case .flowDescription: return .string(flowDescription)
         case .revision: return .uint64(revision)
+        }
+    }
+
+    /// Writes `property`'s entry of a `PropertiesChanged` or `GetAll`
+    /// dictionary: the name and the value in a variant, as
+    /// ``value(of:)`` would be written, with no ``DBusValue`` in between.
+    package func writeEntry(_ property: SessionProperty, into encoder: inout WireEncoder) throws(DBusError) {
+        encoder.align(8)
+        encoder.string(property.rawValue)
+        switch property {
+        case .id: Self.variant(.string(id), &encoder)
+        case .flowID: Self.variant(.string(flowID), &encoder)
+        case .owner: Self.variant(.uint32(owner), &encoder)
+        case .locale: Self.variant(.string(locale), &encoder)
+        case .state: Self.variant(.string(state.rawValue), &encoder)
+        case .currentStep: Self.variant(.string(currentStep), &encoder)
+        case .stepIndex: Self.variant(.uint32(UInt32(clamping: stepIndex)), &encoder)
+        case .stepCount: Self.variant(.uint32(UInt32(clamping: stepCount)), &encoder)
+        case .canGoBack: Self.variant(.bool(canGoBack), &encoder)
+        case .canContinue: Self.variant(.bool(canContinue), &encoder)
+        case .continueLabel: Self.variant(.string(continueLabel), &encoder)
+        case .returningToReview: Self.variant(.bool(returningToReview), &encoder)
+        case .lastError: Self.variant(.string(lastError), &encoder)
+        case .createdAt: Self.variant(.uint64(createdAt), &encoder)
+        case .updatedAt: Self.variant(.uint64(updatedAt), &encoder)
+        case .path:
+            encoder.signature("a(sss)")
+            try encoder.array(elementAlignment: 8) { (entries) throws(DBusError) in
+                for step in path {
+                    try entries.structure { (fields) throws(DBusError) in
+                        fields.string(step.step)
+                        fields.string(step.title)
+                        fields.string(step.status.rawValue)
+                    }
+                }
+            }
+        case .announcement: Self.variant(.string(announcement), &encoder)
+        case .receipt: try encoder.variant(.vardict(receipt))
+        case .visibleFields:
+            encoder.signature("as")
+            try encoder.strings(visibleFields)
+        case .requestedLocale: Self.variant(.string(requestedLocale), &encoder)
+        case .effectiveLocale: Self.variant(.string(effectiveLocale), &encoder)
+        case .flowTitle: Self.variant(.string(flowTitle), &encoder)
+        case .flowDescription: Self.variant(.string(flowDescription), &encoder)
+        case .revision: Self.variant(.uint64(revision), &encoder)
+        }
+    }
+
+    /// A value of a basic type a property has.
+    private enum Basic {
+        case string(String), uint32(UInt32), uint64(UInt64), bool(Bool)
+    }
+
+    /// `v` holding `value`: its one-letter signature, then the value.
+    private static func variant(_ value: Basic, _ encoder: inout WireEncoder) {
+        switch value {
+        case .string(let v):
+            encoder.signature("s")
+            encoder.string(v)
+        case .uint32(let v):
+            encoder.signature("u")
+            encoder.uint32(v)
+        case .uint64(let v):
+            encoder.signature("t")
+            encoder.uint64(v)
+        case .bool(let v):
+            encoder.signature("b")
+            encoder.bool(v)
         }
     }
 
@@ -482,6 +553,96 @@ package struct SessionProperties: Sendable, Hashable {
         case .flowTitle: flowTitle = try typed(String.self)
         case .flowDescription: flowDescription = try typed(String.self)
         case .revision: revision = try typed(UInt64.self)
+        }
+    }
+}
+
+/// A session's property values in 192 bytes: one 64-bit digest per
+/// property, so the daemon can keep what clients last heard of every session
+/// it holds and compare a change's new values with it, without keeping the
+/// values themselves (the path, the texts) or working out the old ones again.
+///
+/// A number, a flag or the state is its own digest (its value, exactly);
+/// a text, the path, the visible fields and the receipt are hashed with
+/// `Hasher` (SipHash, seeded at random per process). Equal values always
+/// have equal digests; two different values of one property have the same
+/// digest with a chance of about one in 2⁶⁴, and only then would a change go
+/// unannounced.
+package struct PropertyDigests: Sendable, Equatable {
+    private var digests: InlineArray<24, UInt64>
+
+    /// The digests of every property of `values`.
+    package init(_ values: SessionProperties) {
+        digests = InlineArray(repeating: 0)
+        for property in SessionPropertySet.all { digests[property.ordinal] = values.digest(of: property) }
+    }
+
+    /// The digest of `property`'s value.
+    package subscript(property: SessionProperty) -> UInt64 {
+        get { digests[property.ordinal] }
+        set { digests[property.ordinal] = newValue }
+    }
+
+    package static func == (a: PropertyDigests, b: PropertyDigests) -> Bool {
+        SessionPropertySet.all.allSatisfy { a[$0] == b[$0] }
+    }
+
+    /// Takes the digests of `candidates` from `now` and returns those whose
+    /// digest moved, in declaration order: what a `PropertiesChanged` names
+    /// after a call that can change only `candidates`.
+    package mutating func update(_ candidates: SessionPropertySet, to now: SessionProperties) -> [SessionProperty] {
+        var changed: [SessionProperty] = []
+        for property in candidates {
+            let digest = now.digest(of: property)
+            if digest != digests[property.ordinal] {
+                digests[property.ordinal] = digest
+                changed.append(property)
+            }
+        }
+        return changed
+    }
+}
+
+extension SessionProperties {
+    /// The ``PropertyDigests`` digest of `property`'s value.
+    package func digest(of property: SessionProperty) -> UInt64 {
+        func hashed(_ body: (inout Hasher) -> Void) -> UInt64 {
+            var hasher = Hasher()
+            body(&hasher)
+            return UInt64(bitPattern: Int64(hasher.finalize()))
+        }
+        switch property {
+        case .id: return hashed { $0.combine(id) }
+        case .flowID: return hashed { $0.combine(flowID) }
+        case .owner: return UInt64(owner)
+        case .locale: return hashed { $0.combine(locale) }
+        case .state:
+            switch state {
+            case .editing: return 0
+            case .review: return 1
+            case .submitting: return 2
+            case .submitted: return 3
+            case .failed: return 4
+            }
+        case .currentStep: return hashed { $0.combine(currentStep) }
+        case .stepIndex: return UInt64(truncatingIfNeeded: stepIndex)
+        case .stepCount: return UInt64(truncatingIfNeeded: stepCount)
+        case .canGoBack: return canGoBack ? 1 : 0
+        case .canContinue: return canContinue ? 1 : 0
+        case .continueLabel: return hashed { $0.combine(continueLabel) }
+        case .returningToReview: return returningToReview ? 1 : 0
+        case .lastError: return hashed { $0.combine(lastError) }
+        case .createdAt: return createdAt
+        case .updatedAt: return updatedAt
+        case .path: return hashed { $0.combine(path) }
+        case .announcement: return hashed { $0.combine(announcement) }
+        case .receipt: return hashed { $0.combine(receipt) }
+        case .visibleFields: return hashed { $0.combine(visibleFields) }
+        case .requestedLocale: return hashed { $0.combine(requestedLocale) }
+        case .effectiveLocale: return hashed { $0.combine(effectiveLocale) }
+        case .flowTitle: return hashed { $0.combine(flowTitle) }
+        case .flowDescription: return hashed { $0.combine(flowDescription) }
+        case .revision: return revision
         }
     }
 }

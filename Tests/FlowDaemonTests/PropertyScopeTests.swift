@@ -56,7 +56,12 @@ struct PropertyScopeTests {
         let events = service.act { $0.takeEvents() }
         for index in watched.indices {
             let id = watched[index].id
+            // Before the read, which loads a session the cache dropped.
+            let kept = service.act { $0.announcedDigests(of: id) }
             let fresh = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+            if let kept {
+                #expect(kept == PropertyDigests(fresh), "after \(move): the digests kept for \(id) are not a fresh snapshot's")
+            }
             let expected = fresh.changed(since: watched[index].values)
             var announced: [(names: [SessionProperty], now: SessionProperties)] = []
             for event in events {
@@ -66,7 +71,20 @@ struct PropertyScopeTests {
                 #expect(announced.isEmpty, "after \(move): \(id) announced \(announced.map(\.names)), a full diff \(expected)")
             } else {
                 #expect(announced.map(\.names) == [expected], "after \(move): a full diff names \(expected)")
-                #expect(announced.last?.now == fresh, "after \(move): the announced values are not a full snapshot's")
+                let now = announced.last
+                #expect(
+                    now.map { last in last.names.allSatisfy { last.now.value(of: $0) == fresh.value(of: $0) } } == true,
+                    "after \(move): the announced values are not a full snapshot's")
+            }
+            // A session the read loaded has its values worked out after
+            // the call (as the bus front end does after a read's reply). A
+            // cache of one holds nothing (a session goes as it comes).
+            service.act { $0.settleLoaded() }
+            let settled = service.act { $0.announcedDigests(of: id) }
+            if service.act({ $0.cacheCapacity }) > 1 || settled != nil {
+                #expect(
+                    settled == PropertyDigests(fresh),
+                    "after \(move): the digests of \(id), cached or just loaded, are not a fresh snapshot's")
             }
             watched[index].values = fresh
         }
@@ -171,6 +189,128 @@ struct PropertyScopeTests {
                 if watched.map(\.values) != before { changes += 1 }
             }
             #expect(changes > 50, "the walk through \(flow) changed something on most calls")
+        }
+    }
+
+    @Test("after a reload that changes the flow, the digests kept equal a fresh snapshot's and the change is announced",
+          arguments: [false, true])
+    func reloadKeepsDigests(evicted: Bool) throws {
+        let service = try ServiceHarness(cacheCapacity: 2)
+        let id = try service.start("quick")
+        try service.setAnswers(id, ["stars": .integer(4)])
+        let before = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        if evicted {
+            // Two more sessions: over the capacity of two, the oldest go.
+            _ = try service.start("quick")
+            _ = try service.start("quick")
+        }
+        _ = service.events()
+        #expect((service.act { $0.announcedDigests(of: id) } == nil) == evicted)
+        let longer = TestFlows.quick.replacingOccurrences(
+            of: "\"maxLength\": 200}]}",
+            with: "\"maxLength\": 200}]},\n {\"id\": \"contact\", \"title\": \"Contact\", \"fields\": [{\"id\": \"mail\", \"type\": \"email\", \"label\": \"Mail\"}]}")
+        try service.reload(writing: "quick.json", longer)
+        let events = service.act { $0.takeEvents() }
+        let fresh = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        service.act { $0.settleLoaded() }
+        #expect(service.act { $0.announcedDigests(of: id) } == PropertyDigests(fresh))
+        #expect(fresh.changed(since: before).contains(.stepCount))
+        var named: [[SessionProperty]] = []
+        for event in events { if case .propertiesChanged(id, let names, _) = event { named.append(names) } }
+        // A session the cache held moves to the new flow now; one it had
+        // dropped reads the new flow when loaded and announces nothing.
+        #expect(named == (evicted ? [] : [fresh.changed(since: before)]))
+    }
+
+    @Test("a session loaded from the store (here by the owner check of a restarted flowd) waits to be settled; then its digests are a fresh snapshot's, and its first change is announced as a full diff says")
+    func loadedSessionSettles() throws {
+        let first = try ServiceHarness()
+        let id = try first.start("quick")
+        _ = first.events()
+        let service = try ServiceHarness(continuing: first)
+        #expect(!service.act { $0.hasUnsettledSessions })
+        _ = try service.perform { service throws(FlowdError) in try service.owner(of: id) }
+        #expect(service.act { $0.hasUnsettledSessions }, "the load waits for its settle")
+        #expect(service.act { $0.announcedDigests(of: id) } == nil)
+        service.act { $0.settleLoaded() }
+        #expect(!service.act { $0.hasUnsettledSessions })
+        let before = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        #expect(service.act { $0.announcedDigests(of: id) } == PropertyDigests(before))
+        try service.setAnswers(id, ["stars": .integer(4)])
+        let events = service.act { $0.takeEvents() }
+        let after = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+        var named: [[SessionProperty]] = []
+        for event in events { if case .propertiesChanged(id, let names, _) = event { named.append(names) } }
+        let expected = after.changed(since: before)
+        #expect(named == (expected == [.updatedAt] ? [] : [expected]))
+        #expect(service.act { $0.announcedDigests(of: id) } == PropertyDigests(after))
+    }
+
+    @Test("digests: equal values have equal digests, a changed value changes its property's digest only, and update names the moved ones in order")
+    func digests() {
+        var values = SessionProperties(id: "0123", flowID: "quick")
+        values.path = [PathStep(step: "a", title: "A", status: .current), PathStep(step: "b", title: "B", status: .upcoming)]
+        values.visibleFields = ["x", "y"]
+        values.receipt = ["ticket": .string("T-1")]
+        let digests = PropertyDigests(values)
+        #expect(digests == PropertyDigests(values))
+        var changed = values
+        changed.path[1].status = .done
+        changed.visibleFields = ["y", "x"]
+        changed.stepIndex = 2
+        changed.announcement = "Step 2 of 2"
+        changed.receipt = ["ticket": .string("T-2")]
+        let moved = PropertyDigests(changed)
+        #expect(SessionPropertySet.all.filter { moved[$0] != digests[$0] } == [.stepIndex, .path, .announcement, .receipt, .visibleFields])
+        var kept = digests
+        #expect(kept.update([.revision, .path, .stepIndex, .state], to: changed) == [.stepIndex, .path])
+        #expect(kept != moved, "the properties not asked for keep their digests")
+        #expect(kept.update(.all, to: changed) == [.announcement, .receipt, .visibleFields])
+        #expect(kept == moved)
+    }
+
+    @Test("each property's PropertiesChanged entry written from the typed value has the bytes of its DBusValue's")
+    func entriesMatchValues() throws {
+        var values = SessionProperties(id: "0123456789abcdef0123456789abcdef", flowID: "quick")
+        values.owner = 1000
+        values.locale = "de"
+        values.state = .failed
+        values.currentStep = "rating"
+        values.stepIndex = 2
+        values.stepCount = 5
+        values.canContinue = true
+        values.continueLabel = "Weiter"
+        values.returningToReview = true
+        values.lastError = "nope"
+        values.createdAt = 1_700_000_000_000_000
+        values.updatedAt = 1_700_000_000_000_001
+        values.path = [PathStep(step: "a", title: "Ä", status: .done), PathStep(step: "review", title: "", status: .current)]
+        values.announcement = "Schritt 2 von 5"
+        values.receipt = ["ticket": .string("T-1"), "count": .uint32(3)]
+        values.visibleFields = ["x", "other"]
+        values.flowTitle = "Quick"
+        values.revision = 7
+        for property in SessionProperty.allCases {
+            var typed = WireEncoder()
+            typed.byte(1)  // so that the entry's padding is not empty
+            try values.writeEntry(property, into: &typed)
+            var generic = WireEncoder()
+            generic.byte(1)
+            generic.align(8)
+            generic.string(property.rawValue)
+            try generic.variant(values.value(of: property))
+            #expect(typed.bytes == generic.bytes, "\(property)")
+        }
+        // And the empty path and list, whose arrays still pad to their elements.
+        values.path = []
+        values.visibleFields = []
+        for property in [SessionProperty.path, .visibleFields] {
+            var typed = WireEncoder()
+            try values.writeEntry(property, into: &typed)
+            var generic = WireEncoder()
+            generic.string(property.rawValue)
+            try generic.variant(values.value(of: property))
+            #expect(typed.bytes == generic.bytes, "empty \(property)")
         }
     }
 

@@ -273,11 +273,13 @@ final class BusFrontEnd: DaemonComponent {
                     changed: [ManagerProperty.sessionCount.rawValue: .uint32(UInt32(clamping: count))])
             case .propertiesChanged(let id, let names, let now):
                 guard !names.isEmpty, let path = FlowBus.sessionPath(of: id) else { return }
-                var changed: [String: DBusValue] = [:]
-                for name in names { changed[name.rawValue] = now.value(of: name) }
+                // Written straight from the typed values, in the order
+                // the change names them (declaration order).
                 for destination in audience.destinations(of: id) {
-                    try server.emitPropertiesChanged(
-                        path: path, interface: FlowBus.sessionInterface, changed: changed, destination: destination)
+                    try server.emitPropertiesChanged(path: path, interface: FlowBus.sessionInterface, destination: destination) {
+                        (entries) throws(DBusError) in
+                        for name in names { try now.writeEntry(name, into: &entries) }
+                    }
                 }
             case .stepCompleted(let id, let step, let answers):
                 try sessionSignal(id, .stepCompleted(step: step, answers: WireValue.answers(answers)), server)
@@ -395,6 +397,10 @@ final class BusFrontEnd: DaemonComponent {
         _ proceed: @escaping @Sendable (DBusError?) -> Void
     ) {
         let requirement: AuthorizationPolicy.Requirement
+        // A session loaded for this call has its values worked out after
+        // the call ran (and replied, unless it waits for plugins), for its
+        // first change to compare with.
+        var settle = false
         switch rule {
         case .anyUser:
             return proceed(nil)
@@ -406,8 +412,11 @@ final class BusFrontEnd: DaemonComponent {
             requirement = .everySession
         case .sessionOwner(let id):
             do {
-                let owner = try withService { service throws(FlowdError) in try service.owner(of: id) }
+                let (owner, loaded) = try withService { service throws(FlowdError) in
+                    (try service.owner(of: id), service.hasUnsettledSessions)
+                }
                 requirement = .session(id: id, owner: owner)
+                settle = loaded
             } catch {
                 return proceed(error.dbusError)
             }
@@ -418,6 +427,7 @@ final class BusFrontEnd: DaemonComponent {
             admit(sender, under: rule)
             audit(requirement, caller.uid, sender, action: nil, .success(()))
             proceed(nil)
+            if settle { service.assumeIsolated { $0.settleLoaded() } }
         case .refuse(let refusal):
             audit(requirement, caller.uid, sender, action: nil, .failure(refusal))
             proceed(refusal.dbusError)
@@ -426,6 +436,7 @@ final class BusFrontEnd: DaemonComponent {
                 return proceed(FlowdError.accessDenied("cannot \(query.purpose): polkit is not asked here").dbusError)
             }
             let front = LoopBound(self, loop: loop)
+            let settleAfter = settle
             polkit.check(query.action, subject: sender, interactive: query.interactive) { answer in
                 let front = front.value
                 let result = AuthorizationPolicy.conclude(query, answer)
@@ -435,6 +446,7 @@ final class BusFrontEnd: DaemonComponent {
                 case .success: proceed(nil)
                 case .failure(let refusal): proceed(refusal.dbusError)
                 }
+                if settleAfter { front.service.assumeIsolated { $0.settleLoaded() } }
             }
         }
     }

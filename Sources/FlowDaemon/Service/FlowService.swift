@@ -108,8 +108,27 @@ actor FlowService: DaemonComponent {
     /// the property changes worked out: the bus front end takes them after
     /// it replied.
     func takeEvents() -> [ServiceEvent] {
-        events.take { id, properties, version in repository.keep(properties, of: id, version: version) }
+        let ready = events.take { id, announced, version in repository.keep(announced, of: id, version: version) }
+        repository.settle()
+        return ready
     }
+
+    /// Works out the values of the sessions loaded or made since the last
+    /// call, for their first change to compare with (``SessionRepository/settle()``):
+    /// the bus front end calls it after a read's reply.
+    func settleLoaded() {
+        repository.settle()
+    }
+
+    /// The digests of cached session `id`'s values as last announced, when
+    /// known: the "before" of its next change.
+    func announcedDigests(of id: String) -> PropertyDigests? { repository.announced(of: id) }
+
+    /// How many sessions the cache holds at most.
+    var cacheCapacity: Int { repository.cacheCapacity }
+
+    /// Whether sessions loaded or made wait for ``settleLoaded()``.
+    var hasUnsettledSessions: Bool { repository.hasUnsettled }
 
     // MARK: - Sessions
 
@@ -126,8 +145,10 @@ actor FlowService: DaemonComponent {
     /// Saves `session` (when `persist`), makes it the cached value and
     /// queues what changed since `start` among what `scope` says the call
     /// can change, worked out after the reply.
+    /// `session` and `start` are consumed: the change is queued with them
+    /// rather than with copies (a session is some twenty references).
     private func commit(
-        _ session: FlowSession, from start: ChangeStart, _ scope: ChangeScope, persist: Bool = true
+        _ session: consuming FlowSession, from start: consuming ChangeStart, _ scope: ChangeScope, persist: Bool = true
     ) throws(FlowdError) {
         if persist { try repository.save(session) }
         let version = repository.cache(session)
@@ -274,7 +295,7 @@ actor FlowService: DaemonComponent {
     private func store(_ session: FlowSession, _ new: NewSession) throws(FlowdError) -> String {
         defer { quota.release(for: new.owner) }
         try repository.save(session)
-        repository.cache(session)
+        repository.cache(session, isNew: true)
         quota.added(for: new.owner)
         events.append(.sessionNew(id: new.id))
         events.append(.sessionCountChanged)
@@ -365,11 +386,11 @@ actor FlowService: DaemonComponent {
                 continue
             }
             guard flow.fingerprint != cached.flow.fingerprint else { continue }
+            let start = repository.changeStart(cached)
             repository.forget(id)
             if let rebased = try? cached.rebased(onto: flow) {
                 let version = repository.cache(rebased)
-                events.change(
-                    from: ChangeStart(session: cached, properties: nil), to: rebased, scope: .anything, version: version)
+                events.change(from: start, to: rebased, scope: .anything, version: version)
             }
         }
     }
@@ -465,7 +486,7 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
                 try service.commit(
-                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
+                    session, from: start, .answers(), persist: session.record.revision != start.revision)
                 return errors
             }
         }
@@ -543,7 +564,7 @@ actor FlowService: DaemonComponent {
                 // Plugin verdicts live in memory only; a validator's
                 // normalized value is an answer change, and is stored.
                 try service.commit(
-                    session, from: start, .answers(), persist: session.record.revision != start.session.record.revision)
+                    session, from: start, .answers(), persist: session.record.revision != start.revision)
             }
         }
     }

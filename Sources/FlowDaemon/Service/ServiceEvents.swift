@@ -9,7 +9,8 @@ enum ServiceEvent {
     case sessionNew(id: String)
     case sessionRemoved(id: String)
     case sessionCountChanged
-    /// These properties of a session changed; the values are in `now`.
+    /// These properties of a session changed; their values are in `now`
+    /// (which holds at least those).
     case propertiesChanged(id: String, names: [SessionProperty], now: SessionProperties)
     /// Secure answers are already left out.
     case stepCompleted(id: String, step: String, answers: [String: AnswerValue])
@@ -38,13 +39,29 @@ struct DeferredLog {
     }
 }
 
-/// Where a change of a session starts: the session as read and, when the
-/// cache has them, its property values as last announced (clients were told
-/// those). Computing them walks the path several times, so a change computes
-/// them once (after) instead of twice.
+/// Where a change of a session starts: the digests of its property values
+/// as last announced (clients were told those, or could read them) or, when
+/// the cache has none, the session as read, to work the values out from
+/// after the change. Computing them walks the path, so a change computes
+/// them once (after) instead of twice; and a change that knows them does
+/// not keep a copy of the session it started from.
 struct ChangeStart {
-    var session: FlowSession
-    var properties: SessionProperties?
+    enum Before {
+        case announced(PropertyDigests)
+        case session(FlowSession)
+    }
+
+    var before: Before
+    /// The session's ``SessionRecord/revision`` as read.
+    var revision: UInt64
+    /// Its ``FlowSession/announcementSequence`` as read.
+    var announcementSequence: UInt64
+
+    init(_ session: FlowSession, announced: PropertyDigests?) {
+        before = announced.map(Before.announced) ?? .session(session)
+        revision = session.record.revision
+        announcementSequence = session.announcementSequence
+    }
 }
 
 /// What a change of a session can have changed, as its call declares it:
@@ -81,14 +98,23 @@ struct ServiceEvents {
         case change(PendingChange)
     }
 
-    /// A change of a session's properties, announced after the reply.
-    private struct PendingChange {
-        var start: ChangeStart
+    /// A change of a session's properties, announced after the reply. A
+    /// class: taking it out of the queue moves one reference, not the two
+    /// sessions' worth of references (and the digests) it holds.
+    private final class PendingChange {
+        let start: ChangeStart
         /// The session after the change (a value: keeping it copies nothing).
-        var current: FlowSession
-        var scope: ChangeScope
-        /// The cache version of `current` (``SessionCache/put(_:properties:)``).
-        var version: UInt64
+        let current: FlowSession
+        let scope: ChangeScope
+        /// The cache version of `current` (``SessionCache/put(_:announced:)``).
+        let version: UInt64
+
+        init(start: consuming ChangeStart, current: consuming FlowSession, scope: ChangeScope, version: UInt64) {
+            self.start = start
+            self.current = current
+            self.scope = scope
+            self.version = version
+        }
     }
 
     private var queued: [Queued] = []
@@ -114,7 +140,7 @@ struct ServiceEvents {
 
     /// Queues the change of a session from `start` to `current`, which can
     /// have changed what `scope` says.
-    mutating func change(from start: ChangeStart, to current: FlowSession, scope: ChangeScope, version: UInt64) {
+    mutating func change(from start: consuming ChangeStart, to current: consuming FlowSession, scope: ChangeScope, version: UInt64) {
         queued.append(.change(PendingChange(start: start, current: current, scope: scope, version: version)))
     }
 
@@ -130,14 +156,15 @@ struct ServiceEvents {
     }
 
     /// Hands over the queued events, oldest first, with the property changes
-    /// worked out. `keep` receives each changed session's new values and
-    /// the cache version they belong to (the next change's "before").
-    mutating func take(keeping keep: (_ id: String, SessionProperties, _ version: UInt64) -> Void) -> [ServiceEvent] {
+    /// worked out. `keep` receives the digests of each changed session's new
+    /// values and the cache version they belong to (the next change's
+    /// "before").
+    mutating func take(keeping keep: (_ id: String, PropertyDigests, _ version: UInt64) -> Void) -> [ServiceEvent] {
         guard !queued.isEmpty else { return [] }
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
-        // Taken out of the queue one by one, oldest first, rather than
-        // iterated: each holds two sessions, and iterating copies them.
+        // Taken out of the queue one by one, oldest first, so that each is
+        // released once it is worked out.
         var items: [Queued] = []
         swap(&items, &queued)
         items.reverse()
@@ -147,25 +174,32 @@ struct ServiceEvents {
                 ready.append(event)
             case .change(let change):
                 let scope = change.scope
-                // Only what the call can change is worked out again; the rest
-                // keeps the values announced before (or, when those are not
-                // known, the values after, which are the same).
-                let before: SessionProperties
-                var after: SessionProperties
-                if let announced = change.start.properties {
-                    before = announced
-                    after = announced
-                    after.update(scope.properties, from: change.current, canContinue: scope.canContinue)
-                } else {
-                    after = SessionProperties(change.current, canContinue: scope.canContinue)
-                    var old = after
-                    old.update(scope.properties, from: change.start.session)
-                    before = old
+                let id = change.current.record.id
+                // Only what the call can change is worked out again and
+                // compared with what was announced; the rest keeps its
+                // digests. When those are not known, the values before are
+                // worked out from the session as read (all of them after,
+                // to know every digest from now on).
+                let now: SessionProperties
+                var announced: PropertyDigests
+                let changed: [SessionProperty]
+                switch change.start.before {
+                case .announced(let known):
+                    now = SessionProperties(change.current, only: scope.properties, canContinue: scope.canContinue)
+                    announced = known
+                    changed = announced.update(scope.properties, to: now)
+                case .session(let start):
+                    now = SessionProperties(change.current, canContinue: scope.canContinue)
+                    var before = now
+                    before.update(scope.properties, from: start)
+                    changed = now.changed(since: before, among: scope.properties)
+                    announced = PropertyDigests(now)
                 }
-                keep(change.current.record.id, after, change.version)
+                keep(id, announced, change.version)
                 Self.differences(
-                    of: change.current.record.id, changed: after.changed(since: before, among: scope.properties), now: after,
-                    announced: change.current.announcementSequence != change.start.session.announcementSequence,
+                    of: id, changed: changed, now: now,
+                    announcement: change.current.announcementSequence != change.start.announcementSequence
+                        ? change.current.announcement : nil,
                     into: &ready)
             }
         }
@@ -177,15 +211,16 @@ struct ServiceEvents {
     /// the values `now`: `PropertiesChanged` with them, unless only
     /// `UpdatedAt` did (a keystroke-driven `SetAnswers` changes nothing a
     /// client shows; the new time is read with the next change or `Get`),
-    /// and one `Announcement` when the engine made one (`announced`: its
-    /// announcement count moved). A text that changed without a new
-    /// announcement (`SetLocale` rewording it) is a property change only.
+    /// and one `Announcement` with `announcement`'s text when the engine
+    /// made one (its announcement count moved). A text that changed without
+    /// a new announcement (`SetLocale` rewording it) is a property change only.
     static func differences(
-        of id: String, changed: [SessionProperty], now: SessionProperties, announced: Bool, into events: inout [ServiceEvent]
+        of id: String, changed: [SessionProperty], now: SessionProperties, announcement: String?,
+        into events: inout [ServiceEvent]
     ) {
         if !changed.isEmpty, changed != [.updatedAt] {
             events.append(.propertiesChanged(id: id, names: changed, now: now))
         }
-        if announced { events.append(.announcement(id: id, text: now.announcement)) }
+        if let announcement { events.append(.announcement(id: id, text: announcement)) }
     }
 }

@@ -14,32 +14,21 @@ struct SessionCache {
     /// references.
     private final class Entry {
         var session: FlowSession
-        /// The session's property values as last announced, when known: the
-        /// "before" of its next change, so a change computes them once.
-        /// Boxed: a session loaded by a read has none, and an inline optional
-        /// would reserve the values' full size (some 330 bytes) in every entry.
-        var properties: SessionProperties? {
-            get { announced?.values }
-            set { announced = newValue.map(AnnouncedProperties.init) }
-        }
-        private var announced: AnnouncedProperties?
+        /// The session's property values as clients last heard them (or as
+        /// they were when it was loaded or made), as digests: the "before"
+        /// of its next change, so a change works out its "after" only.
+        var announced: PropertyDigests?
         var lastUse: UInt64
-        /// Which ``SessionCache/put(_:properties:)`` stored this value: property
-        /// values computed later for it are kept only if it is still the same.
+        /// Which ``SessionCache/put(_:announced:)`` stored this value: digests
+        /// worked out later for it are kept only if it is still the same.
         var version: UInt64
 
-        init(session: FlowSession, properties: SessionProperties?, lastUse: UInt64, version: UInt64) {
+        init(session: FlowSession, announced: PropertyDigests?, lastUse: UInt64, version: UInt64) {
             self.session = session
-            self.announced = properties.map(AnnouncedProperties.init)
+            self.announced = announced
             self.lastUse = lastUse
             self.version = version
         }
-    }
-
-    /// A session's announced property values, on the heap (see `Entry.properties`).
-    private final class AnnouncedProperties {
-        let values: SessionProperties
-        init(_ values: SessionProperties) { self.values = values }
     }
 
     private var entries: [String: Entry] = [:]
@@ -72,36 +61,43 @@ struct SessionCache {
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }
 
-    /// The property values stored with session `id` by ``put(_:properties:)``
-    /// or ``setProperties(_:of:version:)``, if any.
-    func properties(of id: String) -> SessionProperties? { entries[id]?.properties }
+    /// The digests of session `id`'s announced values, if known.
+    func announced(of id: String) -> PropertyDigests? { entries[id]?.announced }
 
-    /// Stores `session` (with `properties`, its values, when the caller has
-    /// them), evicting the least recently used unpinned sessions when over
-    /// capacity. Returns the version of the stored value
-    /// (``setProperties(_:of:version:)``).
+    /// Stores `session` (with `announced`, the digests of its values, when
+    /// the caller has them), evicting the least recently used unpinned
+    /// sessions when over capacity. Returns the version of the stored value
+    /// (``setAnnounced(_:of:version:)``).
     @discardableResult
-    mutating func put(_ session: FlowSession, properties: SessionProperties? = nil) -> UInt64 {
+    mutating func put(_ session: FlowSession, announced: PropertyDigests? = nil) -> UInt64 {
         tick &+= 1
         puts &+= 1
         if let entry = entries[session.record.id] {
             entry.session = session
-            entry.properties = properties
+            entry.announced = announced
             entry.lastUse = tick
             entry.version = puts
             return puts
         }
-        entries[session.record.id] = Entry(session: session, properties: properties, lastUse: tick, version: puts)
+        entries[session.record.id] = Entry(session: session, announced: announced, lastUse: tick, version: puts)
         if entries.count > capacity { evict() }
         return puts
     }
 
-    /// Keeps `properties` as the values of session `id` when the cache still
-    /// holds the value `version` was returned for (a later change made them
-    /// stale), without marking it used.
-    func setProperties(_ properties: SessionProperties, of id: String, version: UInt64) {
+    /// Keeps `announced` as the digests of session `id`'s values when the
+    /// cache still holds the value `version` was returned for (a later
+    /// change made them stale), without marking it used.
+    func setAnnounced(_ announced: PropertyDigests, of id: String, version: UInt64) {
         guard let entry = entries[id], entry.version == version else { return }
-        entry.properties = properties
+        entry.announced = announced
+    }
+
+    /// Works out the values of session `id` with `values` and keeps their
+    /// digests, when the cache still holds the value of `version` and knows
+    /// none yet (a session just loaded or made).
+    func settle(_ id: String, version: UInt64, values: (FlowSession) -> SessionProperties) {
+        guard let entry = entries[id], entry.version == version, entry.announced == nil else { return }
+        entry.announced = PropertyDigests(values(entry.session))
     }
 
     mutating func remove(_ id: String) {

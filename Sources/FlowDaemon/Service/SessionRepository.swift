@@ -18,13 +18,22 @@ package struct SessionRepository {
     private let clock: any EngineClock
     private let logger: Logger
     private let decoder = JSONDecoder()
+    /// Sessions cached by a load or made since the last ``settle()``, with
+    /// their cache versions: their values are worked out after the reply.
+    /// At most ``unsettledLimit``: a call that reads many sessions
+    /// (`GetManagedObjects`) leaves the rest to their first change.
+    private var unsettled: [(id: String, version: UInt64)] = []
+    private static let unsettledLimit = 64
+
+    /// Whether sessions wait for ``settle()``.
+    var hasUnsettled: Bool { !unsettled.isEmpty }
 
     /// Sessions kept in memory before the least recently used are dropped
     /// (they stay stored and are read back on their next call).
     ///
-    /// A session in memory costs about 1.8 KiB of resident memory (measured
+    /// A session in memory costs about 1 KiB of resident memory (measured
     /// by flowd-bench, docs/performance.md), so 16,384 of them cost about
-    /// 30 MiB at most. Fewer made a call to a session outside the cache pay a
+    /// 16 MiB at most. Fewer made a call to a session outside the cache pay a
     /// store read, a JSON decode and a restore (about 60 µs) whenever more
     /// than a few thousand sessions were in use at once.
     static let defaultCacheCapacity = 16_384
@@ -74,7 +83,8 @@ package struct SessionRepository {
                 "submit of session \(id) was interrupted by a restart", id: .submitFailed,
                 metadata: [.session: id, .flow: flow.id])
         }
-        cache.put(session)
+        let version = cache.put(session)
+        if unsettled.count < Self.unsettledLimit { unsettled.append((id, version)) }
         return session
     }
 
@@ -89,7 +99,24 @@ package struct SessionRepository {
 
     /// Where a change of `session`, a value just read, starts.
     func changeStart(_ session: FlowSession) -> ChangeStart {
-        ChangeStart(session: session, properties: cache.properties(of: session.record.id))
+        ChangeStart(session, announced: cache.announced(of: session.record.id))
+    }
+
+    /// How many sessions the cache holds at most.
+    var cacheCapacity: Int { cache.capacity }
+
+    /// The digests of cached session `id`'s announced values, when known.
+    func announced(of id: String) -> PropertyDigests? { cache.announced(of: id) }
+
+    /// Keeps the digests of the values of the sessions loaded or made since
+    /// the last call (unless a change since made them known): the "before"
+    /// of their first change. Runs after the reply of the call that loaded
+    /// them, as the events do, so a session's first change compares with
+    /// these instead of working out its values before the change too.
+    mutating func settle() {
+        guard !unsettled.isEmpty else { return }
+        for (id, version) in unsettled { cache.settle(id, version: version) { SessionProperties($0) } }
+        unsettled.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Writing
@@ -105,17 +132,21 @@ package struct SessionRepository {
         }
     }
 
-    /// Makes `session` the cached value (with `properties`, its values, when
-    /// known); returns the version ``keep(_:of:version:)`` takes.
+    /// Makes `session` the cached value (with `announced`, the digests of
+    /// its values, when known); returns the version ``keep(_:of:version:)``
+    /// takes. A new session (`isNew`) has its values worked out by the next
+    /// ``settle()``.
     @discardableResult
-    mutating func cache(_ session: FlowSession, properties: SessionProperties? = nil) -> UInt64 {
-        cache.put(session, properties: properties)
+    mutating func cache(_ session: FlowSession, announced: PropertyDigests? = nil, isNew: Bool = false) -> UInt64 {
+        let version = cache.put(session, announced: announced)
+        if isNew, unsettled.count < Self.unsettledLimit { unsettled.append((session.record.id, version)) }
+        return version
     }
 
-    /// Keeps `properties` as the announced values of session `id` if the
-    /// cache still holds the value of `version`.
-    func keep(_ properties: SessionProperties, of id: String, version: UInt64) {
-        cache.setProperties(properties, of: id, version: version)
+    /// Keeps `announced` as the digests of session `id`'s announced values
+    /// if the cache still holds the value of `version`.
+    func keep(_ announced: PropertyDigests, of id: String, version: UInt64) {
+        cache.setAnnounced(announced, of: id, version: version)
     }
 
     /// Drops session `id` from the cache only (it stays stored).

@@ -33,62 +33,123 @@ package struct SubmitDefinition: Sendable, Hashable {
 /// It is `Codable`: it encodes as the flow document it was loaded from, and
 /// decoding runs the loader again (without the capability check).
 package struct FlowDefinition: Sendable {
+    /// The definition's values, behind one reference: a session holds its
+    /// flow, and every copy of a session (the cache's, a change's start, the
+    /// presenter's) would otherwise retain each of some twenty references
+    /// and carry them inline (docs/performance.md, E1).
+    private let storage: Storage
+
     /// The flow's id, for example `consultation`.
-    package let id: String
+    package var id: String { storage.id }
     /// The flow's name in lists.
-    package let title: LocalizedText
+    package var title: LocalizedText { storage.title }
     /// A sentence or two for lists.
-    package let description: LocalizedText?
+    package var description: LocalizedText? { storage.description }
     /// The steps in document order (branching only goes forward).
-    package let steps: [StepDefinition]
+    package var steps: [StepDefinition] { storage.steps }
     /// The Review page, when the flow has one.
-    package let review: ReviewDefinition?
+    package var review: ReviewDefinition? { storage.review }
     /// What happens on Submit; nil settles without an action.
-    package let submit: SubmitDefinition?
+    package var submit: SubmitDefinition? { storage.submit }
     /// The label of the last Continue of a flow without Review; defaults to
     /// the localized "Finish".
-    package let finishTitle: LocalizedText?
+    package var finishTitle: LocalizedText? { storage.finishTitle }
     /// The locales the flow is written for: the file's `locales`, or else
     /// every locale its strings are translated into (`en` when none).
-    package let locales: [String]
+    package var locales: [String] { storage.locales }
     /// A hash of the document's content (16 hex digits); a session records it
     /// so a restore can tell that the flow changed since.
-    package let fingerprint: String
+    package var fingerprint: String { storage.fingerprint }
     /// The file's `format`: 1, or 2 for a flow that may use field
     /// conditions, piping, computed values and warnings.
-    package let format: Int
+    package var format: Int { storage.format }
     /// The polkit action a caller needs to start a session of this flow on
     /// the system bus (root and the per-user flowd need none); nil when
     /// anyone may.
-    package let authorization: AuthorizationAction?
+    package var authorization: AuthorizationAction? { storage.authorization }
     /// The type of each computed field's value, as the linter worked it out.
-    let computedTypes: [String: ExprType]
+    var computedTypes: [String: ExprType] { storage.computedTypes }
     /// Some field has a `visibleIf` or is computed: working out the path
     /// also works out which fields are shown and what they compute.
-    let hasFieldLogic: Bool
+    var hasFieldLogic: Bool { storage.hasFieldLogic }
     /// Some piped text (format 2) has a placeholder or an escaped brace, so
     /// the session's words fill them from the answers.
-    let pipes: Bool
+    var pipes: Bool { storage.pipes }
 
-    let source: JSONNode
-    let stepIndex: [String: Int]
+    var source: JSONNode { storage.source }
+    var stepIndex: [String: Int] { storage.stepIndex }
     /// Field id → (step index, field index).
-    let fieldLocation: [String: FieldLocation]
-    /// What is worked out per locale asked for and kept with this
-    /// definition. A reloaded flow is a new definition with new, empty
-    /// caches, so nothing in them outlives the flow it was made from. One
-    /// reference for both: every live session holds a copy of its flow's
-    /// definition, so a stored property more is a word more per session.
-    let perLocale: PerLocaleCaches
-    /// The texts that depend on the locale asked for only (``localized(_:)``).
-    var localizedTexts: LocalizedFlowCache { perLocale.texts }
+    var fieldLocation: [String: FieldLocation] { storage.fieldLocation }
+    /// The texts that depend on the locale asked for only, per locale
+    /// (``localized(_:)``). A reloaded flow is a new definition with an
+    /// empty cache, so nothing in it outlives the flow it was made from.
+    var localizedTexts: LocalizedFlowCache { storage.localizedTexts }
     /// The parts of each step page that depend only on the step and the
-    /// locale (``FlowSession/currentStep()``).
-    var pageTexts: PerLocaleCache<PageTexts> { perLocale.pages }
+    /// locale (``FlowSession/currentStep()``); new with each definition,
+    /// like ``localizedTexts``.
+    var pageTexts: PerLocaleCache<PageTexts> { storage.pageTexts }
 
     struct FieldLocation: Sendable, Hashable {
         var step: Int
         var field: Int
+    }
+
+    /// The values of a definition, never changed once made.
+    private final class Storage: Sendable {
+        let id: String
+        let title: LocalizedText
+        let description: LocalizedText?
+        let steps: [StepDefinition]
+        let review: ReviewDefinition?
+        let submit: SubmitDefinition?
+        let finishTitle: LocalizedText?
+        let locales: [String]
+        let fingerprint: String
+        let format: Int
+        let authorization: AuthorizationAction?
+        let computedTypes: [String: ExprType]
+        let hasFieldLogic: Bool
+        let pipes: Bool
+        let source: JSONNode
+        let stepIndex: [String: Int]
+        let fieldLocation: [String: FieldLocation]
+        let localizedTexts: LocalizedFlowCache
+        let pageTexts: PerLocaleCache<PageTexts>
+
+        init(
+            id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
+            review: ReviewDefinition?, submit: SubmitDefinition?, finishTitle: LocalizedText?, locales: [String],
+            source: JSONNode, format: Int, computedTypes: [String: ExprType], pipes: Bool,
+            authorization: AuthorizationAction?
+        ) {
+            self.authorization = authorization
+            self.format = format
+            self.pipes = pipes
+            self.computedTypes = computedTypes
+            self.hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
+            self.id = id
+            self.title = title
+            self.description = description
+            self.steps = steps
+            self.review = review
+            self.submit = submit
+            self.finishTitle = finishTitle
+            self.locales = locales
+            self.source = source
+            self.fingerprint = source.fingerprint
+            var stepIndex: [String: Int] = [:]
+            var fieldLocation: [String: FieldLocation] = [:]
+            for (s, step) in steps.enumerated() {
+                stepIndex[step.id] = s
+                for (f, field) in step.fields.enumerated() {
+                    fieldLocation[field.id] = FieldLocation(step: s, field: f)
+                }
+            }
+            self.stepIndex = stepIndex
+            self.fieldLocation = fieldLocation
+            self.localizedTexts = LocalizedFlowCache()
+            self.pageTexts = PerLocaleCache()
+        }
     }
 
     init(
@@ -97,32 +158,10 @@ package struct FlowDefinition: Sendable {
         source: JSONNode, format: Int = 1, computedTypes: [String: ExprType] = [:], pipes: Bool = false,
         authorization: AuthorizationAction? = nil
     ) {
-        self.authorization = authorization
-        self.format = format
-        self.pipes = pipes
-        self.computedTypes = computedTypes
-        self.hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
-        self.id = id
-        self.title = title
-        self.description = description
-        self.steps = steps
-        self.review = review
-        self.submit = submit
-        self.finishTitle = finishTitle
-        self.locales = locales
-        self.source = source
-        self.fingerprint = source.fingerprint
-        var stepIndex: [String: Int] = [:]
-        var fieldLocation: [String: FieldLocation] = [:]
-        for (s, step) in steps.enumerated() {
-            stepIndex[step.id] = s
-            for (f, field) in step.fields.enumerated() {
-                fieldLocation[field.id] = FieldLocation(step: s, field: f)
-            }
-        }
-        self.stepIndex = stepIndex
-        self.fieldLocation = fieldLocation
-        self.perLocale = PerLocaleCaches()
+        storage = Storage(
+            id: id, title: title, description: description, steps: steps, review: review, submit: submit,
+            finishTitle: finishTitle, locales: locales, source: source, format: format, computedTypes: computedTypes,
+            pipes: pipes, authorization: authorization)
     }
 
     /// The step with this id.
@@ -241,12 +280,6 @@ struct LocalizedFlowTexts: Sendable {
 
 /// The per-locale texts of one flow definition.
 typealias LocalizedFlowCache = PerLocaleCache<LocalizedFlowTexts>
-
-/// The per-locale caches of one flow definition (``FlowDefinition/perLocale``).
-final class PerLocaleCaches: Sendable {
-    let texts = LocalizedFlowCache()
-    let pages = PerLocaleCache<PageTexts>()
-}
 
 /// Values of one flow definition worked out per locale asked for, kept for
 /// the next call. Bounded: the locale is the caller's, so past
