@@ -53,9 +53,10 @@ package struct WireEncoder {
         return (buffer, buffer.withUnsafeMutablePointerToElements { $0 })
     }
 
-    /// An empty body, with room for a typical reply.
+    /// An empty body, with room for a typical reply (a `GetStep` reply of
+    /// a form step is 1–2 KiB; with 1 KiB, half of them grew once).
     package init() {
-        self.init(capacity: 1024)
+        self.init(capacity: 2048)
     }
 
     /// An empty encoder with room for `capacity` bytes.
@@ -197,10 +198,15 @@ package struct WireEncoder {
         return zero
     }
 
+    /// A native string's bytes are read in place (no copy of the string,
+    /// and so no retain and release of its storage); others are made
+    /// contiguous first.
     @inline(__always)
     fileprivate mutating func putString(_ value: String) {
-        var value = value
-        value.withUTF8 { putString(utf8: $0) }
+        if value.utf8.withContiguousStorageIfAvailable({ putString(utf8: $0) }) == nil {
+            var value = value
+            value.withUTF8 { putString(utf8: $0) }
+        }
     }
 
     /// `g`: an 8-bit length, the bytes, a NUL (a signature is ours, and valid).
