@@ -156,6 +156,29 @@ struct ServiceQuotaTests {
             try service.start("quick")
         }
     }
+    @Test("the per-uid count stays exact through submits and closes: a settled session stops counting once, a closed one only if it counted")
+    func countStaysExact() throws {
+        let service = try ServiceHarness(limits: limits(perUser: 2))
+        let refused = FlowdError.limitExceeded("uid 1000 already has the maximum of 2 sessions")
+        let first = try service.start("quick")
+        let second = try service.start("quick")
+        #expect(throws: refused) { try service.start("quick") }
+        // first settles: one place frees.
+        try service.setAnswers(first, ["stars": .integer(5)])
+        try service.continueStep(first)
+        try service.continueStep(first)
+        #expect(try service.property(.state, of: first) == .string("submitted"))
+        let third = try service.start("quick")
+        #expect(throws: refused) { try service.start("quick") }
+        // Closing the settled one frees nothing: it no longer counted.
+        try service.perform { service throws(FlowdError) in try service.close(first) }
+        #expect(throws: refused) { try service.start("quick") }
+        // Closing one that counted frees its place, once.
+        try service.perform { service throws(FlowdError) in try service.close(second) }
+        _ = try service.start("quick")
+        #expect(throws: refused) { try service.start("quick") }
+        #expect(try service.property(.state, of: third) == .string("editing"))
+    }
 }
 
 @Suite("FlowService in-process: submits and their races")

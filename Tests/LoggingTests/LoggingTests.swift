@@ -138,6 +138,14 @@ struct StderrBackendTests {
         #expect(StderrBackend(hiddenFieldPrefix: "APP_").format(record("ready", level: .info), pid: 1) == "flowd[1]: info: ready")
     }
 
+    @Test func fieldNamesLoseOnlyTheHiddenPrefixAndAreLowercased() throws {
+        let backend = StderrBackend(hiddenFieldPrefix: "APP_")
+        let names = ["APP_SESSION_2", "APPX", "APP", "MY_APP_FIELD", "Z9_AZ", "APP_APP_"]
+        let fields = try names.map { name in try #require(LogField(validating: name), "\(name)") }
+        #expect(fields.map(backend.displayName) == ["session_2", "appx", "app", "my_app_field", "z9_az", "app_"])
+        #expect(StderrBackend().displayName(fields[0]) == "app_session_2")
+    }
+
     @Test func aLevelPrefixLeavesTheRestToTheJournal() {
         let backend = StderrBackend(hiddenFieldPrefix: "APP_", levelPrefix: true)
         #expect(backend.format(record("cannot open the session database", level: .error), pid: 9)

@@ -52,6 +52,8 @@ final class BusFrontEnd: DaemonComponent {
     /// Calls whose reply waits for plugins, answered by ``stop()`` if still waiting.
     private var waiting: [ObjectIdentifier: MethodInvocation] = [:]
     private var stopped = false
+    /// flowd's own uid, read once (every authorization compares with it).
+    private let serviceUID = CurrentProcess.userID
 
     /// The connection and what serves on it, from ``start()`` on.
     private struct Link {
@@ -411,7 +413,7 @@ final class BusFrontEnd: DaemonComponent {
             }
         }
         let polkit = link?.polkit
-        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil, serviceUID: CurrentProcess.userID) {
+        switch AuthorizationPolicy.decide(requirement, caller: caller, polkit: polkit != nil, serviceUID: serviceUID) {
         case .allow:
             admit(sender, under: rule)
             audit(requirement, caller.uid, sender, action: nil, .success(()))

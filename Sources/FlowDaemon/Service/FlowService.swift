@@ -431,14 +431,12 @@ actor FlowService: DaemonComponent {
     }
 
     private func remove(_ id: String, reason: String) throws(FlowdError) {
-        let (deleted, owner) = try repository.delete(id)
+        let (deleted, owner, settled) = try repository.delete(id)
         submits.cancel(id)?(.failure(FlowdError(.cancelled, "the session was closed")))
         guard deleted else { return }
-        quota.removed(ownedBy: owner)
+        quota.removed(ownedBy: owner, counted: !settled)
         events.append(.sessionRemoved(id: id))
         events.append(.sessionCountChanged)
-        // A removed settled session was not counted: count again when needed.
-        if let owner { quota.forget(owner: owner) }
         events.log(.info, "session \(id) removed (\(reason))", metadata: [.session: id])
     }
 
@@ -705,8 +703,7 @@ actor FlowService: DaemonComponent {
     private func settled(_ session: FlowSession) {
         let id = session.record.id
         events.append(.submitted(id: id, receipt: session.record.receipt ?? [:]))
-        // It no longer counts toward its owner's limit: count again when needed.
-        quota.forget(owner: session.record.owner)
+        quota.settled(ownedBy: session.record.owner)
         logger.notice(
             "session \(id) of \(session.flow.id) submitted", id: .submitted, metadata: [.session: id, .flow: session.flow.id])
     }

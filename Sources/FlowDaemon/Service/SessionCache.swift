@@ -16,7 +16,13 @@ struct SessionCache {
         var session: FlowSession
         /// The session's property values as last announced, when known: the
         /// "before" of its next change, so a change computes them once.
-        var properties: SessionProperties?
+        /// Boxed: a session loaded by a read has none, and an inline optional
+        /// would reserve the values' full size (some 330 bytes) in every entry.
+        var properties: SessionProperties? {
+            get { announced?.values }
+            set { announced = newValue.map(AnnouncedProperties.init) }
+        }
+        private var announced: AnnouncedProperties?
         var lastUse: UInt64
         /// Which ``SessionCache/put(_:properties:)`` stored this value: property
         /// values computed later for it are kept only if it is still the same.
@@ -24,10 +30,16 @@ struct SessionCache {
 
         init(session: FlowSession, properties: SessionProperties?, lastUse: UInt64, version: UInt64) {
             self.session = session
-            self.properties = properties
+            self.announced = properties.map(AnnouncedProperties.init)
             self.lastUse = lastUse
             self.version = version
         }
+    }
+
+    /// A session's announced property values, on the heap (see `Entry.properties`).
+    private final class AnnouncedProperties {
+        let values: SessionProperties
+        init(_ values: SessionProperties) { self.values = values }
     }
 
     private var entries: [String: Entry] = [:]
@@ -53,6 +65,9 @@ struct SessionCache {
     /// The owner of cached session `id`, without copying the session or
     /// marking it used (the call that asks goes on to ``get(_:)``).
     func owner(of id: String) -> UInt32? { entries[id]?.session.record.owner }
+
+    /// The state of cached session `id`, without copying the session.
+    func state(of id: String) -> SessionState? { entries[id]?.session.record.state }
 
     /// The cached session without marking it used.
     func peek(_ id: String) -> FlowSession? { entries[id]?.session }

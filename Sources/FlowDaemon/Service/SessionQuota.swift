@@ -54,21 +54,23 @@ struct SessionQuota {
         if let count = owned[uid] { owned[uid] = count + 1 }
     }
 
-    /// A session was deleted; `owner` is nil when it was not known.
-    mutating func removed(ownedBy owner: UInt32?) {
+    /// A session was deleted; `owner` is nil when it was not known, and
+    /// `counted` says whether it counted toward its owner's limit (a settled
+    /// session does not).
+    mutating func removed(ownedBy owner: UInt32?, counted: Bool) {
         total = max(0, total - 1)
-        if let owner, let count = owned[owner] {
-            owned[owner] = max(0, count - 1)
-        } else if owner == nil {
+        if let owner {
+            if counted, let count = owned[owner] { owned[owner] = max(0, count - 1) }
+        } else {
             owned.removeAll()  // not known here: count again when needed
         }
     }
 
-    /// Forgets `owner`'s count, which is read from the store again when next
-    /// needed: a session of theirs settled (settled ones do not count) or
-    /// went in a way that may not have counted.
-    mutating func forget(owner: UInt32) {
-        owned[owner] = nil
+    /// A session of `owner` settled: it no longer counts toward their limit.
+    /// Kept exact rather than forgotten, since counting again reads every one
+    /// of the owner's rows (a `StartSession` after each submit paid that).
+    mutating func settled(ownedBy owner: UInt32) {
+        if let count = owned[owner] { owned[owner] = max(0, count - 1) }
     }
 
     /// Forgets the per-uid counts (at every expiry pass), so a change made

@@ -123,9 +123,9 @@ package struct SessionRepository {
         cache.remove(id)
     }
 
-    /// Deletes session `id`. Returns whether it was stored and its owner when
-    /// that was known (cached).
-    mutating func delete(_ id: String) throws(FlowdError) -> (deleted: Bool, owner: UInt32?) {
+    /// Deletes session `id`. Returns whether it was stored, its owner when
+    /// that was known (cached) and whether the cached session was submitted.
+    mutating func delete(_ id: String) throws(FlowdError) -> (deleted: Bool, owner: UInt32?, settled: Bool) {
         let deleted: Bool
         do {
             deleted = try store.delete(id: id)
@@ -133,8 +133,9 @@ package struct SessionRepository {
             throw .failed("cannot delete session \(id): \(error)")
         }
         let owner = cache.owner(of: id)
+        let settled = cache.state(of: id) == .submitted
         cache.remove(id)
-        return (deleted, owner)
+        return (deleted, owner, settled)
     }
 
     // MARK: - The stored record
