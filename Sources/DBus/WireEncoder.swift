@@ -581,16 +581,16 @@ package struct WireWriter {
 }
 
 extension WireEncoder {
-    fileprivate mutating func append(bytesOf other: WireEncoder) {
-        makeUnique()
-        let length = other.count
-        withExtendedLifetime(other) {
-            reserve(length).initialize(from: other.base, count: length)
-        }
-        count &+= length
-        invalidity = invalidity ?? other.invalidity
+    /// Hands `body` the bytes written so far.
+    package func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(storage) { try body(UnsafeBufferPointer(start: base, count: count)) }
     }
 }
+
+/// An encoder is a value whose bytes are copied before a write whenever
+/// another copy shares them (``WireEncoder/makeUnique()``, as an array
+/// does), so copies may live on different threads.
+extension WireEncoder: @unchecked Sendable {}
 
 extension DBusValue {
     /// The arguments `build` writes in wire format with `signature`, read
@@ -627,11 +627,12 @@ extension DBusValue {
 package struct WireMessage: Sendable {
     /// The fixed header and the header fields, a multiple of 8 long.
     package let header: [UInt8]
-    /// The arguments.
-    package let body: [UInt8]
+    /// The arguments, in the encoder that wrote them (not copied into an
+    /// array: the send path copies them once, into its queue).
+    package let body: WireEncoder
 
     /// The whole message.
-    package var bytes: [UInt8] { header + body }
+    package var bytes: [UInt8] { header + body.bytes }
 
     /// The serials of these messages: libdbus numbers what it builds from
     /// 1 upward; these count from 2³¹, so the two never meet in practice. A
@@ -647,46 +648,56 @@ package struct WireMessage: Sendable {
     /// The longest message the specification allows.
     static let maximumLength = 1 << 27
 
-    init(type: MessageType, fields: inout WireEncoder, signature: Signature, body: WireEncoder) throws(DBusError) {
-        if let reason = body.invalidity ?? fields.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
-        if !signature.rawValue.isEmpty { fields.headerField(8, "g") { $0.signature(signature.rawValue) } }
-        var header = WireEncoder(capacity: 16 + fields.count + 8)
+    /// The header is written in one encoder: the fixed part, then the
+    /// header fields `fields` writes as an array whose length is filled in
+    /// afterwards, then the signature's field.
+    init(
+        type: MessageType, signature: Signature, body: WireEncoder, fields: (inout WireEncoder) -> Void
+    ) throws(DBusError) {
+        var header = WireEncoder(capacity: 256)
         header.byte(UInt8(ascii: "l"))
         header.byte(UInt8(truncatingIfNeeded: type.rawValue))
         header.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
         header.byte(1)  // protocol version
         header.uint32(UInt32(truncatingIfNeeded: body.count))
         header.uint32(Self.nextSerial())
-        header.uint32(UInt32(truncatingIfNeeded: fields.count))
+        // The fields are an `a(yv)`: their length at offset 12, the first at 16.
+        let array = header.putArrayStart(8)
+        fields(&header)
+        if !signature.rawValue.isEmpty { header.headerField(8, "g") { $0.signature(signature.rawValue) } }
+        header.putArrayEnd(array)
         header.align(8)
-        header.append(bytesOf: fields)
-        header.align(8)
+        if let reason = body.invalidity ?? header.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
         guard header.count + body.count <= Self.maximumLength else {
             throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
         }
         self.header = header.bytes
-        self.body = body.bytes
+        self.body = body
     }
 
     /// A method return for `call` whose arguments `body` holds with `signature`.
     package static func methodReturn(to call: Message, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        var fields = WireEncoder(capacity: 64)
-        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
-        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        return try WireMessage(type: .methodReturn, fields: &fields, signature: signature, body: body)
+        let serial = call.serial
+        let sender = call.sender
+        return try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
     }
 
     /// An error reply to `call`: its name, and its message as the one argument.
     package static func error(_ error: DBusError, to call: Message) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        var fields = WireEncoder(capacity: 128)
-        fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
-        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
-        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        let serial = call.serial
+        let sender = call.sender
         var body = WireEncoder(capacity: error.message.utf8.count + 5)
         body.string(error.message)
-        return try WireMessage(type: .error, fields: &fields, signature: "s", body: body)
+        return try WireMessage(type: .error, signature: "s", body: body) { fields in
+            fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
     }
 
     /// A signal whose arguments `body` holds with `signature`; `destination` unicasts it.
@@ -694,12 +705,12 @@ package struct WireMessage: Sendable {
         path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?, signature: Signature,
         body: WireEncoder
     ) throws(DBusError) -> WireMessage {
-        var fields = WireEncoder(capacity: 128)
-        fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
-        fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
-        fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
-        if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
-        return try WireMessage(type: .signal, fields: &fields, signature: signature, body: body)
+        try WireMessage(type: .signal, signature: signature, body: body) { fields in
+            fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
+            fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
+            fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
+            if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
+        }
     }
 
     /// The message loaded by libdbus, which validates it as a message from the bus.
