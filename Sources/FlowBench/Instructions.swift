@@ -33,10 +33,31 @@ enum Instructions {
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + outFile, "--dump-instr=no", "--dump-line=no"]
     }
 
-    /// The phases, on sessions drawn from `ids` (each on its first step).
+    /// The sessions (positions in the fill) that `SetAnswersAfterIdle` calls:
+    /// `calls` of them after those that `SetAnswers` calls and the warm-up
+    /// touches, if the run has them (none otherwise, and no such phase).
+    /// They are filled as last written an hour before the others
+    /// (``StoreFiller/idleAge``).
+    static func idleSessions(calls: Int, available: Int) -> Range<Int> {
+        let first = max(calls, Bench.warmSessions)
+        return available >= first + calls ? first..<(first + calls) : 0..<0
+    }
+
+    /// The phases, on sessions drawn from `ids` (each on its first step);
+    /// `idle` are the positions in `ids` of the sessions filled as idle.
+    ///
+    /// A change of a session written less than
+    /// ``SessionStore/idleEntryStays`` (about 17 minutes) before leaves its
+    /// idle-period index entry in place; after a longer pause it moves the
+    /// entry, two more index pages in its commit. `SetAnswers` changes
+    /// sessions written at the fill (a session answered step after step),
+    /// `SetAnswersAfterIdle` sessions last written an hour before (one taken
+    /// up again): each is the one case on every call, wherever the run falls
+    /// on the clock, as long as the run stays under those 17 minutes
+    /// (``Bench`` says when it did not).
     static func measure(
-        harness: Harness, connection: BenchConnection, ids: [String], calls: Int, rounds: Int, walkEvery: Int,
-        generator: inout SeededGenerator
+        harness: Harness, connection: BenchConnection, ids: [String], idle: Range<Int>, calls: Int, rounds: Int,
+        walkEvery: Int, generator: inout SeededGenerator
     ) throws(BenchError) -> [Phase] {
         var phases: [Phase] = []
         let dumps = DumpReader(harness: harness)
@@ -82,6 +103,20 @@ enum Instructions {
             }
             return calls
         }
+        // Sessions untouched for an hour, each changed once.
+        if !idle.isEmpty {
+            let idleIDs = Array(ids[idle])
+            try phase("SetAnswersAfterIdle", target: nil, budget: Budget.setAnswersAfterIdle) { client async throws(BenchError) in
+                for id in idleIDs {
+                    let errors: [String: String]
+                    do throws(FlowClientError) { errors = try await client.setAnswers(id, ["plan": .string(Scenarios.plans[1])]) } catch {
+                        throw BenchError(error, "SetAnswers on \(id)")
+                    }
+                    guard errors.isEmpty else { throw .call("SetAnswers on \(id) replied with \(errors.count) errors") }
+                }
+                return idleIDs.count
+            }
+        }
         let mixed = generator
         try phase("dispatch (mixed rounds)", target: 60_000, budget: Budget.dispatch) { client async throws(BenchError) in
             let (samples, _) = try await Scenarios.latency(
@@ -99,6 +134,7 @@ enum Instructions {
         static let propertyGet = 80_000
         static let getStep = 210_000
         static let setAnswers = 310_000
+        static let setAnswersAfterIdle = 330_000
         static let dispatch = 300_000
     }
 

@@ -21,6 +21,13 @@ struct StoreFiller {
     /// A clock fixed at the real time, so `createdAt`/`updatedAt` look recent
     /// (idle expiry must not delete the sessions during the run).
     private let clock: FixedClock
+    /// The same clock `idleAge` earlier, for the sessions filled as idle.
+    private let idleClock: FixedClock
+
+    /// How long before the fill the sessions filled as idle were last
+    /// written: four times what keeps a session's idle-period entry in
+    /// place (about 67 minutes), far below flowd's idle timeout (7 days).
+    static let idleAge = 4 * SessionStore.idleEntryStays
 
     init(flow: FlowDefinition, owner: UInt32, databasePath: String) {
         self.flow = flow
@@ -28,12 +35,19 @@ struct StoreFiller {
         self.databasePath = databasePath
         guard let today = CivilDate(year: 2025, month: 1, day: 1) else { preconditionFailure("2025-01-01 is a date") }
         clock = FixedClock(now: WallClock.microsecondsSinceEpoch(), today: today)
+        idleClock = FixedClock(now: clock.now - Self.idleAge, today: today)
     }
+
+    /// The time the sessions are filled at (µs since the epoch): their
+    /// `updatedAt`, except the idle ones'.
+    var filledAt: Int64 { clock.now }
 
     /// Adds sessions until the store holds `total`; returns the ids of the
     /// sessions added. Sessions sit on the flow's first step; every other one
     /// has its first field answered, so payloads differ a little as in life.
-    func fill(to total: Int, generator: inout some RandomNumberGenerator) throws(BenchError) -> [String] {
+    /// The sessions added at the positions in `idle` (counted among those
+    /// added) were last written ``idleAge`` before the others.
+    func fill(to total: Int, idle: Range<Int> = 0..<0, generator: inout some RandomNumberGenerator) throws(BenchError) -> [String] {
         let store: SessionStore
         do {
             store = try SessionStore(path: databasePath)
@@ -56,9 +70,10 @@ struct StoreFiller {
             let id = SessionID.make(using: &generator)
             var session: FlowSession
             do {
-                session = try FlowSession(flow: flow, id: id, owner: owner, locale: "en", clock: clock)
+                let sessionClock = idle.contains(index - existing) ? idleClock : clock
+                session = try FlowSession(flow: flow, id: id, owner: owner, locale: "en", clock: sessionClock)
                 if index % 2 == 1, let field = firstField, let option = field.options.first {
-                    _ = try session.setAnswers([field.id: .text(option.id)], now: clock.now)
+                    _ = try session.setAnswers([field.id: .text(option.id)], now: sessionClock.now)
                 }
             } catch {
                 throw .store("cannot make a session of \(flow.id): \(error.message)")

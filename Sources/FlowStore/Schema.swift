@@ -12,7 +12,7 @@ enum Schema {
 
     /// The SQL of each migration, in order. Append only; never edit a
     /// migration that has shipped.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     /// The version this build writes.
     static var latestVersion: Int { migrations.count }
@@ -125,6 +125,39 @@ enum Schema {
     static let version4 = """
         ALTER TABLE plugin_state RENAME COLUMN plugin TO path;
         ALTER TABLE plugin_state ADD COLUMN name TEXT NOT NULL DEFAULT '';
+        """
+
+    /// The idle periods `idle_period` may lag behind `updated_at >> 26`
+    /// (schema 5): 16 periods of 2²⁶ µs, about 18 minutes. The triggers of
+    /// ``version5`` spell the number out: a shipped migration never changes.
+    static let idlePeriodSlack = 16
+
+    /// Version 5: a session's idle-period entry moves once in about 18
+    /// minutes of activity instead of whenever its change falls into another
+    /// 67-second period (flowd-bench, docs/performance.md, the seventh round).
+    ///
+    /// Moving the entry wrote two more index pages per change (the entry's
+    /// old page and the index's end), and a session answered step after step
+    /// crossed a 67-second boundary at about every other change. Now
+    /// `idle_period` is a lower bound of `updated_at >> 26` that lags by fewer
+    /// than ``idlePeriodSlack`` periods: the triggers correct it only when it
+    /// is ahead of `updated_at` or that far behind. Expiry stays exact: it
+    /// selects `idle_period <= cutoff >> 26` through the index (every row
+    /// updated before the cutoff is among those) and decides on `updated_at`;
+    /// a lagging entry only adds a candidate it reads and leaves. Rows
+    /// written by version 3 or 4 hold the exact period, which is within the
+    /// bound, so the migration only replaces the triggers.
+    static let version5 = """
+        DROP TRIGGER sessions_idle_period_on_insert;
+        DROP TRIGGER sessions_idle_period_on_update;
+        CREATE TRIGGER sessions_idle_period_on_insert AFTER INSERT ON sessions
+        WHEN NEW.idle_period > NEW.updated_at >> 26 OR NEW.idle_period <= (NEW.updated_at >> 26) - 16 BEGIN
+            UPDATE sessions SET idle_period = NEW.updated_at >> 26 WHERE rowid = NEW.rowid;
+        END;
+        CREATE TRIGGER sessions_idle_period_on_update AFTER UPDATE OF updated_at, idle_period ON sessions
+        WHEN NEW.idle_period > NEW.updated_at >> 26 OR NEW.idle_period <= (NEW.updated_at >> 26) - 16 BEGIN
+            UPDATE sessions SET idle_period = NEW.updated_at >> 26 WHERE rowid = NEW.rowid;
+        END;
         """
 
     /// Checks that `db` is empty or flowd's own, refuses a newer schema, and

@@ -143,8 +143,10 @@ struct SessionQueries {
 
     func expired(before cutoff: Int64, limit: Int, excludingState excluded: String? = nil) throws(StoreError) -> [String] {
         guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
-        // The index is on `idle_period`, which is `updated_at >> 26`
-        // (schema 3): the coarse term selects through it, the exact one decides.
+        // The index is on `idle_period`, at most `updated_at >> 26` and lagging
+        // behind it by fewer than 16 periods (schema 5): every row updated
+        // before the cutoff has `idle_period <= cutoff >> 26`, so the coarse
+        // term selects through the index and the exact one decides.
         let sql = """
             SELECT id FROM sessions WHERE idle_period <= (?1 >> 26) AND updated_at < ?1 AND state IS NOT ?3
             ORDER BY idle_period, updated_at LIMIT ?2

@@ -75,6 +75,13 @@ package final class SessionStore: Sendable {
     /// than with 4096 (docs/performance.md, the sixth round).
     package static let defaultPageSize = 2048
 
+    /// How long after a session's last write (µs) a change of it still
+    /// leaves its idle-period index entry in place, at the least: 15 periods
+    /// of 2²⁶ µs, about 16.8 minutes (schema 5 moves the entry once it lags
+    /// by 16). A change after a longer pause moves the entry: two more index
+    /// pages in its commit. flowd-bench measures both cases.
+    package static let idleEntryStays: Int64 = Int64(Schema.idlePeriodSlack - 1) << 26
+
     /// The database file's conventional name inside the state directory.
     package static let defaultFileName = "sessions.sqlite"
 
@@ -251,7 +258,9 @@ package final class SessionStore: Sendable {
     }
 
     /// Ids of sessions last updated before `cutoff` (µs since the epoch),
-    /// least recently updated first, at most `limit` of them. The daemon
+    /// in the order of their idle-period entries (least recently updated
+    /// first, give or take the entries' lag of up to 18 minutes, schema 5),
+    /// at most `limit` of them. The daemon
     /// deletes them in batches, so one expiry pass never holds the lock long.
     package func expired(before cutoff: Int64, limit: Int) throws(StoreError) -> [String] {
         try withDatabase { db throws(StoreError) in

@@ -49,6 +49,45 @@ struct FlowBenchTests {
         #expect(last.hasPrefix("ratio isolated/in-process: ") && Double(last.dropFirst(27)) != nil, "\(last)")
     }
 
+    /// `--callgrind`'s two `SetAnswers` phases are each one case on every
+    /// call (docs/performance.md, the seventh round): no change of a session
+    /// written at the fill moves its idle-period index entry, and every
+    /// change of a session filled as an hour idle does. Read back from the
+    /// kept run's database with `sqlite3`; a debug flowd is over the
+    /// budgets, which this test does not judge.
+    @Test("--callgrind changes recent sessions without moving their index entries, idle ones moving them")
+    func callgrindPhasesAreEachOneCase() throws {
+        let dir = try TemporaryDirectory(prefix: "flowd-bench-test")
+        let rounds = 8
+        let run = try Self.bench(["--callgrind", "--sessions", "60", "--rounds", "\(rounds)", "--keep", "--dir", dir.path])
+        let overBudget = run.standardError.contains("cost more instructions than their budget")
+        #expect(run.status == .exited(0) || (run.status == .exited(1) && overBudget), "\(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n").map(String.init)
+        for key in ["instructions SetAnswers", "instructions SetAnswersAfterIdle"] {
+            let line = try #require(lines.first { $0.hasPrefix(key + ": ") }, "no \"\(key)\" line in:\n\(run.standardOutput)")
+            #expect(Int(line.dropFirst(key.count + 2)) != nil, "\(line)")
+        }
+        #expect(!run.standardOutput.contains("note: the phases ended"))
+        let kept = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("flowd-bench") })
+        let database = "\(dir.path)/\(kept)/state/sessions.sqlite"
+        // Filled as idle: created (and last written) an hour before the fill.
+        let idle = "updated_at - created_at > 3600000000"
+        let query = """
+            SELECT count(*) FROM sessions WHERE \(idle);
+            SELECT count(*) FROM sessions WHERE \(idle) AND idle_period = updated_at >> 26;
+            SELECT count(*) FROM sessions WHERE NOT (\(idle)) AND updated_at > created_at;
+            SELECT count(*) FROM sessions WHERE NOT (\(idle)) AND idle_period != created_at >> 26;
+            """
+        let counts = try ChildProcess.run("/usr/bin/sqlite3", [database, query])
+        #expect(counts.status == .exited(0), "\(counts.standardError)")
+        let values = counts.standardOutput.split(separator: "\n").compactMap { Int($0) }
+        try #require(values.count == 4, "\(counts.standardOutput)")
+        #expect(values[0] == rounds, "sessions changed after an hour idle")
+        #expect(values[1] == rounds, "of them, entries moved to their change's period")
+        #expect(values[2] >= rounds, "recent sessions changed")
+        #expect(values[3] == 0, "recent sessions whose entries moved")
+    }
+
     @Test("a wrong command line is one line on stderr and status 64", arguments: [
         ["--sessions", "0"], ["--sessions"], ["--scaling", "10,x"], ["--frobnicate"], ["--clients", "-1"],
     ])

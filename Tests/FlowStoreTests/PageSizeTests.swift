@@ -54,7 +54,7 @@ struct PageSizeTests {
         let path = dir.file("old.sqlite")
         let payload = [UInt8](repeating: 9, count: 900)
         let sessions = (0..<50).map { makeSession("s\($0)", updated: 1_000 + Int64($0), payload: payload) }
-        try databaseAtSchemaVersion(Schema.latestVersion, at: path, sessions: sessions)
+        try databaseAtSchemaVersion(4, at: path, sessions: sessions)
         let store = try SessionStore(path: path)
         defer { try? store.close() }
         #expect(try Self.pageSize(store) == 4096)
