@@ -68,7 +68,7 @@ extension ConnectionCore {
         guard !closed else { return }
         guard outgoing.socket != nil else { return sendThroughLibDBus(message) }
         outgoing.bytes.append(contentsOf: message.header)
-        outgoing.bytes.append(contentsOf: message.body)
+        message.body.withUnsafeBytes { outgoing.bytes.append(contentsOf: $0) }
         scheduleOutgoingFlush()
     }
 

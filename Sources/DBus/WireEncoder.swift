@@ -14,17 +14,20 @@ import Synchronization
 ///
 /// The writer knows no types: callers write what their declared signature
 /// says, and ``Message`` checks the result against it.
+///
+/// Each method here checks that the buffer is the encoder's own (an encoder
+/// is a value, copied on write as an array is); a reply written in many
+/// small pieces writes them through ``write(_:)``, which checks once
+/// (docs/performance.md, "The seventh round").
 package struct WireEncoder {
     /// The bytes written so far; offset 0 is the start of the body, which
     /// is 8-aligned in the message, so alignment here is alignment there.
     package var bytes: [UInt8] {
-        storage.withUnsafeMutablePointers { header, elements in
-            Array(UnsafeBufferPointer(start: elements, count: header.pointee.count))
-        }
+        withExtendedLifetime(storage) { Array(UnsafeBufferPointer(start: base, count: count)) }
     }
 
     /// How many bytes are written.
-    package var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    package private(set) var count: Int
 
     /// Why the bytes are no valid D-Bus body, nil while they are. Checked as
     /// they are written (a NUL inside a string, an array over the 64 MiB the
@@ -34,76 +37,85 @@ package struct WireEncoder {
     /// part (see ``WireMessage``).
     package private(set) var invalidity: String?
 
-    /// The count and the capacity of ``storage``.
-    struct Extent {
-        var count: Int
-        let capacity: Int
-    }
-
     /// The bytes, in a buffer of their own: writing one is a capacity check
     /// and a copy, where `Array.append(contentsOf:)` cost about a hundred
-    /// instructions per call and a `GetStep` reply makes some 350 of them
-    /// (docs/performance.md, "the sixth round"). Copied on write, as an
-    /// array would be. Its header is read through pointers only: the
-    /// `header` property is a class's stored property, and each access to
-    /// it is checked for exclusivity at run time (about 80 instructions).
-    private var storage: ManagedBuffer<Extent, UInt8>
+    /// instructions per call (docs/performance.md, "the sixth round").
+    /// ``base`` points at its elements (which never move while it lives),
+    /// ``capacity`` of them; the encoder keeps count and capacity itself, so
+    /// a write reads no header of a class.
+    private var storage: ManagedBuffer<Void, UInt8>
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
 
-    private static func storage(capacity: Int) -> ManagedBuffer<Extent, UInt8> {
-        let capacity = Swift.max(capacity, 16)
-        return ManagedBuffer<Extent, UInt8>.create(minimumCapacity: capacity) { _ in Extent(count: 0, capacity: capacity) }
+    /// A buffer and its elements, for `capacity` bytes.
+    private static func storage(capacity: Int) -> (ManagedBuffer<Void, UInt8>, UnsafeMutablePointer<UInt8>) {
+        let buffer = ManagedBuffer<Void, UInt8>.create(minimumCapacity: capacity) { _ in () }
+        return (buffer, buffer.withUnsafeMutablePointerToElements { $0 })
     }
 
-    /// An empty body, with room for a typical reply.
+    /// An empty body, with room for a typical reply (a `GetStep` reply of
+    /// a form step is 1–2 KiB; with 1 KiB, half of them grew once).
     package init() {
-        self.init(capacity: 1024)
+        self.init(capacity: 2048)
     }
 
     /// An empty encoder with room for `capacity` bytes.
     init(capacity: Int) {
-        storage = Self.storage(capacity: capacity)
+        let capacity = Swift.max(capacity, 16)
+        (storage, base) = Self.storage(capacity: capacity)
+        self.capacity = capacity
+        count = 0
     }
 
-    /// Makes room for `count` more bytes and hands `write` the first of
-    /// them, uninitialized: it must write all `count`.
+    /// An encoder on a buffer shared by all of them, never written: what
+    /// ``write(_:)`` leaves behind while the bytes are in the writer.
+    private init(placeholder: ()) {
+        (storage, base) = Self.placeholder
+        capacity = 0
+        count = 0
+    }
+
+    nonisolated(unsafe) private static let placeholder = storage(capacity: 0)
+
+    // MARK: The one place that reserves
+
+    /// Makes room for `count` more bytes and returns the first of them,
+    /// uninitialized: the caller writes them (and may write up to
+    /// ``slack`` bytes past them, which later writes overwrite). The
+    /// buffer must be the encoder's own (``makeUnique()``).
     @inline(__always)
-    private mutating func append(_ count: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
-        let fits = storage.withUnsafeMutablePointerToHeader { $0.pointee.count &+ count <= $0.pointee.capacity }
-        if _slowPath(!fits || !isKnownUniquelyReferenced(&storage)) {
-            reallocate(adding: count)
-        }
-        storage.withUnsafeMutablePointers { header, elements in
-            write(elements + header.pointee.count)
-            header.pointee.count &+= count
-        }
+    private mutating func reserve(_ more: Int) -> UnsafeMutablePointer<UInt8> {
+        if _slowPath(count &+ more &+ Self.slack > capacity) { reallocate(adding: more &+ Self.slack) }
+        return base + count
     }
 
-    /// A buffer of its own with room for `count` more bytes.
-    private mutating func reallocate(adding count: Int) {
+    /// Room past the reserved bytes that a write may scribble on: a key's
+    /// head (``VardictKey``) is stored as whole words.
+    private static let slack = 8
+
+    /// Makes the buffer the encoder's own (a copy of the encoder shares it).
+    @inline(__always)
+    private mutating func makeUnique() {
+        if _slowPath(!isKnownUniquelyReferenced(&storage)) { reallocate(adding: 0) }
+    }
+
+    /// A buffer of its own with room for `more` bytes past ``count``.
+    @inline(never)
+    private mutating func reallocate(adding more: Int) {
+        var capacity = Swift.max(capacity, 16)
+        while capacity < count + more { capacity *= 2 }
         let old = storage
-        let (written, reserved) = old.withUnsafeMutablePointerToHeader { ($0.pointee.count, $0.pointee.capacity) }
-        var capacity = reserved
-        while capacity < written + count { capacity *= 2 }
-        let new = Self.storage(capacity: capacity)
-        old.withUnsafeMutablePointerToElements { from in
-            new.withUnsafeMutablePointers { header, to in
-                to.initialize(from: from, count: written)
-                header.pointee.count = written
-            }
-        }
+        let (new, elements) = Self.storage(capacity: capacity)
+        withExtendedLifetime(old) { elements.initialize(from: base, count: count) }
         storage = new
+        base = elements
+        self.capacity = capacity
     }
 
     /// The zeros that pad `count` bytes to a multiple of `alignment`.
     @inline(__always)
     private static func padding(_ count: Int, _ alignment: Int) -> Int {
         (alignment &- (count & (alignment &- 1))) & (alignment &- 1)
-    }
-
-    /// Pads with zeros to a multiple of `alignment` (1, 2, 4 or 8).
-    package mutating func align(_ alignment: Int) {
-        let pad = Self.padding(count, alignment)
-        if pad != 0 { append(pad) { Self.zero($0, pad) } }
     }
 
     /// Writes `count` (at most 7) padding zeros: a loop, not a `memset` call.
@@ -116,17 +128,217 @@ package struct WireEncoder {
         }
     }
 
-    private mutating func raw<T: FixedWidthInteger>(_ value: T) {
-        let size = MemoryLayout<T>.size
-        let pad = Self.padding(count, size)
-        append(pad + size) { at in
-            Self.zero(at, pad)
-            UnsafeMutableRawPointer(at + pad).storeBytes(of: value.littleEndian, as: T.self)
+    // MARK: Writes on a buffer of the encoder's own (``WireWriter`` and the checked methods below)
+
+    @inline(__always)
+    fileprivate mutating func putAlign(_ alignment: Int) {
+        let pad = Self.padding(count, alignment)
+        if pad != 0 {
+            Self.zero(reserve(pad), pad)
+            count &+= pad
         }
     }
 
+    @inline(__always)
+    fileprivate mutating func putByte(_ value: UInt8) {
+        reserve(1).initialize(to: value)
+        count &+= 1
+    }
+
+    @inline(__always)
+    fileprivate mutating func putRaw<T: FixedWidthInteger>(_ value: T) {
+        let size = MemoryLayout<T>.size
+        let pad = Self.padding(count, size)
+        let at = reserve(pad &+ size)
+        Self.zero(at, pad)
+        UnsafeMutableRawPointer(at + pad).storeBytes(of: value.littleEndian, as: T.self)
+        count &+= pad &+ size
+    }
+
+    /// `s`: padding to 4, the length, the bytes, a NUL, in one reservation;
+    /// the bytes are copied and searched for a NUL in one pass.
+    fileprivate mutating func putString(utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        let pad = Self.padding(count, 4)
+        let at = reserve(pad &+ 4 &+ length &+ 1)
+        Self.zero(at, pad)
+        UnsafeMutableRawPointer(at + pad).storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, as: UInt32.self)
+        let to = at + (pad &+ 4)
+        if let from = utf8.baseAddress, Self.copyFindingNUL(from, to, length) {
+            invalidity = invalidity ?? "a string holds a NUL character"
+        }
+        (to + length).initialize(to: 0)
+        count &+= pad &+ 4 &+ length &+ 1
+    }
+
+    /// Copies `count` bytes, eight at a time, and tells whether one of them
+    /// is zero (a word has a zero byte exactly when
+    /// `(w - 0x01…01) & ~w & 0x80…80` is not zero).
+    @inline(__always)
+    private static func copyFindingNUL(
+        _ from: UnsafePointer<UInt8>, _ to: UnsafeMutablePointer<UInt8>, _ count: Int
+    ) -> Bool {
+        let source = UnsafeRawPointer(from)
+        let target = UnsafeMutableRawPointer(to)
+        var zeros: UInt64 = 0
+        var index = 0
+        while index &+ 8 <= count {
+            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            zeros |= (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+            target.storeBytes(of: word, toByteOffset: index, as: UInt64.self)
+            index &+= 8
+        }
+        var zero = zeros != 0
+        while index < count {
+            let byte = from[index]
+            zero = zero || byte == 0
+            to[index] = byte
+            index &+= 1
+        }
+        return zero
+    }
+
+    /// A native string's bytes are read in place (no copy of the string,
+    /// and so no retain and release of its storage); others are made
+    /// contiguous first.
+    @inline(__always)
+    fileprivate mutating func putString(_ value: String) {
+        if value.utf8.withContiguousStorageIfAvailable({ putString(utf8: $0) }) == nil {
+            var value = value
+            value.withUTF8 { putString(utf8: $0) }
+        }
+    }
+
+    /// `g`: an 8-bit length, the bytes, a NUL (a signature is ours, and valid).
+    fileprivate mutating func putSignature(utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        let at = reserve(length &+ 2)
+        at.initialize(to: UInt8(truncatingIfNeeded: length))
+        if let from = utf8.baseAddress { (at + 1).initialize(from: from, count: length) }
+        (at + 1 + length).initialize(to: 0)
+        count &+= length &+ 2
+    }
+
+    /// The start of an array: its length (filled in by ``putArrayEnd(_:)``)
+    /// and the padding to its elements' alignment (also when there are none).
+    fileprivate mutating func putArrayStart(_ elementAlignment: Int) -> WireWriter.ArrayStart {
+        putRaw(UInt32(0))
+        let lengthAt = count &- 4
+        putAlign(elementAlignment)
+        return WireWriter.ArrayStart(lengthAt: lengthAt, start: count)
+    }
+
+    fileprivate mutating func putArrayEnd(_ array: WireWriter.ArrayStart) {
+        let length = count &- array.start
+        if length > Self.maximumArrayLength {
+            invalidity = invalidity ?? "an array is longer than the 64 MiB D-Bus allows"
+        }
+        UnsafeMutableRawPointer(base + array.lengthAt).storeBytes(
+            of: UInt32(truncatingIfNeeded: length).littleEndian, as: UInt32.self)
+    }
+
+    /// An entry's padding to 8 and its fixed head, copied as whole words.
+    @inline(__always)
+    fileprivate mutating func putEntry(_ key: VardictKey) {
+        let pad = Self.padding(count, 8)
+        let at = reserve(pad &+ VardictKey.capacity)
+        Self.zero(at, pad)
+        UnsafeMutableRawPointer(at + pad).storeBytes(of: key.head, as: VardictKey.Head.self)
+        count &+= pad &+ key.length
+    }
+
+    fileprivate mutating func putValue(_ value: DBusValue) throws(DBusError) {
+        switch value {
+        case .byte(let v): putByte(v)
+        case .bool(let v): putRaw(UInt32(v ? 1 : 0))
+        case .int16(let v): putRaw(v)
+        case .uint16(let v): putRaw(v)
+        case .int32(let v): putRaw(v)
+        case .uint32(let v): putRaw(v)
+        case .int64(let v): putRaw(v)
+        case .uint64(let v): putRaw(v)
+        case .double(let v): putRaw(v.bitPattern)
+        case .string(let v): putString(v)
+        case .objectPath(let v): putString(v.rawValue)
+        case .signature(let v):
+            var text = v.rawValue
+            text.withUTF8 { putSignature(utf8: $0) }
+        case .unixFD: throw .invalidArgs("a file descriptor cannot be written into a prebuilt message")
+        case .variant(let inner): try putVariant(inner)
+        case .structure(let fields):
+            guard !fields.isEmpty else { throw .invalidArgs("a struct needs at least one field") }
+            putAlign(8)
+            for field in fields { try putValue(field) }
+        case .array(let elementType, let items):
+            for item in items where !item.hasType(elementType) {
+                throw .invalidArgs("array of '\(elementType)' holds a '\(item.signature)'")
+            }
+            let array = putArrayStart(Self.alignment(of: elementType.rawValue))
+            for item in items { try putValue(item) }
+            putArrayEnd(array)
+        case .dictionary(let keyType, let valueType, let entries):
+            for entry in entries {
+                guard entry.key.hasType(keyType), entry.value.hasType(valueType) else {
+                    throw .invalidArgs(
+                        "dictionary of '\(keyType)' to '\(valueType)' holds '\(entry.key.signature)' to '\(entry.value.signature)'")
+                }
+            }
+            let array = putArrayStart(8)
+            for entry in entries {
+                putAlign(8)
+                try putValue(entry.key)
+                try putValue(entry.value)
+            }
+            putArrayEnd(array)
+        }
+    }
+
+    /// `v`: the value's signature, then the value.
+    fileprivate mutating func putVariant(_ inner: DBusValue) throws(DBusError) {
+        switch inner {
+        case .array, .dictionary, .structure:
+            var text = inner.signature.rawValue
+            text.withUTF8 { putSignature(utf8: $0) }
+        default:
+            // A basic type or a variant: its one type code, no string made.
+            let at = reserve(3)
+            at.initialize(to: 1)
+            (at + 1).initialize(to: UInt8(truncatingIfNeeded: inner.typeCode))
+            (at + 2).initialize(to: 0)
+            count &+= 3
+        }
+        try putValue(inner)
+    }
+
+    fileprivate mutating func putStringDictionary(_ dictionary: [String: String]) {
+        let array = putArrayStart(8)
+        for (key, value) in dictionary {
+            putAlign(8)
+            putString(key)
+            putString(value)
+        }
+        putArrayEnd(array)
+    }
+
+    fileprivate mutating func putStrings(_ values: [String]) {
+        let array = putArrayStart(4)
+        for value in values { putString(value) }
+        putArrayEnd(array)
+    }
+
+    // MARK: Checked writes, one piece at a time
+
+    /// Pads with zeros to a multiple of `alignment` (1, 2, 4 or 8).
+    package mutating func align(_ alignment: Int) {
+        makeUnique()
+        putAlign(alignment)
+    }
+
     /// `y`
-    package mutating func byte(_ value: UInt8) { append(1) { $0.initialize(to: value) } }
+    package mutating func byte(_ value: UInt8) {
+        makeUnique()
+        putByte(value)
+    }
     /// `b`
     package mutating func bool(_ value: Bool) { raw(UInt32(value ? 1 : 0)) }
     /// `n`
@@ -144,75 +356,28 @@ package struct WireEncoder {
     /// `d`
     package mutating func double(_ value: Double) { raw(value.bitPattern) }
 
+    private mutating func raw<T: FixedWidthInteger>(_ value: T) {
+        makeUnique()
+        putRaw(value)
+    }
+
     /// `s` and `o`: a 32-bit length, the UTF-8 bytes, a NUL.
     package mutating func string(_ value: String) {
-        var value = value
-        value.withUTF8 { string(utf8: $0) }
-    }
-
-    /// `s` from bytes known at compile time (a key of an `a{sv}`).
-    package mutating func string(_ value: StaticString) {
-        value.withUTF8Buffer { string(utf8: $0) }
-    }
-
-    /// `s`: padding to 4, the length, the bytes, a NUL, in one reservation.
-    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
-        let length = utf8.count
-        let pad = Self.padding(count, 4)
-        append(pad + 4 + length + 1) { at in
-            Self.zero(at, pad)
-            UnsafeMutableRawPointer(at + pad).storeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian, as: UInt32.self)
-            if let base = utf8.baseAddress { (at + pad + 4).initialize(from: base, count: length) }
-            (at + pad + 4 + length).initialize(to: 0)
-        }
-        if Self.holdsNUL(utf8) { invalidity = invalidity ?? "a string holds a NUL character" }
-    }
-
-    /// True when `bytes` hold a zero byte: eight at a time (a word has a zero
-    /// byte exactly when `(w - 0x01…01) & ~w & 0x80…80` is not zero).
-    static func holdsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        let raw = UnsafeRawPointer(base)
-        var index = 0
-        while index &+ 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
-            index &+= 8
-        }
-        while index < bytes.count {
-            if base[index] == 0 { return true }
-            index &+= 1
-        }
-        return false
+        makeUnique()
+        putString(value)
     }
 
     /// `g`: an 8-bit length, the bytes, a NUL.
     package mutating func signature(_ value: String) {
+        makeUnique()
         var value = value
-        value.withUTF8 { signature(utf8: $0) }
+        value.withUTF8 { putSignature(utf8: $0) }
     }
 
     /// `g` from bytes known at compile time.
     package mutating func signature(_ value: StaticString) {
-        value.withUTF8Buffer { signature(utf8: $0) }
-    }
-
-    private mutating func signature(utf8: UnsafeBufferPointer<UInt8>) {
-        let length = utf8.count
-        append(length + 2) { at in
-            at.initialize(to: UInt8(truncatingIfNeeded: length))
-            if let base = utf8.baseAddress { (at + 1).initialize(from: base, count: length) }
-            (at + 1 + length).initialize(to: 0)
-        }
-    }
-
-    /// Overwrites the 32-bit value at `offset` (an array's length, known
-    /// once its elements are written).
-    private mutating func patch(_ value: UInt32, at offset: Int) {
-        if _slowPath(!isKnownUniquelyReferenced(&storage)) { reallocate(adding: 0) }
-        storage.withUnsafeMutablePointerToElements { elements in
-            UnsafeMutableRawPointer(elements + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
-        }
+        makeUnique()
+        value.withUTF8Buffer { putSignature(utf8: $0) }
     }
 
     /// `a…`: the length, padding to the elements' alignment (also when there
@@ -220,15 +385,11 @@ package struct WireEncoder {
     package mutating func array(elementAlignment: Int, _ body: (inout WireEncoder) throws(DBusError) -> Void)
         throws(DBusError)
     {
-        raw(UInt32(0))
-        let lengthAt = count - 4
-        align(elementAlignment)
-        let start = count
+        makeUnique()
+        let array = putArrayStart(elementAlignment)
         try body(&self)
-        if count - start > Self.maximumArrayLength {
-            invalidity = invalidity ?? "an array is longer than the 64 MiB D-Bus allows"
-        }
-        patch(UInt32(truncatingIfNeeded: count - start), at: lengthAt)
+        makeUnique()  // `body` may have kept a copy
+        putArrayEnd(array)
     }
 
     /// The longest array the specification allows, in bytes.
@@ -240,123 +401,54 @@ package struct WireEncoder {
         try body(&self)
     }
 
-    /// An `a{sv}` whose entries `body` writes with ``VardictWriter``.
-    package mutating func vardict(_ body: (inout VardictWriter) throws(DBusError) -> Void) throws(DBusError) {
-        try array(elementAlignment: 8) { (encoder) throws(DBusError) in
-            // The bytes move into the writer and back: a copy would make
-            // every append copy the whole array.
-            var writer = VardictWriter(encoder: WireEncoder(capacity: 0))
-            swap(&writer.encoder, &encoder)
-            defer { swap(&writer.encoder, &encoder) }
-            try body(&writer)
-        }
-    }
-
     /// An `a{ss}`, in the dictionary's order.
     package mutating func stringDictionary(_ dictionary: [String: String]) throws(DBusError) {
-        try array(elementAlignment: 8) { (encoder) throws(DBusError) in
-            for (key, value) in dictionary {
-                encoder.align(8)
-                encoder.string(key)
-                encoder.string(value)
-            }
-        }
+        makeUnique()
+        putStringDictionary(dictionary)
     }
 
     /// An `as`.
     package mutating func strings(_ values: [String]) throws(DBusError) {
-        try array(elementAlignment: 4) { (encoder) throws(DBusError) in
-            for value in values { encoder.string(value) }
-        }
+        makeUnique()
+        putStrings(values)
     }
 
     /// Any value as its own type, as ``MessageWriter/appendValue(_:)`` writes
     /// it. File descriptors travel beside the bytes, which this cannot do.
     package mutating func value(_ value: DBusValue) throws(DBusError) {
-        switch value {
-        case .byte(let v): byte(v)
-        case .bool(let v): bool(v)
-        case .int16(let v): int16(v)
-        case .uint16(let v): uint16(v)
-        case .int32(let v): int32(v)
-        case .uint32(let v): uint32(v)
-        case .int64(let v): int64(v)
-        case .uint64(let v): uint64(v)
-        case .double(let v): double(v)
-        case .string(let v): string(v)
-        case .objectPath(let v): string(v.rawValue)
-        case .signature(let v): signature(v.rawValue)
-        case .unixFD: throw .invalidArgs("a file descriptor cannot be written into a prebuilt message")
-        case .variant(let inner): try variant(inner)
-        case .structure(let fields):
-            guard !fields.isEmpty else { throw .invalidArgs("a struct needs at least one field") }
-            try structure { (encoder) throws(DBusError) in
-                for field in fields { try encoder.value(field) }
-            }
-        case .array(let elementType, let items):
-            for item in items where !item.hasType(elementType) {
-                throw .invalidArgs("array of '\(elementType)' holds a '\(item.signature)'")
-            }
-            try array(elementAlignment: Self.alignment(of: elementType.rawValue)) { (encoder) throws(DBusError) in
-                for item in items { try encoder.value(item) }
-            }
-        case .dictionary(let keyType, let valueType, let entries):
-            for entry in entries {
-                guard entry.key.hasType(keyType), entry.value.hasType(valueType) else {
-                    throw .invalidArgs(
-                        "dictionary of '\(keyType)' to '\(valueType)' holds '\(entry.key.signature)' to '\(entry.value.signature)'")
-                }
-            }
-            try array(elementAlignment: 8) { (encoder) throws(DBusError) in
-                for entry in entries {
-                    encoder.align(8)
-                    try encoder.value(entry.key)
-                    try encoder.value(entry.value)
-                }
-            }
-        }
+        makeUnique()
+        try putValue(value)
     }
 
     /// `v`: the value's signature, then the value.
     package mutating func variant(_ inner: DBusValue) throws(DBusError) {
-        switch inner {
-        case .array, .dictionary, .structure:
-            signature(inner.signature.rawValue)
-        default:
-            // A basic type or a variant: its one type code, no string made.
-            let code = UInt8(truncatingIfNeeded: inner.typeCode)
-            append(3) { at in
-                at.initialize(to: 1)
-                (at + 1).initialize(to: code)
-                (at + 2).initialize(to: 0)
-            }
-        }
-        try value(inner)
+        makeUnique()
+        try putVariant(inner)
     }
 
-    /// The start of an `a{sv}` entry: padding to 8, the key, the value's
-    /// signature, in one reservation. The key is the code's own literal,
-    /// so it is not searched for a NUL.
-    fileprivate mutating func entryStart(_ key: StaticString, _ signature: StaticString) {
-        key.withUTF8Buffer { key in
-            signature.withUTF8Buffer { signature in
-                let pad = Self.padding(count, 8)
-                let keyLength = key.count
-                let signatureLength = signature.count
-                append(pad + 4 + keyLength + 1 + 1 + signatureLength + 1) { at in
-                    Self.zero(at, pad)
-                    var next = at + pad
-                    UnsafeMutableRawPointer(next).storeBytes(of: UInt32(truncatingIfNeeded: keyLength).littleEndian, as: UInt32.self)
-                    next += 4
-                    if let base = key.baseAddress { next.initialize(from: base, count: keyLength) }
-                    next += keyLength
-                    next.initialize(to: 0)
-                    (next + 1).initialize(to: UInt8(truncatingIfNeeded: signatureLength))
-                    next += 2
-                    if let base = signature.baseAddress { next.initialize(from: base, count: signatureLength) }
-                    (next + signatureLength).initialize(to: 0)
-                }
-            }
+    // MARK: Many writes, one check
+
+    /// Runs `body` with a writer on these bytes: the buffer is made the
+    /// encoder's own once, and each write of the writer only checks the
+    /// capacity (a reply of a hundred entries made a hundred uniqueness
+    /// checks; docs/performance.md, "The seventh round").
+    package mutating func write<Result>(
+        _ body: (inout WireWriter) throws(DBusError) -> Result
+    ) throws(DBusError) -> Result {
+        makeUnique()
+        // The bytes move into the writer and back: a copy would share them.
+        var writer = WireWriter(encoder: WireEncoder(placeholder: ()))
+        swap(&writer.encoder, &self)
+        defer { swap(&writer.encoder, &self) }
+        return try body(&writer)
+    }
+
+    /// An `a{sv}` whose entries `body` writes.
+    package mutating func vardict(_ body: (inout WireWriter) throws(DBusError) -> Void) throws(DBusError) {
+        try write { (writer) throws(DBusError) in
+            let array = writer.arrayStart(elementAlignment: 8)
+            try body(&writer)
+            writer.arrayEnd(array)
         }
     }
 
@@ -371,77 +463,134 @@ package struct WireEncoder {
     }
 }
 
-/// Writes the entries of an `a{sv}` (``WireEncoder/vardict(_:)``): each
-/// entry a key and a value in a variant, with no ``DBusValue`` in between
-/// for the common types.
-package struct VardictWriter {
-    fileprivate(set) var encoder: WireEncoder
+/// The fixed start of an `a{sv}` entry: the key as an `s` and the value's
+/// signature as a `g`, in the bytes they are written with, made once per
+/// key (a page keeps a table of its keys), so that writing an entry's head
+/// is one copy of five words. An entry starts 8-aligned, so its head's
+/// bytes never depend on what came before.
+package struct VardictKey: Sendable {
+    typealias Head = (UInt64, UInt64, UInt64, UInt64, UInt64)
+    /// The most bytes a head has: a key of up to 32 bytes with a
+    /// one-letter signature.
+    static let capacity = MemoryLayout<Head>.size
 
-    private mutating func key(_ key: StaticString, _ signature: StaticString) {
-        encoder.entryStart(key, signature)
+    let head: Head
+    let length: Int
+
+    /// The head of `key` with values of type `signature`; with an empty
+    /// signature, the key alone, for a value written with its own type
+    /// (``WireWriter/variant(_:)``).
+    package init(_ key: StaticString, _ signature: StaticString = "") {
+        var head: Head = (0, 0, 0, 0, 0)
+        var length = 0
+        withUnsafeMutableBytes(of: &head) { bytes in
+            func put(_ byte: UInt8) {
+                precondition(length < bytes.count, "the key \(key) is too long for a VardictKey")
+                bytes[length] = byte
+                length += 1
+            }
+            let keyLength = key.utf8CodeUnitCount
+            for shift in stride(from: 0, to: 32, by: 8) { put(UInt8(truncatingIfNeeded: keyLength >> shift)) }
+            key.withUTF8Buffer { for byte in $0 { put(byte) } }
+            put(0)
+            if signature.utf8CodeUnitCount > 0 {
+                put(UInt8(truncatingIfNeeded: signature.utf8CodeUnitCount))
+                signature.withUTF8Buffer { for byte in $0 { put(byte) } }
+                put(0)
+            }
+        }
+        self.head = head
+        self.length = length
+    }
+}
+
+/// Writes into a ``WireEncoder``'s bytes, which are its own for as long as
+/// it lives (``WireEncoder/write(_:)``): each write checks the capacity,
+/// no more. Arrays are opened and closed (``arrayStart(elementAlignment:)``,
+/// ``arrayEnd(_:)``) rather than written by a closure.
+package struct WireWriter {
+    fileprivate var encoder: WireEncoder
+
+    /// Where an array's length goes and where its elements start.
+    package struct ArrayStart {
+        fileprivate let lengthAt: Int
+        fileprivate let start: Int
     }
 
-    /// `key` → `s`
-    package mutating func string(_ key: StaticString, _ value: String) {
-        self.key(key, "s")
-        encoder.string(value)
+    /// Pads with zeros to a multiple of `alignment` (1, 2, 4 or 8).
+    package mutating func align(_ alignment: Int) { encoder.putAlign(alignment) }
+    /// `y`
+    package mutating func byte(_ value: UInt8) { encoder.putByte(value) }
+    /// `b`
+    package mutating func bool(_ value: Bool) { encoder.putRaw(UInt32(value ? 1 : 0)) }
+    /// `u`
+    package mutating func uint32(_ value: UInt32) { encoder.putRaw(value) }
+    /// `x`
+    package mutating func int64(_ value: Int64) { encoder.putRaw(value) }
+    /// `d`
+    package mutating func double(_ value: Double) { encoder.putRaw(value.bitPattern) }
+    /// `s`
+    package mutating func string(_ value: String) { encoder.putString(value) }
+    /// `as`
+    package mutating func strings(_ values: [String]) { encoder.putStrings(values) }
+    /// `a{ss}`, in the dictionary's order.
+    package mutating func stringDictionary(_ dictionary: [String: String]) { encoder.putStringDictionary(dictionary) }
+    /// Any value as its own type.
+    package mutating func value(_ value: DBusValue) throws(DBusError) { try encoder.putValue(value) }
+    /// `v`: the value's signature, then the value.
+    package mutating func variant(_ value: DBusValue) throws(DBusError) { try encoder.putVariant(value) }
+
+    /// An `a{sv}` entry's padding and head; the value follows.
+    package mutating func entry(_ key: VardictKey) { encoder.putEntry(key) }
+
+    /// The entry `key` (made with the signature `s`) → `value`.
+    package mutating func string(_ key: VardictKey, _ value: String) {
+        encoder.putEntry(key)
+        encoder.putString(value)
     }
 
-    /// `key` → `b`
-    package mutating func bool(_ key: StaticString, _ value: Bool) {
-        self.key(key, "b")
-        encoder.bool(value)
+    /// The entry `key` (made with the signature `b`) → `value`.
+    package mutating func bool(_ key: VardictKey, _ value: Bool) {
+        encoder.putEntry(key)
+        encoder.putRaw(UInt32(value ? 1 : 0))
     }
 
-    /// `key` → `u`
-    package mutating func uint32(_ key: StaticString, _ value: UInt32) {
-        self.key(key, "u")
-        encoder.uint32(value)
+    /// The entry `key` (made with the signature `u`) → `value`.
+    package mutating func uint32(_ key: VardictKey, _ value: UInt32) {
+        encoder.putEntry(key)
+        encoder.putRaw(value)
     }
 
-    /// `key` → `d`
-    package mutating func double(_ key: StaticString, _ value: Double) {
-        self.key(key, "d")
-        encoder.double(value)
+    /// The entry `key` (made with the signature `d`) → `value`.
+    package mutating func double(_ key: VardictKey, _ value: Double) {
+        encoder.putEntry(key)
+        encoder.putRaw(value.bitPattern)
     }
 
-    /// `key` → `as`
-    package mutating func strings(_ key: StaticString, _ values: [String]) throws(DBusError) {
-        self.key(key, "as")
-        try encoder.strings(values)
+    /// Opens an array: its length, to be filled in by ``arrayEnd(_:)``,
+    /// and padding to `elementAlignment`.
+    package mutating func arrayStart(elementAlignment: Int) -> ArrayStart {
+        encoder.putArrayStart(elementAlignment)
     }
 
-    /// `key` → `a{ss}`
-    package mutating func stringDictionary(_ key: StaticString, _ value: [String: String]) throws(DBusError) {
-        self.key(key, "a{ss}")
-        try encoder.stringDictionary(value)
-    }
+    /// Closes `array`: its length filled in.
+    package mutating func arrayEnd(_ array: ArrayStart) { encoder.putArrayEnd(array) }
 
-    /// `key` → a value of type `signature` that `body` writes.
-    package mutating func entry(
-        _ key: StaticString, signature: StaticString, _ body: (inout WireEncoder) throws(DBusError) -> Void
-    ) throws(DBusError) {
-        self.key(key, signature)
-        try body(&encoder)
-    }
-
-    /// `key` → any value, as its own type.
-    package mutating func value(_ key: String, _ value: DBusValue) throws(DBusError) {
-        encoder.align(8)
-        encoder.string(key)
-        try encoder.variant(value)
-    }
+    /// How many bytes the encoder holds.
+    package var count: Int { encoder.count }
 }
 
 extension WireEncoder {
-    fileprivate mutating func append(bytesOf other: WireEncoder) {
-        let count = other.count
-        other.storage.withUnsafeMutablePointerToElements { from in
-            append(count) { $0.initialize(from: from, count: count) }
-        }
-        invalidity = invalidity ?? other.invalidity
+    /// Hands `body` the bytes written so far.
+    package func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(storage) { try body(UnsafeBufferPointer(start: base, count: count)) }
     }
 }
+
+/// An encoder is a value whose bytes are copied before a write whenever
+/// another copy shares them (``WireEncoder/makeUnique()``, as an array
+/// does), so copies may live on different threads.
+extension WireEncoder: @unchecked Sendable {}
 
 extension DBusValue {
     /// The arguments `build` writes in wire format with `signature`, read
@@ -478,11 +627,12 @@ extension DBusValue {
 package struct WireMessage: Sendable {
     /// The fixed header and the header fields, a multiple of 8 long.
     package let header: [UInt8]
-    /// The arguments.
-    package let body: [UInt8]
+    /// The arguments, in the encoder that wrote them (not copied into an
+    /// array: the send path copies them once, into its queue).
+    package let body: WireEncoder
 
     /// The whole message.
-    package var bytes: [UInt8] { header + body }
+    package var bytes: [UInt8] { header + body.bytes }
 
     /// The serials of these messages: libdbus numbers what it builds from
     /// 1 upward; these count from 2³¹, so the two never meet in practice. A
@@ -498,46 +648,56 @@ package struct WireMessage: Sendable {
     /// The longest message the specification allows.
     static let maximumLength = 1 << 27
 
-    init(type: MessageType, fields: inout WireEncoder, signature: Signature, body: WireEncoder) throws(DBusError) {
-        if let reason = body.invalidity ?? fields.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
-        if !signature.rawValue.isEmpty { fields.headerField(8, "g") { $0.signature(signature.rawValue) } }
-        var header = WireEncoder(capacity: 16 + fields.count + 8)
+    /// The header is written in one encoder: the fixed part, then the
+    /// header fields `fields` writes as an array whose length is filled in
+    /// afterwards, then the signature's field.
+    init(
+        type: MessageType, signature: Signature, body: WireEncoder, fields: (inout WireEncoder) -> Void
+    ) throws(DBusError) {
+        var header = WireEncoder(capacity: 256)
         header.byte(UInt8(ascii: "l"))
         header.byte(UInt8(truncatingIfNeeded: type.rawValue))
         header.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
         header.byte(1)  // protocol version
         header.uint32(UInt32(truncatingIfNeeded: body.count))
         header.uint32(Self.nextSerial())
-        header.uint32(UInt32(truncatingIfNeeded: fields.count))
+        // The fields are an `a(yv)`: their length at offset 12, the first at 16.
+        let array = header.putArrayStart(8)
+        fields(&header)
+        if !signature.rawValue.isEmpty { header.headerField(8, "g") { $0.signature(signature.rawValue) } }
+        header.putArrayEnd(array)
         header.align(8)
-        header.append(bytesOf: fields)
-        header.align(8)
+        if let reason = body.invalidity ?? header.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
         guard header.count + body.count <= Self.maximumLength else {
             throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
         }
         self.header = header.bytes
-        self.body = body.bytes
+        self.body = body
     }
 
     /// A method return for `call` whose arguments `body` holds with `signature`.
     package static func methodReturn(to call: Message, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        var fields = WireEncoder(capacity: 64)
-        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
-        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        return try WireMessage(type: .methodReturn, fields: &fields, signature: signature, body: body)
+        let serial = call.serial
+        let sender = call.sender
+        return try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
     }
 
     /// An error reply to `call`: its name, and its message as the one argument.
     package static func error(_ error: DBusError, to call: Message) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        var fields = WireEncoder(capacity: 128)
-        fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
-        fields.headerField(5, "u") { $0.uint32(call.serial) }  // REPLY_SERIAL
-        if let sender = call.sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        let serial = call.serial
+        let sender = call.sender
         var body = WireEncoder(capacity: error.message.utf8.count + 5)
         body.string(error.message)
-        return try WireMessage(type: .error, fields: &fields, signature: "s", body: body)
+        return try WireMessage(type: .error, signature: "s", body: body) { fields in
+            fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
     }
 
     /// A signal whose arguments `body` holds with `signature`; `destination` unicasts it.
@@ -545,12 +705,12 @@ package struct WireMessage: Sendable {
         path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?, signature: Signature,
         body: WireEncoder
     ) throws(DBusError) -> WireMessage {
-        var fields = WireEncoder(capacity: 128)
-        fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
-        fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
-        fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
-        if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
-        return try WireMessage(type: .signal, fields: &fields, signature: signature, body: body)
+        try WireMessage(type: .signal, signature: signature, body: body) { fields in
+            fields.headerField(1, "o") { $0.string(path.rawValue) }  // PATH
+            fields.headerField(2, "s") { $0.string(interface.rawValue) }  // INTERFACE
+            fields.headerField(3, "s") { $0.string(member.rawValue) }  // MEMBER
+            if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }
+        }
     }
 
     /// The message loaded by libdbus, which validates it as a message from the bus.

@@ -167,6 +167,32 @@ struct OwnSendPathTests {
         #expect(throws: DBusError.self) { try WireMessage.error(.failed("a\u{0}b"), to: Self.sent(call)) }
     }
 
+    @Test("an own method return reads as libdbus' would: reply serial, destination, signature, arguments, with and without each")
+    func methodReturn() throws {
+        for sender in [":1.7", nil] as [BusName?] {
+            for signature in ["", "s", "a{sv}u"] as [Signature] {
+                let call = Message.methodCall(destination: ":1.9", path: "/a", interface: "org.example.I", member: "M")
+                call.sender = sender
+                var body = WireEncoder()
+                let values: [DBusValue] = switch signature.rawValue {
+                case "": []
+                case "s": [.string("héllo")]
+                default: [.vardict(["k": .string("v")]), .uint32(3)]
+                }
+                for value in values { try body.value(value) }
+                let reply = try WireMessage.methodReturn(to: Self.sent(call), signature: signature, body: body)
+                #expect(reply.header.count % 8 == 0)
+                let loaded = try reply.loaded()
+                #expect(loaded.type == .methodReturn)
+                #expect(loaded.replySerial == 5)
+                #expect(loaded.destination == sender)
+                #expect(loaded.signature == signature)
+                #expect(try loaded.readArguments() == values)
+                #expect(loaded.serial >= 0x8000_0000)
+            }
+        }
+    }
+
     /// `call` as if received: marshaled and loaded with a serial.
     static func sent(_ call: Message) throws -> Message {
         var bytes = call.marshaled()

@@ -41,24 +41,26 @@ struct WireEncoderTests {
         #expect(read == values)
     }
 
-    @Test("a{sv} entries written one by one read back as the dictionary")
+    @Test("a{sv} entries written through a writer read back as the dictionary")
     func vardictWriter() throws {
         let read = try DBusValue.decoding(signature: "a{sv}as") { (encoder) throws(DBusError) in
             try encoder.vardict { (d) throws(DBusError) in
-                d.string("s", "text")
-                d.bool("b", true)
-                d.uint32("u", 42)
-                d.double("d", -0.5)
-                try d.strings("as", ["x", "y"])
-                try d.stringDictionary("ss", ["k": "v"])
-                try d.value("v", .int64(-7))
-                try d.entry("list", signature: "a(ss)") { (list) throws(DBusError) in
-                    try list.array(elementAlignment: 8) { (list) throws(DBusError) in
-                        list.align(8)
-                        list.string("id")
-                        list.string("label")
-                    }
-                }
+                d.string(VardictKey("s", "s"), "text")
+                d.bool(VardictKey("b", "b"), true)
+                d.uint32(VardictKey("u", "u"), 42)
+                d.double(VardictKey("d", "d"), -0.5)
+                d.entry(VardictKey("as", "as"))
+                d.strings(["x", "y"])
+                d.entry(VardictKey("ss", "a{ss}"))
+                d.stringDictionary(["k": "v"])
+                d.entry(VardictKey("v"))
+                try d.variant(.int64(-7))
+                d.entry(VardictKey("list", "a(ss)"))
+                let list = d.arrayStart(elementAlignment: 8)
+                d.align(8)
+                d.string("id")
+                d.string("label")
+                d.arrayEnd(list)
             }
             try encoder.strings(["after"])
         }
@@ -69,6 +71,62 @@ struct WireEncoderTests {
                 "list": .array(elementType: "(ss)", [.structure([.string("id"), .string("label")])]),
         ])
         #expect(read.last == .strings(["after"]))
+    }
+
+    @Test("an entry's head is the key and the signature libdbus writes, after any padding, for keys up to 32 bytes")
+    func entryHeads() throws {
+        for length in [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32] {
+            let key = String(repeating: "k", count: length)
+            for offset in 0..<8 {
+                var encoder = WireEncoder()
+                for n in 0..<offset { encoder.byte(UInt8(n)) }
+                try encoder.write { (w) throws(DBusError) in
+                    let array = w.arrayStart(elementAlignment: 8)
+                    w.entry(Self.key(length))
+                    w.byte(9)
+                    w.arrayEnd(array)
+                }
+                let libdbus = try Self.bodies(
+                    (0..<offset).map { .byte(UInt8($0)) } + [.dictionary(
+                        keyType: .string, valueType: .variant,
+                        [DBusDictEntry(key: .string(key), value: .variant(.byte(9)))])]).libdbus
+                #expect(encoder.bytes == libdbus, "key of \(length) bytes after \(offset)")
+            }
+        }
+    }
+
+    /// A key of `length` bytes with values of type `y` (a ``VardictKey`` is made from literals).
+    static func key(_ length: Int) -> VardictKey {
+        switch length {
+        case 1: VardictKey("k", "y")
+        case 2: VardictKey("kk", "y")
+        case 3: VardictKey("kkk", "y")
+        case 4: VardictKey("kkkk", "y")
+        case 5: VardictKey("kkkkk", "y")
+        case 7: VardictKey("kkkkkkk", "y")
+        case 8: VardictKey("kkkkkkkk", "y")
+        case 9: VardictKey("kkkkkkkkk", "y")
+        case 15: VardictKey("kkkkkkkkkkkkkkk", "y")
+        case 16: VardictKey("kkkkkkkkkkkkkkkk", "y")
+        case 17: VardictKey("kkkkkkkkkkkkkkkkk", "y")
+        case 31: VardictKey("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", "y")
+        default: VardictKey("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", "y")
+        }
+    }
+
+    @Test("a writer's bytes are the encoder's own: a copy taken before it is left as it was")
+    func writerLeavesCopies() throws {
+        var first = WireEncoder()
+        first.string("shared")
+        let before = first
+        try first.write { (w) throws(DBusError) in
+            w.uint32(7)
+            w.string(String(repeating: "y", count: 3_000))
+        }
+        #expect(before.bytes == [6, 0, 0, 0] + Array("shared".utf8) + [0])
+        #expect(first.count == 12 + 4 + 4 + 3_001)
+        first.byte(1)
+        #expect(first.bytes.last == 1)
     }
 
     @Test("what libdbus refuses is refused: a NUL in a string, a body that does not match its signature")

@@ -110,40 +110,81 @@ package struct StepPage: Sendable, Hashable {
     /// The encoder: the `a{sv}` of the reply, written straight into the
     /// message (``WireEncoder``): `GetStep` is the call clients make most.
     package func encode(into encoder: inout WireEncoder) throws(DBusError) {
-        try encoder.vardict { (d) throws(DBusError) in
-            d.string("id", id)
-            d.string("kind", kind.rawValue)
-            d.string("title", title)
-            d.string("description", description)
-            d.string("body", body)
-            d.string("icon", icon)
-            try d.entry("fields", signature: "aa{sv}") { (list) throws(DBusError) in
-                try list.array(elementAlignment: 4) { (list) throws(DBusError) in
-                    for field in fields { try field.encode(into: &list) }
-                }
-            }
-            d.string("error", error)
-            d.string("warning", warning)
-            d.string("announcement", announcement)
-            d.uint32("index", UInt32(clamping: index))
-            d.uint32("count", UInt32(clamping: count))
-            d.string("continueLabel", continueLabel)
-            d.string("backLabel", backLabel)
-            d.bool("canGoBack", canGoBack)
-            d.bool("canContinue", canContinue)
-            d.string("progressLabel", progressLabel)
-            d.string("retryLabel", retryLabel)
-            d.string("cancelLabel", cancelLabel)
-            d.string("submittingLabel", submittingLabel)
-            d.string("notSentLabel", notSentLabel)
-            d.string("optionalLabel", optionalLabel)
-            d.string("flowTitle", flowTitle)
-            d.string("flowDescription", flowDescription)
-            d.string("locale", locale)
-            d.string("effectiveLocale", effectiveLocale)
-            try RuleHints.encode(ruleHints, as: "ruleHints", into: &d)
-        }
+        try encoder.write { (writer) throws(DBusError) in try encode(into: &writer) }
     }
+
+    /// The same through a writer: each entry's head copied from the page's
+    /// table of keys (``Keys``), no closure and no uniqueness check per
+    /// entry (docs/performance.md, "The seventh round").
+    package func encode(into w: inout WireWriter) throws(DBusError) {
+        let k = Self.keys
+        let page = w.arrayStart(elementAlignment: 8)
+        w.string(k.id, id)
+        w.string(k.kind, kind.rawValue)
+        w.string(k.title, title)
+        w.string(k.description, description)
+        w.string(k.body, body)
+        w.string(k.icon, icon)
+        w.entry(k.fields)
+        let list = w.arrayStart(elementAlignment: 4)
+        for field in fields { try field.encode(into: &w) }
+        w.arrayEnd(list)
+        w.string(k.error, error)
+        w.string(k.warning, warning)
+        w.string(k.announcement, announcement)
+        w.uint32(k.index, UInt32(clamping: index))
+        w.uint32(k.count, UInt32(clamping: count))
+        w.string(k.continueLabel, continueLabel)
+        w.string(k.backLabel, backLabel)
+        w.bool(k.canGoBack, canGoBack)
+        w.bool(k.canContinue, canContinue)
+        w.string(k.progressLabel, progressLabel)
+        w.string(k.retryLabel, retryLabel)
+        w.string(k.cancelLabel, cancelLabel)
+        w.string(k.submittingLabel, submittingLabel)
+        w.string(k.notSentLabel, notSentLabel)
+        w.string(k.optionalLabel, optionalLabel)
+        w.string(k.flowTitle, flowTitle)
+        w.string(k.flowDescription, flowDescription)
+        w.string(k.locale, locale)
+        w.string(k.effectiveLocale, effectiveLocale)
+        w.entry(k.ruleHints)
+        RuleHints.encode(ruleHints, into: &w)
+        w.arrayEnd(page)
+    }
+
+    /// The heads of the reply's entries, in the order they are sent.
+    private struct Keys {
+        let id = VardictKey("id", "s")
+        let kind = VardictKey("kind", "s")
+        let title = VardictKey("title", "s")
+        let description = VardictKey("description", "s")
+        let body = VardictKey("body", "s")
+        let icon = VardictKey("icon", "s")
+        let fields = VardictKey("fields", "aa{sv}")
+        let error = VardictKey("error", "s")
+        let warning = VardictKey("warning", "s")
+        let announcement = VardictKey("announcement", "s")
+        let index = VardictKey("index", "u")
+        let count = VardictKey("count", "u")
+        let continueLabel = VardictKey("continueLabel", "s")
+        let backLabel = VardictKey("backLabel", "s")
+        let canGoBack = VardictKey("canGoBack", "b")
+        let canContinue = VardictKey("canContinue", "b")
+        let progressLabel = VardictKey("progressLabel", "s")
+        let retryLabel = VardictKey("retryLabel", "s")
+        let cancelLabel = VardictKey("cancelLabel", "s")
+        let submittingLabel = VardictKey("submittingLabel", "s")
+        let notSentLabel = VardictKey("notSentLabel", "s")
+        let optionalLabel = VardictKey("optionalLabel", "s")
+        let flowTitle = VardictKey("flowTitle", "s")
+        let flowDescription = VardictKey("flowDescription", "s")
+        let locale = VardictKey("locale", "s")
+        let effectiveLocale = VardictKey("effectiveLocale", "s")
+        let ruleHints = VardictKey("ruleHints", "a(sss)")
+    }
+
+    private static let keys = Keys()
 
     /// The reply's `a{sv}` as a value (what ``encode(into:)`` writes, read back).
     package var dbusValue: DBusValue { readBack(encode) }
@@ -340,45 +381,104 @@ package struct StepField: Sendable, Hashable {
 
     /// The encoder: one `a{sv}` of `fields`.
     package func encode(into encoder: inout WireEncoder) throws(DBusError) {
-        try encoder.vardict { (d) throws(DBusError) in
-            d.string("id", id)
-            d.string("type", type.rawValue)
-            d.string("label", label)
-            d.string("help", help)
-            d.string("placeholder", placeholder)
-            d.bool("required", required)
-            try d.entry("options", signature: "a(ss)") { (list) throws(DBusError) in
-                try list.array(elementAlignment: 8) { (list) throws(DBusError) in
-                    for option in options {
-                        list.align(8)
-                        list.string(option.id)
-                        list.string(option.label)
-                    }
-                }
-            }
-            d.bool("other", other)
-            d.string("otherLabel", otherLabel)
-            d.bool("isSet", isSet)
-            d.string("error", error)
-            d.string("warning", warning)
-            d.string("display", display)
-            d.string("hint", hint)
-            d.bool("conditionallyRequired", conditionallyRequired)
-            try RuleHints.encode(ruleHints, as: "ruleHints", into: &d)
-            // Toggles only, and a pattern's hint only when the field has a pattern.
-            if !yesLabel.isEmpty { d.string("yesLabel", yesLabel) }
-            if !noLabel.isEmpty { d.string("noLabel", noLabel) }
-            if !patternHint.isEmpty { d.string("patternHint", patternHint) }
-            if options.contains(where: { $0.icon != nil }) {
-                var icons: [String: String] = [:]
-                for option in options { if let icon = option.icon { icons[option.id] = icon } }
-                try d.stringDictionary("optionIcons", icons)
-            }
-            if let value { try d.value("value", value) }
-            if let otherValue { d.string("otherValue", otherValue) }
-            for (key, value) in constraints { try d.value(key, value) }
-        }
+        try encoder.write { (writer) throws(DBusError) in try encode(into: &writer) }
     }
+
+    /// The same through a writer, as a page writes its fields.
+    package func encode(into w: inout WireWriter) throws(DBusError) {
+        let k = Self.keys
+        let entries = w.arrayStart(elementAlignment: 8)
+        w.string(k.id, id)
+        w.string(k.type, type.rawValue)
+        w.string(k.label, label)
+        w.string(k.help, help)
+        w.string(k.placeholder, placeholder)
+        w.bool(k.required, required)
+        w.entry(k.options)
+        let list = w.arrayStart(elementAlignment: 8)
+        for option in options {
+            w.align(8)
+            w.string(option.id)
+            w.string(option.label)
+        }
+        w.arrayEnd(list)
+        w.bool(k.other, other)
+        w.string(k.otherLabel, otherLabel)
+        w.bool(k.isSet, isSet)
+        w.string(k.error, error)
+        w.string(k.warning, warning)
+        w.string(k.display, display)
+        w.string(k.hint, hint)
+        w.bool(k.conditionallyRequired, conditionallyRequired)
+        w.entry(k.ruleHints)
+        RuleHints.encode(ruleHints, into: &w)
+        // Toggles only, and a pattern's hint only when the field has a pattern.
+        if !yesLabel.isEmpty { w.string(k.yesLabel, yesLabel) }
+        if !noLabel.isEmpty { w.string(k.noLabel, noLabel) }
+        if !patternHint.isEmpty { w.string(k.patternHint, patternHint) }
+        if options.contains(where: { $0.icon != nil }) {
+            var icons: [String: String] = [:]
+            for option in options { if let icon = option.icon { icons[option.id] = icon } }
+            w.entry(k.optionIcons)
+            w.stringDictionary(icons)
+        }
+        if let value {
+            w.entry(k.value)
+            try w.variant(value)
+        }
+        if let otherValue { w.string(k.otherValue, otherValue) }
+        // The constraint rules in ``constraints``' order.
+        if let v = minLength { w.uint32(k.minLength, UInt32(clamping: v)) }
+        if let v = maxLength { w.uint32(k.maxLength, UInt32(clamping: v)) }
+        if let v = minimum { w.double(k.minimum, v) }
+        if let v = maximum { w.double(k.maximum, v) }
+        w.bool(k.integer, integer)
+        if let v = minSelected { w.uint32(k.minSelected, UInt32(clamping: v)) }
+        if let v = maxSelected { w.uint32(k.maxSelected, UInt32(clamping: v)) }
+        if let v = after { w.string(k.after, v) }
+        if let v = before { w.string(k.before, v) }
+        w.bool(k.mustBeOn, mustBeOn)
+        w.arrayEnd(entries)
+    }
+
+    /// The heads of a field's entries.
+    private struct Keys {
+        let id = VardictKey("id", "s")
+        let type = VardictKey("type", "s")
+        let label = VardictKey("label", "s")
+        let help = VardictKey("help", "s")
+        let placeholder = VardictKey("placeholder", "s")
+        let required = VardictKey("required", "b")
+        let options = VardictKey("options", "a(ss)")
+        let other = VardictKey("other", "b")
+        let otherLabel = VardictKey("otherLabel", "s")
+        let isSet = VardictKey("isSet", "b")
+        let error = VardictKey("error", "s")
+        let warning = VardictKey("warning", "s")
+        let display = VardictKey("display", "s")
+        let hint = VardictKey("hint", "s")
+        let conditionallyRequired = VardictKey("conditionallyRequired", "b")
+        let ruleHints = VardictKey("ruleHints", "a(sss)")
+        let yesLabel = VardictKey("yesLabel", "s")
+        let noLabel = VardictKey("noLabel", "s")
+        let patternHint = VardictKey("patternHint", "s")
+        let optionIcons = VardictKey("optionIcons", "a{ss}")
+        /// A value of its own type: the variant's signature is the value's.
+        let value = VardictKey("value")
+        let otherValue = VardictKey("otherValue", "s")
+        let minLength = VardictKey("minLength", "u")
+        let maxLength = VardictKey("maxLength", "u")
+        let minimum = VardictKey("minimum", "d")
+        let maximum = VardictKey("maximum", "d")
+        let integer = VardictKey("integer", "b")
+        let minSelected = VardictKey("minSelected", "u")
+        let maxSelected = VardictKey("maxSelected", "u")
+        let after = VardictKey("after", "s")
+        let before = VardictKey("before", "s")
+        let mustBeOn = VardictKey("mustBeOn", "b")
+    }
+
+    private static let keys = Keys()
 
     /// One `a{sv}` of `fields` as a value (what ``encode(into:)`` writes, read back).
     package var dbusValue: DBusValue { readBack(encode) }
@@ -449,18 +549,17 @@ enum RuleHints {
             hints.map { .structure([.string($0.kind.rawValue), .string($0.subject), .string($0.text)]) })
     }
 
-    /// The hints as the entry `key` of an `a{sv}` being written.
-    static func encode(_ hints: [RuleHint], as key: StaticString, into d: inout VardictWriter) throws(DBusError) {
-        try d.entry(key, signature: "a(sss)") { (list) throws(DBusError) in
-            try list.array(elementAlignment: 8) { (list) throws(DBusError) in
-                for hint in hints {
-                    list.align(8)
-                    list.string(hint.kind.rawValue)
-                    list.string(hint.subject)
-                    list.string(hint.text)
-                }
-            }
+    /// The hints as the value of an `a{sv}` entry being written (its head
+    /// written before).
+    static func encode(_ hints: [RuleHint], into w: inout WireWriter) {
+        let list = w.arrayStart(elementAlignment: 8)
+        for hint in hints {
+            w.align(8)
+            w.string(hint.kind.rawValue)
+            w.string(hint.subject)
+            w.string(hint.text)
         }
+        w.arrayEnd(list)
     }
 
     /// The hints at `key`; none when the key is absent (a 1.0 daemon).
