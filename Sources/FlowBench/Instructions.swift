@@ -132,7 +132,7 @@ enum Instructions {
     enum Budget {
         static let ping = 56_000
         static let propertyGet = 80_000
-        static let getStep = 210_000
+        static let getStep = 140_000
         static let setAnswers = 240_000
         static let setAnswersAfterIdle = 275_000
         static let dispatch = 300_000

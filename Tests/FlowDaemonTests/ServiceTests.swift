@@ -318,6 +318,24 @@ struct ServiceReloadTests {
         #expect(try service.perform { service throws(FlowdError) in try service.read(durable) { $0.holdsSecureAnswers } })
     }
 
+    @Test("a reload that changes a flow's texts shows the new texts on the next page, in every locale already shown")
+    func reloadShowsNewTexts() throws {
+        let service = try ServiceHarness()
+        let id = try service.start("quick")
+        func page() throws -> StepView {
+            try service.perform { service throws(FlowdError) in try service.read(id) { $0.currentStep() } }
+        }
+        #expect(try page().title == "Rating")
+        #expect(try page().fields.map(\.label) == ["Stars"])
+        try service.reload(writing: "quick.json", TestFlows.quick
+            .replacingOccurrences(of: "\"title\": \"Rating\"", with: "\"title\": \"Score\"")
+            .replacingOccurrences(of: "\"label\": \"Stars\"", with: "\"label\": \"Points\""))
+        let after = try page()
+        #expect(after.title == "Score", "the texts kept for the old definition are not shown")
+        #expect(after.fields.map(\.label) == ["Points"])
+        #expect(after.announcement.hasSuffix("Score"))
+    }
+
     @Test("a session of a removed flow answers NotFound until the flow comes back")
     func removedFlow() throws {
         let service = try ServiceHarness()

@@ -84,6 +84,10 @@ package struct FlowDefinition: Sendable {
     /// (``localized(_:)``). A reloaded flow is a new definition with an
     /// empty cache, so nothing in it outlives the flow it was made from.
     var localizedTexts: LocalizedFlowCache { storage.localizedTexts }
+    /// The parts of each step page that depend only on the step and the
+    /// locale (``FlowSession/currentStep()``); new with each definition,
+    /// like ``localizedTexts``.
+    var pageTexts: PerLocaleCache<PageTexts> { storage.pageTexts }
 
     struct FieldLocation: Sendable, Hashable {
         var step: Int
@@ -110,6 +114,7 @@ package struct FlowDefinition: Sendable {
         let stepIndex: [String: Int]
         let fieldLocation: [String: FieldLocation]
         let localizedTexts: LocalizedFlowCache
+        let pageTexts: PerLocaleCache<PageTexts>
 
         init(
             id: String, title: LocalizedText, description: LocalizedText?, steps: [StepDefinition],
@@ -143,6 +148,7 @@ package struct FlowDefinition: Sendable {
             self.stepIndex = stepIndex
             self.fieldLocation = fieldLocation
             self.localizedTexts = LocalizedFlowCache()
+            self.pageTexts = PerLocaleCache()
         }
     }
 
@@ -272,17 +278,40 @@ struct LocalizedFlowTexts: Sendable {
     let options: [String: [ChoiceOption]]
 }
 
-/// The per-locale texts of one flow definition. Bounded: the locale is the
-/// caller's, so past ``capacity`` locales the texts are worked out on each
-/// use instead of kept.
-final class LocalizedFlowCache: Sendable {
-    /// The most locales kept per flow.
-    static let capacity = 32
-    private let entries = Mutex<[String: LocalizedFlowTexts]>([:])
+/// The per-locale texts of one flow definition.
+typealias LocalizedFlowCache = PerLocaleCache<LocalizedFlowTexts>
 
-    /// The texts for `locale`, made by `make` when not kept yet.
-    func texts(for locale: String, make: () -> LocalizedFlowTexts) -> LocalizedFlowTexts {
+/// Values of one flow definition worked out per locale asked for, kept for
+/// the next call. Bounded: the locale is the caller's, so past
+/// ``capacity`` locales nothing more is kept.
+///
+/// A class behind a lock because the definition is a value shared by every
+/// session of the flow and read from any thread; a value is made outside
+/// the lock (two callers may both make it; they make the same value).
+final class PerLocaleCache<Value: Sendable>: Sendable {
+    /// The most locales kept per flow.
+    static var capacity: Int { 32 }
+    private let entries = Mutex<[String: Value]>([:])
+
+    init() {}
+
+    /// The value for `locale`, made by `make` when not kept yet (and made
+    /// on each use once the cache is full).
+    func texts(for locale: String, make: () -> Value) -> Value {
         if let kept = entries.withLock({ $0[locale] }) { return kept }
+        let made = make()
+        entries.withLock { entries in
+            if entries.count < Self.capacity { entries[locale] = made }
+        }
+        return made
+    }
+
+    /// The value for `locale`, made by `make` when not kept yet; nil when
+    /// it is not kept and the cache is full (for a caller with a way of its
+    /// own that is cheaper than making a value for one use).
+    func kept(for locale: String, make: () -> Value) -> Value? {
+        if let kept = entries.withLock({ $0[locale] }) { return kept }
+        guard entries.withLock({ $0.count < Self.capacity }) else { return nil }
         let made = make()
         entries.withLock { entries in
             if entries.count < Self.capacity { entries[locale] = made }

@@ -38,12 +38,14 @@ package struct SessionPresenter {
     private var record: SessionRecord { session.record }
     var locale: String { words.locale }
     /// The flow's texts in the locale shown that depend on nothing else.
-    private var texts: LocalizedFlowTexts { flow.localized(locale) }
+    var texts: LocalizedFlowTexts { flow.localized(locale) }
 
     // MARK: Pages
 
     /// Everything `GetStep` returns for the current step: only the fields
-    /// that are shown.
+    /// that are shown. The general way, for any locale, strings and rule
+    /// descriptions; ``FlowSession/currentStep()`` makes the same page from
+    /// texts kept per flow and locale.
     package func step() -> StepView {
         let r = session.resolve(including: flow.stepIndex[record.currentStep])
         let p = r.route
@@ -206,12 +208,7 @@ package struct SessionPresenter {
         _ f: FieldDefinition, on step: StepDefinition, in r: Resolution, error: String, warning: String
     ) -> FieldView {
         let today = session.clock.today
-        let value: AnswerValue?
-        switch f.type {
-        case .secure: value = nil
-        case .computed: value = r.computed[f.id]?.answer
-        default: value = record.answers[f.id]
-        }
+        let value = session.pageValue(f, in: r)
         return FieldView(
             id: f.id, type: f.type, label: words(.piped(f.label)), help: f.help.map { words(.piped($0)) } ?? "",
             placeholder: f.placeholder.map { words(.piped($0)) } ?? "", required: session.isRequiredNow(f, on: step, in: r),
@@ -253,9 +250,6 @@ package struct SessionPresenter {
 // The session's reads that are words, in its own locale: what `GetStep`,
 // `GetReview` and the session's properties return.
 extension FlowSession {
-    /// Everything `GetStep` returns for the current step.
-    package func currentStep() -> StepView { SessionPresenter(self).step() }
-
     /// The current step with the plugin validators' descriptions of their
     /// rules (asked for once per flow and locale: ``RuleDescriptions``).
     package func currentStep(descriptions: RuleDescriptions) -> StepView {

@@ -75,8 +75,12 @@ package struct StepPage: Sendable, Hashable {
     package func field(_ id: String) -> StepField? { fields.first { $0.id == id } }
 
     /// The daemon's side: the page for the engine's view of the step.
-    package init(_ view: StepView) {
-        self.init(id: view.id, kind: view.kind, title: view.title)
+    package init(_ view: consuming StepView) {
+        // Each property set once, without a delegating init (that made a
+        // whole page first and copied it).
+        id = view.id
+        kind = view.kind
+        title = view.title
         description = view.description
         body = view.body
         icon = view.icon
@@ -341,8 +345,10 @@ package struct StepField: Sendable, Hashable {
     }
 
     /// The daemon's side: the field for the engine's view of it.
-    package init(_ view: FieldView) {
-        self.init(id: view.id, type: view.type, label: view.label)
+    package init(_ view: consuming FieldView) {
+        id = view.id
+        type = view.type
+        label = view.label
         help = view.help
         placeholder = view.placeholder
         required = view.required
