@@ -132,10 +132,10 @@ enum Instructions {
     enum Budget {
         static let ping = 56_000
         static let propertyGet = 80_000
-        static let getStep = 140_000
+        static let getStep = 120_000
         static let setAnswers = 240_000
         static let setAnswersAfterIdle = 275_000
-        static let dispatch = 300_000
+        static let dispatch = 200_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
