@@ -91,7 +91,13 @@ struct PageTextsTests {
                     let general = SessionPresenter(s).step()
                     #expect(kept == general, "\(name)/\(locale) move \(move) on \(s.currentStepID) (\(s.state.rawValue))")
                     if kept != general { return }
-                    if s.flow.step(s.currentStepID) != nil { formPages += 1 }
+                    if let i = s.flow.stepIndex[s.currentStepID] {
+                        formPages += 1
+                        // The arrival said from the kept texts is the general words'.
+                        let route = s.route()
+                        #expect(s.arrivalWords(atStep: i, path: route) == s.words(s.arrival(atStep: i, path: route)),
+                                "\(name)/\(locale) move \(move) on \(s.currentStepID)")
+                    }
                     Self.move(&s, random.next(), now: Int64(move + 10))
                 }
             }
