@@ -181,7 +181,15 @@ package struct SessionPropertySet: Sendable, Hashable, Sequence, ExpressibleByAr
         .id, .flowID, .owner, .createdAt, .locale, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription,
     ])
 
+    /// What follows the predicted path and the current step's checks:
+    /// worked out together by one walk (``FlowSession/progressSnapshot(canContinue:)``).
+    package static let followingPath: SessionPropertySet = [
+        .stepIndex, .stepCount, .canGoBack, .canContinue, .continueLabel, .path, .visibleFields,
+    ]
+
     package var isEmpty: Bool { bits == 0 }
+
+    package func intersection(_ other: SessionPropertySet) -> SessionPropertySet { SessionPropertySet(bits: bits & other.bits) }
 
     package func contains(_ property: SessionProperty) -> Bool { bits & (1 << property.ordinal) != 0 }
 
@@ -297,48 +305,50 @@ package struct SessionProperties: Sendable, Hashable {
     /// The path is walked once, and only when a property that follows it is
     /// asked for; `canContinue`, when given, is the session's
     /// ``FlowSession/canContinue`` as the call that made it worked it out.
-    package mutating func update(_ properties: SessionPropertySet, from session: FlowSession, canContinue known: Bool? = nil) {
-        let record = session.record
-        var walked: ProgressSnapshot?
-        func progress() -> ProgressSnapshot {
-            if let walked { return walked }
-            let new = session.progressSnapshot(canContinue: known)
-            walked = new
-            return new
+    package mutating func update(
+        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil
+    ) {
+        // What follows the path comes from one walk of it, taken apart here
+        // (reading it through an optional copied the whole walk per property).
+        let onPath = properties.intersection(.followingPath)
+        if !onPath.isEmpty {
+            let walked = session.progressSnapshot(canContinue: known)
+            for property in onPath {
+                switch property {
+                case .stepIndex: stepIndex = walked.stepIndex
+                case .stepCount: stepCount = walked.stepCount
+                case .canGoBack: canGoBack = walked.canGoBack
+                case .canContinue: canContinue = walked.canContinue
+                case .continueLabel: continueLabel = walked.continueLabel
+                case .path: path = walked.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+                case .visibleFields: visibleFields = walked.visibleFields
+                default: break
+                }
+            }
         }
-        var found: LocalizedFlowSummary?
-        func summary() -> LocalizedFlowSummary {
-            if let found { return found }
-            let new = session.flow.summary(locale: record.locale)
-            found = new
-            return new
-        }
+        let summary = properties.contains(.flowTitle) || properties.contains(.flowDescription)
+            ? session.flow.summary(locale: session.record.locale) : nil
         for property in properties {
             switch property {
-            case .id: id = record.id
+            case .id: id = session.record.id
             case .flowID: flowID = session.flow.id
-            case .owner: owner = record.owner
-            case .locale: locale = record.locale
+            case .owner: owner = session.record.owner
+            case .locale: locale = session.record.locale
             case .state: state = session.state
             case .currentStep: currentStep = session.currentStepID
-            case .stepIndex: stepIndex = progress().stepIndex
-            case .stepCount: stepCount = progress().stepCount
-            case .canGoBack: canGoBack = progress().canGoBack
-            case .canContinue: canContinue = progress().canContinue
-            case .continueLabel: continueLabel = progress().continueLabel
+            case .stepIndex, .stepCount, .canGoBack, .canContinue, .continueLabel, .path, .visibleFields:
+                continue  // from the walk, above
             case .returningToReview: returningToReview = session.returningToReview
             case .lastError: lastError = session.lastError ?? ""
-            case .createdAt: createdAt = UInt64(clamping: record.createdAt)
-            case .updatedAt: updatedAt = UInt64(clamping: record.updatedAt)
-            case .path: path = progress().path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+            case .createdAt: createdAt = UInt64(clamping: session.record.createdAt)
+            case .updatedAt: updatedAt = UInt64(clamping: session.record.updatedAt)
             case .announcement: announcement = session.announcement
-            case .receipt: receipt = record.receipt.map(WireValue.json) ?? [:]
-            case .visibleFields: visibleFields = progress().visibleFields
+            case .receipt: receipt = session.record.receipt.map(WireValue.json) ?? [:]
             case .requestedLocale: requestedLocale = session.requestedLocale
             case .effectiveLocale: effectiveLocale = session.effectiveLocale
-            case .flowTitle: flowTitle = summary().title
-            case .flowDescription: flowDescription = summary().description
-            case .revision: revision = record.revision
+            case .flowTitle: flowTitle = summary?.title ?? flowTitle
+            case .flowDescription: flowDescription = summary?.description ?? flowDescription
+            case .revision: revision = session.record.revision
             }
         }
     }
