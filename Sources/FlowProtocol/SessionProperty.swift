@@ -613,6 +613,17 @@ package struct PropertyDigests: Sendable, Equatable {
     }
 }
 
+extension PathEntry.Status {
+    /// A number per status, for ``SessionProperties/digest(of:)``.
+    fileprivate var digit: UInt8 {
+        switch self {
+        case .done: return 0
+        case .current: return 1
+        case .upcoming: return 2
+        }
+    }
+}
+
 extension SessionProperties {
     /// The ``PropertyDigests`` digest of `property`'s value.
     package func digest(of property: SessionProperty) -> UInt64 {
@@ -644,7 +655,17 @@ extension SessionProperties {
         case .lastError: return hashed { $0.combine(lastError) }
         case .createdAt: return createdAt
         case .updatedAt: return updatedAt
-        case .path: return hashed { $0.combine(path) }
+        case .path:
+            // Each entry's two texts and its status as a number (the
+            // status's `Hashable` hashed its raw text).
+            return hashed { hasher in
+                hasher.combine(path.count)
+                for step in path {
+                    hasher.combine(step.step)
+                    hasher.combine(step.title)
+                    hasher.combine(step.status.digit)
+                }
+            }
         case .announcement: return hashed { $0.combine(announcement) }
         case .receipt: return hashed { $0.combine(receipt) }
         case .visibleFields: return hashed { $0.combine(visibleFields) }

@@ -83,11 +83,16 @@ package enum SessionSignal: Sendable, Hashable {
     /// The arguments' signature (what ``arguments`` give).
     package var signature: Signature {
         switch self {
-        case .stepCompleted: return "sa{sv}"
-        case .submitted: return "a{sv}"
-        case .submitFailed, .announcement: return "s"
+        case .stepCompleted: return Self.stepCompletedSignature
+        case .submitted: return Self.submittedSignature
+        case .submitFailed, .announcement: return Self.textSignature
         }
     }
+
+    // Made once: a literal is validated each time it is made.
+    private static let stepCompletedSignature: Signature = "sa{sv}"
+    private static let submittedSignature: Signature = "a{sv}"
+    private static let textSignature: Signature = "s"
 
     /// The encoder for the daemon: writes the arguments into a signal's
     /// body as ``arguments`` would be written, a text without a

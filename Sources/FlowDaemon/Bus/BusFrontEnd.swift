@@ -256,7 +256,8 @@ final class BusFrontEnd: DaemonComponent {
     /// Emits every event the service queued, in order.
     func flush() {
         let events = service.assumeIsolated { $0.takeEvents() }
-        for event in events { emit(event) }
+        // By index: each event is read in place, not copied out and destroyed.
+        for i in events.indices { emit(events[i]) }
     }
 
     private func emit(_ event: ServiceEvent) {

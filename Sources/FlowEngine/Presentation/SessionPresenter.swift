@@ -305,7 +305,21 @@ extension FlowSession {
         }
         let r = resolve()
         let p = r.route
-        let finished = finishedSteps(r)
+        // Each step's "finished" worked out once, kept in two bit sets (a
+        // flow has at most a few dozen steps; past 64 it is worked out on
+        // each question): the escaping closure of ``finishedSteps(_:)``
+        // held a copy of the session and an array, made and freed per snapshot.
+        var decided: UInt64 = 0
+        var finishedBits: UInt64 = 0
+        func finished(_ i: Int) -> Bool {
+            guard i < 64 else { return isFinished(i, in: r) }
+            let bit: UInt64 = 1 << UInt64(i)
+            if decided & bit != 0 { return finishedBits & bit != 0 }
+            let f = isFinished(i, in: r)
+            decided |= bit
+            if f { finishedBits |= bit }
+            return f
+        }
         let (index, count) = progress(p)
         var made: SessionText?
         func say(_ text: PageText) -> String {
