@@ -388,72 +388,60 @@ package struct SessionProperties: Sendable, Hashable {
 
     /// Writes `property`'s entry of a `PropertiesChanged` or `GetAll`
     /// dictionary: the name and the value in a variant, as
-    /// ``value(of:)`` would be written, with no ``DBusValue`` in between.
-    package func writeEntry(_ property: SessionProperty, into encoder: inout WireEncoder) throws(DBusError) {
-        encoder.align(8)
-        encoder.string(property.rawValue)
+    /// ``value(of:)`` would be written, with no ``DBusValue`` in between;
+    /// the name and the variant's signature as one head made once
+    /// (``entryHeads``).
+    package func writeEntry(_ property: SessionProperty, into writer: inout WireWriter) throws(DBusError) {
+        writer.entry(Self.entryHeads[property.ordinal])
         switch property {
-        case .id: Self.variant(.string(id), &encoder)
-        case .flowID: Self.variant(.string(flowID), &encoder)
-        case .owner: Self.variant(.uint32(owner), &encoder)
-        case .locale: Self.variant(.string(locale), &encoder)
-        case .state: Self.variant(.string(state.rawValue), &encoder)
-        case .currentStep: Self.variant(.string(currentStep), &encoder)
-        case .stepIndex: Self.variant(.uint32(UInt32(clamping: stepIndex)), &encoder)
-        case .stepCount: Self.variant(.uint32(UInt32(clamping: stepCount)), &encoder)
-        case .canGoBack: Self.variant(.bool(canGoBack), &encoder)
-        case .canContinue: Self.variant(.bool(canContinue), &encoder)
-        case .continueLabel: Self.variant(.string(continueLabel), &encoder)
-        case .returningToReview: Self.variant(.bool(returningToReview), &encoder)
-        case .lastError: Self.variant(.string(lastError), &encoder)
-        case .createdAt: Self.variant(.uint64(createdAt), &encoder)
-        case .updatedAt: Self.variant(.uint64(updatedAt), &encoder)
+        case .id: writer.string(id)
+        case .flowID: writer.string(flowID)
+        case .owner: writer.uint32(owner)
+        case .locale: writer.string(locale)
+        case .state: writer.string(state.rawValue)
+        case .currentStep: writer.string(currentStep)
+        case .stepIndex: writer.uint32(UInt32(clamping: stepIndex))
+        case .stepCount: writer.uint32(UInt32(clamping: stepCount))
+        case .canGoBack: writer.bool(canGoBack)
+        case .canContinue: writer.bool(canContinue)
+        case .continueLabel: writer.string(continueLabel)
+        case .returningToReview: writer.bool(returningToReview)
+        case .lastError: writer.string(lastError)
+        case .createdAt: writer.int64(Int64(bitPattern: createdAt))
+        case .updatedAt: writer.int64(Int64(bitPattern: updatedAt))
         case .path:
-            encoder.signature("a(sss)")
-            try encoder.array(elementAlignment: 8) { (entries) throws(DBusError) in
-                for step in path {
-                    try entries.structure { (fields) throws(DBusError) in
-                        fields.string(step.step)
-                        fields.string(step.title)
-                        fields.string(step.status.rawValue)
-                    }
-                }
+            let entries = writer.arrayStart(elementAlignment: 8)
+            for step in path {
+                writer.align(8)
+                writer.string(step.step)
+                writer.string(step.title)
+                writer.string(step.status.rawValue)
             }
-        case .announcement: Self.variant(.string(announcement), &encoder)
-        case .receipt: try encoder.variant(.vardict(receipt))
-        case .visibleFields:
-            encoder.signature("as")
-            try encoder.strings(visibleFields)
-        case .requestedLocale: Self.variant(.string(requestedLocale), &encoder)
-        case .effectiveLocale: Self.variant(.string(effectiveLocale), &encoder)
-        case .flowTitle: Self.variant(.string(flowTitle), &encoder)
-        case .flowDescription: Self.variant(.string(flowDescription), &encoder)
-        case .revision: Self.variant(.uint64(revision), &encoder)
+            writer.arrayEnd(entries)
+        case .announcement: writer.string(announcement)
+        case .receipt: try writer.value(.vardict(receipt))
+        case .visibleFields: writer.strings(visibleFields)
+        case .requestedLocale: writer.string(requestedLocale)
+        case .effectiveLocale: writer.string(effectiveLocale)
+        case .flowTitle: writer.string(flowTitle)
+        case .flowDescription: writer.string(flowDescription)
+        case .revision: writer.int64(Int64(bitPattern: revision))
         }
     }
 
-    /// A value of a basic type a property has.
-    private enum Basic {
-        case string(String), uint32(UInt32), uint64(UInt64), bool(Bool)
-    }
-
-    /// `v` holding `value`: its one-letter signature, then the value.
-    private static func variant(_ value: Basic, _ encoder: inout WireEncoder) {
-        switch value {
-        case .string(let v):
-            encoder.signature("s")
-            encoder.string(v)
-        case .uint32(let v):
-            encoder.signature("u")
-            encoder.uint32(v)
-        case .uint64(let v):
-            encoder.signature("t")
-            encoder.uint64(v)
-        case .bool(let v):
-            encoder.signature("b")
-            encoder.bool(v)
-        }
-    }
+    /// Each property's entry head, its name and its signature
+    /// (``SessionProperty/signature``), by ordinal: a test checks them
+    /// against the names and signatures.
+    static let entryHeads: [VardictKey] = [
+        VardictKey("Id", "s"), VardictKey("FlowId", "s"), VardictKey("Owner", "u"), VardictKey("Locale", "s"),
+        VardictKey("State", "s"), VardictKey("CurrentStep", "s"), VardictKey("StepIndex", "u"),
+        VardictKey("StepCount", "u"), VardictKey("CanGoBack", "b"), VardictKey("CanContinue", "b"),
+        VardictKey("ContinueLabel", "s"), VardictKey("ReturningToReview", "b"), VardictKey("LastError", "s"),
+        VardictKey("CreatedAt", "t"), VardictKey("UpdatedAt", "t"), VardictKey("Path", "a(sss)"),
+        VardictKey("Announcement", "s"), VardictKey("Receipt", "a{sv}"), VardictKey("VisibleFields", "as"),
+        VardictKey("RequestedLocale", "s"), VardictKey("EffectiveLocale", "s"), VardictKey("FlowTitle", "s"),
+        VardictKey("FlowDescription", "s"), VardictKey("Revision", "t"),
+    ]
 
     /// The ``SessionProperty/isMetadata`` properties and their values: a
     /// session's entry in `GetManagedObjects` and `InterfacesAdded`.

@@ -285,7 +285,9 @@ final class BusFrontEnd: DaemonComponent {
                 for destination in audience.destinations(of: id) {
                     try server.emitPropertiesChanged(path: path, interface: FlowBus.sessionInterface, destination: destination) {
                         (entries) throws(DBusError) in
-                        for name in names { try now.writeEntry(name, into: &entries) }
+                        try entries.write { (writer) throws(DBusError) in
+                            for name in names { try now.writeEntry(name, into: &writer) }
+                        }
                     }
                 }
             case .stepCompleted(let id, let step, let answers):
