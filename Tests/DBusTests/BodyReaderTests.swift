@@ -17,7 +17,7 @@ struct BodyReaderTests {
         var framer = MessageFramer()
         framer.append(bytes)
         guard let message = try framer.next() else { throw DBusError.failed("not a whole message") }
-        return try BodyReader.values(of: message)
+        return try Message(received: message).readArguments()
     }
 
     /// What libdbus makes of `bytes` (its loader, then flowd's reader over its iterators).

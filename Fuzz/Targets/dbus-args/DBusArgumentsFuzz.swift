@@ -60,7 +60,7 @@ func ownRead(_ bytes: [UInt8]) -> [DBusValue]? {
     var framer = MessageFramer()
     framer.append(bytes)
     guard let message = try? framer.next() else { return nil }
-    return try? BodyReader.values(of: message)
+    return try? Message(received: message).readArguments()
 }
 
 /// A SetAnswers call with a generated `a{sv}`.
