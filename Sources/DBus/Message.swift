@@ -89,6 +89,9 @@ package final class Message: @unchecked Sendable {
         }
     }
 
+    /// True once a received message's libdbus message was made (for tests).
+    var hasLoadedLibDBusMessage: Bool { loaded.withLock { $0 != nil } }
+
     /// A received message as libdbus holds it (see ``raw``).
     private func makeLibDBusMessage() -> OpaquePointer {
         guard let received else { preconditionFailure("only a received message is made on demand") }
