@@ -11,21 +11,12 @@ import TestSupport
 /// server in place of libdbus' message.
 @Suite("A received message reads as libdbus' message of the same bytes")
 struct ReceivedMessageTests {
-    /// `message` as the bus delivers it (with a serial and a sender), loaded
-    /// by libdbus and read by flowd from the same bytes.
     static func both(_ message: Message, serial: UInt32 = 41, sender: BusName? = ":1.7") throws -> (libdbus: Message, own: Message) {
-        dbus_message_set_serial(message.raw, serial)
-        if let sender { message.sender = sender }
-        let bytes = message.marshaled()
-        return (try Message.demarshaling(bytes), try received(bytes))
+        try ReceivedMessages.both(message, serial: serial, sender: sender)
     }
 
-    /// The message the framer cuts out of `bytes`, read by flowd.
     static func received(_ bytes: [UInt8]) throws -> Message {
-        var framer = MessageFramer()
-        framer.append(bytes)
-        guard let incoming = try framer.next() else { throw DBus.DBusError.failed("not a whole message") }
-        return try Message(received: incoming)
+        try ReceivedMessages.received(bytes)
     }
 
     /// A call of `member` with `values`.
@@ -39,62 +30,9 @@ struct ReceivedMessageTests {
         return call
     }
 
-    /// Everything the header says, as text.
-    static func header(_ m: Message) -> String {
-        "\(m.type) \(m.path as Any) \(m.interface as Any) \(m.member as Any) \(m.errorName as Any) \(m.sender as Any) "
-            + "\(m.destination as Any) \(m.serial) \(m.replySerial) '\(m.signature)' \(m.noReplyExpected) "
-            + "\(m.allowsInteractiveAuthorization) \(m.autoStart) \(m.error as Any) \(m.isSignal(interface: "org.a.B", member: "C"))"
-    }
-
-    /// The typed reads handlers make, each from a fresh reader: flowd's
-    /// argument types, every basic type, containers, skipping.
-    static let scripts = [
-        "all", "s", "s s", "a{sv}", "s a{sv}", "a{ss}", "v", "u", "b", "d", "o", "g", "y", "n q i x t", "ay", "as",
-        "aa{sv}", "(ss)", "a(ss)", "a{uv}", "skip value", "value end", "skip skip end",
-    ]
-
-    /// What `script` reads from `message`: the values, or the error's name and message.
-    static func read(_ script: String, _ message: Message) -> String {
-        var reader = message.arguments()
-        do throws(DBus.DBusError) {
-            var out: [String] = []
-            func dictionary<V>(_ d: [String: V]) -> String { d.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
-            for step in script.split(separator: " ") {
-                switch step {
-                case "all": out.append("\(try reader.readAll())")
-                case "s": out.append(try reader.next(String.self))
-                case "a{sv}": out.append(dictionary(try reader.next([String: DBusValue].self)))
-                case "a{ss}": out.append(dictionary(try reader.next([String: String].self)))
-                case "v": out.append("\(try reader.next(DBusValue.self))")
-                case "u": out.append("\(try reader.next(UInt32.self))")
-                case "b": out.append("\(try reader.next(Bool.self))")
-                case "d": out.append("\(try reader.next(Double.self))")
-                case "o": out.append("\(try reader.next(ObjectPath.self))")
-                case "g": out.append("\(try reader.next(Signature.self))")
-                case "y": out.append("\(try reader.next(UInt8.self))")
-                case "n": out.append("\(try reader.next(Int16.self))")
-                case "q": out.append("\(try reader.next(UInt16.self))")
-                case "i": out.append("\(try reader.next(Int32.self))")
-                case "x": out.append("\(try reader.next(Int64.self))")
-                case "t": out.append("\(try reader.next(UInt64.self))")
-                case "ay": out.append("\(try reader.next([UInt8].self))")
-                case "as": out.append("\(try reader.next([String].self))")
-                case "aa{sv}": out.append("\(try reader.next([[String: DBusValue]].self).map { dictionary($0) })")
-                case "(ss)": out.append("\(try reader.next(DBusStruct<String, String>.self).fields)")
-                case "a(ss)": out.append("\(try reader.next([DBusStruct<String, String>].self).map(\.fields))")
-                case "a{uv}":
-                    let d = try reader.next([UInt32: DBusValue].self)
-                    out.append(d.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
-                case "skip": reader.skip()
-                case "value": out.append("\(try reader.nextValue())")
-                default: out.append("end \(reader.isAtEnd)")
-                }
-            }
-            return out.joined(separator: " | ")
-        } catch {
-            return "\(error.name): \(error.message)"
-        }
-    }
+    static func header(_ m: Message) -> String { ReceivedMessages.header(m) }
+    static let scripts = ReceivedMessages.scripts
+    static func read(_ script: String, _ message: Message) -> String { ReceivedMessages.read(script, message) }
 
     /// Argument lists: flowd's calls (answers, options, ids), the encoder's
     /// samples, repeated keys, deep nesting, every basic type.
