@@ -31,7 +31,7 @@ package struct IncomingHeader: Sendable, Equatable {
     package var destination: BusName?
     package var sender: BusName?
     /// The signature of the body ("" when it is empty).
-    package var signature: Signature = ""
+    package var signature: Signature = .empty
     /// How many file descriptors travel with the message.
     package var unixFDs = 0
     /// Where the body starts: the fixed header and the fields, padded to 8.

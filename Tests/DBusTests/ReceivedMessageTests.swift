@@ -257,3 +257,55 @@ final class ReceivedPath: MethodCallHandler, @unchecked Sendable {
         return server.value.handleMethodCall(received)
     }
 }
+
+/// flowd's own signature check says "valid" exactly when libdbus does
+/// (``Signature/validate(_:)`` asks libdbus only about the others).
+@Suite("Signatures are judged as libdbus judges them")
+struct SignatureCheckTests {
+    static func agree(_ text: String) -> Bool {
+        Signature.isValid(text) == (LibDBus.validateSignature(text) == nil)
+    }
+
+    @Test("every signature of up to five codes from a{}()svyih, and each single byte")
+    func exhaustive() {
+        let alphabet: [Character] = ["a", "{", "}", "(", ")", "s", "v", "y", "i", "h"]
+        var current = [""]
+        var disagreements: [String] = []
+        var valid = 0
+        for _ in 0..<5 {
+            var next: [String] = []
+            for prefix in current {
+                for code in alphabet {
+                    let text = prefix + String(code)
+                    if !Self.agree(text) { disagreements.append(text) }
+                    if Signature.isValid(text) { valid += 1 }
+                    next.append(text)
+                }
+            }
+            current = next
+        }
+        for byte in UInt8(1)...UInt8(255) {
+            let text = String(decoding: [byte], as: UTF8.self)
+            if !Self.agree(text) { disagreements.append(text) }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(20))")
+        #expect(valid > 1000)
+    }
+
+    @Test("the limits: length, arrays in a row, nested structs and dict entries")
+    func limits() {
+        var cases: [String] = [String(repeating: "y", count: 255), String(repeating: "y", count: 256), ""]
+        for depth in [31, 32, 33] {
+            cases.append(String(repeating: "a", count: depth) + "y")
+            cases.append(String(repeating: "(", count: depth) + "y" + String(repeating: ")", count: depth))
+            cases.append(String(repeating: "a{s", count: depth) + "y" + String(repeating: "}", count: depth))
+            cases.append(String(repeating: "a(", count: depth) + "y" + String(repeating: ")", count: depth))
+        }
+        cases += ["a{vs}", "a{(y)s}", "a{sv}a{ss}", "{sv}", "a{s}", "a{svs}", "a", "aa", "a)", "(a)", "a{sa}", "()", "(y))", "a{sv", "ay}"]
+        for text in cases {
+            #expect(Self.agree(text), "\(text)")
+        }
+        #expect(Signature.isValid(String(repeating: "a", count: 32) + "y"))
+        #expect(!Signature.isValid(String(repeating: "a", count: 33) + "y"))
+    }
+}
