@@ -154,24 +154,20 @@ struct ReceivedMessageTests {
             dbus_message_set_serial(call.raw, 5)
             call.sender = ":1.42"
             let bytes = call.marshaled()
-            for offset in bytes.indices {
-                for value: UInt8 in [0, 1, 0x7F, 0xFF, bytes[offset] ^ 0x20] where value != bytes[offset] {
-                    var changed = bytes
-                    changed[offset] = value
-                    let own = Result { try Self.received(changed) }
-                    let libdbus = Result { try Message.demarshaling(changed) }
-                    switch (own, libdbus) {
-                    case (.success(let a), .success(let b)):
-                        read += 1
-                        #expect(Self.header(a) == Self.header(b), "byte \(offset) = \(value)")
-                        for script in ["all", "a{sv}", "s a{sv}", "s s", "skip value"] {
-                            let (x, y) = (Self.read(script, a), Self.read(script, b))
-                            // A corrupted double may be a NaN: compared as text, it is the same.
-                            #expect(x == y, "byte \(offset) = \(value), \(script)")
-                        }
-                    case (.failure, .failure): refused += 1
-                    default: Issue.record("byte \(offset) = \(value): ours \(own), libdbus \(libdbus)")
+            ReceivedMessages.eachCorruption(of: bytes) { changed, offset, value in
+                let own = Result { try Self.received(changed) }
+                let libdbus = Result { try Message.demarshaling(changed) }
+                switch (own, libdbus) {
+                case (.success(let a), .success(let b)):
+                    read += 1
+                    #expect(Self.header(a) == Self.header(b), "byte \(offset) = \(value)")
+                    for script in ["all", "a{sv}", "s a{sv}", "s s", "skip value"] {
+                        let (x, y) = (Self.read(script, a), Self.read(script, b))
+                        // A corrupted double may be a NaN: compared as text, it is the same.
+                        #expect(x == y, "byte \(offset) = \(value), \(script)")
                     }
+                case (.failure, .failure): refused += 1
+                default: Issue.record("byte \(offset) = \(value): ours \(own), libdbus \(libdbus)")
                 }
             }
         }

@@ -120,18 +120,14 @@ struct ReceivedArgumentsTests {
         var refused = 0, read = 0
         for (call, script) in calls {
             let bytes = try ReceivedMessages.both(call, serial: 9, sender: ":1.4").own.marshaled()
-            for offset in bytes.indices {
-                for value: UInt8 in [0, 1, 0x7F, 0xFF, bytes[offset] ^ 0x20] where value != bytes[offset] {
-                    var changed = bytes
-                    changed[offset] = value
-                    switch (Result { try ReceivedMessages.received(changed) }, Result { try Message.demarshaling(changed) }) {
-                    case (.success(let own), .success(let libdbus)):
-                        read += 1
-                        #expect(ReceivedMessages.header(own) == ReceivedMessages.header(libdbus), "byte \(offset) = \(value)")
-                        #expect(ReceivedMessages.read(script, own) == ReceivedMessages.read(script, libdbus), "byte \(offset) = \(value)")
-                    case (.failure, .failure): refused += 1
-                    case (let own, let libdbus): Issue.record("byte \(offset) = \(value): ours \(own), libdbus \(libdbus)")
-                    }
+            ReceivedMessages.eachCorruption(of: bytes) { changed, offset, value in
+                switch (Result { try ReceivedMessages.received(changed) }, Result { try Message.demarshaling(changed) }) {
+                case (.success(let own), .success(let libdbus)):
+                    read += 1
+                    #expect(ReceivedMessages.header(own) == ReceivedMessages.header(libdbus), "byte \(offset) = \(value)")
+                    #expect(ReceivedMessages.read(script, own) == ReceivedMessages.read(script, libdbus), "byte \(offset) = \(value)")
+                case (.failure, .failure): refused += 1
+                case (let own, let libdbus): Issue.record("byte \(offset) = \(value): ours \(own), libdbus \(libdbus)")
                 }
             }
         }

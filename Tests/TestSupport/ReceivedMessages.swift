@@ -86,4 +86,19 @@ package enum ReceivedMessages {
             return "\(error.name): \(error.message)"
         }
     }
+
+    /// Calls `body` with every single-byte change of `bytes` from `start`
+    /// on: five values at each byte (0, 1, 0x7F, 0xFF and the byte with
+    /// bit 5 flipped), each that differs from the byte.
+    package static func eachCorruption(
+        of bytes: [UInt8], from start: Int = 0, _ body: (_ changed: [UInt8], _ offset: Int, _ value: UInt8) throws -> Void
+    ) rethrows {
+        for offset in start..<bytes.count {
+            for value: UInt8 in [0, 1, 0x7F, 0xFF, bytes[offset] ^ 0x20] where value != bytes[offset] {
+                var changed = bytes
+                changed[offset] = value
+                try body(changed, offset, value)
+            }
+        }
+    }
 }
