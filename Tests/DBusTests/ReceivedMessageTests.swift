@@ -68,11 +68,14 @@ struct ReceivedMessageTests {
             try Self.call([]), try Self.call([.string("x")], member: "Ping", interface: nil),
             Message.signal(path: "/org/a", interface: "org.a.B", member: "C"),
         ]
-        let flagged = try Self.call([.uint32(1)])
-        flagged.noReplyExpected = true
-        flagged.allowsInteractiveAuthorization = true
-        flagged.autoStart = false
-        messages.append(flagged)
+        // Each flag alone, and all three.
+        for flags in 1...4 {
+            let flagged = try Self.call([.uint32(1)])
+            flagged.noReplyExpected = flags == 1 || flags == 4
+            flagged.allowsInteractiveAuthorization = flags == 2 || flags == 4
+            flagged.autoStart = !(flags == 3 || flags == 4)
+            messages.append(flagged)
+        }
         let call = try Self.call([])
         dbus_message_set_serial(call.raw, 9)
         call.sender = ":1.9"
