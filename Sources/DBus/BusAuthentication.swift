@@ -37,10 +37,7 @@ struct BusAuthentication {
 
     /// The uid as `EXTERNAL` sends it: its decimal digits, each as two hex digits.
     static func hexEncoded(_ uid: UInt32) -> String {
-        String(uid).utf8.map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xf)]], as: UTF8.self)
-        }.joined()
+        String(uid).utf8.map { String($0, radix: 16) }.joined()
     }
 
     /// Runs the exchange; after it the next bytes on the socket are messages.

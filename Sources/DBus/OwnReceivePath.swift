@@ -79,6 +79,10 @@ extension ConnectionCore {
         if incoming.header.unixFDs > 0 {
             return refuseUnixFDs(incoming)
         }
+        // libdbus' Peer answers need only the header: no Message is made.
+        if incoming.header.type == .methodCall, incoming.header.interface == .peer {
+            return answerPeer(incoming.header)
+        }
         let message: Message
         do {
             message = try BusLink.message(from: incoming)
@@ -94,7 +98,6 @@ extension ConnectionCore {
         case .signal:
             deliver(signal: message)
         case .methodCall:
-            if answerPeer(message) { return }
             if methodHandler?.handleMethodCall(message) == true { return }
             answerUnknownMethod(message)
         case nil:
@@ -103,26 +106,25 @@ extension ConnectionCore {
     }
 
     /// libdbus answers every call naming `org.freedesktop.DBus.Peer` before
-    /// any handler sees it, whatever its path: `Ping`, `GetMachineId`, and
-    /// an error for any other member.
-    private func answerPeer(_ message: Message) -> Bool {
-        guard message.interface == .peer, let member = message.member else { return false }
-        switch member.rawValue {
+    /// any handler sees it, whatever its path, and whether or not the caller
+    /// wants a reply: `Ping`, `GetMachineId`, and an error for any other member.
+    private func answerPeer(_ call: IncomingHeader) {
+        let reply: WireMessage?
+        switch call.member?.rawValue {
         case "Ping":
-            sendReply(try? WireMessage.methodReturn(to: message, signature: "", body: WireEncoder(capacity: 0)), to: message)
+            reply = try? WireMessage.methodReturn(replyingTo: call, signature: "", body: WireEncoder(capacity: 0))
         case "GetMachineId":
             if let id = LibDBus.machineID() {
                 var body = WireEncoder(capacity: id.utf8.count + 5)
                 body.string(id)
-                sendReply(try? WireMessage.methodReturn(to: message, signature: "s", body: body), to: message)
+                reply = try? WireMessage.methodReturn(replyingTo: call, signature: "s", body: body)
             } else {
-                sendReply(try? WireMessage.error(.failed("The machine id is not available."), to: message), to: message)
+                reply = try? WireMessage.error(.failed("The machine id is not available."), replyingTo: call)
             }
         default:
-            sendReply(try? WireMessage.error(
-                .unknownMethod("Unknown method invoked on org.freedesktop.DBus.Peer interface"), to: message), to: message)
+            reply = try? WireMessage.error(.unknownMethod("Unknown method invoked on org.freedesktop.DBus.Peer interface"), replyingTo: call)
         }
-        return true
+        if let reply { send(reply) }
     }
 
     /// libdbus' reply to a call nothing handled.
@@ -145,14 +147,35 @@ extension ConnectionCore {
     private func refuseUnixFDs(_ incoming: IncomingMessage) {
         logger.log(.warning, "dropped a message from the bus that carries file descriptors")
         let header = incoming.header
-        guard header.type == .methodCall, !header.noReplyExpected, let path = header.path, let member = header.member else {
-            return
+        guard header.type == .methodCall, !header.noReplyExpected else { return }
+        if let reply = try? WireMessage.error(
+            DBusError(.notSupported, "This connection does not accept file descriptors."), replyingTo: header) {
+            send(reply)
         }
-        // A call with the header's serial and sender, to address the error to.
-        let call = Message.methodCall(destination: nil, path: path, interface: header.interface, member: member)
-        LibDBus.setSerial(call.raw, header.serial)
-        call.sender = header.sender
-        sendReply(try? WireMessage.error(
-            DBusError(.notSupported, "This connection does not accept file descriptors."), to: call), to: call)
+    }
+}
+
+extension WireMessage {
+    /// A method return for the call whose header is `call` (its serial, and
+    /// its sender as the destination), for answers made before or without a
+    /// ``Message``.
+    static func methodReturn(replyingTo call: IncomingHeader, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
+        let (serial, sender) = (call.serial, call.sender)
+        return try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
+    }
+
+    /// An error reply to the call whose header is `call`.
+    static func error(_ error: DBusError, replyingTo call: IncomingHeader) throws(DBusError) -> WireMessage {
+        let (serial, sender) = (call.serial, call.sender)
+        var body = WireEncoder(capacity: error.message.utf8.count + 5)
+        body.string(error.message)
+        return try WireMessage(type: .error, signature: "s", body: body) { fields in
+            fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+        }
     }
 }

@@ -745,7 +745,7 @@ extension Message {
 extension WireEncoder {
     /// One header field: a `(yv)`, 8-aligned (the array starts 8-aligned
     /// in the message, at offset 16).
-    fileprivate mutating func headerField(_ code: UInt8, _ signature: StaticString, _ write: (inout WireEncoder) -> Void) {
+    mutating func headerField(_ code: UInt8, _ signature: StaticString, _ write: (inout WireEncoder) -> Void) {
         align(8)
         byte(code)
         self.signature(signature)
