@@ -311,6 +311,8 @@ struct WireCursor {
             throw .inconsistentMessage("a string in the \(part) is not terminated as its length says")
         }
         offset += count + 1
+        // Names are ASCII: valid UTF-8 without the generic validation's cost.
+        if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
         guard let string = String(validating: slice, as: UTF8.self) else {
             throw .inconsistentMessage("a string in the \(part) is not UTF-8")
         }
