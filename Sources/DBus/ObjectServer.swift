@@ -209,6 +209,30 @@ package final class ObjectServer: MethodCallHandler {
         ).checkedInDebugBuilds())
     }
 
+    /// Emits a signal whose arguments `arguments` writes into the body,
+    /// with `signature` as their signature: for a caller that has typed
+    /// values, without an array of ``DBusValue``s in between and without
+    /// looking up the object's table per signal (a debug build, every test,
+    /// still compares `signature` with the one the table declares, and
+    /// libdbus checks the body against it). No file descriptors.
+    /// Loop thread.
+    package func emitSignal(
+        _ member: MemberName, interface: InterfaceName, path: ObjectPath, signature: Signature, destination: BusName?,
+        arguments: (inout WireEncoder) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        connection.requireLoopThread()
+        #if DEBUG
+            if let declared = lookup(path)?.signalSignature(interface: interface, member: member), declared != signature {
+                throw .invalidArgs("signal \(interface).\(member) is declared with '\(declared)', got '\(signature)'")
+            }
+        #endif
+        var body = WireEncoder()
+        try arguments(&body)
+        connection.send(try WireMessage.signal(
+            path: path, interface: interface, member: member, destination: destination, signature: signature, body: body
+        ).checkedInDebugBuilds())
+    }
+
     private static let propertiesChangedSignature: Signature = "sa{sv}as"
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given

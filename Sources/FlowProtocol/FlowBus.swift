@@ -23,8 +23,11 @@ package enum FlowBus {
     /// The object path of session `id`; nil when `id` is not a session id
     /// (see ``SessionID/isValid(_:)``), so a path built here is always valid.
     package static func sessionPath(of id: String) -> ObjectPath? {
-        SessionID.isValid(id) ? ObjectPath(trusted: sessionPrefix.rawValue + "/" + id) : nil
+        SessionID.isValid(id) ? ObjectPath(trusted: sessionPathStart + id) : nil
     }
+
+    /// ``sessionPrefix`` and the slash before an id, made once.
+    private static let sessionPathStart = sessionPrefix.rawValue + "/"
 
     /// The session id of a session object's path; nil for any other path.
     /// Runs on every call to a session: one pass over the path's bytes.

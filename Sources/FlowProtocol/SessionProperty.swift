@@ -181,7 +181,15 @@ package struct SessionPropertySet: Sendable, Hashable, Sequence, ExpressibleByAr
         .id, .flowID, .owner, .createdAt, .locale, .requestedLocale, .effectiveLocale, .flowTitle, .flowDescription,
     ])
 
+    /// What follows the predicted path and the current step's checks:
+    /// worked out together by one walk (``FlowSession/progressSnapshot(canContinue:)``).
+    package static let followingPath: SessionPropertySet = [
+        .stepIndex, .stepCount, .canGoBack, .canContinue, .continueLabel, .path, .visibleFields,
+    ]
+
     package var isEmpty: Bool { bits == 0 }
+
+    package func intersection(_ other: SessionPropertySet) -> SessionPropertySet { SessionPropertySet(bits: bits & other.bits) }
 
     package func contains(_ property: SessionProperty) -> Bool { bits & (1 << property.ordinal) != 0 }
 
@@ -297,48 +305,50 @@ package struct SessionProperties: Sendable, Hashable {
     /// The path is walked once, and only when a property that follows it is
     /// asked for; `canContinue`, when given, is the session's
     /// ``FlowSession/canContinue`` as the call that made it worked it out.
-    package mutating func update(_ properties: SessionPropertySet, from session: FlowSession, canContinue known: Bool? = nil) {
-        let record = session.record
-        var walked: ProgressSnapshot?
-        func progress() -> ProgressSnapshot {
-            if let walked { return walked }
-            let new = session.progressSnapshot(canContinue: known)
-            walked = new
-            return new
+    package mutating func update(
+        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil
+    ) {
+        // What follows the path comes from one walk of it, taken apart here
+        // (reading it through an optional copied the whole walk per property).
+        let onPath = properties.intersection(.followingPath)
+        if !onPath.isEmpty {
+            let walked = session.progressSnapshot(canContinue: known)
+            for property in onPath {
+                switch property {
+                case .stepIndex: stepIndex = walked.stepIndex
+                case .stepCount: stepCount = walked.stepCount
+                case .canGoBack: canGoBack = walked.canGoBack
+                case .canContinue: canContinue = walked.canContinue
+                case .continueLabel: continueLabel = walked.continueLabel
+                case .path: path = walked.path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+                case .visibleFields: visibleFields = walked.visibleFields
+                default: break
+                }
+            }
         }
-        var found: LocalizedFlowSummary?
-        func summary() -> LocalizedFlowSummary {
-            if let found { return found }
-            let new = session.flow.summary(locale: record.locale)
-            found = new
-            return new
-        }
+        let summary = properties.contains(.flowTitle) || properties.contains(.flowDescription)
+            ? session.flow.summary(locale: session.record.locale) : nil
         for property in properties {
             switch property {
-            case .id: id = record.id
+            case .id: id = session.record.id
             case .flowID: flowID = session.flow.id
-            case .owner: owner = record.owner
-            case .locale: locale = record.locale
+            case .owner: owner = session.record.owner
+            case .locale: locale = session.record.locale
             case .state: state = session.state
             case .currentStep: currentStep = session.currentStepID
-            case .stepIndex: stepIndex = progress().stepIndex
-            case .stepCount: stepCount = progress().stepCount
-            case .canGoBack: canGoBack = progress().canGoBack
-            case .canContinue: canContinue = progress().canContinue
-            case .continueLabel: continueLabel = progress().continueLabel
+            case .stepIndex, .stepCount, .canGoBack, .canContinue, .continueLabel, .path, .visibleFields:
+                continue  // from the walk, above
             case .returningToReview: returningToReview = session.returningToReview
             case .lastError: lastError = session.lastError ?? ""
-            case .createdAt: createdAt = UInt64(clamping: record.createdAt)
-            case .updatedAt: updatedAt = UInt64(clamping: record.updatedAt)
-            case .path: path = progress().path.map { PathStep(step: $0.id, title: $0.title, status: $0.status) }
+            case .createdAt: createdAt = UInt64(clamping: session.record.createdAt)
+            case .updatedAt: updatedAt = UInt64(clamping: session.record.updatedAt)
             case .announcement: announcement = session.announcement
-            case .receipt: receipt = record.receipt.map(WireValue.json) ?? [:]
-            case .visibleFields: visibleFields = progress().visibleFields
+            case .receipt: receipt = session.record.receipt.map(WireValue.json) ?? [:]
             case .requestedLocale: requestedLocale = session.requestedLocale
             case .effectiveLocale: effectiveLocale = session.effectiveLocale
-            case .flowTitle: flowTitle = summary().title
-            case .flowDescription: flowDescription = summary().description
-            case .revision: revision = record.revision
+            case .flowTitle: flowTitle = summary?.title ?? flowTitle
+            case .flowDescription: flowDescription = summary?.description ?? flowDescription
+            case .revision: revision = session.record.revision
             }
         }
     }
@@ -378,72 +388,60 @@ package struct SessionProperties: Sendable, Hashable {
 
     /// Writes `property`'s entry of a `PropertiesChanged` or `GetAll`
     /// dictionary: the name and the value in a variant, as
-    /// ``value(of:)`` would be written, with no ``DBusValue`` in between.
-    package func writeEntry(_ property: SessionProperty, into encoder: inout WireEncoder) throws(DBusError) {
-        encoder.align(8)
-        encoder.string(property.rawValue)
+    /// ``value(of:)`` would be written, with no ``DBusValue`` in between;
+    /// the name and the variant's signature as one head made once
+    /// (``entryHeads``).
+    package func writeEntry(_ property: SessionProperty, into writer: inout WireWriter) throws(DBusError) {
+        writer.entry(Self.entryHeads[property.ordinal])
         switch property {
-        case .id: Self.variant(.string(id), &encoder)
-        case .flowID: Self.variant(.string(flowID), &encoder)
-        case .owner: Self.variant(.uint32(owner), &encoder)
-        case .locale: Self.variant(.string(locale), &encoder)
-        case .state: Self.variant(.string(state.rawValue), &encoder)
-        case .currentStep: Self.variant(.string(currentStep), &encoder)
-        case .stepIndex: Self.variant(.uint32(UInt32(clamping: stepIndex)), &encoder)
-        case .stepCount: Self.variant(.uint32(UInt32(clamping: stepCount)), &encoder)
-        case .canGoBack: Self.variant(.bool(canGoBack), &encoder)
-        case .canContinue: Self.variant(.bool(canContinue), &encoder)
-        case .continueLabel: Self.variant(.string(continueLabel), &encoder)
-        case .returningToReview: Self.variant(.bool(returningToReview), &encoder)
-        case .lastError: Self.variant(.string(lastError), &encoder)
-        case .createdAt: Self.variant(.uint64(createdAt), &encoder)
-        case .updatedAt: Self.variant(.uint64(updatedAt), &encoder)
+        case .id: writer.string(id)
+        case .flowID: writer.string(flowID)
+        case .owner: writer.uint32(owner)
+        case .locale: writer.string(locale)
+        case .state: writer.string(state.rawValue)
+        case .currentStep: writer.string(currentStep)
+        case .stepIndex: writer.uint32(UInt32(clamping: stepIndex))
+        case .stepCount: writer.uint32(UInt32(clamping: stepCount))
+        case .canGoBack: writer.bool(canGoBack)
+        case .canContinue: writer.bool(canContinue)
+        case .continueLabel: writer.string(continueLabel)
+        case .returningToReview: writer.bool(returningToReview)
+        case .lastError: writer.string(lastError)
+        case .createdAt: writer.int64(Int64(bitPattern: createdAt))
+        case .updatedAt: writer.int64(Int64(bitPattern: updatedAt))
         case .path:
-            encoder.signature("a(sss)")
-            try encoder.array(elementAlignment: 8) { (entries) throws(DBusError) in
-                for step in path {
-                    try entries.structure { (fields) throws(DBusError) in
-                        fields.string(step.step)
-                        fields.string(step.title)
-                        fields.string(step.status.rawValue)
-                    }
-                }
+            let entries = writer.arrayStart(elementAlignment: 8)
+            for step in path {
+                writer.align(8)
+                writer.string(step.step)
+                writer.string(step.title)
+                writer.string(step.status.rawValue)
             }
-        case .announcement: Self.variant(.string(announcement), &encoder)
-        case .receipt: try encoder.variant(.vardict(receipt))
-        case .visibleFields:
-            encoder.signature("as")
-            try encoder.strings(visibleFields)
-        case .requestedLocale: Self.variant(.string(requestedLocale), &encoder)
-        case .effectiveLocale: Self.variant(.string(effectiveLocale), &encoder)
-        case .flowTitle: Self.variant(.string(flowTitle), &encoder)
-        case .flowDescription: Self.variant(.string(flowDescription), &encoder)
-        case .revision: Self.variant(.uint64(revision), &encoder)
+            writer.arrayEnd(entries)
+        case .announcement: writer.string(announcement)
+        case .receipt: try writer.value(.vardict(receipt))
+        case .visibleFields: writer.strings(visibleFields)
+        case .requestedLocale: writer.string(requestedLocale)
+        case .effectiveLocale: writer.string(effectiveLocale)
+        case .flowTitle: writer.string(flowTitle)
+        case .flowDescription: writer.string(flowDescription)
+        case .revision: writer.int64(Int64(bitPattern: revision))
         }
     }
 
-    /// A value of a basic type a property has.
-    private enum Basic {
-        case string(String), uint32(UInt32), uint64(UInt64), bool(Bool)
-    }
-
-    /// `v` holding `value`: its one-letter signature, then the value.
-    private static func variant(_ value: Basic, _ encoder: inout WireEncoder) {
-        switch value {
-        case .string(let v):
-            encoder.signature("s")
-            encoder.string(v)
-        case .uint32(let v):
-            encoder.signature("u")
-            encoder.uint32(v)
-        case .uint64(let v):
-            encoder.signature("t")
-            encoder.uint64(v)
-        case .bool(let v):
-            encoder.signature("b")
-            encoder.bool(v)
-        }
-    }
+    /// Each property's entry head, its name and its signature
+    /// (``SessionProperty/signature``), by ordinal: a test checks them
+    /// against the names and signatures.
+    static let entryHeads: [VardictKey] = [
+        VardictKey("Id", "s"), VardictKey("FlowId", "s"), VardictKey("Owner", "u"), VardictKey("Locale", "s"),
+        VardictKey("State", "s"), VardictKey("CurrentStep", "s"), VardictKey("StepIndex", "u"),
+        VardictKey("StepCount", "u"), VardictKey("CanGoBack", "b"), VardictKey("CanContinue", "b"),
+        VardictKey("ContinueLabel", "s"), VardictKey("ReturningToReview", "b"), VardictKey("LastError", "s"),
+        VardictKey("CreatedAt", "t"), VardictKey("UpdatedAt", "t"), VardictKey("Path", "a(sss)"),
+        VardictKey("Announcement", "s"), VardictKey("Receipt", "a{sv}"), VardictKey("VisibleFields", "as"),
+        VardictKey("RequestedLocale", "s"), VardictKey("EffectiveLocale", "s"), VardictKey("FlowTitle", "s"),
+        VardictKey("FlowDescription", "s"), VardictKey("Revision", "t"),
+    ]
 
     /// The ``SessionProperty/isMetadata`` properties and their values: a
     /// session's entry in `GetManagedObjects` and `InterfacesAdded`.
@@ -603,6 +601,17 @@ package struct PropertyDigests: Sendable, Equatable {
     }
 }
 
+extension PathEntry.Status {
+    /// A number per status, for ``SessionProperties/digest(of:)``.
+    fileprivate var digit: UInt8 {
+        switch self {
+        case .done: return 0
+        case .current: return 1
+        case .upcoming: return 2
+        }
+    }
+}
+
 extension SessionProperties {
     /// The ``PropertyDigests`` digest of `property`'s value.
     package func digest(of property: SessionProperty) -> UInt64 {
@@ -634,7 +643,17 @@ extension SessionProperties {
         case .lastError: return hashed { $0.combine(lastError) }
         case .createdAt: return createdAt
         case .updatedAt: return updatedAt
-        case .path: return hashed { $0.combine(path) }
+        case .path:
+            // Each entry's two texts and its status as a number (the
+            // status's `Hashable` hashed its raw text).
+            return hashed { hasher in
+                hasher.combine(path.count)
+                for step in path {
+                    hasher.combine(step.step)
+                    hasher.combine(step.title)
+                    hasher.combine(step.status.digit)
+                }
+            }
         case .announcement: return hashed { $0.combine(announcement) }
         case .receipt: return hashed { $0.combine(receipt) }
         case .visibleFields: return hashed { $0.combine(visibleFields) }

@@ -36,7 +36,7 @@ package enum ManagerSignal: Sendable, Hashable {
     package init?(member: MemberName, arguments: [DBusValue]) throws(WireError) {
         guard member == Self.sessionNewMember || member == Self.sessionRemovedMember else { return nil }
         guard arguments.count == 2, case .string(let id) = arguments[0], case .objectPath = arguments[1] else {
-            throw WireError("the \(member) signal has the signature '\(signature(of: arguments))', expected 'so'")
+            throw WireError("the \(member) signal has the signature '\(signatureText(of: arguments))', expected 'so'")
         }
         self = member == Self.sessionNewMember ? .sessionNew(id: id) : .sessionRemoved(id: id)
     }
@@ -80,6 +80,33 @@ package enum SessionSignal: Sendable, Hashable {
         }
     }
 
+    /// The arguments' signature (what ``arguments`` give).
+    package var signature: Signature {
+        switch self {
+        case .stepCompleted: return Self.stepCompletedSignature
+        case .submitted: return Self.submittedSignature
+        case .submitFailed, .announcement: return Self.textSignature
+        }
+    }
+
+    // Made once: a literal is validated each time it is made.
+    private static let stepCompletedSignature: Signature = "sa{sv}"
+    private static let submittedSignature: Signature = "a{sv}"
+    private static let textSignature: Signature = "s"
+
+    /// The encoder for the daemon: writes the arguments into a signal's
+    /// body as ``arguments`` would be written, a text without a
+    /// ``DBusValue`` around it.
+    package func writeArguments(into body: inout WireEncoder) throws(DBusError) {
+        switch self {
+        case .stepCompleted(let step, let answers):
+            body.string(step)
+            try body.value(.vardict(answers))
+        case .submitted(let receipt): try body.value(.vardict(receipt))
+        case .submitFailed(let text), .announcement(let text): body.string(text)
+        }
+    }
+
     /// The decoder: nil for a member the interface does not have.
     package init?(member: MemberName, arguments: [DBusValue]) throws(WireError) {
         guard let index = Self.members.firstIndex(of: member) else { return nil }
@@ -107,10 +134,10 @@ package enum SessionSignal: Sendable, Hashable {
         default: break
         }
         let expected = ["sa{sv}", "a{sv}", "s", "s"][index]
-        throw WireError("the \(member) signal has the signature '\(signature(of: arguments))', expected '\(expected)'")
+        throw WireError("the \(member) signal has the signature '\(signatureText(of: arguments))', expected '\(expected)'")
     }
 }
 
-private func signature(of arguments: [DBusValue]) -> String {
+private func signatureText(of arguments: [DBusValue]) -> String {
     arguments.map(\.signature.rawValue).joined()
 }

@@ -111,6 +111,7 @@ package struct LogMetadata: ExpressibleByDictionaryLiteral, Sendable, Hashable, 
 
     /// Fields from a literal such as `[.session: id, .uid: uid]`.
     package init(dictionaryLiteral elements: (LogField, any LogValue)...) {
+        storage.reserveCapacity(elements.count)
         for (field, value) in elements { self[field] = value }
     }
 
@@ -144,7 +145,10 @@ package struct LogMetadata: ExpressibleByDictionaryLiteral, Sendable, Hashable, 
 
     /// These fields, then those of `other` (which win on the same field).
     package func merging(_ other: LogMetadata) -> LogMetadata {
+        if storage.isEmpty { return other }
         var result = self
+        // Room for all at once: growing the array field by field moved it each time.
+        result.storage.reserveCapacity(storage.count + other.storage.count)
         for (field, text) in other.storage { result[field] = text }
         return result
     }

@@ -293,7 +293,7 @@ struct PropertyScopeTests {
         for property in SessionProperty.allCases {
             var typed = WireEncoder()
             typed.byte(1)  // so that the entry's padding is not empty
-            try values.writeEntry(property, into: &typed)
+            try typed.write { (writer) throws(DBusError) in try values.writeEntry(property, into: &writer) }
             var generic = WireEncoder()
             generic.byte(1)
             generic.align(8)
@@ -306,7 +306,7 @@ struct PropertyScopeTests {
         values.visibleFields = []
         for property in [SessionProperty.path, .visibleFields] {
             var typed = WireEncoder()
-            try values.writeEntry(property, into: &typed)
+            try typed.write { (writer) throws(DBusError) in try values.writeEntry(property, into: &writer) }
             var generic = WireEncoder()
             generic.string(property.rawValue)
             try generic.variant(values.value(of: property))

@@ -91,6 +91,12 @@ struct PageTextsTests {
                     let general = SessionPresenter(s).step()
                     #expect(kept == general, "\(name)/\(locale) move \(move) on \(s.currentStepID) (\(s.state.rawValue))")
                     if kept != general { return }
+                    // The progress snapshot from the kept texts is the
+                    // general presenter's, with `canContinue` known or not.
+                    let progress = SessionPresenter(s).progress()
+                    #expect(s.progressSnapshot(canContinue: nil) == progress, "\(name)/\(locale) move \(move): progress")
+                    #expect(s.progressSnapshot(canContinue: progress.canContinue) == progress, "\(name)/\(locale) move \(move)")
+                    if s.progressSnapshot != progress { return }
                     if s.flow.step(s.currentStepID) != nil { formPages += 1 }
                     Self.move(&s, random.next(), now: Int64(move + 10))
                 }
@@ -109,6 +115,7 @@ struct PageTextsTests {
             let region = String(decoding: [UInt8(ascii: "A") + UInt8(i / 26), UInt8(ascii: "A") + UInt8(i % 26)], as: UTF8.self)
             let s = try Fixture.session(flow, locale: "de-\(region)")
             #expect(s.currentStep() == SessionPresenter(s).step())
+            #expect(s.progressSnapshot == SessionPresenter(s).progress())
         }
         #expect(flow.pageTexts.count == PerLocaleCache<PageTexts>.capacity)
     }

@@ -312,6 +312,16 @@ struct WireRoundTripTests {
         ]
         for signal in session {
             #expect(try SessionSignal(member: signal.member, arguments: signal.arguments) == signal)
+            // The daemon's typed writer gives the bytes and signature the
+            // generic arguments would.
+            var typed = WireEncoder()
+            typed.byte(1)  // so that any padding is not empty
+            try signal.writeArguments(into: &typed)
+            var generic = WireEncoder()
+            generic.byte(1)
+            for argument in signal.arguments { try generic.value(argument) }
+            #expect(typed.bytes == generic.bytes, "\(signal.member)")
+            #expect(signal.signature.rawValue == signal.arguments.map(\.signature.rawValue).joined(), "\(signal.member)")
         }
         let id = String(repeating: "ef", count: 16)
         for signal in [ManagerSignal.sessionNew(id: id), .sessionRemoved(id: id)] {

@@ -21,6 +21,21 @@ struct SQLiteDatabaseTests {
         #expect(try select.step() == false)
     }
 
+    /// SQLite keeps no memory statistics in flowd's process (each
+    /// allocation would take a process-wide mutex): configured before the
+    /// first open, and still off while a store holds statements, a page
+    /// cache and bound values.
+    @Test func sqliteKeepsNoMemoryStatistics() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanup() }
+        let store = try SessionStore(path: dir.file("sessions.sqlite"))
+        for i in 0..<50 { try store.upsert(makeSession("s\(i)", payload: Array(repeating: UInt8(i), count: 600))) }
+        #expect(try store.load(id: "s7")?.payload.count == 600)
+        #expect(LibSQLite.processConfiguration == LibSQLite.ok)
+        #expect(SQLiteDatabase.countedMemoryUsed == 0)
+        try store.close()
+    }
+
     @Test func emptyTextAndBlobAreNotNull() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanup() }

@@ -52,6 +52,12 @@ final class BusFrontEnd: DaemonComponent {
     /// Calls whose reply waits for plugins, answered by ``stop()`` if still waiting.
     private var waiting: [ObjectIdentifier: MethodInvocation] = [:]
     private var stopped = false
+    /// The object path of the session whose signals went out last, kept:
+    /// a change's signals (`PropertiesChanged`, `Announcement`,
+    /// `StepCompleted`) all come from one session, and the next call is
+    /// often to the same one.
+    private var recentPath: (id: String, path: ObjectPath)?
+
     /// flowd's own uid, read once (every authorization compares with it).
     private let serviceUID = CurrentProcess.userID
 
@@ -250,7 +256,8 @@ final class BusFrontEnd: DaemonComponent {
     /// Emits every event the service queued, in order.
     func flush() {
         let events = service.assumeIsolated { $0.takeEvents() }
-        for event in events { emit(event) }
+        // By index: each event is read in place, not copied out and destroyed.
+        for i in events.indices { emit(events[i]) }
     }
 
     private func emit(_ event: ServiceEvent) {
@@ -272,13 +279,15 @@ final class BusFrontEnd: DaemonComponent {
                     path: FlowBus.managerPath, interface: FlowBus.managerInterface,
                     changed: [ManagerProperty.sessionCount.rawValue: .uint32(UInt32(clamping: count))])
             case .propertiesChanged(let id, let names, let now):
-                guard !names.isEmpty, let path = FlowBus.sessionPath(of: id) else { return }
+                guard !names.isEmpty, let path = sessionPath(of: id) else { return }
                 // Written straight from the typed values, in the order
                 // the change names them (declaration order).
                 for destination in audience.destinations(of: id) {
                     try server.emitPropertiesChanged(path: path, interface: FlowBus.sessionInterface, destination: destination) {
                         (entries) throws(DBusError) in
-                        for name in names { try now.writeEntry(name, into: &entries) }
+                        try entries.write { (writer) throws(DBusError) in
+                            for name in names { try now.writeEntry(name, into: &writer) }
+                        }
                     }
                 }
             case .stepCompleted(let id, let step, let answers):
@@ -324,7 +333,7 @@ final class BusFrontEnd: DaemonComponent {
         case .interfacesRemoved(let removed):
             (id, member, contents) = (removed, FlowMember.ObjectManager.interfacesRemoved, ObjectManagerInterface.removedInterfaces)
         }
-        guard let path = FlowBus.sessionPath(of: id) else { return }
+        guard let path = sessionPath(of: id) else { return }
         for destination in audience.destinations(of: id) {
             try server.emitSignal(
                 member, interface: .objectManager, path: FlowBus.managerPath, arguments: [.objectPath(path), contents],
@@ -332,13 +341,22 @@ final class BusFrontEnd: DaemonComponent {
         }
     }
 
+    /// Written straight from the typed values (``SessionSignal/writeArguments(into:)``).
     private func sessionSignal(_ id: String, _ signal: SessionSignal, _ server: ObjectServer) throws(DBusError) {
-        guard let path = FlowBus.sessionPath(of: id) else { return }
+        guard let path = sessionPath(of: id) else { return }
         for destination in audience.destinations(of: id) {
             try server.emitSignal(
-                signal.member, interface: FlowBus.sessionInterface, path: path, arguments: signal.arguments,
-                destination: destination)
+                signal.member, interface: FlowBus.sessionInterface, path: path, signature: signal.signature,
+                destination: destination, arguments: signal.writeArguments)
         }
+    }
+
+    /// Session `id`'s object path (``FlowBus/sessionPath(of:)``).
+    private func sessionPath(of id: String) -> ObjectPath? {
+        if let recentPath, recentPath.id == id { return recentPath.path }
+        guard let path = FlowBus.sessionPath(of: id) else { return nil }
+        recentPath = (id, path)
+        return path
     }
 
     // MARK: - Callers

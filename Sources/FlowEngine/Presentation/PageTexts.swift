@@ -25,6 +25,8 @@ final class PageTexts: Sendable {
     let backToReview: String
     let submit: String
     let finish: String
+    /// The Review entry's title on the path (``FlowSession/reviewTitle``).
+    let reviewTitle: PageText
     /// "Step {n} of {m}".
     let stepCounter: FillTemplate
     /// "Step {n} of {m}, {title}".
@@ -36,8 +38,8 @@ final class PageTexts: Sendable {
 
     init(
         back: String, retry: String, cancel: String, submitting: String, notSent: String, optional: String, next: String,
-        backToReview: String, submit: String, finish: String, stepCounter: FillTemplate, stepAnnouncement: FillTemplate,
-        summary: LocalizedFlowSummary, steps: [StepTexts]
+        backToReview: String, submit: String, finish: String, reviewTitle: PageText, stepCounter: FillTemplate,
+        stepAnnouncement: FillTemplate, summary: LocalizedFlowSummary, steps: [StepTexts]
     ) {
         self.back = back
         self.retry = retry
@@ -49,10 +51,22 @@ final class PageTexts: Sendable {
         self.backToReview = backToReview
         self.submit = submit
         self.finish = finish
+        self.reviewTitle = reviewTitle
         self.stepCounter = stepCounter
         self.stepAnnouncement = stepAnnouncement
         self.summary = summary
         self.steps = steps
+    }
+
+    /// What Continue says when it leads to `target` (nil: once complete).
+    func continueLabel(_ target: FlowSession.ContinueTarget?) -> String {
+        switch target {
+        case nil: return ""
+        case .submit?: return submit
+        case .nextStep?: return next
+        case .backToReview?: return backToReview
+        case .finish?: return finish
+        }
     }
 }
 
@@ -230,6 +244,8 @@ extension SessionPresenter {
             backToReview: plain(.builtin(.backToReview)),
             submit: flow.review?.submitTitle?.resolve(locale) ?? plain(.builtin(.submit)),
             finish: flow.finishTitle?.resolve(locale) ?? plain(.builtin(.finish)),
+            reviewTitle: flow.review?.title.map { PageText($0.resolve(locale), flowPipes: pipes) }
+                ?? PageText(plain(.builtin(.review)), flowPipes: false),
             stepCounter: FillTemplate(plain(.builtin(.stepCounter)), names: ["n", "m"]),
             stepAnnouncement: FillTemplate(plain(.builtin(.stepAnnouncement)), names: ["n", "m", "title"]),
             summary: summary, steps: steps)
@@ -276,16 +292,9 @@ extension FlowSession {
         let title = say(texts.title)
         let n = String(index)
         let m = String(count)
-        let continueLabel: String
         // Each step is asked about once at most (the steps after this one,
         // returning to Review), so nothing is kept between the questions.
-        switch continueTarget(route: p, isFinished: { isFinished($0, in: r) }) {
-        case nil: continueLabel = ""
-        case .submit?: continueLabel = page.submit
-        case .nextStep?: continueLabel = page.next
-        case .backToReview?: continueLabel = page.backToReview
-        case .finish?: continueLabel = page.finish
-        }
+        let continueLabel = page.continueLabel(continueTarget(route: p, isFinished: { isFinished($0, in: r) }))
         var fields: [FieldView] = []
         for (fi, f) in step.fields.enumerated() where r.shows(f) {
             fields.append(fieldView(

@@ -174,20 +174,10 @@ package struct SessionPresenter {
     }
 
     private func path(route p: [Int], isFinished: (Int) -> Bool) -> [PathEntry] {
-        let settled = record.state == .submitted
-        let current = flow.stepIndex[record.currentStep]
         let titles = texts.stepTitles
-        var out = p.map { i -> PathEntry in
-            let status: PathEntry.Status =
-                settled ? .done : (i == current ? .current : (isFinished(i) ? .done : .upcoming))
-            return PathEntry(id: flow.steps[i].id, title: words.piped(titles[i]), status: status)
-        }
-        if flow.hasReview {
-            let status: PathEntry.Status =
-                settled ? .done : (record.currentStep == FlowSession.reviewID ? .current : .upcoming)
-            out.append(PathEntry(id: FlowSession.reviewID, title: words(session.reviewTitle), status: status))
-        }
-        return out
+        return session.pathEntries(
+            route: p, isFinished: isFinished, title: { words.piped(titles[$0]) },
+            reviewTitle: { words(session.reviewTitle) })
     }
 
     private var submitLabel: String {
@@ -299,12 +289,75 @@ extension FlowSession {
     /// predicted once and each step's "finished" worked out once. A host
     /// that reads them all after every change (flowd does, to announce what
     /// changed) should use this.
-    package var progressSnapshot: ProgressSnapshot { SessionPresenter(self).progress() }
+    package var progressSnapshot: ProgressSnapshot { progressSnapshot(canContinue: nil) }
 
     /// ``progressSnapshot`` with ``canContinue`` as the caller worked it out
     /// (``SetAnswersResult/canContinue``), when it did.
+    ///
+    /// The titles and labels come from the page texts kept per flow and
+    /// locale (``PageTexts``), so no presenter is made and no word looked up:
+    /// the session's words only when a title pipes answers. A locale past
+    /// the cache's bound takes the general way (``SessionPresenter/progress(canContinue:)``),
+    /// which this equals value for value.
     package func progressSnapshot(canContinue known: Bool?) -> ProgressSnapshot {
-        SessionPresenter(self).progress(canContinue: known)
+        guard let page = flow.pageTexts.kept(for: record.locale, make: { SessionPresenter(self).pageTexts() }) else {
+            return SessionPresenter(self).progress(canContinue: known)
+        }
+        let r = resolve()
+        let p = r.route
+        // Each step's "finished" worked out once, kept in two bit sets (a
+        // flow has at most a few dozen steps; past 64 it is worked out on
+        // each question): the escaping closure of ``finishedSteps(_:)``
+        // held a copy of the session and an array, made and freed per snapshot.
+        var decided: UInt64 = 0
+        var finishedBits: UInt64 = 0
+        func finished(_ i: Int) -> Bool {
+            guard i < 64 else { return isFinished(i, in: r) }
+            let bit: UInt64 = 1 << UInt64(i)
+            if decided & bit != 0 { return finishedBits & bit != 0 }
+            let f = isFinished(i, in: r)
+            decided |= bit
+            if f { finishedBits |= bit }
+            return f
+        }
+        let (index, count) = progress(p)
+        var made: SessionText?
+        func say(_ text: PageText) -> String {
+            guard text.pipes else { return text.text }
+            if let made { return made.piped(text.text) }
+            let new = words
+            made = new
+            return new.piped(text.text)
+        }
+        return ProgressSnapshot(
+            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p), canContinue: known ?? canContinue(in: r),
+            continueLabel: page.continueLabel(continueTarget(route: p, isFinished: finished)),
+            path: pathEntries(
+                route: p, isFinished: finished, title: { say(page.steps[$0].title) }, reviewTitle: { say(page.reviewTitle) }),
+            visibleFields: visibleFieldIDs(in: r))
+    }
+
+    /// The predicted path `p` with each entry's status, Review last, with
+    /// `title(i)` as step `i`'s title and `reviewTitle()` as Review's.
+    func pathEntries(
+        route p: [Int], isFinished: (Int) -> Bool, title: (Int) -> String, reviewTitle: () -> String
+    ) -> [PathEntry] {
+        let settled = record.state == .submitted
+        let current = flow.stepIndex[record.currentStep]
+        let hasReview = flow.hasReview
+        var out: [PathEntry] = []
+        out.reserveCapacity(p.count + (hasReview ? 1 : 0))
+        for i in p {
+            let status: PathEntry.Status =
+                settled ? .done : (i == current ? .current : (isFinished(i) ? .done : .upcoming))
+            out.append(PathEntry(id: flow.steps[i].id, title: title(i), status: status))
+        }
+        if hasReview {
+            let status: PathEntry.Status =
+                settled ? .done : (record.currentStep == FlowSession.reviewID ? .current : .upcoming)
+            out.append(PathEntry(id: FlowSession.reviewID, title: reviewTitle(), status: status))
+        }
+        return out
     }
 
     /// The options a choice field offers now: the provider's, or the flow's,

@@ -12,9 +12,29 @@ enum LibSQLite {
     static let transient = unsafeBitCast(-1 as Int, to: sqlite3_destructor_type.self)
 
     /// Wraps `sqlite3_open_v2`. On failure SQLite may still return a handle,
-    /// which must be closed.
+    /// which must be closed. The process's first open configures the
+    /// library first (``processConfiguration``).
     static func open(_ path: String, _ handle: inout OpaquePointer?, _ flags: Int32) -> Int32 {
-        sqlite3_open_v2(path, &handle, flags, nil)
+        _ = processConfiguration
+        return sqlite3_open_v2(path, &handle, flags, nil)
+    }
+
+    /// SQLite's process-wide settings, applied once before the library
+    /// initializes (its first `sqlite3_open_v2`): no memory statistics.
+    ///
+    /// With statistics on (the library's default) every allocation and free
+    /// takes a process-wide mutex and updates counters: 3.0 k of an
+    /// upsert's 31.7 k instructions (docs/performance.md, the eighth round).
+    /// flowd reads none of them (`sqlite3_memory_used`, `sqlite3_status`,
+    /// heap limits). The result is SQLite's: `SQLITE_MISUSE` when something
+    /// in the process initialized the library before, which leaves the
+    /// statistics on and changes nothing else.
+    static let processConfiguration: Int32 = flowd_sqlite3_config_no_memory_statistics()
+
+    /// Wraps `sqlite3_memory_used`: the bytes SQLite has allocated, as its
+    /// statistics count them (0 while they are off).
+    static func memoryUsed() -> Int64 {
+        sqlite3_memory_used()
     }
 
     /// Wraps `sqlite3_close_v2`: closes now, or as soon as the last

@@ -287,6 +287,11 @@ package final class SQLiteDatabase {
     /// The SQLite library version string, such as "3.40.1".
     package static var libraryVersion: String { LibSQLite.version() }
 
+    /// The bytes SQLite's memory statistics count as allocated: 0 once a
+    /// connection was opened, since flowd turns the statistics off
+    /// (``LibSQLite/processConfiguration``).
+    package static var countedMemoryUsed: Int64 { LibSQLite.memoryUsed() }
+
     static func abbreviated(_ sql: String) -> String {
         let flat = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return flat.count > 60 ? String(flat.prefix(57)) + "..." : flat
