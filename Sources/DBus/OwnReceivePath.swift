@@ -156,26 +156,14 @@ extension ConnectionCore {
 }
 
 extension WireMessage {
-    /// A method return for the call whose header is `call` (its serial, and
-    /// its sender as the destination), for answers made before or without a
-    /// ``Message``.
+    /// A method return for the call whose header is `call`, for answers
+    /// made without a ``Message``.
     static func methodReturn(replyingTo call: IncomingHeader, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
-        let (serial, sender) = (call.serial, call.sender)
-        return try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
-            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
-            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        }
+        try methodReturn(replyingTo: call.serial, destination: call.sender, signature: signature, body: body)
     }
 
     /// An error reply to the call whose header is `call`.
     static func error(_ error: DBusError, replyingTo call: IncomingHeader) throws(DBusError) -> WireMessage {
-        let (serial, sender) = (call.serial, call.sender)
-        var body = WireEncoder(capacity: error.message.utf8.count + 5)
-        body.string(error.message)
-        return try WireMessage(type: .error, signature: "s", body: body) { fields in
-            fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
-            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
-            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        }
+        try self.error(error, replyingTo: call.serial, destination: call.sender)
     }
 }
