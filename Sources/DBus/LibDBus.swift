@@ -160,6 +160,10 @@ enum LibDBus {
     }
     /// `dbus_message_get_serial`.
     static func serial(_ m: OpaquePointer) -> UInt32 { dbus_message_get_serial(m) }
+    /// `dbus_message_set_serial` (before the message is sent).
+    static func setSerial(_ m: OpaquePointer, _ serial: UInt32) { dbus_message_set_serial(m, serial) }
+    /// `dbus_message_contains_unix_fds`.
+    static func containsUnixFDs(_ m: OpaquePointer) -> Bool { dbus_message_contains_unix_fds(m) != 0 }
     /// `dbus_message_get_reply_serial`.
     static func replySerial(_ m: OpaquePointer) -> UInt32 { dbus_message_get_reply_serial(m) }
     /// `dbus_message_get_no_reply`.
