@@ -216,13 +216,11 @@ final class BusLink {
         return ended ?? error
     }
 
-    /// The one place a received message becomes a ``Message``: libdbus
-    /// loads the bytes for now (`dbus_message_demarshal`, which checks them
-    /// as its own reader would); `Message(received:)` replaces it without
-    /// libdbus. A message with file descriptors cannot be loaded that way
-    /// (libdbus has no call to hand them over): it is refused.
+    /// The one place a received message becomes a ``Message``: read from
+    /// its bytes by flowd (``Message/init(received:)``), checked as libdbus'
+    /// loader checks it, its file descriptors handed over with it.
     static func message(from incoming: IncomingMessage) throws(DBusError) -> Message {
-        try Message.demarshaling(incoming.bytes)
+        try Message(received: incoming)
     }
 }
 

@@ -76,9 +76,6 @@ extension ConnectionCore {
 
     /// Routes one received message (see the extension's comment).
     func routeReceived(_ incoming: IncomingMessage) {
-        if incoming.header.unixFDs > 0 {
-            return refuseUnixFDs(incoming)
-        }
         // libdbus' Peer answers need only the header: no Message is made.
         if incoming.header.type == .methodCall, incoming.header.interface == .peer {
             return answerPeer(incoming.header)
@@ -87,8 +84,8 @@ extension ConnectionCore {
         do {
             message = try BusLink.message(from: incoming)
         } catch {
-            // libdbus' reader disconnects on a message it cannot load.
-            logger.log(.error, "the bus sent a message libdbus cannot load: \(error.message)")
+            // As libdbus' reader does: a message that cannot be read ends the connection.
+            logger.log(.error, "the bus sent a message that cannot be read: \(error.message)")
             _ = link?.end(.disconnected("the bus sent a message that is not valid: \(error.message)"))
             return
         }
@@ -139,19 +136,6 @@ extension ConnectionCore {
     private func sendReply(_ reply: WireMessage?, to call: Message) {
         guard let reply else { return }
         send(reply)
-    }
-
-    /// A message with file descriptors: libdbus cannot load it from bytes
-    /// (until `Message(received:)` reads it without libdbus), and no flowd
-    /// method takes one. The descriptors are closed; a call gets an error.
-    private func refuseUnixFDs(_ incoming: IncomingMessage) {
-        logger.log(.warning, "dropped a message from the bus that carries file descriptors")
-        let header = incoming.header
-        guard header.type == .methodCall, !header.noReplyExpected else { return }
-        if let reply = try? WireMessage.error(
-            DBusError(.notSupported, "This connection does not accept file descriptors."), replyingTo: header) {
-            send(reply)
-        }
     }
 }
 
