@@ -179,6 +179,9 @@ let package = Package(
         // Measures the session store (docs in FlowStore.docc). Never installed.
         .executableTarget(
             name: "flowstore-bench", dependencies: ["FlowStore", "FlowdSystem"], path: "Sources/FlowStoreBench"),
+        // Counts reading a received call, libdbus' way and flowd's own
+        // (docs/performance.md, the eighth round, G). Never installed.
+        .executableTarget(name: "dbus-read-bench", dependencies: ["DBus", "FlowdSystem"], path: "Sources/DBusReadBench"),
 
         // Code the shipped plugins share (the submission JSON, option parsing,
         // message localization); linked into each of them, with FlowdSystem.

@@ -28,18 +28,37 @@ package final class Connection: @unchecked Sendable {
     }
 
     let core: ConnectionCore
-    var raw: OpaquePointer { core.raw }
 
     /// The unique name the bus gave this connection (nil when not registered).
     package let uniqueName: BusName?
 
-    /// Connects and registers with the bus (`dbus_bus_get_private`, or
-    /// `dbus_connection_open_private` + `dbus_bus_register` for an address).
+    /// Connects and registers with the bus.
     ///
-    /// `register: false` skips the `Hello` for a peer-to-peer address; the
-    /// system and session buses always register. The connection never calls
-    /// `_exit` on disconnection: register ``onDisconnect(_:)`` to learn about it.
-    package init(_ bus: Bus, register: Bool = true, logger: Logger = .standardError(identifier: "dbus")) throws(DBusError) {
+    /// A bus at a `unix:path=` or `unix:abstract=` address (the system bus's
+    /// default socket among them) flowd connects to, authenticates with and
+    /// reads itself (``BusLink``); libdbus only builds and marshals messages
+    /// there. Any other address is libdbus' (`dbus_bus_get_private`, or
+    /// `dbus_connection_open_private` + `dbus_bus_register`), and so is a
+    /// peer-to-peer connection: `register: false` skips the `Hello` for a
+    /// peer-to-peer address; the system and session buses always register.
+    /// `libdbusReads: true` keeps libdbus reading a bus connection (for
+    /// tests comparing the two). The connection never calls `_exit` on
+    /// disconnection: register ``onDisconnect(_:)`` to learn about it.
+    package init(
+        _ bus: Bus, register: Bool = true, libdbusReads: Bool = false, logger: Logger = .standardError(identifier: "dbus")
+    ) throws(DBusError) {
+        let address: String?
+        switch bus {
+        case .system: address = BusAddress.of(system: true)
+        case .session: address = BusAddress.of(system: false)
+        case .address(let given): address = register ? given : nil
+        }
+        if !libdbusReads, let address, let sockets = BusAddress.unixSockets(address) {
+            let link = try BusLink.open(sockets)
+            core = ConnectionCore(link: link, logger: logger)
+            uniqueName = link.uniqueName
+            return
+        }
         let opened: (OpaquePointer?, DBusError?)
         switch bus {
         case .system: opened = LibDBus.busGetPrivate(system: true)
@@ -66,11 +85,11 @@ package final class Connection: @unchecked Sendable {
             // libdbus calls the watch functions while closing: do it on the loop.
             loop.execute {
                 Connection.close(core)
-                LibDBus.unref(connection: core.raw)
+                if let raw = core.raw { LibDBus.unref(connection: raw) }
             }
         } else {
             Connection.close(core)
-            LibDBus.unref(connection: core.raw)
+            if let raw = core.raw { LibDBus.unref(connection: raw) }
         }
     }
 
@@ -79,7 +98,9 @@ package final class Connection: @unchecked Sendable {
 
     /// True until the connection is closed or the bus goes away (`dbus_connection_get_is_connected`).
     package var isConnected: Bool {
-        !core.closed && LibDBus.isConnected(raw)
+        guard !core.closed else { return false }
+        if let link = core.link { return link.ended == nil }
+        return core.raw.map(LibDBus.isConnected) ?? false
     }
 
     /// Closes the connection (`dbus_connection_close`). Safe to call more than
@@ -93,13 +114,14 @@ package final class Connection: @unchecked Sendable {
         // What the socket takes now still goes; the rest is dropped.
         core.flushOutgoing()
         core.dropOutgoing()
-        LibDBus.close(core.raw)
+        if let raw = core.raw { LibDBus.close(raw) }
         if core.loop != nil {
             // Deliver what closing queued (Disconnected, errors for pending
             // calls) before the loop lets go of the connection.
             core.drainAfterClose()
             core.detachFromLoop()
         }
+        core.link?.close()
     }
 
     /// Calls `handler` once when the connection to the bus is lost (the bus
@@ -200,6 +222,8 @@ package final class Connection: @unchecked Sendable {
         _ message: Message, timeout: Duration, handle: PendingReply,
         onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
     ) {
+        if let link = core.link { return send(message, on: link, timeout: timeout, handle: handle, onReply: onReply) }
+        guard let raw = core.raw else { return }
         // After the own bytes queued before it, so the order holds.
         guard core.outgoing.isEmpty else {
             core.afterOwnBytes { [self] in send(message, timeout: timeout, handle: handle, onReply: onReply) }
@@ -217,6 +241,24 @@ package final class Connection: @unchecked Sendable {
         // A reply that completed the call before the notify was set would
         // never be announced: deliver it now.
         if LibDBus.pendingCompleted(pending) { call.complete() }
+    }
+
+    /// ``sendWithReply(_:timeout:onReply:)`` on a connection flowd reads
+    /// itself: the call goes into the own queue, its serial into the
+    /// ``ReplyTable``.
+    private func send(
+        _ message: Message, on link: BusLink, timeout: Duration, handle: PendingReply,
+        onReply: @escaping @Sendable (Result<Message, DBusError>) -> Void
+    ) {
+        guard !handle.cancelled, let loop = core.loop else { return }
+        guard !core.closed, link.ended == nil else {
+            loop.execute { onReply(.failure(.disconnected("not connected to the bus"))) }
+            return
+        }
+        let (bytes, fds) = link.marshal(message)
+        handle.serial = (message.serial, core)
+        core.replies.add(serial: message.serial, timeout: timeout, loop: loop, handler: onReply)
+        core.enqueue(bytes, fds: fds)
     }
 
     /// Sends a call and waits, without blocking a thread, for its reply.
@@ -240,6 +282,18 @@ package final class Connection: @unchecked Sendable {
         requireLoopThread()
         guard !core.closed else { throw .disconnected("the connection is closed") }
         core.writeOutgoingBlocking()
+        if let link = core.link {
+            // Messages read while waiting stay, in order, for the dispatch.
+            defer { core.scheduleDispatchIfNeeded() }
+            if let ended = link.ended { throw ended }
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            let (bytes, fds) = link.marshal(message)
+            try link.writeBlocking(bytes, fds: fds, deadline: deadline)
+            let reply = try link.awaitReply(to: message.serial, deadline: deadline)
+            if let error = reply.error { throw error }
+            return reply
+        }
+        guard let raw = core.raw else { throw .disconnected("the connection is closed") }
         let (reply, error) = LibDBus.sendWithReplyAndBlock(raw, message.raw, timeout: timeout.libdbusMilliseconds)
         if let error { throw error }
         guard let reply else { throw .failed("no reply and no error from libdbus") }
@@ -260,7 +314,18 @@ package final class Connection: @unchecked Sendable {
             }
             let remaining = clock.now.duration(to: deadline)
             if remaining <= .zero { return nil }
-            guard !core.closed, LibDBus.readWriteDispatch(raw, timeout: max(remaining.libdbusMilliseconds, 1)) else {
+            if let link = core.link {
+                guard !core.closed else { throw .disconnected("the connection to the bus was lost") }
+                if let incoming = link.nextMessage() {
+                    core.routeReceived(incoming)
+                    continue
+                }
+                if link.ended != nil { throw .disconnected("the connection to the bus was lost") }
+                link.waitReadable(timeout: remaining)
+                link.readAvailable()
+                continue
+            }
+            guard !core.closed, let raw = core.raw, LibDBus.readWriteDispatch(raw, timeout: max(remaining.libdbusMilliseconds, 1)) else {
                 throw .disconnected("the connection to the bus was lost")
             }
         }
@@ -270,7 +335,7 @@ package final class Connection: @unchecked Sendable {
     package func flush() {
         guard !core.closed else { return }
         if core.loop?.inEventLoop ?? true { core.writeOutgoingBlocking() }
-        LibDBus.flush(raw)
+        if let raw = core.raw { LibDBus.flush(raw) }
     }
 }
 
@@ -279,6 +344,8 @@ package final class Connection: @unchecked Sendable {
 package final class PendingReply: @unchecked Sendable {
     private let loop: any EventLoopProtocol
     fileprivate var call: PendingCall?
+    /// The call's serial and connection, when flowd reads the connection itself.
+    fileprivate var serial: (UInt32, ConnectionCore)?
     fileprivate var cancelled = false
 
     fileprivate init(loop: any EventLoopProtocol) {
@@ -301,6 +368,8 @@ package final class PendingReply: @unchecked Sendable {
         cancelled = true
         call?.cancel()
         call = nil
+        if let (number, core) = serial { core.replies.remove(number) }
+        serial = nil
     }
 }
 

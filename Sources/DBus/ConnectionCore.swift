@@ -23,7 +23,10 @@ protocol MethodCallHandler: AnyObject {
 /// Closures it hands to the loop capture it weakly: the core holds the loop,
 /// so a strong capture in a job or watch left behind would be a cycle.
 final class ConnectionCore: @unchecked Sendable {
-    let raw: OpaquePointer
+    /// The libdbus connection; nil when flowd reads the bus itself (``link``).
+    let raw: OpaquePointer?
+    /// The bus connection flowd reads and writes itself; nil when libdbus does.
+    let link: BusLink?
     let logger: Logger
     private let isClosed = Atomic<Bool>(false)
     private let dispatchScheduled = Atomic<Bool>(false)
@@ -38,6 +41,14 @@ final class ConnectionCore: @unchecked Sendable {
     /// first (libdbus queues a timeout for them but detaches them from the
     /// connection, so their notify would never run).
     private var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    /// Calls awaiting replies on a connection flowd reads itself.
+    let replies = ReplyTable()
+    /// The read watch of a connection flowd reads itself, and whether it is
+    /// paused (too many bytes wait for the dispatch).
+    var readWatch: WatchHandle?
+    var readPaused = false
+    /// Bytes buffered past which reading waits for the dispatch.
+    static let readPauseBytes = 4 << 20
 
     /// flowd's own replies and signals not yet written (``OutgoingQueue``).
     let outgoing = OutgoingQueue()
@@ -48,6 +59,13 @@ final class ConnectionCore: @unchecked Sendable {
 
     init(raw: OpaquePointer, logger: Logger) {
         self.raw = raw
+        link = nil
+        self.logger = logger
+    }
+
+    init(link: BusLink, logger: Logger) {
+        raw = nil
+        self.link = link
         self.logger = logger
     }
 
@@ -86,7 +104,7 @@ final class ConnectionCore: @unchecked Sendable {
         }
     }
 
-    private func deliver(signal message: Message) {
+    func deliver(signal message: Message) {
         if loop == nil {
             if signalQueue.count >= Self.signalQueueLimit { signalQueue.removeFirst() }
             signalQueue.append(message)
@@ -130,6 +148,7 @@ final class ConnectionCore: @unchecked Sendable {
         let calls = pendingCalls.values
         pendingCalls = [:]
         for call in calls { call.abandon() }
+        replies.failAll(.disconnected("the connection was lost before the reply arrived"))
     }
 
     func noteDisconnected() {
@@ -147,8 +166,26 @@ final class ConnectionCore: @unchecked Sendable {
     /// nothing once closed.
     func sendNow(_ message: Message) {
         guard !closed else { return }
+        if let link { return sendThroughLink(message, link) }
+        guard let raw else { return }
         afterOwnBytes { [raw] in _ = LibDBus.send(raw, message.raw) }
         if loop == nil { LibDBus.flush(raw) }
+    }
+
+    /// A message libdbus built, on a connection flowd writes itself:
+    /// numbered and marshalled, then queued behind the own bytes (attached)
+    /// or written at once (not attached).
+    func sendThroughLink(_ message: Message, _ link: BusLink) {
+        let (bytes, fds) = link.marshal(message)
+        if loop != nil, outgoing.socket != nil {
+            enqueue(bytes, fds: fds)
+            return
+        }
+        do throws(DBusError) {
+            try link.writeBlocking(bytes, fds: fds, deadline: ContinuousClock.now.advanced(by: .seconds(25)))
+        } catch {
+            logger.log(.warning, "cannot write to the bus: \(error.message)")
+        }
     }
 
     /// Sends from any thread: hops to the loop when attached and elsewhere.
@@ -164,6 +201,8 @@ final class ConnectionCore: @unchecked Sendable {
 
     func attach(to loop: any EventLoopProtocol) throws(DBusError) {
         self.loop = loop
+        if let link { return try attach(link, to: loop) }
+        guard let raw else { return }
         let watchesOK = LibDBus.setWatchFunctions(
             raw, add: addWatchFunction, remove: removeWatchFunction, toggled: toggleWatchFunction,
             data: retainedForLibDBus(), free: releaseDataFunction)
@@ -186,6 +225,9 @@ final class ConnectionCore: @unchecked Sendable {
     func detachFromLoop() {
         dropOutgoing()
         outgoing.socket = nil
+        readWatch?.cancel()
+        readWatch = nil
+        guard let raw else { return }
         _ = LibDBus.setWatchFunctions(raw, add: nil, remove: nil, toggled: nil, data: nil, free: nil)
         _ = LibDBus.setTimeoutFunctions(raw, add: nil, remove: nil, toggled: nil, data: nil, free: nil)
         LibDBus.setWakeupMain(raw, nil, data: nil, free: nil)
@@ -202,12 +244,19 @@ final class ConnectionCore: @unchecked Sendable {
     /// finite number of synthesized messages).
     func drainAfterClose() {
         var rounds = 0
-        while LibDBus.dispatch(raw) && rounds < 100_000 { rounds += 1 }
+        if let raw {
+            while LibDBus.dispatch(raw) && rounds < 100_000 { rounds += 1 }
+        }
         noteDisconnected()
     }
 
     func scheduleDispatchIfNeeded() {
-        if !closed && LibDBus.hasDataToDispatch(raw) { scheduleDispatch() }
+        guard !closed else { return }
+        if let link {
+            if link.mayHaveMessages || link.ended != nil { scheduleDispatch() }
+        } else if let raw, LibDBus.hasDataToDispatch(raw) {
+            scheduleDispatch()
+        }
     }
 
     /// Dispatches queued messages; after a batch it yields to other loop work
@@ -218,6 +267,8 @@ final class ConnectionCore: @unchecked Sendable {
     private func dispatchNow() {
         dispatchScheduled.store(false, ordering: .releasing)
         guard !closed else { return }
+        if let link { return dispatchReceived(link) }
+        guard let raw else { return }
         for _ in 0..<64 {
             guard outgoing.isEmpty else {
                 outgoing.dispatchHeld = true

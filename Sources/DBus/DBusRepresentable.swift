@@ -48,7 +48,7 @@ protocol FixedBasic: DBusBasicType {
 
 extension FixedBasic {
     package static func read(from reader: inout MessageReader) throws(DBusError) -> Self {
-        reader.readFixed(Self.self)
+        try reader.readFixed(Self.self)
     }
 
     package func write(to writer: inout MessageWriter) throws(DBusError) {
@@ -116,7 +116,7 @@ extension Bool: DBusBasicType {
     package static var dbusSignature: Signature { .bool }
     package init?(dbusValue: DBusValue) { guard case .bool(let v) = dbusValue else { return nil }; self = v }
     package var dbusValue: DBusValue { .bool(self) }
-    package static func read(from reader: inout MessageReader) throws(DBusError) -> Bool { reader.readBool() }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> Bool { try reader.readBool() }
     package func write(to writer: inout MessageWriter) throws(DBusError) { writer.appendBool(self) }
 }
 
@@ -124,7 +124,7 @@ extension String: DBusBasicType {
     package static var dbusSignature: Signature { .string }
     package init?(dbusValue: DBusValue) { guard case .string(let v) = dbusValue else { return nil }; self = v }
     package var dbusValue: DBusValue { .string(self) }
-    package static func read(from reader: inout MessageReader) throws(DBusError) -> String { reader.readString() }
+    package static func read(from reader: inout MessageReader) throws(DBusError) -> String { try reader.readString() }
     package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(self, type: TypeCode.string)
     }
@@ -135,7 +135,7 @@ extension ObjectPath: DBusBasicType {
     package init?(dbusValue: DBusValue) { guard case .objectPath(let v) = dbusValue else { return nil }; self = v }
     package var dbusValue: DBusValue { .objectPath(self) }
     package static func read(from reader: inout MessageReader) throws(DBusError) -> ObjectPath {
-        ObjectPath(trusted: reader.readString())
+        ObjectPath(trusted: try reader.readString())
     }
     package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(rawValue, type: TypeCode.objectPath)
@@ -147,7 +147,7 @@ extension Signature: DBusBasicType {
     package init?(dbusValue: DBusValue) { guard case .signature(let v) = dbusValue else { return nil }; self = v }
     package var dbusValue: DBusValue { .signature(self) }
     package static func read(from reader: inout MessageReader) throws(DBusError) -> Signature {
-        Signature(trusted: reader.readString())
+        Signature(trusted: try reader.readString())
     }
     package func write(to writer: inout MessageWriter) throws(DBusError) {
         try writer.appendString(rawValue, type: TypeCode.signature)
@@ -202,7 +202,7 @@ extension Array: DBusRepresentable where Element: DBusRepresentable {
     package var dbusValue: DBusValue { .array(elementType: Element.dbusSignature, map(\.dbusValue)) }
 
     package static func read(from reader: inout MessageReader) throws(DBusError) -> [Element] {
-        if Element.self == UInt8.self { return unsafeBitCast(reader.readByteArray(), to: [Element].self) }
+        if Element.self == UInt8.self { return unsafeBitCast(try reader.readByteArray(), to: [Element].self) }
         var inner = try reader.enterContainer()
         var result: [Element] = []
         while !inner.isAtEnd { result.append(try Element.read(from: &inner)) }

@@ -31,7 +31,7 @@ package struct IncomingHeader: Sendable, Equatable {
     package var destination: BusName?
     package var sender: BusName?
     /// The signature of the body ("" when it is empty).
-    package var signature: Signature = ""
+    package var signature: Signature = .empty
     /// How many file descriptors travel with the message.
     package var unixFDs = 0
     /// Where the body starts: the fixed header and the fields, padded to 8.
@@ -305,16 +305,32 @@ struct WireCursor {
 
     /// `count` bytes and the NUL after them, as a string (UTF-8, no NUL inside).
     private mutating func text(count: Int) throws(DBusError) -> String {
+        String(decoding: try checkedText(count: count), as: UTF8.self)
+    }
+
+    /// The `count` bytes of a string, checked (the NUL after them, none
+    /// inside, UTF-8); the cursor moves past the NUL. ASCII needs no more
+    /// than one look at each byte.
+    private mutating func checkedText(count: Int) throws(DBusError) -> UnsafeRawBufferPointer {
         try need(count + 1)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-        guard bytes[offset + count] == 0, !slice.contains(0) else {
-            throw .inconsistentMessage("a string in the \(part) is not terminated as its length says")
+        var high: UInt8 = 0
+        var terminated = bytes[offset + count] == 0
+        for byte in slice {
+            if byte == 0 { terminated = false }
+            high |= byte
         }
+        guard terminated else { throw .inconsistentMessage("a string in the \(part) is not terminated as its length says") }
         offset += count + 1
-        guard let string = String(validating: slice, as: UTF8.self) else {
+        guard high < 0x80 || String(validating: slice, as: UTF8.self) != nil else {
             throw .inconsistentMessage("a string in the \(part) is not UTF-8")
         }
-        return string
+        return slice
+    }
+
+    /// Moves past a string (`s`), checked as ``string()`` checks it, without making it.
+    mutating func skipString() throws(DBusError) {
+        _ = try checkedText(count: Int(try uint32()))
     }
 
     /// A signature (`g`): one length byte.

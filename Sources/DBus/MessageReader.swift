@@ -15,32 +15,60 @@ package struct MessageReader {
     package static let maximumDepth = 64
 
     private let message: Message
+    /// libdbus' iterator, for a message libdbus holds.
     private var iter = LibDBus.MessageIterator()
+    /// The bytes, for a message flowd read itself (``Message/init(received:)``).
+    private var body = BodyReader.none
+    private let fromBytes: Bool
     private let depth: Int
     private var index = 0
 
     init(message: Message) {
         self.message = message
         self.depth = 0
+        self.fromBytes = false
         if !LibDBus.iterInit(message.raw, &iter) {
             // No arguments: a zeroed iterator would be invalid, so mark the end.
             isEmptyMessage = true
         }
     }
 
+    /// A reader of a received message's checked bytes.
+    init(message: Message, body: BodyReader) {
+        self.message = message
+        self.body = body
+        self.fromBytes = true
+        self.depth = 0
+    }
+
     private init(parent: Message, iter: LibDBus.MessageIterator, depth: Int) {
         self.message = parent
         self.iter = iter
         self.depth = depth
+        self.fromBytes = false
+    }
+
+    private init(parent: Message, body: BodyReader, depth: Int) {
+        self.message = parent
+        self.body = body
+        self.depth = depth
+        self.fromBytes = true
     }
 
     private var isEmptyMessage = false
 
     /// The type code of the current argument (`TypeCode.invalid` at the end).
     var currentType: Int32 {
+        if fromBytes { return body.currentType }
         if isEmptyMessage { return TypeCode.invalid }
         var copy = iter  // libdbus takes a non-const pointer even to peek
         return LibDBus.iterArgType(&copy)
+    }
+
+    /// The complete type of the current argument, as text.
+    private mutating func currentSignature() -> String {
+        if fromBytes { return String(decoding: body.currentSignature, as: UTF8.self) }
+        return LibDBus.iterSignature(&iter)
     }
 
     /// True when every argument (of this container) has been read.
@@ -59,19 +87,19 @@ package struct MessageReader {
         let type = currentType
         switch type {
         case TypeCode.invalid: throw .invalidArgs("argument \(index + 1) is missing")
-        case TypeCode.byte: return .byte(readFixed(UInt8.self))
-        case TypeCode.boolean: return .bool(readBool())
-        case TypeCode.int16: return .int16(readFixed(Int16.self))
-        case TypeCode.uint16: return .uint16(readFixed(UInt16.self))
-        case TypeCode.int32: return .int32(readFixed(Int32.self))
-        case TypeCode.uint32: return .uint32(readFixed(UInt32.self))
-        case TypeCode.int64: return .int64(readFixed(Int64.self))
-        case TypeCode.uint64: return .uint64(readFixed(UInt64.self))
-        case TypeCode.double: return .double(readFixed(Double.self))
-        case TypeCode.string: return .string(readString())
-        case TypeCode.objectPath: return .objectPath(ObjectPath(trusted: readString()))
-        case TypeCode.signature: return .signature(Signature(trusted: readString()))
-        case TypeCode.unixFD: return .unixFD(readUnixFD())
+        case TypeCode.byte: return .byte(try readFixed(UInt8.self))
+        case TypeCode.boolean: return .bool(try readBool())
+        case TypeCode.int16: return .int16(try readFixed(Int16.self))
+        case TypeCode.uint16: return .uint16(try readFixed(UInt16.self))
+        case TypeCode.int32: return .int32(try readFixed(Int32.self))
+        case TypeCode.uint32: return .uint32(try readFixed(UInt32.self))
+        case TypeCode.int64: return .int64(try readFixed(Int64.self))
+        case TypeCode.uint64: return .uint64(try readFixed(UInt64.self))
+        case TypeCode.double: return .double(try readFixed(Double.self))
+        case TypeCode.string: return .string(try readString())
+        case TypeCode.objectPath: return .objectPath(ObjectPath(trusted: try readString()))
+        case TypeCode.signature: return .signature(Signature(trusted: try readString()))
+        case TypeCode.unixFD: return .unixFD(try readUnixFD())
         case TypeCode.variant:
             var inner = try enterContainer()
             return .variant(try inner.nextValue())
@@ -81,7 +109,7 @@ package struct MessageReader {
             while !inner.isAtEnd { fields.append(try inner.nextValue()) }
             return .structure(fields)
         case TypeCode.array:
-            let signature = LibDBus.iterSignature(&iter)
+            let signature = currentSignature()
             let element = Signature(trusted: String(signature.dropFirst()))
             var inner = try enterContainer()
             if signature.utf8.dropFirst().first == UInt8(ascii: "{") {
@@ -114,6 +142,13 @@ package struct MessageReader {
     /// Skips the current argument.
     package mutating func skip() {
         guard !isAtEnd else { return }
+        if fromBytes {
+            // The bytes were checked when the message was made; a container is
+            // passed over as entering it does.
+            try? body.skipCurrent()
+            index += 1
+            return
+        }
         advance()
     }
 
@@ -127,9 +162,9 @@ package struct MessageReader {
             // Basic types and variants: one code to compare, no allocation.
             if actual == Int32(code) { return }
         } else if actual == TypeCode.array || actual == TypeCode.structure {
-            if LibDBus.iterSignature(&iter) == signature.rawValue { return }
+            if fromBytes ? body.currentTypeIs(signature) : LibDBus.iterSignature(&iter) == signature.rawValue { return }
         }
-        let got = actual == TypeCode.invalid ? "nothing" : "'\(LibDBus.iterSignature(&iter))'"
+        let got = actual == TypeCode.invalid ? "nothing" : "'\(currentSignature())'"
         throw .invalidArgs("argument \(index + 1): expected '\(signature)', got \(got)")
     }
 
@@ -144,34 +179,64 @@ package struct MessageReader {
         guard depth < Self.maximumDepth else {
             throw .invalidArgs("values nested deeper than \(Self.maximumDepth) containers")
         }
+        if fromBytes {
+            let inner = try body.enterContainer()
+            index += 1
+            return MessageReader(parent: message, body: inner, depth: depth + 1)
+        }
         var sub = LibDBus.MessageIterator()
         LibDBus.iterRecurse(&iter, &sub)
         advance()
         return MessageReader(parent: message, iter: sub, depth: depth + 1)
     }
 
-    mutating func readFixed<T: FixedBasic>(_ type: T.Type) -> T {
+    mutating func readFixed<T: FixedBasic>(_ type: T.Type) throws(DBusError) -> T {
+        if fromBytes {
+            index += 1
+            return try body.fixed(T.self)
+        }
         var value = T()
         withUnsafeMutablePointer(to: &value) { LibDBus.iterGetBasic(&iter, UnsafeMutableRawPointer($0)) }
         advance()
         return value
     }
 
-    mutating func readBool() -> Bool {
+    mutating func readBool() throws(DBusError) -> Bool {
+        if fromBytes {
+            index += 1
+            return try body.bool()
+        }
         var value: LibDBus.Bool32 = 0
         LibDBus.iterGetBasic(&iter, &value)
         advance()
         return value != 0
     }
 
-    mutating func readString() -> String {
+    /// A string, object path or signature.
+    mutating func readString() throws(DBusError) -> String {
+        if fromBytes {
+            index += 1
+            return try body.string()
+        }
         var pointer: UnsafePointer<CChar>?
         withUnsafeMutablePointer(to: &pointer) { LibDBus.iterGetBasic(&iter, $0) }
         advance()
         return pointer.map { String(cString: $0) } ?? ""
     }
 
-    mutating func readUnixFD() -> UnixFD {
+    /// A duplicate of the descriptor the argument names, which the caller owns.
+    mutating func readUnixFD() throws(DBusError) -> UnixFD {
+        if fromBytes {
+            index += 1
+            let fds = message.receivedFDs
+            let position = try body.fileDescriptorIndex()
+            guard position < fds.count else { throw .inconsistentMessage("file descriptor \(position) is missing") }
+            do {
+                return UnixFD(owning: try fds[position].duplicate())
+            } catch {
+                throw .failed("cannot duplicate the file descriptor of argument \(index): \(error.errno)")
+            }
+        }
         var fd: Int32 = -1
         LibDBus.iterGetBasic(&iter, &fd)  // libdbus returns a duplicate we own
         advance()
@@ -186,7 +251,7 @@ package struct MessageReader {
         var result: [String: DBusValue] = [:]
         while !entries.isAtEnd {
             var entry = try entries.enterContainer()
-            let key = entry.readString()
+            let key = try entry.readString()
             var variant = try entry.enterContainer()
             if result.updateValue(try variant.nextValue(), forKey: key) != nil { throw Self.duplicateKey(key) }
         }
@@ -201,8 +266,8 @@ package struct MessageReader {
         var result: [String: String] = [:]
         while !entries.isAtEnd {
             var entry = try entries.enterContainer()
-            let key = entry.readString()
-            if result.updateValue(entry.readString(), forKey: key) != nil { throw Self.duplicateKey(key) }
+            let key = try entry.readString()
+            if result.updateValue(try entry.readString(), forKey: key) != nil { throw Self.duplicateKey(key) }
         }
         return result
     }
@@ -216,7 +281,11 @@ package struct MessageReader {
     }
 
     /// An `ay` read in one copy (`dbus_message_iter_get_fixed_array`).
-    mutating func readByteArray() -> [UInt8] {
+    mutating func readByteArray() throws(DBusError) -> [UInt8] {
+        if fromBytes {
+            index += 1
+            return try body.byteArray()
+        }
         var sub = LibDBus.MessageIterator()
         LibDBus.iterRecurse(&iter, &sub)
         let bytes = Array(LibDBus.iterFixedArray(&sub))

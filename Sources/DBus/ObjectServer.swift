@@ -29,6 +29,9 @@ package final class ObjectServer: MethodCallHandler {
     /// The connection served.
     package let connection: Connection
     private var exact: [String: any AnyRegistration] = [:]
+    /// The lengths of the exact paths: a call to a tree's object (a path of
+    /// another length) is routed without hashing its path.
+    private var exactLengths: [Int] = []
     /// Trees, longest prefix first.
     private var trees: [any AnyRegistration] = []
 
@@ -50,6 +53,7 @@ package final class ObjectServer: MethodCallHandler {
         exact[path.rawValue] = try Registration(
             path: path, isTree: false, tables: interfaces, authorize: authorize, children: nil, logger: connection.logger,
             resolve: { $0 == path ? target : nil })
+        if !exactLengths.contains(path.rawValue.utf8.count) { exactLengths.append(path.rawValue.utf8.count) }
     }
 
     /// Exports a tree: every path strictly below `prefix` for which `resolve`
@@ -64,9 +68,10 @@ package final class ObjectServer: MethodCallHandler {
     ) throws(DBusError) {
         connection.requireLoopThread()
         guard !trees.contains(where: { $0.path == prefix }) else { throw .failed("a tree is already exported under \(prefix)") }
+        // The routing checks the prefix before it resolves (``handleMethodCall(_:)``).
         let registration = try Registration(
             path: prefix, isTree: true, tables: interfaces, authorize: authorize, children: children,
-            logger: connection.logger, resolve: { path in prefix.isAncestor(of: path) ? resolve(path) : nil })
+            logger: connection.logger, resolve: resolve)
         trees.append(registration)
         trees.sort { $0.path.rawValue.utf8.count > $1.path.rawValue.utf8.count }
     }
@@ -83,7 +88,7 @@ package final class ObjectServer: MethodCallHandler {
     func handleMethodCall(_ message: Message) -> Bool {
         guard let path = message.path, let member = message.member else { return false }
         let interface = message.interface
-        if let registration = exact[path.rawValue] {
+        if exactLengths.contains(path.rawValue.utf8.count), let registration = exact[path.rawValue] {
             if registration.dispatch(message, path: path, interface: interface, member: member, server: self) { return true }
         } else {
             // Longest prefix first; the resolver runs once per call.
@@ -341,9 +346,20 @@ final class CompiledTable<Target: Sendable>: Sendable {
 
     let table: InterfaceTable<Target>
     let methods: [String: CompiledMethod]
+    /// The methods in order, for ``method(_:)``.
+    private let methodList: [CompiledMethod]
     let properties: [String: InterfaceTable<Target>.Property]
     let signals: [String: Signature]
     let xml: String
+
+    /// The method `name`. Member names are mostly short enough for Swift
+    /// to hold inline, where comparing is cheaper than hashing: a table of a
+    /// few dozen methods is searched one by one.
+    func method(_ name: MemberName) -> CompiledMethod? {
+        guard methodList.count <= 32 else { return methods[name.rawValue] }
+        for method in methodList where method.method.name == name { return method }
+        return nil
+    }
 
     init(_ table: InterfaceTable<Target>) throws(DBusError) {
         self.table = table
@@ -354,6 +370,7 @@ final class CompiledTable<Target: Sendable>: Sendable {
             guard methods[method.name.rawValue] == nil else { throw .failed("\(table.name) declares \(method.name) twice") }
             methods[method.name.rawValue] = CompiledMethod(method: method, inputSignature: input, outputSignature: output)
         }
+        methodList = table.methods.compactMap { methods[$0.name.rawValue] }
         var properties: [String: InterfaceTable<Target>.Property] = [:]
         for property in table.properties {
             guard property.signature.isSingleCompleteType else {
@@ -370,6 +387,7 @@ final class CompiledTable<Target: Sendable>: Sendable {
         }
         self.methods = methods
         self.properties = properties
+
         self.signals = signals
         xml = Introspection.interface(table)
     }
@@ -415,15 +433,25 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         isTree ? self.path.isAncestor(of: path) && resolve(path) != nil : path == self.path
     }
 
+    /// The object at `path`: for a tree, only below its prefix.
+    private func object(at path: ObjectPath) -> Target? {
+        isTree && !self.path.isAncestor(of: path) ? nil : resolve(path)
+    }
+
     func listChildren(of path: ObjectPath, caller: BusName?, _ done: @escaping @Sendable ([String]) -> Void) {
         guard let children else { return done([]) }
         children(path, caller, done)
     }
 
+    /// The table of interface `name`: compared one by one, since an object
+    /// has a few interfaces and hashing the name costs more than that.
     private func table(_ name: InterfaceName) -> CompiledTable<Target>? {
-        tableIndex[name.rawValue].map { tables[$0] }
+        for table in tables where table.table.name == name { return table }
+        return nil
     }
 
+    /// The caller checked that `path` is this registration's or below its
+    /// prefix (the resolver does not check it again).
     func dispatch(_ message: Message, path: ObjectPath, interface: InterfaceName?, member: MemberName, server: ObjectServer)
         -> Bool
     {
@@ -439,7 +467,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         let connection = server.connection
         // The object's own interfaces.
         if let interface, let table = table(interface) {
-            guard let method = table.methods[member.rawValue] else {
+            guard let method = table.method(member) else {
                 connection.replyIfWanted(to: message, error: .unknownMethod(
                     "No method \(member) with signature '\(message.signature)' on interface \(interface)"))
                 return
@@ -449,7 +477,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         }
         if interface == nil {
             for table in tables {
-                if let method = table.methods[member.rawValue] {
+                if let method = table.method(member) {
                     run(method, of: table, target: target, message: message, path: path, connection: connection)
                     return
                 }
@@ -644,7 +672,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     // MARK: introspection and emission helpers
 
     func interfaceXML(at path: ObjectPath) -> [String]? {
-        guard resolve(path) != nil else { return nil }
+        guard object(at: path) != nil else { return nil }
         return Introspection.objectInterfaces + tables.map(\.xml)
     }
 
@@ -655,7 +683,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     func changes(at path: ObjectPath, interface: InterfaceName, names: [MemberName]) throws(DBusError)
         -> (changed: [String: DBusValue], invalidated: [String])
     {
-        guard let target = resolve(path) else { throw .unknownObject("No object at path \(path)") }
+        guard let target = object(at: path) else { throw .unknownObject("No object at path \(path)") }
         guard let table = table(interface) else { throw .unknownInterface("No interface \(interface) at path \(path)") }
         var changed: [String: DBusValue] = [:]
         var invalidated: [String] = []

@@ -37,6 +37,9 @@ final class OutgoingQueue {
     /// libdbus sends waiting for the own bytes before them: each runs once
     /// `bytes[..<at]` is written.
     var waiting: [(at: Int, send: () -> Void)] = []
+    /// File descriptors of messages libdbus built, on a connection flowd
+    /// writes itself: each goes with the byte at `at` (`SCM_RIGHTS`).
+    var fds: [(at: Int, fds: [UnixFD])] = []
     /// The socket, when the own path is used (attached to a loop).
     var socket: Int32?
     var writeWatch: WatchHandle?
@@ -90,6 +93,20 @@ extension ConnectionCore {
         }
     }
 
+    /// Queues a message libdbus built (its bytes and descriptors) on a
+    /// connection flowd writes itself. Outside a dispatch round it is
+    /// written at once, as libdbus wrote it (a call flowd makes leaves before
+    /// the loop turns).
+    func enqueue(_ bytes: [UInt8], fds: [UnixFD]) {
+        if !fds.isEmpty { outgoing.fds.append((outgoing.bytes.count, fds)) }
+        outgoing.bytes.append(contentsOf: bytes)
+        if outgoing.dispatching {
+            scheduleOutgoingFlush()
+        } else {
+            flushOutgoing()
+        }
+    }
+
     private func scheduleOutgoingFlush() {
         guard !outgoing.dispatching, !outgoing.flushScheduled, let loop else { return }
         outgoing.flushScheduled = true
@@ -110,24 +127,37 @@ extension ConnectionCore {
                 first.send()
                 continue
             }
-            let end = queue.waiting.first?.at ?? queue.bytes.count
+            var end = queue.waiting.first?.at ?? queue.bytes.count
+            // Descriptors go with the first byte of their message, and no
+            // write reaches past the next message that carries some.
+            var descriptors: [Int32] = []
+            if let first = queue.fds.first {
+                if first.at == queue.written {
+                    descriptors = first.fds.map(\.fileDescriptor)
+                    if queue.fds.count > 1 { end = min(end, queue.fds[1].at) }
+                } else {
+                    end = min(end, first.at)
+                }
+            }
             if queue.written == end { break }  // then nothing waits either
             guard let fd = queue.socket else {
                 queue.written = end
                 continue
             }
             // What libdbus holds was sent before these bytes.
-            if LibDBus.hasMessagesToSend(raw) { return armWriteWatch() }
+            if let raw, LibDBus.hasMessagesToSend(raw) { return armWriteWatch() }
             queue.sendCalls += 1
             let sent: Result<Int, SystemCallError> = queue.bytes.withUnsafeBytes { all in
                 do throws(SystemCallError) {
-                    return .success(try FileDescriptor.sendSome(fd, UnsafeRawBufferPointer(rebasing: all[queue.written..<end])))
+                    return .success(try FileDescriptor.sendSome(
+                        fd, UnsafeRawBufferPointer(rebasing: all[queue.written..<end]), fds: descriptors))
                 } catch {
                     return .failure(error)
                 }
             }
             switch sent {
             case .success(let count):
+                if !descriptors.isEmpty { queue.fds.removeFirst() }
                 queue.written += count
                 if queue.written < end { queue.socketFull += 1 }  // a partial write
             case .failure(let error) where error.errno == .wouldBlock:
@@ -137,6 +167,7 @@ extension ConnectionCore {
                 // The bus is gone: libdbus sees it on the socket as well and
                 // disconnects; what it could not take is dropped.
                 logger.log(.warning, "cannot write to the bus: \(error.description)")
+                if !descriptors.isEmpty { queue.fds.removeFirst() }
                 queue.written = end
             }
         }
@@ -146,12 +177,14 @@ extension ConnectionCore {
             queue.bytes.removeAll(keepingCapacity: true)
         }
         queue.written = 0
+        queue.fds = []
         if queue.writeWatchEnabled {
             queue.writeWatchEnabled = false
             try? queue.writeWatch?.disable()
         }
         if queue.dispatchHeld {
             queue.dispatchHeld = false
+            resumeReading()
             scheduleDispatchIfNeeded()
         }
     }
@@ -172,6 +205,11 @@ extension ConnectionCore {
                 guard let self else { return }
                 if seen.contains(.hangUp) || seen.contains(.error) {
                     dropOutgoing()
+                    // The dispatch learns that the connection ended.
+                    if outgoing.dispatchHeld {
+                        outgoing.dispatchHeld = false
+                        scheduleDispatchIfNeeded()
+                    }
                 } else {
                     flushOutgoing()
                 }
@@ -187,6 +225,7 @@ extension ConnectionCore {
     func dropOutgoing() {
         let waiting = outgoing.waiting
         outgoing.waiting = []
+        outgoing.fds = []
         outgoing.bytes = []
         outgoing.written = 0
         outgoing.writeWatch?.cancel()
@@ -201,7 +240,7 @@ extension ConnectionCore {
         while !outgoing.isEmpty {
             flushOutgoing()
             guard !outgoing.isEmpty, let fd = outgoing.socket, !closed else { break }
-            if LibDBus.hasMessagesToSend(raw) {
+            if let raw, LibDBus.hasMessagesToSend(raw) {
                 LibDBus.flush(raw)
             } else if (try? Poll.wait([(fd, .writable)], timeout: .seconds(1))) == nil {
                 break

@@ -678,25 +678,33 @@ package struct WireMessage: Sendable {
     /// A method return for `call` whose arguments `body` holds with `signature`.
     package static func methodReturn(to call: Message, signature: Signature, body: WireEncoder) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        let serial = call.serial
-        let sender = call.sender
-        return try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
-            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
-            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
-        }
+        return try methodReturn(replyingTo: call.serial, destination: call.sender, signature: signature, body: body)
     }
 
     /// An error reply to `call`: its name, and its message as the one argument.
     package static func error(_ error: DBusError, to call: Message) throws(DBusError) -> WireMessage {
         precondition(call.serial != 0, "a reply needs a call that was sent (its serial is 0)")
-        let serial = call.serial
-        let sender = call.sender
+        return try self.error(error, replyingTo: call.serial, destination: call.sender)
+    }
+
+    /// A method return to the call numbered `serial` from `destination`.
+    static func methodReturn(
+        replyingTo serial: UInt32, destination: BusName?, signature: Signature, body: WireEncoder
+    ) throws(DBusError) -> WireMessage {
+        try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
+            fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
+            if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }  // DESTINATION
+        }
+    }
+
+    /// An error reply to the call numbered `serial` from `destination`.
+    static func error(_ error: DBusError, replyingTo serial: UInt32, destination: BusName?) throws(DBusError) -> WireMessage {
         var body = WireEncoder(capacity: error.message.utf8.count + 5)
         body.string(error.message)
         return try WireMessage(type: .error, signature: "s", body: body) { fields in
             fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
             fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
-            if let sender { fields.headerField(6, "s") { $0.string(sender.rawValue) } }  // DESTINATION
+            if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }  // DESTINATION
         }
     }
 

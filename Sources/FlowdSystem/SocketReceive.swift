@@ -50,26 +50,26 @@ extension FileDescriptor {
     }
 }
 
-// The CMSG_* macros, which Swift does not import.
+// The CMSG_* macros, which Swift does not import (also used by SocketSend.swift).
 
-private func cmsgAlign(_ length: Int) -> Int {
+func cmsgAlign(_ length: Int) -> Int {
     (length + MemoryLayout<Int>.size - 1) & ~(MemoryLayout<Int>.size - 1)
 }
 
-private func cmsgLength(_ length: Int) -> Int {
+func cmsgLength(_ length: Int) -> Int {
     cmsgAlign(MemoryLayout<cmsghdr>.size) + length
 }
 
-private func cmsgSpace(_ length: Int) -> Int {
+func cmsgSpace(_ length: Int) -> Int {
     cmsgAlign(MemoryLayout<cmsghdr>.size) + cmsgAlign(length)
 }
 
-private func cmsgFirst(_ message: inout msghdr) -> UnsafeMutablePointer<cmsghdr>? {
+func cmsgFirst(_ message: inout msghdr) -> UnsafeMutablePointer<cmsghdr>? {
     guard message.msg_controllen >= MemoryLayout<cmsghdr>.size, let control = message.msg_control else { return nil }
     return control.assumingMemoryBound(to: cmsghdr.self)
 }
 
-private func cmsgNext(_ message: inout msghdr, _ current: UnsafeMutablePointer<cmsghdr>) -> UnsafeMutablePointer<cmsghdr>? {
+func cmsgNext(_ message: inout msghdr, _ current: UnsafeMutablePointer<cmsghdr>) -> UnsafeMutablePointer<cmsghdr>? {
     guard let control = message.msg_control, Int(current.pointee.cmsg_len) >= MemoryLayout<cmsghdr>.size else { return nil }
     let end = UnsafeMutableRawPointer(control) + Int(message.msg_controllen)
     let next = UnsafeMutableRawPointer(current) + cmsgAlign(Int(current.pointee.cmsg_len))

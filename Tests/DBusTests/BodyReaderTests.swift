@@ -1,5 +1,6 @@
 import DBus
 import Testing
+import TestSupport
 
 /// ``BodyReader`` reads a received message's arguments from its bytes as
 /// libdbus reads them, and refuses what libdbus' loader refuses.
@@ -17,7 +18,7 @@ struct BodyReaderTests {
         var framer = MessageFramer()
         framer.append(bytes)
         guard let message = try framer.next() else { throw DBusError.failed("not a whole message") }
-        return try BodyReader.values(of: message)
+        return try Message(received: message).readArguments()
     }
 
     /// What libdbus makes of `bytes` (its loader, then flowd's reader over its iterators).
@@ -68,19 +69,15 @@ struct BodyReaderTests {
             var framer = MessageFramer()
             framer.append(bytes)
             let bodyOffset = try #require(try framer.next()).header.bodyOffset
-            for offset in bodyOffset..<bytes.count {
-                for value: UInt8 in [0, 1, 0x7F, 0xFF, bytes[offset] ^ 0x20] where value != bytes[offset] {
-                    var changed = bytes
-                    changed[offset] = value
-                    let ours = Result { try Self.read(changed) }
-                    let theirs = Result { try Self.libdbus(changed) }
-                    switch (ours, theirs) {
-                    case (.success(let a), .success(let b)):
-                        // A corrupted double may be a NaN, never equal to itself: compare the text.
-                        #expect(a == b || "\(a)" == "\(b)", "byte \(offset) = \(value)")
-                    case (.failure, .failure): refused += 1
-                    default: Issue.record("byte \(offset) = \(value): ours \(ours), libdbus \(theirs)")
-                    }
+            ReceivedMessages.eachCorruption(of: bytes, from: bodyOffset) { changed, offset, value in
+                let ours = Result { try Self.read(changed) }
+                let theirs = Result { try Self.libdbus(changed) }
+                switch (ours, theirs) {
+                case (.success(let a), .success(let b)):
+                    // A corrupted double may be a NaN, never equal to itself: compare the text.
+                    #expect(a == b || "\(a)" == "\(b)", "byte \(offset) = \(value)")
+                case (.failure, .failure): refused += 1
+                default: Issue.record("byte \(offset) = \(value): ours \(ours), libdbus \(theirs)")
                 }
             }
         }

@@ -16,7 +16,10 @@ final class BusFixture: @unchecked Sendable {
     var logged: Locked<[String]> { Locked(log.records.map { "\($0.level.name): \($0.message)" }) }
     private let log = CapturingBackend()
 
-    init(allowUsers: [UInt32] = []) throws {
+    /// `libdbusClient`: the client connection is read by libdbus, not by
+    /// flowd: a connection flowd reads cannot take in file descriptors until
+    /// received messages are read without libdbus (`Message(received:)`).
+    init(allowUsers: [UInt32] = [], libdbusClient: Bool = false) throws {
         bus = try PrivateBus(allowUsers: allowUsers)
         thread = try EventLoopThread(name: "dbus-server")
         let address = bus.address
@@ -27,7 +30,7 @@ final class BusFixture: @unchecked Sendable {
             try connection.attach(to: loop)
             return (connection, LoopBound(ObjectServer(connection: connection), loop: loop))
         }
-        client = try Connection(.address(address))
+        client = try Connection(.address(address), libdbusReads: libdbusClient)
     }
 
     deinit {

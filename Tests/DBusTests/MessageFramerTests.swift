@@ -320,7 +320,17 @@ struct MessageFramerTests {
         }
         #expect(messages.map(\.bytes) == [raw.bytes, RawMessage().bytes])
         try #require(messages[0].fds.count == 1 && messages[1].fds.isEmpty)
-        #expect(try BodyReader.values(of: messages[0]) == [.unixFD(messages[0].fds[0])])
+        // The reader hands out a duplicate the caller owns, as libdbus does:
+        // the same open file (device and inode) under another number.
+        let values = try Message(received: messages[0]).readArguments()
+        guard values.count == 1, case .unixFD(let duplicate) = values[0] else {
+            Issue.record("read \(values), not one descriptor")
+            return
+        }
+        var ours = stat(), theirs = stat()
+        #expect(fstat(duplicate.fileDescriptor, &ours) == 0 && fstat(messages[0].fds[0].fileDescriptor, &theirs) == 0)
+        #expect(duplicate.fileDescriptor != messages[0].fds[0].fileDescriptor)
+        #expect(ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
         let received = messages[0].fds[0].fileDescriptor
         #expect(fcntl(received, F_GETFD) & FD_CLOEXEC != 0)
         #expect(write(received, "x", 1) == 1)

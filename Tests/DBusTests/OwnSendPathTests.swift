@@ -89,7 +89,7 @@ struct OwnSendPathTests {
 
     @Test("own messages and libdbus' mixed in one handler arrive in order; serials never meet")
     func orderAndSerials() throws {
-        let fixture = try BusFixture()
+        let fixture = try BusFixture(libdbusClient: true)  // it receives descriptors
         try Self.export(fixture)
         let call = Message.methodCall(destination: fixture.serverName, path: Self.path, interface: Self.interface, member: "Burst")
         try call.append(.uint32(40), .uint32(100))
@@ -120,7 +120,7 @@ struct OwnSendPathTests {
 
     @Test("a bus that stops reading: the loop goes on, nothing interleaves, everything arrives in order")
     func slowReader() throws {
-        let fixture = try BusFixture()
+        let fixture = try BusFixture(libdbusClient: true)  // it receives descriptors
         let fd = try Self.export(fixture)
         let objects = fixture.objects
         let server = fixture.server

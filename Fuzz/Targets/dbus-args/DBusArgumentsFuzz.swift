@@ -9,7 +9,8 @@
 //   variants, lists, structures), written, marshaled, read back.
 //
 // A raw message libdbus loads is read the same by flowd's own receive path
-// (`MessageFramer`, `BodyReader`). Either way the `a{sv}` goes through what SetAnswers and StartSession do
+// (`MessageFramer`, `Message(received:)`), as values and typed as SetAnswers
+// reads it. Either way the `a{sv}` goes through what SetAnswers and StartSession do
 // with it (ValueMapping.answers, ManagerInterface.startOptions) under small
 // limits: it is refused with a FlowdError or accepted within every limit; and
 // what was written reads back the same.
@@ -42,25 +43,41 @@ func raw(_ input: inout FuzzInput) {
     let signature = Array(input.string(limit: 40).utf8)
     let body = input.rest()
     let bytes = WireMessage.methodCall(signature: signature, body: body)
-    let own = ownRead(bytes)
+    let own = ownMessage(bytes)
     guard let message = try? Message.demarshaling(bytes) else { return }
     // What libdbus loads and reads, flowd's own reader reads the same (its
-    // text: a NaN is not equal to itself). Not for `h`: this message carries
-    // no descriptors, which the own reader refuses at once.
-    if let values = try? message.readArguments(), !signature.contains(UInt8(ascii: "h")) {
-        require(own.map { "\($0)" } == "\(values)", "flowd's own reader read \(own.map { "\($0)" } ?? "nothing"), libdbus \(values)")
+    // text: a NaN is not equal to itself), typed as SetAnswers reads it or
+    // as values. Not for `h`: this message carries no descriptors, which the
+    // own reader refuses at once.
+    if !signature.contains(UInt8(ascii: "h")), let values = try? message.readArguments() {
+        guard let own else { return require(false, "flowd's own reader refused a message libdbus reads: \(values)") }
+        let ours = (try? own.readArguments()).map { "\($0)" } ?? "nothing"
+        require(ours == "\(values)", "flowd's own reader read \(ours), libdbus \(values)")
+        require(typedRead(own) == typedRead(message), "typed: flowd read \(typedRead(own)), libdbus \(typedRead(message))")
     }
     var reader = message.arguments()
     if let dictionary = try? reader.next([String: DBusValue].self) { parse(dictionary) }
 }
 
-/// The values flowd's own receive path (`MessageFramer`, `BodyReader`)
-/// reads from `bytes`; nil when it refuses them.
-func ownRead(_ bytes: [UInt8]) -> [DBusValue]? {
+/// `bytes` as flowd's own receive path reads them (`MessageFramer`,
+/// `Message(received:)`); nil when it refuses them.
+func ownMessage(_ bytes: [UInt8]) -> Message? {
     var framer = MessageFramer()
     framer.append(bytes)
     guard let message = try? framer.next() else { return nil }
-    return try? BodyReader.values(of: message)
+    return try? Message(received: message)
+}
+
+/// The first argument read as SetAnswers reads it (`a{sv}`), as text: the
+/// entries in key order, or the error.
+func typedRead(_ message: Message) -> String {
+    var reader = message.arguments()
+    do {
+        let dictionary = try reader.next([String: DBusValue].self)
+        return dictionary.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+    } catch {
+        return "\(error)"
+    }
 }
 
 /// A SetAnswers call with a generated `a{sv}`.
