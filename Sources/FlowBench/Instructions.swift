@@ -132,7 +132,7 @@ enum Instructions {
     enum Budget {
         static let ping = 56_000
         static let propertyGet = 80_000
-        static let getStep = 120_000
+        static let getStep = 110_000
         static let setAnswers = 240_000
         static let setAnswersAfterIdle = 275_000
         static let dispatch = 200_000

@@ -97,7 +97,13 @@ struct PageTextsTests {
                     #expect(s.progressSnapshot(canContinue: nil) == progress, "\(name)/\(locale) move \(move): progress")
                     #expect(s.progressSnapshot(canContinue: progress.canContinue) == progress, "\(name)/\(locale) move \(move)")
                     if s.progressSnapshot != progress { return }
-                    if s.flow.step(s.currentStepID) != nil { formPages += 1 }
+                    if let i = s.flow.stepIndex[s.currentStepID] {
+                        formPages += 1
+                        // The arrival said from the kept texts is the general words'.
+                        let route = s.route()
+                        #expect(s.arrivalWords(atStep: i, path: route) == s.words(s.arrival(atStep: i, path: route)),
+                                "\(name)/\(locale) move \(move) on \(s.currentStepID)")
+                    }
                     Self.move(&s, random.next(), now: Int64(move + 10))
                 }
             }

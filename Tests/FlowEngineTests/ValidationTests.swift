@@ -136,6 +136,39 @@ import Testing
         #expect(errors["f"] == "Select at least 2.")
     }
 
+    /// The option rule on its own: `SetAnswers` refuses an unknown option
+    /// before storing it, so the rule speaks for answers stored before the
+    /// options changed (a provider's new options, a reloaded flow). A few
+    /// choices are looked up one by one, many through a set: both ways.
+    @Test func optionsOfTheFlowOrOfTheProvider() throws {
+        let options = (1...12).map { #"{"id": "o\#($0)", "label": "O\#($0)"}"# }.joined(separator: ",")
+        let flow = try Fixture.flow(Fixture.wrap(#"""
+            {"id": "s", "title": "S", "fields": [
+             {"id": "c", "type": "choice", "label": "C", "options": [\#(options)]},
+             {"id": "m", "type": "multichoice", "label": "M", "options": [\#(options)], "other": true}]}
+            """#))
+        let c = try #require(flow.field("c"))
+        let m = try #require(flow.field("m"))
+        let today = try #require(CivilDate(iso: "2025-06-16"))
+        func refused(_ f: FieldDefinition, _ value: AnswerValue, provided: [String: [ChoiceOption]] = [:]) -> Bool {
+            let context = ValidationContext(today: today, dynamicOptions: provided)
+            return FieldValidation.error(f, value: value, otherText: "x", context: context) != nil
+        }
+        let all = (1...12).map { "o\($0)" }
+        let provided = ["c": [ChoiceOption(id: "p1", label: "P1")], "m": (1...10).map { ChoiceOption(id: "p\($0)", label: "") }]
+        #expect(!refused(c, .text("o3")))
+        #expect(refused(c, .text("o13")))
+        #expect(refused(c, .text("o3"), provided: provided))
+        #expect(!refused(c, .text("p1"), provided: provided))
+        #expect(!refused(m, .list(["o1", "o12", "other"])))
+        #expect(refused(m, .list(["o1", "zz"])))
+        #expect(!refused(m, .list(all + ["other"])))
+        #expect(refused(m, .list(Array(all.dropLast()) + ["zz"])))
+        #expect(!refused(m, .list((1...10).map { "p\($0)" }), provided: provided))
+        #expect(refused(m, .list((1...9).map { "p\($0)" } + ["o1"]), provided: provided))
+        #expect(refused(m, .list(["p1", "o1"]), provided: provided))
+    }
+
     @Test func otherNeedsItsText() throws {
         let c = #"{"id": "f", "type": "choice", "label": "F", "required": true, "options": [{"id": "a", "label": "A"}], "other": true}"#
         #expect(try error(c, .text("other")) == "Describe your other answer.")

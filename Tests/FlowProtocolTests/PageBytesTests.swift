@@ -58,13 +58,13 @@ struct PageBytesTests {
         if !f.noLabel.isEmpty { entries.append(("noLabel", .string(f.noLabel))) }
         if !f.patternHint.isEmpty { entries.append(("patternHint", .string(f.patternHint))) }
         if f.options.contains(where: { $0.icon != nil }) {
-            // The dictionary's own order, as the encoder iterates it.
-            var icons: [String: String] = [:]
-            for option in f.options { if let icon = option.icon { icons[option.id] = icon } }
+            // In the options' order (option ids are unique).
             entries.append(
                 ("optionIcons", .dictionary(
                     keyType: .string, valueType: .string,
-                    icons.map { DBusDictEntry(key: .string($0.key), value: .string($0.value)) })))
+                    f.options.compactMap { option in
+                        option.icon.map { DBusDictEntry(key: .string(option.id), value: .string($0)) }
+                    })))
         }
         if let value = f.value { entries.append(("value", value)) }
         if let other = f.otherValue { entries.append(("otherValue", .string(other))) }
@@ -212,6 +212,58 @@ struct PageBytesTests {
             try field.encode(into: &encoder)
             let prefix: [DBusValue] = (0..<offset).map { .byte(UInt8($0)) }
             #expect(encoder.bytes == (try Self.libdbusBody(prefix + [Self.reference(field)])))
+        }
+    }
+
+    /// The engine's views of real sessions: every field type, answers of
+    /// every type (a number as an integer and as a fraction, lists of 0 to
+    /// 2, Other's text), errors after a refused Continue, an option icon,
+    /// the content step, two flows in three locales.
+    static func views() throws -> [StepView] {
+        let clock = FixedClock(now: 1_750_000_000_000_000, today: CivilDate(iso: "2025-06-16")!)
+        var views: [StepView] = []
+        let answerSets: [[String: AnswerValue]] = [
+            [:],
+            ["name": .text("Ada"), "count": .number(2.5), "days": .list(["mon", "tue"]), "ok": .bool(true),
+             "colour": .text("red"), "day": .text("2025-03-01"), "note": .text("Grüße\n日本語"), "pin": .text("12345")],
+            ["count": .integer(-3), "days": .list([]), "colour": .text("other"), "colour.other": .text("Teal"),
+             "mail": .text("no"), "at": .text("25:99")],
+        ]
+        for locale in ["en", "de", "ja"] {
+            let flow = try FlowLoader.load(everyField, fileName: "wire.json", capabilities: .any)
+            var session = try FlowSession(
+                flow: flow, id: String(repeating: "ab", count: 16), owner: 1000, locale: locale, clock: clock)
+            views.append(session.currentStep())
+            _ = try session.continueStep(now: clock.now)
+            for answers in answerSets {
+                _ = try? session.setAnswers(answers, now: clock.now)
+                views.append(session.currentStep())
+                _ = try? session.continueStep(now: clock.now)
+                views.append(session.currentStep())
+                if session.currentStepID != "all" { try session.back(now: clock.now) }
+            }
+            let loan = try FlowLoader.load(hinted, fileName: "hinted.json", capabilities: .any)
+            var other = try FlowSession(
+                flow: loan, id: String(repeating: "12", count: 16), owner: 0, locale: locale, clock: clock)
+            views.append(other.currentStep())
+            _ = try? other.setAnswers(
+                ["purpose": .text("loan"), "phone": .text("x1"), "password": .text("a"), "confirm": .text("b")],
+                now: clock.now)
+            _ = try? other.continueStep(now: clock.now)
+            views.append(other.currentStep())
+        }
+        return views
+    }
+
+    @Test("GetStep's reply written from the engine's view has the bytes of the page made from it")
+    func viewBytes() throws {
+        let views = try Self.views()
+        #expect(views.count == 27)
+        for view in views {
+            let page = StepPage(view)
+            let encoded = try Self.encodedBody(view.encode)
+            #expect(encoded == (try Self.encodedBody(page.encode)))
+            #expect(encoded == (try Self.libdbusBody([Self.reference(page)])))
         }
     }
 

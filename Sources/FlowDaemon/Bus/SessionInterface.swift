@@ -28,10 +28,10 @@ enum SessionInterface {
         FlowBus.sessionInterface,
         methods: [
             .init(FlowMember.Session.getStep, out: [Argument("step", "a{sv}")]) { session, call in
-                // The page made where the view is made, so the view is moved
-                // into it instead of copied and destroyed.
-                let page = try session.read { StepPage($0.currentStep()) }
-                call.reply(signature: vardict) { (encoder) throws(DBusError) in try page.encode(into: &encoder) }
+                // The reply written straight from the engine's view: no
+                // `StepPage` made from it (the bytes are the same).
+                let view = try session.read { $0.currentStep() }
+                call.reply(signature: vardict) { (encoder) throws(DBusError) in try view.encode(into: &encoder) }
             },
             .init(
                 FlowMember.Session.setAnswers, in: [Argument("answers", "a{sv}")], out: [Argument("errors", "a{ss}")],

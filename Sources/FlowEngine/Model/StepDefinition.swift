@@ -86,7 +86,11 @@ package indirect enum Condition: Sendable, Hashable {
 /// True for an answer that counts as not given: blank text or an empty list.
 func isBlank(_ value: AnswerValue) -> Bool {
     switch value {
-    case .text(let s): return s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+    case .text(let s):
+        // Most answers start with a visible ASCII character: no scalar's
+        // properties are looked up for them.
+        if let first = s.utf8.first, first > 0x20, first < 0x80 { return false }
+        return s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     case .list(let l): return l.isEmpty
     case .bool, .integer, .number: return false
     }

@@ -91,8 +91,9 @@ extension FlowSession {
         // One run of the step's checks: the reply shows the errors of the
         // fields already shown, and any error at all stops Continue.
         let errors = issues(of: step, shownOnly: false, plugins: true, in: r)
+        let shown = shownErrors(errors)
         return SetAnswersResult(
-            errors: words(shownErrors(errors)), checks: checks, canContinue: step.kind == .content || errors.isEmpty)
+            errors: shown.isEmpty ? [:] : words(shown), checks: checks, canContinue: step.kind == .content || errors.isEmpty)
     }
 
     /// The refusal of an answer to a computed field, which nothing sets.

@@ -82,12 +82,7 @@ extension FlowSession {
     }
 
     private var validationContext: ValidationContext {
-        let dynamic = record.dynamicOptions
-        return ValidationContext(
-            today: clock.today,
-            options: { field in
-                dynamic[field.id] ?? field.options.map { ChoiceOption(id: $0.id, label: "", icon: nil) }
-            })
+        ValidationContext(today: clock.today, dynamicOptions: record.dynamicOptions)
     }
 
     /// A resolution on which `step` counts as on the path: `r` itself, or
@@ -217,6 +212,11 @@ extension FlowSession {
     mutating func announceNewWarnings() {
         guard isMutable, let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return }
         let current = currentWarnings()
+        guard !current.isEmpty else {
+            // Nothing to say; nothing said is kept (no list of the step's fields made).
+            if !record.announcedWarnings.isEmpty { record.announcedWarnings = [:] }
+            return
+        }
         let order = [""] + flow.steps[i].fields.map(\.id)
         let fresh = order.compactMap { id in current[id].flatMap { record.announcedWarnings[id] == $0 ? nil : $0 } }
         record.announcedWarnings = current

@@ -90,7 +90,12 @@ extension FlowSession {
                 _ = applyPluginResults(checks.map { PluginCheckResult(check: $0, outcome: .failed) })
             }
             recordStepMessages(step)
-            let all = issues(of: step, shownOnly: false, plugins: true, in: r)
+            // The built-in rules found nothing: only plugins' verdicts (on
+            // fields with validators, or the step's messages of this
+            // revision) can add to it, so the step is checked again only then.
+            let pluginsSpeak = step.fields.contains { !$0.validators.isEmpty }
+                || record.stepMessages[step.id]?.revision == record.revision
+            let all = pluginsSpeak ? issues(of: step, shownOnly: false, plugins: true, in: r) : [:]
             guard all.isEmpty else { return .stayed(words(all)) }
         }
         insertSorted(step.id, into: &record.completed)

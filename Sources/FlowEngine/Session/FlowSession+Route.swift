@@ -82,6 +82,20 @@ extension FlowSession {
         ])
     }
 
+    /// ``arrival(atStep:path:)`` in words: filled into the announcement's
+    /// template kept with the flow's page texts for the locale (the page's
+    /// own announcement, ``currentStep()``), which equals what the general
+    /// words say; past the cache's bound, said by them.
+    func arrivalWords(atStep i: Int, path p: [Int]) -> String {
+        guard let page = flow.pageTexts.kept(for: record.locale, make: { SessionPresenter(self).pageTexts() }) else {
+            return words(arrival(atStep: i, path: p))
+        }
+        let count = p.count + (flow.hasReview ? 1 : 0)
+        let index = (p.firstIndex(of: i) ?? 0) + 1
+        let title = page.steps[i].title
+        return page.stepAnnouncement.fill([String(index), String(count), title.pipes ? words.piped(title.text) : title.text])
+    }
+
     /// The Review page's title.
     var reviewTitle: SessionMessage {
         flow.review?.title.map { .piped($0) } ?? .builtin(.review)
@@ -99,7 +113,8 @@ extension FlowSession {
         if !record.visited.contains(step.id) { record.visited.append(step.id) }
         record.state = .editing
         record.lastError = nil
-        announce(arrival(atStep: i, path: route()))
+        record.announcement = arrivalWords(atStep: i, path: route())
+        record.announcementSequence &+= 1
         record.announcedWarnings = currentWarnings()
         record.updatedAt = now
         scratch.pendingContinue = nil

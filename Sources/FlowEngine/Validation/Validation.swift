@@ -5,8 +5,15 @@ import FlowKit
 /// presentation puts it into words.
 struct ValidationContext {
     let today: CivilDate
-    /// The options a choice field offers now (the flow's or the provider's).
-    let options: (FieldDefinition) -> [ChoiceOption]?
+    /// The options providers gave, by field id; they replace a field's own.
+    let dynamicOptions: [String: [ChoiceOption]]
+
+    /// The options a choice field offers now (the provider's, else the
+    /// flow's), read where they are: nothing is copied per check.
+    func options(_ field: FieldDefinition) -> OfferedOptions {
+        if !dynamicOptions.isEmpty, let provided = dynamicOptions[field.id] { return .provided(provided) }
+        return .flow(field.options)
+    }
 
     /// The field's custom message for `rule`, else the built-in `key`.
     func message(_ field: FieldDefinition, _ rule: FieldRule, _ key: BuiltinString, _ args: [String: String] = [:])
@@ -31,6 +38,34 @@ struct ValidationContext {
     }
 }
 
+/// A choice field's options as the rules read them: their ids only.
+enum OfferedOptions {
+    case provided([ChoiceOption])
+    case flow([OptionDefinition])
+
+    var isEmpty: Bool {
+        switch self {
+        case .provided(let options): return options.isEmpty
+        case .flow(let options): return options.isEmpty
+        }
+    }
+
+    func contains(_ id: String) -> Bool {
+        switch self {
+        case .provided(let options): return options.contains { $0.id == id }
+        case .flow(let options): return options.contains { $0.id == id }
+        }
+    }
+
+    /// The ids, for many look-ups.
+    var ids: Set<String> {
+        switch self {
+        case .provided(let options): return Set(options.map(\.id))
+        case .flow(let options): return Set(options.map(\.id))
+        }
+    }
+}
+
 enum FieldValidation {
     /// The first built-in rule `value` breaks, as a message, or nil.
     ///
@@ -46,7 +81,7 @@ enum FieldValidation {
             return field.mustBeOn && !on ? c.message(field, .mustBeOn, .mustBeOn) : nil
         }
         let options = field.type.isChoice ? c.options(field) : nil
-        if field.type.isChoice, options?.isEmpty ?? true, !field.other, field.required {
+        if let options, options.isEmpty, !field.other, field.required {
             return .builtin(.noOptions)
         }
         guard let value, !isBlank(value) else {
@@ -91,13 +126,15 @@ enum FieldValidation {
             guard case .text(let s) = value else { return nil }
             if s == "other" && field.other {
                 if (otherText.map { isBlank(.text($0)) } ?? true) { return c.message(field, .other, .otherRequired) }
-            } else if !(options ?? []).contains(where: { $0.id == s }) {
+            } else if !(options?.contains(s) ?? false) {
                 return c.message(field, .option, .invalidOption)
             }
         case .multichoice:
             guard case .list(let l) = value else { return nil }
-            let ids = Set((options ?? []).map(\.id))
-            if l.contains(where: { !ids.contains($0) && !($0 == "other" && field.other) }) {
+            // A few choices are looked up one by one; many through a set.
+            let offered: (String) -> Bool
+            if l.count > 8, let ids = options?.ids { offered = ids.contains } else { offered = { options?.contains($0) ?? false } }
+            if l.contains(where: { !offered($0) && !($0 == "other" && field.other) }) {
                 return c.message(field, .option, .invalidOption)
             }
             if let min = field.minSelected, l.count < min {

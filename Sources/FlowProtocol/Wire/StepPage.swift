@@ -116,40 +116,44 @@ package struct StepPage: Sendable, Hashable {
     /// The same through a writer: each entry's head copied from the page's
     /// table of keys (``Keys``), no closure and no uniqueness check per
     /// entry (docs/performance.md, "The seventh round").
-    package func encode(into w: inout WireWriter) throws(DBusError) {
-        let k = Self.keys
+    package func encode(into w: inout WireWriter) throws(DBusError) { try Self.write(self, into: &w) }
+
+    /// The bytes of a page, from a decoded ``StepPage`` or straight from the
+    /// engine's ``StepView`` (`GetStep`'s reply: no page is made from the view).
+    static func write<Page: StepPageContent>(_ p: Page, into w: inout WireWriter) throws(DBusError) {
+        let k = keys
         let page = w.arrayStart(elementAlignment: 8)
-        w.string(k.id, id)
-        w.string(k.kind, kind.rawValue)
-        w.string(k.title, title)
-        w.string(k.description, description)
-        w.string(k.body, body)
-        w.string(k.icon, icon)
+        w.string(k.id, p.id)
+        w.string(k.kind, p.kind.rawValue)
+        w.string(k.title, p.title)
+        w.string(k.description, p.description)
+        w.string(k.body, p.body)
+        w.string(k.icon, p.icon)
         w.entry(k.fields)
         let list = w.arrayStart(elementAlignment: 4)
-        for field in fields { try field.encode(into: &w) }
+        for field in p.fields { try StepField.write(field, into: &w) }
         w.arrayEnd(list)
-        w.string(k.error, error)
-        w.string(k.warning, warning)
-        w.string(k.announcement, announcement)
-        w.uint32(k.index, UInt32(clamping: index))
-        w.uint32(k.count, UInt32(clamping: count))
-        w.string(k.continueLabel, continueLabel)
-        w.string(k.backLabel, backLabel)
-        w.bool(k.canGoBack, canGoBack)
-        w.bool(k.canContinue, canContinue)
-        w.string(k.progressLabel, progressLabel)
-        w.string(k.retryLabel, retryLabel)
-        w.string(k.cancelLabel, cancelLabel)
-        w.string(k.submittingLabel, submittingLabel)
-        w.string(k.notSentLabel, notSentLabel)
-        w.string(k.optionalLabel, optionalLabel)
-        w.string(k.flowTitle, flowTitle)
-        w.string(k.flowDescription, flowDescription)
-        w.string(k.locale, locale)
-        w.string(k.effectiveLocale, effectiveLocale)
+        w.string(k.error, p.error)
+        w.string(k.warning, p.warning)
+        w.string(k.announcement, p.announcement)
+        w.uint32(k.index, UInt32(clamping: p.index))
+        w.uint32(k.count, UInt32(clamping: p.count))
+        w.string(k.continueLabel, p.continueLabel)
+        w.string(k.backLabel, p.backLabel)
+        w.bool(k.canGoBack, p.canGoBack)
+        w.bool(k.canContinue, p.canContinue)
+        w.string(k.progressLabel, p.progressLabel)
+        w.string(k.retryLabel, p.retryLabel)
+        w.string(k.cancelLabel, p.cancelLabel)
+        w.string(k.submittingLabel, p.submittingLabel)
+        w.string(k.notSentLabel, p.notSentLabel)
+        w.string(k.optionalLabel, p.optionalLabel)
+        w.string(k.flowTitle, p.flowTitle)
+        w.string(k.flowDescription, p.flowDescription)
+        w.string(k.locale, p.locale)
+        w.string(k.effectiveLocale, p.effectiveLocale)
         w.entry(k.ruleHints)
-        RuleHints.encode(ruleHints, into: &w)
+        RuleHints.encode(p.ruleHints, into: &w)
         w.arrayEnd(page)
     }
 
@@ -385,64 +389,74 @@ package struct StepField: Sendable, Hashable {
     }
 
     /// The same through a writer, as a page writes its fields.
-    package func encode(into w: inout WireWriter) throws(DBusError) {
-        let k = Self.keys
+    package func encode(into w: inout WireWriter) throws(DBusError) { try Self.write(self, into: &w) }
+
+    /// The bytes of a field, from a decoded ``StepField`` or from the
+    /// engine's ``FieldView``.
+    static func write<Field: StepFieldContent>(_ f: Field, into w: inout WireWriter) throws(DBusError) {
+        let k = keys
         let entries = w.arrayStart(elementAlignment: 8)
-        w.string(k.id, id)
-        w.string(k.type, type.rawValue)
-        w.string(k.label, label)
-        w.string(k.help, help)
-        w.string(k.placeholder, placeholder)
-        w.bool(k.required, required)
+        w.string(k.id, f.id)
+        w.string(k.type, f.type.rawValue)
+        w.string(k.label, f.label)
+        w.string(k.help, f.help)
+        w.string(k.placeholder, f.placeholder)
+        w.bool(k.required, f.required)
         w.entry(k.options)
         let list = w.arrayStart(elementAlignment: 8)
-        for option in options {
+        var icons = false
+        for option in f.options {
             w.align(8)
             w.string(option.id)
             w.string(option.label)
+            icons = icons || option.icon != nil
         }
         w.arrayEnd(list)
-        w.bool(k.other, other)
-        w.string(k.otherLabel, otherLabel)
-        w.bool(k.isSet, isSet)
-        w.string(k.error, error)
-        w.string(k.warning, warning)
-        w.string(k.display, display)
-        w.string(k.hint, hint)
-        w.bool(k.conditionallyRequired, conditionallyRequired)
+        w.bool(k.other, f.other)
+        w.string(k.otherLabel, f.otherLabel)
+        w.bool(k.isSet, f.isSet)
+        w.string(k.error, f.error)
+        w.string(k.warning, f.warning)
+        w.string(k.display, f.display)
+        w.string(k.hint, f.hint)
+        w.bool(k.conditionallyRequired, f.conditionallyRequired)
         w.entry(k.ruleHints)
-        RuleHints.encode(ruleHints, into: &w)
+        RuleHints.encode(f.ruleHints, into: &w)
         // Toggles only, and a pattern's hint only when the field has a pattern.
-        if !yesLabel.isEmpty { w.string(k.yesLabel, yesLabel) }
-        if !noLabel.isEmpty { w.string(k.noLabel, noLabel) }
-        if !patternHint.isEmpty { w.string(k.patternHint, patternHint) }
-        if options.contains(where: { $0.icon != nil }) {
-            var icons: [String: String] = [:]
-            for option in options { if let icon = option.icon { icons[option.id] = icon } }
+        if !f.yesLabel.isEmpty { w.string(k.yesLabel, f.yesLabel) }
+        if !f.noLabel.isEmpty { w.string(k.noLabel, f.noLabel) }
+        if !f.patternHint.isEmpty { w.string(k.patternHint, f.patternHint) }
+        if icons {
+            // In the options' order (their ids are unique), without a
+            // dictionary made and hashed for it.
             w.entry(k.optionIcons)
-            w.stringDictionary(icons)
+            let dictionary = w.arrayStart(elementAlignment: 8)
+            for option in f.options {
+                guard let icon = option.icon else { continue }
+                w.align(8)
+                w.string(option.id)
+                w.string(icon)
+            }
+            w.arrayEnd(dictionary)
         }
-        if let value {
-            w.entry(k.value)
-            try w.variant(value)
-        }
-        if let otherValue { w.string(k.otherValue, otherValue) }
+        try f.writeValue(into: &w)
+        if let otherValue = f.otherValue { w.string(k.otherValue, otherValue) }
         // The constraint rules in ``constraints``' order.
-        if let v = minLength { w.uint32(k.minLength, UInt32(clamping: v)) }
-        if let v = maxLength { w.uint32(k.maxLength, UInt32(clamping: v)) }
-        if let v = minimum { w.double(k.minimum, v) }
-        if let v = maximum { w.double(k.maximum, v) }
-        w.bool(k.integer, integer)
-        if let v = minSelected { w.uint32(k.minSelected, UInt32(clamping: v)) }
-        if let v = maxSelected { w.uint32(k.maxSelected, UInt32(clamping: v)) }
-        if let v = after { w.string(k.after, v) }
-        if let v = before { w.string(k.before, v) }
-        w.bool(k.mustBeOn, mustBeOn)
+        if let v = f.minLength { w.uint32(k.minLength, UInt32(clamping: v)) }
+        if let v = f.maxLength { w.uint32(k.maxLength, UInt32(clamping: v)) }
+        if let v = f.minimum { w.double(k.minimum, v) }
+        if let v = f.maximum { w.double(k.maximum, v) }
+        w.bool(k.integer, f.integer)
+        if let v = f.minSelected { w.uint32(k.minSelected, UInt32(clamping: v)) }
+        if let v = f.maxSelected { w.uint32(k.maxSelected, UInt32(clamping: v)) }
+        if let v = f.after { w.string(k.after, v) }
+        if let v = f.before { w.string(k.before, v) }
+        w.bool(k.mustBeOn, f.mustBeOn)
         w.arrayEnd(entries)
     }
 
     /// The heads of a field's entries.
-    private struct Keys {
+    fileprivate struct Keys {
         let id = VardictKey("id", "s")
         let type = VardictKey("type", "s")
         let label = VardictKey("label", "s")
@@ -465,6 +479,12 @@ package struct StepField: Sendable, Hashable {
         let optionIcons = VardictKey("optionIcons", "a{ss}")
         /// A value of its own type: the variant's signature is the value's.
         let value = VardictKey("value")
+        /// An answer's value, by the answer's type (``WireValue/answer(_:)``).
+        let textValue = VardictKey("value", "s")
+        let listValue = VardictKey("value", "as")
+        let boolValue = VardictKey("value", "b")
+        let integerValue = VardictKey("value", "x")
+        let numberValue = VardictKey("value", "d")
         let otherValue = VardictKey("otherValue", "s")
         let minLength = VardictKey("minLength", "u")
         let maxLength = VardictKey("maxLength", "u")
@@ -478,7 +498,7 @@ package struct StepField: Sendable, Hashable {
         let mustBeOn = VardictKey("mustBeOn", "b")
     }
 
-    private static let keys = Keys()
+    fileprivate static let keys = Keys()
 
     /// One `a{sv}` of `fields` as a value (what ``encode(into:)`` writes, read back).
     package var dbusValue: DBusValue { readBack(encode) }
@@ -573,5 +593,119 @@ enum RuleHints {
             hints.append(RuleHint(kind: kind, subject: subject, text: text))
         }
         return hints
+    }
+}
+
+// MARK: - What a page's bytes are written from
+
+/// A step page's content as its bytes need it: ``StepPage`` (what a client
+/// decoded, or a test made) and the engine's ``StepView``, which `GetStep`
+/// writes straight into its reply (no ``StepPage`` is made and destroyed
+/// per call; docs/performance.md, "The eighth round"). One writer
+/// (``StepPage/write(_:into:)``) serves both, so their bytes cannot differ.
+protocol StepPageContent {
+    associatedtype Field: StepFieldContent
+    var id: String { get }
+    var kind: StepView.Kind { get }
+    var title: String { get }
+    var description: String { get }
+    var body: String { get }
+    var icon: String { get }
+    var fields: [Field] { get }
+    var error: String { get }
+    var warning: String { get }
+    var announcement: String { get }
+    var index: Int { get }
+    var count: Int { get }
+    var continueLabel: String { get }
+    var backLabel: String { get }
+    var canGoBack: Bool { get }
+    var canContinue: Bool { get }
+    var progressLabel: String { get }
+    var retryLabel: String { get }
+    var cancelLabel: String { get }
+    var submittingLabel: String { get }
+    var notSentLabel: String { get }
+    var optionalLabel: String { get }
+    var flowTitle: String { get }
+    var flowDescription: String { get }
+    var locale: String { get }
+    var effectiveLocale: String { get }
+    var ruleHints: [RuleHint] { get }
+}
+
+/// A field's content as its bytes need it (``StepField``, ``FieldView``).
+protocol StepFieldContent {
+    var id: String { get }
+    var type: FieldType { get }
+    var label: String { get }
+    var help: String { get }
+    var placeholder: String { get }
+    var required: Bool { get }
+    var options: [ChoiceOption] { get }
+    var other: Bool { get }
+    var otherLabel: String { get }
+    var otherValue: String? { get }
+    var isSet: Bool { get }
+    var error: String { get }
+    var warning: String { get }
+    var display: String { get }
+    var hint: String { get }
+    var minLength: Int? { get }
+    var maxLength: Int? { get }
+    var minimum: Double? { get }
+    var maximum: Double? { get }
+    var integer: Bool { get }
+    var minSelected: Int? { get }
+    var maxSelected: Int? { get }
+    var after: String? { get }
+    var before: String? { get }
+    var mustBeOn: Bool { get }
+    var yesLabel: String { get }
+    var noLabel: String { get }
+    var patternHint: String { get }
+    var conditionallyRequired: Bool { get }
+    var ruleHints: [RuleHint] { get }
+    /// The `value` entry, when the field has a value to send.
+    func writeValue(into w: inout WireWriter) throws(DBusError)
+}
+
+extension StepPage: StepPageContent {}
+
+extension StepField: StepFieldContent {
+    func writeValue(into w: inout WireWriter) throws(DBusError) {
+        guard let value else { return }
+        w.entry(Self.keys.value)
+        try w.variant(value)
+    }
+}
+
+extension StepView: StepPageContent {
+    /// `GetStep`'s reply written straight from the engine's view: the bytes
+    /// of ``StepPage/init(_:)``'s page for it, without making that page.
+    package func encode(into encoder: inout WireEncoder) throws(DBusError) {
+        try encoder.write { (writer) throws(DBusError) in try StepPage.write(self, into: &writer) }
+    }
+}
+
+extension FieldView: StepFieldContent {
+    var otherValue: String? { otherText }
+
+    /// The answer as ``WireValue/answer(_:)`` sends it, written without
+    /// making the ``DBusValue``.
+    func writeValue(into w: inout WireWriter) throws(DBusError) {
+        guard let value else { return }
+        let k = StepField.keys
+        switch value {
+        case .text(let text): w.string(k.textValue, text)
+        case .list(let items):
+            w.entry(k.listValue)
+            w.strings(items)
+        case .bool(let flag): w.bool(k.boolValue, flag)
+        case .integer(let number):
+            w.entry(k.integerValue)
+            w.int64(number)
+        case .number(let number): w.double(k.numberValue, number)
+        }
     }
 }
