@@ -130,12 +130,12 @@ enum Instructions {
 
     /// The regression budgets, in instructions per call (see ``Phase/budget``).
     enum Budget {
-        static let ping = 56_000
-        static let propertyGet = 80_000
-        static let getStep = 110_000
-        static let setAnswers = 240_000
-        static let setAnswersAfterIdle = 275_000
-        static let dispatch = 200_000
+        static let ping = 30_000
+        static let propertyGet = 56_000
+        static let getStep = 88_000
+        static let setAnswers = 180_000
+        static let setAnswersAfterIdle = 215_000
+        static let dispatch = 150_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
