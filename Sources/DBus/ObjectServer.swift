@@ -110,8 +110,9 @@ package final class ObjectServer: MethodCallHandler {
         return true
     }
 
-    /// `Ping` and `GetMachineId` without an interface name (libdbus itself
-    /// answers calls that name `org.freedesktop.DBus.Peer`).
+    /// `Ping` and `GetMachineId` without an interface name (calls that name
+    /// `org.freedesktop.DBus.Peer` are answered before any table: by the
+    /// own receive path on a bus connection, by libdbus peer-to-peer).
     func answerPeer(_ message: Message, interface: InterfaceName?, member: MemberName) -> Bool {
         guard interface == nil || interface == .peer else { return false }
         switch member.rawValue {
