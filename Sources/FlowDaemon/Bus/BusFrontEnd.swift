@@ -258,8 +258,10 @@ final class BusFrontEnd: DaemonComponent {
         var events = service.assumeIsolated { $0.takeEvents() }
         // Moved out one by one, oldest first: reading an element (by index,
         // or through a buffer) copies the event out, some fifteen
-        // references for a `PropertiesChanged`, and destroys the copy.
-        events.reverse()
+        // references for a `PropertiesChanged`, and destroys the copy; so
+        // do an array's `reverse()` and `removeFirst()`. A buffer's
+        // `reverse()` moves.
+        events.withUnsafeMutableBufferPointer { $0.reverse() }
         while let event = events.popLast() { emit(event) }
     }
 

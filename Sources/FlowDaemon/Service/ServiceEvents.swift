@@ -170,10 +170,12 @@ struct ServiceEvents {
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
         // Taken out of the queue one by one, oldest first, so that each is
-        // released once it is worked out.
+        // released once it is worked out (reversed in place through a
+        // buffer, which moves the items: an array's `reverse()` copies and
+        // destroys each one it swaps).
         var items: [Queued] = []
         swap(&items, &queued)
-        items.reverse()
+        items.withUnsafeMutableBufferPointer { $0.reverse() }
         while let item = items.popLast() {
             switch item {
             case .event(let event):
