@@ -177,7 +177,8 @@ struct ServiceEvents {
         swap(&items, &queued)
         items.withUnsafeMutableBufferPointer { $0.reverse() }
         while let item = items.popLast() {
-            switch item {
+            // Consumed: an event is moved into `ready`, not copied.
+            switch consume item {
             case .event(let event):
                 ready.append(event)
             case .change(let change):
