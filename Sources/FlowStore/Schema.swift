@@ -171,12 +171,11 @@ enum Schema {
     /// flowd's `UPDATE` now rewrites a row in place only while its
     /// `idle_period` is within the bound (in its `WHERE`); otherwise its
     /// `INSERT … ON CONFLICT DO UPDATE` assigns the period too, as it does
-    /// for a new row.
-    /// Rows of version 5 are within the bound, so the migration only drops
-    /// the triggers. Other writers (an administrator's `sqlite3`) are no
-    /// longer corrected: a row whose `updated_at` is moved by hand keeps its
-    /// entry until flowd next changes it, and expiry can then come later,
-    /// never earlier, than `updated_at` says (docs/admin.md).
+    /// for a new row. Rows of version 5 are within the bound, so the
+    /// migration only drops the triggers. Other writers (an administrator's
+    /// `sqlite3`) are no longer corrected: a row whose `updated_at` is moved
+    /// by hand keeps its entry until flowd next changes it, and expiry can
+    /// then come later, never earlier, than `updated_at` says (docs/admin.md).
     static let version6 = """
         DROP TRIGGER sessions_idle_period_on_insert;
         DROP TRIGGER sessions_idle_period_on_update;
