@@ -265,16 +265,16 @@ struct BodyReader {
         case UInt8(ascii: "s"):
             if validating { try cursor.skipString() } else { cursor.offset += Int(try cursor.uint32()) + 1 }
         case UInt8(ascii: "o"):
-            if validating { _ = try cursor.name(ObjectPath.self) } else { cursor.offset += Int(try cursor.uint32()) + 1 }
+            if validating { try cursor.skipName(ObjectPath.self) } else { cursor.offset += Int(try cursor.uint32()) + 1 }
         case UInt8(ascii: "g"):
-            if validating { _ = try cursor.name(Signature.self) } else { cursor.offset += Int(try cursor.byte()) + 1 }
+            if validating { try cursor.skipName(Signature.self) } else { cursor.offset += Int(try cursor.byte()) + 1 }
         case UInt8(ascii: "v"):
             let inner: Int
             if validating {
-                let signature = try cursor.name(Signature.self)
-                inner = cursor.offset - 1 - signature.rawValue.utf8.count
-                guard !signature.rawValue.isEmpty, endOfType(inner) == cursor.offset - 1 else {
-                    throw .inconsistentMessage("a variant holds '\(signature)', not one complete type")
+                let signature = try cursor.nameBytes(Signature.self)
+                inner = cursor.offset - 1 - signature.count
+                guard !signature.isEmpty, endOfType(inner) == cursor.offset - 1 else {
+                    throw .inconsistentMessage("a variant holds '\(String(decoding: signature, as: UTF8.self))', not one complete type")
                 }
             } else {
                 let count = Int(try cursor.byte())

@@ -128,14 +128,8 @@ extension ConnectionCore {
     private func answerUnknownMethod(_ message: Message) {
         let text = "Method \"\(message.member?.rawValue ?? "(null)")\" with signature \"\(message.signature.rawValue)\" "
             + "on interface \"\(message.interface?.rawValue ?? "(null)")\" doesn't exist\n"
-        sendReply(try? WireMessage.error(.unknownMethod(text), to: message), to: message)
-    }
-
-    /// Sends libdbus' answer; like libdbus, whether or not the caller
-    /// flagged the call no-reply-expected.
-    private func sendReply(_ reply: WireMessage?, to call: Message) {
-        guard let reply else { return }
-        send(reply)
+        // Like libdbus, whether or not the caller flagged the call no-reply-expected.
+        if let reply = try? WireMessage.error(.unknownMethod(text), to: message) { send(reply) }
     }
 }
 
