@@ -188,7 +188,7 @@ package struct MessageFramer {
             let code = try cursor.byte()
             let typeStart = cursor.offset
             let type = try cursor.fieldType()
-            guard code <= 9 else {
+            guard code <= Self.lastField else {
                 guard try cursor.skipBasic(type) else {
                     throw .inconsistentMessage(
                         "header field \(code) has type '\(cursor.fieldTypeText(at: typeStart))', which is not a basic type")
@@ -214,7 +214,8 @@ package struct MessageFramer {
             case 6: header.destination = try cursor.name(BusName.self, recent: &recent.destination)
             case 7: header.sender = try cursor.name(BusName.self, recent: &recent.sender)
             case 8: header.signature = try cursor.name(Signature.self, recent: &recent.signature)
-            default: header.unixFDs = Int(try cursor.uint32())
+            case 9: header.unixFDs = Int(try cursor.uint32())
+            default: try cursor.skipName(ObjectPath.self)  // 10, the container instance: checked, not used
             }
         }
         guard cursor.offset == fieldsEnd else { throw .inconsistentMessage("a header field runs past the fields' end") }
@@ -224,10 +225,16 @@ package struct MessageFramer {
         return header
     }
 
-    /// The type code the known header field `code` (1...9) must have.
+    /// The last header field libdbus knows: 10, the container instance
+    /// (`DBUS_HEADER_FIELD_CONTAINER_INSTANCE`, an object path), which its
+    /// loader checks like the others (type, path, not twice); any later
+    /// field is skipped.
+    private static let lastField: UInt8 = 10
+
+    /// The type code the known header field `code` (1...10) must have.
     private static func fieldType(_ code: UInt8) -> UInt8 {
         switch code {
-        case 1: UInt8(ascii: "o")
+        case 1, 10: UInt8(ascii: "o")
         case 5, 9: UInt8(ascii: "u")
         case 8: UInt8(ascii: "g")
         default: UInt8(ascii: "s")
