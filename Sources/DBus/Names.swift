@@ -51,13 +51,12 @@ extension ValidatedName {
     package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Why `string` is not a valid `kind`, nil when it is: checked in Swift
-/// (the type's `isValid` on the bytes, some 100
-/// instructions where libdbus' validator through a C string cost some 400);
-/// libdbus (`libdbus`) is asked only about a name the Swift check refused,
-/// for its reason, and has the last word on it. It sees a C string, which
-/// ends at the first NUL: a name with a NUL inside is refused here whatever
-/// libdbus says of the part before it.
+/// Why `string` is not a valid `kind`, nil when it is. Checked in Swift
+/// (the type's `isValid` on the bytes: some 100 instructions, where
+/// libdbus' validator through a C string cost some 400); the validator
+/// `libdbus` is asked only about a name the Swift check refused, for its
+/// reason. It reads a C string, which ends at the first NUL: a name with a
+/// NUL inside is refused whatever libdbus says of the part before it.
 func refusal<Name: ValidatedName>(
     _ type: Name.Type, _ kind: String, _ string: String, _ libdbus: (String) -> DBusError?
 ) -> (kind: String, reason: String)? {

@@ -112,12 +112,12 @@ extension ConnectionCore {
         let reply: WireMessage?
         switch call.member?.rawValue {
         case "Ping":
-            reply = try? WireMessage.methodReturn(replyingTo: call, signature: "", body: WireEncoder(capacity: 0))
+            reply = try? WireMessage.methodReturn(replyingTo: call, signature: .empty, body: WireEncoder(capacity: 0))
         case "GetMachineId":
             if let id = LibDBus.machineID() {
                 var body = WireEncoder(capacity: id.utf8.count + 5)
                 body.string(id)
-                reply = try? WireMessage.methodReturn(replyingTo: call, signature: "s", body: body)
+                reply = try? WireMessage.methodReturn(replyingTo: call, signature: .string, body: body)
             } else {
                 reply = try? WireMessage.error(.failed("The machine id is not available."), replyingTo: call)
             }
