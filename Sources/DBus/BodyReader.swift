@@ -15,15 +15,17 @@ struct ReceivedBytes {
     /// A copy of `message`'s bytes and signature.
     init(_ message: IncomingMessage) {
         let header = message.header
-        let signature = header.signature.rawValue.utf8
+        var signature = header.signature.rawValue
         length = header.length
         bigEndian = header.bigEndian
         bodyOffset = header.bodyOffset
-        storage = .allocate(byteCount: length + signature.count, alignment: 8)
+        storage = .allocate(byteCount: length + signature.utf8.count, alignment: 8)
         message.bytes.withUnsafeBytes { bytes in
             storage.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[..<min(length, bytes.count)]))
         }
-        for (index, byte) in signature.enumerated() { storage[length + index] = byte }
+        // In one copy: walking the string's UTF-8 view byte by byte cost 0.3 k a message.
+        let tail = UnsafeMutableRawBufferPointer(rebasing: storage[length...])
+        signature.withUTF8 { if !$0.isEmpty { tail.copyMemory(from: UnsafeRawBufferPointer($0)) } }
     }
 
     func deallocate() { storage.deallocate() }
@@ -265,16 +267,16 @@ struct BodyReader {
         case UInt8(ascii: "s"):
             if validating { try cursor.skipString() } else { cursor.offset += Int(try cursor.uint32()) + 1 }
         case UInt8(ascii: "o"):
-            if validating { _ = try cursor.name(ObjectPath.self) } else { cursor.offset += Int(try cursor.uint32()) + 1 }
+            if validating { try cursor.skipName(ObjectPath.self) } else { cursor.offset += Int(try cursor.uint32()) + 1 }
         case UInt8(ascii: "g"):
-            if validating { _ = try cursor.name(Signature.self) } else { cursor.offset += Int(try cursor.byte()) + 1 }
+            if validating { try cursor.skipName(Signature.self) } else { cursor.offset += Int(try cursor.byte()) + 1 }
         case UInt8(ascii: "v"):
             let inner: Int
             if validating {
-                let signature = try cursor.name(Signature.self)
-                inner = cursor.offset - 1 - signature.rawValue.utf8.count
-                guard !signature.rawValue.isEmpty, endOfType(inner) == cursor.offset - 1 else {
-                    throw .inconsistentMessage("a variant holds '\(signature)', not one complete type")
+                let signature = try cursor.nameBytes(Signature.self)
+                inner = cursor.offset - 1 - signature.count
+                guard !signature.isEmpty, endOfType(inner) == cursor.offset - 1 else {
+                    throw .inconsistentMessage("a variant holds '\(String(decoding: signature, as: UTF8.self))', not one complete type")
                 }
             } else {
                 let count = Int(try cursor.byte())

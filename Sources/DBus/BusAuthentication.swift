@@ -78,10 +78,11 @@ struct BusAuthentication {
         String(line.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
     }
 
-    private func remaining() throws(DBusError) -> Duration {
-        let left = ContinuousClock.now.duration(to: deadline)
-        guard left > .zero else { throw DBusError(.timeout, "the bus did not complete the authentication in time") }
-        return left
+    /// Waits for the socket until the deadline; past it, the authentication failed.
+    private func wait(for events: PollEvents) throws(DBusError) {
+        try BusLink.wait(
+            on: fd, for: events, until: deadline,
+            expired: DBusError(.timeout, "the bus did not complete the authentication in time"))
     }
 
     private func write(_ bytes: [UInt8]) throws(DBusError) {
@@ -95,8 +96,7 @@ struct BusAuthentication {
             switch sent {
             case .success(let count): written += count
             case .failure(let error) where error.errno == .wouldBlock:
-                let left = try remaining()
-                _ = try? Poll.wait([(fd, .writable)], timeout: left)
+                try wait(for: .writable)
             case .failure(let error):
                 throw DBusError(.authFailed, "the connection to the bus broke during authentication: \(error.description)")
             }
@@ -127,8 +127,7 @@ struct BusAuthentication {
                 guard count > 0 else { throw DBusError(.authFailed, "the bus closed the connection during authentication") }
                 buffer.append(contentsOf: chunk[..<count])
             case .failure(let error) where error.errno == .wouldBlock:
-                let left = try remaining()
-                _ = try? Poll.wait([(fd, .readable)], timeout: left)
+                try wait(for: .readable)
             case .failure(let error):
                 throw DBusError(.authFailed, "the connection to the bus broke during authentication: \(error.description)")
             }

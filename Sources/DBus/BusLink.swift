@@ -204,9 +204,19 @@ final class BusLink {
 
     /// Waits for the socket; past `deadline` throws `NoReply`.
     private func wait(for events: PollEvents, until deadline: ContinuousClock.Instant) throws(DBusError) {
+        try Self.wait(on: socket.rawValue, for: events, until: deadline, expired: ReplyTable.timedOut)
+    }
+
+    /// Waits until `fd` is ready for `events` (or something else wakes the
+    /// poll: the caller tries again) but not past `deadline`; once it has
+    /// passed, throws `expired`. The one wait of the blocking steps:
+    /// authentication, `Hello`, the blocking calls.
+    static func wait(
+        on fd: Int32, for events: PollEvents, until deadline: ContinuousClock.Instant, expired: @autoclosure () -> DBusError
+    ) throws(DBusError) {
         let left = ContinuousClock.now.duration(to: deadline)
-        guard left > .zero else { throw ReplyTable.timedOut }
-        _ = try? Poll.wait([(socket.rawValue, events)], timeout: left)
+        guard left > .zero else { throw expired() }
+        _ = try? Poll.wait([(fd, events)], timeout: left)
     }
 
     /// Marks the connection ended with `error` (the first reason stays)

@@ -153,7 +153,7 @@ package final class Connection: @unchecked Sendable {
     func returnIfWanted(to call: Message) {
         guard !call.noReplyExpected else { return }
         do {
-            send(try WireMessage.methodReturn(to: call, signature: "", body: WireEncoder(capacity: 0)))
+            send(try WireMessage.methodReturn(to: call, signature: .empty, body: WireEncoder(capacity: 0)))
         } catch {
             send(call.makeReturn())
         }

@@ -78,6 +78,9 @@ package struct MessageFramer {
     private var fds: [UnixFD] = []
     /// A malformed message was seen: the stream is unusable from there.
     private var broken: DBusError?
+    /// The names the last messages carried, shared by the next ones that
+    /// carry the same bytes.
+    private var recent = RecentNames()
 
     package init(maximumLength: Int = WireMessage.maximumLength) {
         self.maximumLength = min(maximumLength, WireMessage.maximumLength)
@@ -119,7 +122,8 @@ package struct MessageFramer {
                 do throws(DBusError) {
                     let (bodyOffset, bodyLength) = try Self.lengths(bytes, maximumLength: maximumLength)
                     guard bytes.count >= bodyOffset + bodyLength else { return .success(nil) }
-                    return .success(try Self.header(UnsafeRawBufferPointer(rebasing: bytes[..<bodyOffset]), bodyLength: bodyLength))
+                    return .success(
+                        try Self.header(UnsafeRawBufferPointer(rebasing: bytes[..<bodyOffset]), bodyLength: bodyLength, recent: &recent))
                 } catch {
                     return .failure(error)
                 }
@@ -162,7 +166,12 @@ package struct MessageFramer {
     }
 
     /// The fixed header and the fields, `bytes` being exactly those (padded).
-    static func header(_ bytes: UnsafeRawBufferPointer, bodyLength: Int) throws(DBusError) -> IncomingHeader {
+    /// A name equal to the one `recent` holds for its field is that string
+    /// (checked once, made once); any other is checked on its bytes and made
+    /// a string once, and kept in `recent`.
+    static func header(
+        _ bytes: UnsafeRawBufferPointer, bodyLength: Int, recent: inout RecentNames
+    ) throws(DBusError) -> IncomingHeader {
         var cursor = try WireCursor(bytes, endianness: bytes[0], part: "header")
         let rawType = bytes[1]
         guard rawType != 0 else { throw .inconsistentMessage("message type 0 is invalid") }
@@ -177,29 +186,36 @@ package struct MessageFramer {
         while cursor.offset < fieldsEnd {
             try cursor.align(8)
             let code = try cursor.byte()
-            let type = try cursor.signature()
-            guard code <= 9 else {
-                try cursor.skipBasic(type, field: code)
+            let typeStart = cursor.offset
+            let type = try cursor.fieldType()
+            guard code <= Self.lastField else {
+                guard try cursor.skipBasic(type) else {
+                    throw .inconsistentMessage(
+                        "header field \(code) has type '\(cursor.fieldTypeText(at: typeStart))', which is not a basic type")
+                }
                 continue
             }
             guard code != 0 else { throw .inconsistentMessage("header field 0 is invalid") }
             guard seen & (1 << code) == 0 else { throw .inconsistentMessage("header field \(code) appears twice") }
             seen |= 1 << code
-            guard type == Self.fieldTypes[Int(code)] else {
-                throw .inconsistentMessage("header field \(code) has type '\(type)', not '\(Self.fieldTypes[Int(code)])'")
+            guard type == Self.fieldType(code) else {
+                throw .inconsistentMessage(
+                    "header field \(code) has type '\(cursor.fieldTypeText(at: typeStart))', "
+                        + "not '\(Character(Unicode.Scalar(Self.fieldType(code))))'")
             }
             switch code {
-            case 1: header.path = try cursor.name(ObjectPath.self)
-            case 2: header.interface = try cursor.name(InterfaceName.self)
-            case 3: header.member = try cursor.name(MemberName.self)
-            case 4: header.errorName = try cursor.name(ErrorName.self)
+            case 1: header.path = try cursor.name(ObjectPath.self, recent: &recent.path)
+            case 2: header.interface = try cursor.name(InterfaceName.self, recent: &recent.interface)
+            case 3: header.member = try cursor.name(MemberName.self, recent: &recent.member)
+            case 4: header.errorName = try cursor.name(ErrorName.self, recent: &recent.errorName)
             case 5:
                 header.replySerial = try cursor.uint32()
                 guard header.replySerial != 0 else { throw .inconsistentMessage("the reply serial is 0") }
-            case 6: header.destination = try cursor.name(BusName.self)
-            case 7: header.sender = try cursor.name(BusName.self)
-            case 8: header.signature = try cursor.name(Signature.self)
-            default: header.unixFDs = Int(try cursor.uint32())
+            case 6: header.destination = try cursor.name(BusName.self, recent: &recent.destination)
+            case 7: header.sender = try cursor.name(BusName.self, recent: &recent.sender)
+            case 8: header.signature = try cursor.name(Signature.self, recent: &recent.signature)
+            case 9: header.unixFDs = Int(try cursor.uint32())
+            default: try cursor.skipName(ObjectPath.self)  // 10, the container instance: checked, not used
             }
         }
         guard cursor.offset == fieldsEnd else { throw .inconsistentMessage("a header field runs past the fields' end") }
@@ -209,8 +225,21 @@ package struct MessageFramer {
         return header
     }
 
-    /// The type each known header field must have (index: the field code).
-    private static let fieldTypes = ["", "o", "s", "s", "s", "u", "s", "s", "g", "u"]
+    /// The last header field libdbus knows: 10, the container instance
+    /// (`DBUS_HEADER_FIELD_CONTAINER_INSTANCE`, an object path), which its
+    /// loader checks like the others (type, path, not twice); any later
+    /// field is skipped.
+    private static let lastField: UInt8 = 10
+
+    /// The type code the known header field `code` (1...10) must have.
+    private static func fieldType(_ code: UInt8) -> UInt8 {
+        switch code {
+        case 1, 10: UInt8(ascii: "o")
+        case 5, 9: UInt8(ascii: "u")
+        case 8: UInt8(ascii: "g")
+        default: UInt8(ascii: "s")
+        }
+    }
 
     /// What the specification requires per message type, and what no peer
     /// may send: the local path and interface libdbus uses for its own
@@ -239,6 +268,20 @@ package struct MessageFramer {
             throw .inconsistentMessage("a body of \(header.bodyLength) bytes without a signature")
         }
     }
+}
+
+/// The last name each header field carried, as a string: a connection's
+/// messages mostly repeat them (the sender, flowd's name as destination,
+/// the interface), so a name is checked and made once and then shared by
+/// each message that carries the same bytes.
+struct RecentNames {
+    var path: String?
+    var interface: String?
+    var member: String?
+    var errorName: String?
+    var destination: String?
+    var sender: String?
+    var signature: String?
 }
 
 /// Reads a message's values in its byte order, never outside its bytes;
@@ -276,13 +319,25 @@ struct WireCursor {
     var isAtEnd: Bool { offset == bytes.count }
 
     /// Throws unless `count` more bytes are there.
+    /// (Inlined, with its error made out of line: every value read asks.)
+    @inline(__always)
     func need(_ count: Int) throws(DBusError) {
-        guard count <= bytes.count - offset else { throw .inconsistentMessage("a value runs past the end of the \(part)") }
+        guard count <= bytes.count - offset else { throw pastEnd() }
     }
 
+    @inline(never)
+    private func pastEnd() -> DBusError { .inconsistentMessage("a value runs past the end of the \(part)") }
+
     /// Skips the padding to `alignment`, which must be zero bytes.
+    @inline(__always)
     mutating func align(_ alignment: Int) throws(DBusError) {
         let padded = (offset + alignment - 1) & ~(alignment - 1)
+        if padded != offset { try skipPadding(to: padded) }
+    }
+
+    /// Skips zero bytes up to `padded`.
+    @inline(never)
+    private mutating func skipPadding(to padded: Int) throws(DBusError) {
         try need(padded - offset)
         while offset < padded {
             guard bytes[offset] == 0 else { throw .inconsistentMessage("a padding byte in the \(part) is not zero") }
@@ -333,6 +388,28 @@ struct WireCursor {
         _ = try checkedText(count: Int(try uint32()))
     }
 
+    /// A header field's type (a signature, `g`): its one type code, or 0
+    /// when it is not one ASCII code, which no header field has; such a
+    /// signature is still read as ``signature()`` reads it, with its errors.
+    mutating func fieldType() throws(DBusError) -> UInt8 {
+        if offset + 3 <= bytes.count, bytes[offset] == 1, bytes[offset + 2] == 0 {
+            let code = bytes[offset + 1]
+            if code != 0 && code < 0x80 {
+                offset += 3
+                return code
+            }
+        }
+        _ = try signature()
+        return 0
+    }
+
+    /// The field type ``fieldType()`` read at `start`, as text for an error.
+    func fieldTypeText(at start: Int) -> String {
+        var cursor = self
+        cursor.offset = start
+        return (try? cursor.signature()) ?? ""
+    }
+
     /// A signature (`g`): one length byte.
     mutating func signature() throws(DBusError) -> String {
         try text(count: Int(try byte()))
@@ -343,26 +420,71 @@ struct WireCursor {
         try text(count: Int(try uint32()))
     }
 
+    /// A name (`o`, `g`, or an `s` holding one), checked by its type's
+    /// rules. When its bytes are those of `recent`, it is that string (valid
+    /// already); otherwise it is made once, and becomes `recent`.
+    mutating func name<Name: ValidatedName>(_ type: Name.Type, recent: inout String?) throws(DBusError) -> Name {
+        if var known = recent {
+            let start = offset
+            let count = Name.self == Signature.self ? Int(try byte()) : Int(try uint32())
+            let end = offset + count
+            if count == known.utf8.count, count < bytes.count - offset, bytes[end] == 0,
+                known.withUTF8({ NameRules.bytesEqual(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(rebasing: bytes[offset..<end])) })
+            {
+                offset = end + 1
+                return Name(trusted: known)
+            }
+            offset = start
+        }
+        let made = String(decoding: try nameBytes(Name.self), as: UTF8.self)
+        recent = made
+        return Name(trusted: made)
+    }
+
     /// A name (`o`, `g`, or an `s` holding one), checked by its type's rules.
     mutating func name<Name: ValidatedName>(_ type: Name.Type) throws(DBusError) -> Name {
-        let raw = Name.self == Signature.self ? try signature() : try string()
+        Name(trusted: String(decoding: try nameBytes(Name.self), as: UTF8.self))
+    }
+
+    /// Moves past a name, checked as ``name(_:)`` checks it, without making it.
+    mutating func skipName<Name: ValidatedName>(_ type: Name.Type) throws(DBusError) {
+        _ = try nameBytes(Name.self)
+    }
+
+    /// The bytes of a name (without its NUL), checked by its type's rules on
+    /// the bytes (``ValidatedName/isValid(_:)``); the cursor moves past it.
+    /// Only a name they refuse is made a string: for the string checks
+    /// (terminated, UTF-8) and libdbus' reason, in the errors they had.
+    mutating func nameBytes<Name: ValidatedName>(_ type: Name.Type) throws(DBusError) -> UnsafeRawBufferPointer {
+        let count = Name.self == Signature.self ? Int(try byte()) : Int(try uint32())
+        let start = offset
+        if count < bytes.count - start, bytes[start + count] == 0 {
+            let name = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)])
+            if Name.isValid(name) {
+                offset = start + count + 1
+                return name
+            }
+        }
+        let raw = try text(count: count)
         if let error = Name.validate(raw) { throw .inconsistentMessage("a value in the \(part) is invalid: \(error.message)") }
-        return Name(trusted: raw)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)])
     }
 
     /// Skips the value of a header field flowd does not know (the
     /// specification says to ignore those); only single basic values, which
-    /// are all the specification has defined for header fields.
-    mutating func skipBasic(_ type: String, field: UInt8) throws(DBusError) {
+    /// are all the specification has defined for header fields. False for
+    /// any other type (`type` is its one code, or 0).
+    mutating func skipBasic(_ type: UInt8) throws(DBusError) -> Bool {
         switch type {
-        case "y": _ = try byte()
-        case "n", "q": _ = try fixed(UInt16.self)
-        case "b", "i", "u", "h": _ = try uint32()
-        case "x", "t", "d": _ = try fixed(UInt64.self)
-        case "s", "o": _ = try string()
-        case "g": _ = try signature()
-        default: throw .inconsistentMessage("header field \(field) has type '\(type)', which is not a basic type")
+        case UInt8(ascii: "y"): _ = try byte()
+        case UInt8(ascii: "n"), UInt8(ascii: "q"): _ = try fixed(UInt16.self)
+        case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "h"): _ = try uint32()
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"): _ = try fixed(UInt64.self)
+        case UInt8(ascii: "s"), UInt8(ascii: "o"): _ = try string()
+        case UInt8(ascii: "g"): _ = try signature()
+        default: return false
         }
+        return true
     }
 }
 

@@ -10,6 +10,10 @@ package protocol ValidatedName: RawRepresentable<String>, Hashable, Sendable, Co
 {
     /// Checks `string` against the specification's rules for this kind of name.
     static func validate(_ string: String) -> DBusError?
+    /// True when `bytes` (UTF-8, no NUL after them) are a valid name of this
+    /// kind: the rules checked in Swift, as libdbus' validator applies them
+    /// (every valid name is ASCII without NUL).
+    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool
     /// Wraps a string already known to be valid.
     init(trusted: String)
 }
@@ -38,17 +42,168 @@ extension ValidatedName {
 
     package var description: String { rawValue }
 
+    /// True when the bytes of `string` are a valid name of this kind.
+    static func isValid(_ string: String) -> Bool {
+        var string = string
+        return string.withUTF8 { isValid(UnsafeRawBufferPointer($0)) }
+    }
+
     package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Turns a libdbus validation failure into `InvalidArgs` naming the kind of name.
-private func invalid(_ kind: String, _ string: String, _ error: DBusError?) -> DBusError? {
-    guard let error else { return nil }
-    return .invalidArgs("invalid \(kind) \"\(string)\": \(error.message)")
+/// Why `string` is not a valid `kind`, nil when it is. Checked in Swift
+/// (the type's `isValid` on the bytes: some 100 instructions, where
+/// libdbus' validator through a C string cost some 400); the validator
+/// `libdbus` is asked only about a name the Swift check refused, for its
+/// reason. It reads a C string, which ends at the first NUL: a name with a
+/// NUL inside is refused whatever libdbus says of the part before it.
+func refusal<Name: ValidatedName>(
+    _ type: Name.Type, _ kind: String, _ string: String, _ libdbus: (String) -> DBusError?
+) -> (kind: String, reason: String)? {
+    if Name.isValid(string) { return nil }
+    if let error = libdbus(string) { return (kind, error.message) }
+    if string.utf8.contains(0) { return (kind, "it contains a NUL byte") }
+    return nil
+}
+
+/// Turns a refusal into `InvalidArgs` naming the kind of name.
+private func invalid(_ string: String, _ refusal: (kind: String, reason: String)?) -> DBusError? {
+    guard let refusal else { return nil }
+    return .invalidArgs("invalid \(refusal.kind) \"\(string)\": \(refusal.reason)")
+}
+
+/// The specification's rules for names, on their bytes, step by step as
+/// libdbus applies them (`_dbus_validate_path`, `_dbus_validate_interface`,
+/// `_dbus_validate_member`, `_dbus_validate_bus_name`): what a name may hold
+/// is ASCII, so each byte is looked at once and no string is needed.
+enum NameRules {
+    /// True when the `count` bytes at `a` and `b` are equal: eight at a
+    /// time (every call to a tree's object compares its prefix, the framer
+    /// each name with the last one of its field).
+    static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+        var index = 0
+        while index &+ 8 <= count {
+            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index &+= 8
+        }
+        while index < count {
+            guard a.load(fromByteOffset: index, as: UInt8.self) == b.load(fromByteOffset: index, as: UInt8.self) else { return false }
+            index &+= 1
+        }
+        return true
+    }
+
+    /// True when `a` and `b` hold the same bytes.
+    static func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let first = a.baseAddress, let second = b.baseAddress else { return a.count == 0 }
+        return bytesEqual(first, second, count: a.count)
+    }
+
+    /// The longest interface, member, error or bus name (object paths have no limit).
+    static let maximumLength = 255
+
+    /// `[A-Za-z_]`: an element's first byte.
+    @inline(__always)
+    static func isInitial(_ byte: UInt8) -> Bool {
+        let folded = byte | 0x20  // 'A'...'Z' onto 'a'...'z'; no other byte lands there
+        return (folded >= UInt8(ascii: "a") && folded <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_")
+    }
+
+    /// `[A-Za-z0-9_]`
+    @inline(__always)
+    static func isElement(_ byte: UInt8) -> Bool {
+        isInitial(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
+    /// `[A-Za-z_-]`: a bus name element's first byte.
+    @inline(__always)
+    static func isBusInitial(_ byte: UInt8) -> Bool { isInitial(byte) || byte == UInt8(ascii: "-") }
+
+    /// `[A-Za-z0-9_-]`
+    @inline(__always)
+    static func isBusElement(_ byte: UInt8) -> Bool { isElement(byte) || byte == UInt8(ascii: "-") }
+
+    /// An object path: `/`, or `/` and elements of `[A-Za-z0-9_]` joined by
+    /// `/`, none empty, no `/` at the end. Any length.
+    static func isPath(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        var lastSlash = 0
+        var index = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") {
+                guard index - lastSlash >= 2 else { return false }
+                lastSlash = index
+            } else if !isElement(byte) {
+                return false
+            }
+            index += 1
+        }
+        return bytes.count == 1 || bytes.count - lastSlash >= 2
+    }
+
+    /// An interface or error name: at most 255 bytes, two or more elements
+    /// joined by `.`, each `[A-Za-z_][A-Za-z0-9_]*`.
+    static func isDotted(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maximumLength, isInitial(bytes[0]) else { return false }
+        var dotted = false
+        var index = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                guard index + 1 < bytes.count, isInitial(bytes[index + 1]) else { return false }
+                dotted = true
+                index += 2
+            } else {
+                guard isElement(byte) else { return false }
+                index += 1
+            }
+        }
+        return dotted
+    }
+
+    /// A member name: at most 255 bytes, `[A-Za-z_][A-Za-z0-9_]*`.
+    static func isMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maximumLength, isInitial(bytes[0]) else { return false }
+        var index = 1
+        while index < bytes.count {
+            guard isElement(bytes[index]) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// A bus name: at most 255 bytes. A unique name is `:` and elements of
+    /// `[A-Za-z0-9_-]` joined by `.`, none empty (libdbus accepts `:` alone
+    /// and one element, and so does this); a well-known name has two or more
+    /// elements, each `[A-Za-z_-][A-Za-z0-9_-]*`.
+    static func isBusName(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
+        let unique = bytes[0] == UInt8(ascii: ":")
+        guard unique || isBusInitial(bytes[0]) else { return false }
+        var dotted = false
+        var index = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                guard index + 1 < bytes.count else { return false }
+                let next = bytes[index + 1]
+                guard unique ? isBusElement(next) : isBusInitial(next) else { return false }
+                dotted = true
+                index += 2
+            } else {
+                guard isBusElement(byte) else { return false }
+                index += 1
+            }
+        }
+        return unique || dotted
+    }
 }
 
 /// A bus name: unique (`:1.42`, assigned by the bus) or well-known
-/// (`org.example.Forms1`). Validated with `dbus_validate_bus_name`.
+/// (`org.example.Forms1`). Checked as `dbus_validate_bus_name` checks it.
 /// D-Bus server addresses (`unix:path=/run/flowd/bus`, `tcp:host=…,port=…`).
 package enum BusAddress {
     /// Checks the syntax of `address` as libdbus parses it, so a typo is
@@ -67,10 +222,11 @@ package struct BusName: ValidatedName {
     package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
     package init(trusted: String) { rawValue = trusted }
-    /// The specification's rules, through libdbus.
+    /// The specification's rules, checked in Swift (``NameRules``); libdbus says why a name is refused.
     package static func validate(_ string: String) -> DBusError? {
-        invalid("bus name", string, LibDBus.validateBusName(string))
+        invalid(string, refusal(Self.self, "bus name", string, LibDBus.validateBusName))
     }
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool { NameRules.isBusName(bytes) }
 
     /// True for a unique connection name (`:1.42`).
     package var isUnique: Bool { rawValue.utf8.first == UInt8(ascii: ":") }
@@ -79,15 +235,16 @@ package struct BusName: ValidatedName {
     package static let bus: BusName = "org.freedesktop.DBus"
 }
 
-/// An object path (`/org/example/Forms1`). Validated with `dbus_validate_path`.
+/// An object path (`/org/example/Forms1`). Checked as `dbus_validate_path` checks it.
 package struct ObjectPath: ValidatedName {
     package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
     package init(trusted: String) { rawValue = trusted }
-    /// The specification's rules, through libdbus.
+    /// The specification's rules, checked in Swift (``NameRules``); libdbus says why a name is refused.
     package static func validate(_ string: String) -> DBusError? {
-        invalid("object path", string, LibDBus.validatePath(string))
+        invalid(string, refusal(Self.self, "object path", string, LibDBus.validatePath))
     }
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool { NameRules.isPath(bytes) }
 
     /// The root path `/`.
     package static let root: ObjectPath = "/"
@@ -145,25 +302,9 @@ package struct ObjectPath: ValidatedName {
             theirs.withUTF8 { t in
                 guard t.count > m.count, t[m.count] == UInt8(ascii: "/"), let mine = m.baseAddress, let theirs = t.baseAddress
                 else { return false }
-                return Self.bytesEqual(UnsafeRawPointer(mine), UnsafeRawPointer(theirs), count: m.count)
+                return NameRules.bytesEqual(UnsafeRawPointer(mine), UnsafeRawPointer(theirs), count: m.count)
             }
         }
-    }
-
-    /// True when the `count` bytes at `a` and `b` are equal: eight at a
-    /// time (every call to a tree's object compares its prefix).
-    private static func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
-        var index = 0
-        while index &+ 8 <= count {
-            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            else { return false }
-            index &+= 8
-        }
-        while index < count {
-            guard a.load(fromByteOffset: index, as: UInt8.self) == b.load(fromByteOffset: index, as: UInt8.self) else { return false }
-            index &+= 1
-        }
-        return true
     }
 
     /// The element right below this path on the way to `descendant`
@@ -175,15 +316,16 @@ package struct ObjectPath: ValidatedName {
     }
 }
 
-/// An interface name (`org.example.Forms1.Session`). Validated with `dbus_validate_interface`.
+/// An interface name (`org.example.Forms1.Session`). Checked as `dbus_validate_interface` checks it.
 package struct InterfaceName: ValidatedName {
     package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
     package init(trusted: String) { rawValue = trusted }
-    /// The specification's rules, through libdbus.
+    /// The specification's rules, checked in Swift (``NameRules``); libdbus says why a name is refused.
     package static func validate(_ string: String) -> DBusError? {
-        invalid("interface name", string, LibDBus.validateInterface(string))
+        invalid(string, refusal(Self.self, "interface name", string, LibDBus.validateInterface))
     }
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool { NameRules.isDotted(bytes) }
 
     /// `org.freedesktop.DBus.Introspectable`.
     package static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
@@ -200,26 +342,28 @@ package struct InterfaceName: ValidatedName {
     package static let local: InterfaceName = "org.freedesktop.DBus.Local"
 }
 
-/// A method, signal or property name (`SetAnswers`). Validated with `dbus_validate_member`.
+/// A method, signal or property name (`SetAnswers`). Checked as `dbus_validate_member` checks it.
 package struct MemberName: ValidatedName {
     package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
     package init(trusted: String) { rawValue = trusted }
-    /// The specification's rules, through libdbus.
+    /// The specification's rules, checked in Swift (``NameRules``); libdbus says why a name is refused.
     package static func validate(_ string: String) -> DBusError? {
-        invalid("member name", string, LibDBus.validateMember(string))
+        invalid(string, refusal(Self.self, "member name", string, LibDBus.validateMember))
     }
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool { NameRules.isMember(bytes) }
 }
 
-/// An error name (`org.example.Forms1.Error.NotFound`). Validated with `dbus_validate_error_name`.
+/// An error name (`org.example.Forms1.Error.NotFound`). Checked as `dbus_validate_error_name` checks it.
 package struct ErrorName: ValidatedName {
     package let rawValue: String
     /// Wraps `trusted` without checking it: only for strings known valid.
     package init(trusted: String) { rawValue = trusted }
-    /// The specification's rules, through libdbus.
+    /// The specification's rules, checked in Swift (``NameRules``); libdbus says why a name is refused.
     package static func validate(_ string: String) -> DBusError? {
-        guard let error = LibDBus.validateErrorName(string) else { return nil }
+        guard let refusal = refusal(Self.self, "error name", string, LibDBus.validateErrorName) else { return nil }
         // Not through `invalidArgs`: that would build an ErrorName while validating one.
-        return DBusError(name: .invalidArgs, message: "invalid error name \"\(string)\": \(error.message)")
+        return DBusError(name: .invalidArgs, message: "invalid error name \"\(string)\": \(refusal.reason)")
     }
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool { NameRules.isDotted(bytes) }
 }

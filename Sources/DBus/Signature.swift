@@ -9,69 +9,65 @@ package struct Signature: ValidatedName {
     /// costs some 3 k instructions, a large part of reading a message's
     /// header); libdbus judges the rest and says what is wrong.
     package static func validate(_ string: String) -> DBusError? {
-        if isValid(string) { return nil }
-        guard let error = LibDBus.validateSignature(string) else { return nil }
-        return .invalidArgs("invalid signature \"\(string)\": \(error.message)")
+        guard let refusal = refusal(Self.self, "signature", string, LibDBus.validateSignature) else { return nil }
+        return .invalidArgs("invalid signature \"\(string)\": \(refusal.reason)")
     }
 
-    /// True when `string` is a valid signature by libdbus' rules
+    /// True when `bytes` are a valid signature by libdbus' rules
     /// (`_dbus_validate_signature_with_reason`): at most 255 bytes of known
     /// type codes; at most 32 `a` in a row, 32 nested structs and 32 nested
     /// dict entries; no empty struct; an array has an element type; a dict
     /// entry is an array's element with a basic key and exactly two types.
-    static func isValid(_ string: String) -> Bool {
-        var string = string
-        return string.withUTF8 { bytes in
-            guard bytes.count <= 255 else { return false }
-            // How many complete types each open struct or dict entry (and the
-            // top level, at 0) has so far.
-            return withUnsafeTemporaryAllocation(of: Int.self, capacity: 66) { counts in
-                counts[0] = 0
-                var top = 0
-                var arrays = 0, structs = 0, entries = 0
-                var last: UInt8 = 0
-                for index in bytes.indices {
-                    let code = bytes[index]
-                    switch code {
-                    case UInt8(ascii: "a"):
-                        arrays += 1
-                        guard arrays <= 32 else { return false }
-                    case UInt8(ascii: "("):
-                        structs += 1
-                        guard structs <= 32 else { return false }
-                        top += 1
-                        counts[top] = 0
-                    case UInt8(ascii: ")"):
-                        guard structs > 0, last != UInt8(ascii: "("), top > 0 else { return false }
-                        top -= 1
-                        structs -= 1
-                    case UInt8(ascii: "{"):
-                        guard last == UInt8(ascii: "a") else { return false }
-                        entries += 1
-                        guard entries <= 32 else { return false }
-                        top += 1
-                        counts[top] = 0
-                    case UInt8(ascii: "}"):
-                        guard entries > 0, top > 0, counts[top] == 2 else { return false }
-                        top -= 1
-                        entries -= 1
-                    default:
-                        guard isBasic(code) || code == UInt8(ascii: "v") else { return false }
-                    }
-                    if code != UInt8(ascii: "a") && code != UInt8(ascii: "(") && code != UInt8(ascii: "{") { counts[top] += 1 }
-                    if arrays > 0 {
-                        if code == UInt8(ascii: "a") {
-                            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-                            if next == UInt8(ascii: ")") || next == UInt8(ascii: "}") { return false }
-                        } else {
-                            arrays = 0
-                        }
-                    }
-                    if last == UInt8(ascii: "{") && !isBasic(code) { return false }
-                    last = code
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= 255 else { return false }
+        // How many complete types each open struct or dict entry (and the
+        // top level, at 0) has so far.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 66) { counts in
+            counts[0] = 0
+            var top = 0
+            var arrays = 0, structs = 0, entries = 0
+            var last: UInt8 = 0
+            for index in bytes.indices {
+                let code = bytes[index]
+                switch code {
+                case UInt8(ascii: "a"):
+                    arrays += 1
+                    guard arrays <= 32 else { return false }
+                case UInt8(ascii: "("):
+                    structs += 1
+                    guard structs <= 32 else { return false }
+                    top += 1
+                    counts[top] = 0
+                case UInt8(ascii: ")"):
+                    guard structs > 0, last != UInt8(ascii: "("), top > 0 else { return false }
+                    top -= 1
+                    structs -= 1
+                case UInt8(ascii: "{"):
+                    guard last == UInt8(ascii: "a") else { return false }
+                    entries += 1
+                    guard entries <= 32 else { return false }
+                    top += 1
+                    counts[top] = 0
+                case UInt8(ascii: "}"):
+                    guard entries > 0, top > 0, counts[top] == 2 else { return false }
+                    top -= 1
+                    entries -= 1
+                default:
+                    guard isBasic(code) || code == UInt8(ascii: "v") else { return false }
                 }
-                return arrays == 0 && structs == 0 && entries == 0
+                if code != UInt8(ascii: "a") && code != UInt8(ascii: "(") && code != UInt8(ascii: "{") { counts[top] += 1 }
+                if arrays > 0 {
+                    if code == UInt8(ascii: "a") {
+                        let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+                        if next == UInt8(ascii: ")") || next == UInt8(ascii: "}") { return false }
+                    } else {
+                        arrays = 0
+                    }
+                }
+                if last == UInt8(ascii: "{") && !isBasic(code) { return false }
+                last = code
             }
+            return arrays == 0 && structs == 0 && entries == 0
         }
     }
 

@@ -703,7 +703,7 @@ package struct WireMessage: Sendable {
     static func error(_ error: DBusError, replyingTo serial: UInt32, destination: BusName?) throws(DBusError) -> WireMessage {
         var body = WireEncoder(capacity: error.message.utf8.count + 5)
         body.string(error.message)
-        return try WireMessage(type: .error, signature: "s", body: body) { fields in
+        return try WireMessage(type: .error, signature: .string, body: body) { fields in
             fields.headerField(4, "s") { $0.string(error.name.rawValue) }  // ERROR_NAME
             fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
             if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }  // DESTINATION

@@ -174,7 +174,8 @@ struct MessageFramerTests {
     @Test("unknown header fields of a basic type are skipped")
     func unknownFields() throws {
         var raw = RawMessage()
-        raw.fields += [(42, "u", .uint32(5)), (43, "s", .string("later")), (44, "y", .byte(1))]
+        // 10 is libdbus' container instance: known to it, checked, not used.
+        raw.fields += [(42, "u", .uint32(5)), (43, "s", .string("later")), (44, "y", .byte(1)), (10, "o", .string("/c/1"))]
         var framer = MessageFramer()
         framer.append(raw.bytes)
         let header = try #require(try framer.next()).header
@@ -209,6 +210,9 @@ struct MessageFramerTests {
         ("a string longer than the header", { $0.fields[2] = (3, "s", .raw([0xFF, 0xFF, 0xFF, 0x7F, 0])) }),
         ("a string that is not UTF-8", { $0.fields.append((43, "s", .raw([4, 0, 0, 0, 0xC3, 0x28, 0x41, 0x41, 0]))) }),
         ("padding that is not zero", { $0.fields[2] = (3, "s", .raw([4, 0, 0, 0] + Array("Call".utf8) + [0, 9, 9, 9])) }),
+        ("a container instance of type s", { $0.fields.append((10, "s", .string("/c/1"))) }),
+        ("an invalid container instance", { $0.fields.append((10, "o", .string("/c//1"))) }),
+        ("a container instance twice", { $0.fields += [(10, "o", .string("/c/1")), (10, "o", .string("/c/1"))] }),
         ("a field signature longer than the header", { $0.fields.append((7, "ssssssssssssssss", .raw([]))) }),
     ]
 

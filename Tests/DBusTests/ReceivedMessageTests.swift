@@ -227,7 +227,11 @@ struct ReceivedMessageTests {
         }
         let viaLibDBus = outcomes()
         let shim = ReceivedPath(server: objects)
-        try fixture.onLoop { fixture.server.core.methodHandler = shim }
+        // The loop's closures hold the connection, not the fixture: the loop
+        // thread releases a job after the caller resumed, and the fixture's
+        // last release there would stop the loop from its own thread.
+        let server = fixture.server
+        try fixture.onLoop { server.core.methodHandler = shim }
         let viaOwn = outcomes()
         #expect(shim.handled.withLock { $0 } >= calls.count - 2, "the calls went through Message(received:)")
         for (index, (own, libdbus)) in zip(viaOwn, viaLibDBus).enumerated() {
@@ -236,7 +240,7 @@ struct ReceivedMessageTests {
         #expect(viaOwn[0].hasSuffix("int32(5)]") && viaOwn.contains { $0.contains("only Add") })
         let callers = seen.withLock { $0 }
         #expect(callers.count == 4 && Set(callers).count == 2, "the authorizer saw the same sender both ways: \(callers)")
-        try fixture.onLoop { fixture.server.core.methodHandler = objects.value }
+        try fixture.onLoop { server.core.methodHandler = objects.value }
     }
 }
 
