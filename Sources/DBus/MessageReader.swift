@@ -258,6 +258,44 @@ package struct MessageReader {
         return result
     }
 
+    /// The next argument, an `a{sv}`, entry by entry: `entry` gets each key
+    /// and a reader of its value (inside the variant), in the message's
+    /// order, and may read the value or leave it. For a caller that turns
+    /// the values into its own types: no `[String: DBusValue]` is made.
+    /// Duplicate keys are the caller's to refuse (``duplicateKeyError(_:)``).
+    package mutating func nextVardict(
+        _ entry: (String, inout MessageReader) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        try expect(Self.vardict)
+        var entries = try enterContainer()
+        while !entries.isAtEnd {
+            var pair = try entries.enterContainer()
+            let key = try pair.readString()
+            var value = try pair.enterContainer()
+            try entry(key, &value)
+        }
+    }
+
+    /// `a{sv}`, made once (a literal is validated each time it is made).
+    private static let vardict: Signature = "a{sv}"
+
+    /// The type code of the current argument (the first character of its
+    /// signature: `s`, `a`, `v`…; `r` for a struct, `e` for a dict entry, as
+    /// libdbus says), or nil at the end.
+    package var nextTypeCode: UInt8? {
+        let type = currentType
+        return type == TypeCode.invalid ? nil : UInt8(truncatingIfNeeded: type)
+    }
+
+    /// True when the current argument's complete type is `signature`.
+    package mutating func nextIs(_ signature: Signature) -> Bool {
+        if fromBytes { return body.currentTypeIs(signature) }
+        return !isAtEnd && LibDBus.iterSignature(&iter) == signature.rawValue
+    }
+
+    /// The error a typed read throws for a dictionary key that appears twice.
+    package static func duplicateKeyError(_ key: String) -> DBusError { duplicateKey(key) }
+
     /// An `a{ss}` (already type-checked).
     ///
     /// - Throws: `InvalidArgs` for a key that appears twice (``duplicateKey(_:)``).

@@ -70,7 +70,7 @@ extension ConnectionCore {
         }
         guard !closed else { return }
         guard outgoing.socket != nil else { return sendThroughLibDBus(message) }
-        outgoing.bytes.append(contentsOf: message.header)
+        message.header.withUnsafeBytes { outgoing.bytes.append(contentsOf: $0) }
         message.body.withUnsafeBytes { outgoing.bytes.append(contentsOf: $0) }
         scheduleOutgoingFlush()
     }

@@ -625,14 +625,16 @@ extension DBusValue {
 /// leaves (``checkedInDebugBuilds()``), so a body that does not match its
 /// signature fails the call instead of reaching the bus.
 package struct WireMessage: Sendable {
-    /// The fixed header and the header fields, a multiple of 8 long.
-    package let header: [UInt8]
+    /// The fixed header and the header fields, a multiple of 8 long (in
+    /// the encoder that wrote them: the send path copies them once, into
+    /// its queue, as it does the body).
+    package let header: WireEncoder
     /// The arguments, in the encoder that wrote them (not copied into an
     /// array: the send path copies them once, into its queue).
     package let body: WireEncoder
 
     /// The whole message.
-    package var bytes: [UInt8] { header + body.bytes }
+    package var bytes: [UInt8] { header.bytes + body.bytes }
 
     /// The serials of these messages: libdbus numbers what it builds from
     /// 1 upward; these count from 2³¹, so the two never meet in practice. A
@@ -671,7 +673,7 @@ package struct WireMessage: Sendable {
         guard header.count + body.count <= Self.maximumLength else {
             throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
         }
-        self.header = header.bytes
+        self.header = header
         self.body = body
     }
 

@@ -102,6 +102,9 @@ package enum SessionProperty: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The ``isMetadata`` properties, in declaration order, made once.
+    package static let metadataCases = allCases.filter(\.isMetadata)
+
     /// The property's D-Bus type.
     package var signature: Signature {
         switch self {
@@ -442,6 +445,14 @@ package struct SessionProperties: Sendable, Hashable {
         VardictKey("RequestedLocale", "s"), VardictKey("EffectiveLocale", "s"), VardictKey("FlowTitle", "s"),
         VardictKey("FlowDescription", "s"), VardictKey("Revision", "t"),
     ]
+
+    /// Writes the ``SessionProperty/isMetadata`` entries of an `a{sv}`, in
+    /// declaration order (``metadata``'s values, through ``writeEntry(_:into:)``):
+    /// a session's properties in `InterfacesAdded`, without a dictionary
+    /// of ``DBusValue``s in between.
+    package func writeMetadata(into writer: inout WireWriter) throws(DBusError) {
+        for property in SessionProperty.metadataCases { try writeEntry(property, into: &writer) }
+    }
 
     /// The ``SessionProperty/isMetadata`` properties and their values: a
     /// session's entry in `GetManagedObjects` and `InterfacesAdded`.

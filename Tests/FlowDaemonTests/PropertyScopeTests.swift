@@ -314,6 +314,57 @@ struct PropertyScopeTests {
         }
     }
 
+    @Test("InterfacesAdded written from the typed values has the bytes of its DBusValue arguments, metadata in declaration order")
+    func interfacesAddedMatchesValues() throws {
+        var values = SessionProperties(id: "0123456789abcdef0123456789abcdef", flowID: "quick")
+        values.owner = 1000
+        values.state = .review
+        values.currentStep = "review"
+        values.stepIndex = 3
+        values.stepCount = 4
+        values.canGoBack = true
+        values.continueLabel = "Absenden"
+        values.createdAt = 1_700_000_000_000_000
+        values.updatedAt = 1_700_000_000_000_002
+        values.path = [PathStep(step: "a", title: "secret title", status: .done)]
+        values.lastError = "quoted answer"
+        values.flowTitle = "Quick"
+        values.flowDescription = "Äpfel"
+        values.revision = 9
+        let path = try #require(FlowBus.sessionPath(of: values.id))
+        var typed = WireEncoder()
+        try ObjectManagerInterface.writeInterfacesAdded(path, values, into: &typed)
+        let metadata = SessionProperty.allCases.filter(\.isMetadata).map {
+            DBusDictEntry(key: .string($0.rawValue), value: .variant(values.value(of: $0)))
+        }
+        let generic: [DBusValue] = [
+            .objectPath(path),
+            .dictionary(keyType: .string, valueType: "a{sv}", [
+                DBusDictEntry(key: .string(FlowBus.sessionInterface.rawValue), value: .dictionary(keyType: .string, valueType: .variant, metadata)),
+            ]),
+        ]
+        var expected = WireEncoder()
+        for argument in generic { try expected.value(argument) }
+        #expect(typed.bytes == expected.bytes)
+        // The same values as the dictionary the generic signal sent, and no answer-bearing property.
+        let read = try DBusValue.decoding(signature: ObjectManagerInterface.interfacesAddedSignature) { (body) throws(DBusError) in
+            try ObjectManagerInterface.writeInterfacesAdded(path, values, into: &body)
+        }
+        #expect(read.first == .objectPath(path))
+        guard case .dictionary(_, _, let interfaces)? = read.last, interfaces.count == 1,
+              case .dictionary(_, _, let entries) = interfaces[0].value else {
+            Issue.record("not one interface with a dictionary: \(read)")
+            return
+        }
+        var sent: [String: DBusValue] = [:]
+        for entry in entries {
+            guard case .string(let name) = entry.key, case .variant(let value) = entry.value else { continue }
+            sent[name] = value
+        }
+        #expect(sent == values.metadata)
+        #expect(sent["Path"] == nil && sent["LastError"] == nil)
+    }
+
     @Test("a declared set lists its properties in declaration order, and the bits match allCases")
     func setOrder() {
         #expect(SessionProperty.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal })

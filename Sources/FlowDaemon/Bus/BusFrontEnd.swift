@@ -255,9 +255,14 @@ final class BusFrontEnd: DaemonComponent {
 
     /// Emits every event the service queued, in order.
     func flush() {
-        let events = service.assumeIsolated { $0.takeEvents() }
-        // By index: each event is read in place, not copied out and destroyed.
-        for i in events.indices { emit(events[i]) }
+        var events = service.assumeIsolated { $0.takeEvents() }
+        // Moved out one by one, oldest first: reading an element (by index,
+        // or through a buffer) copies the event out, some fifteen
+        // references for a `PropertiesChanged`, and destroys the copy; so
+        // do an array's `reverse()` and `removeFirst()`. A buffer's
+        // `reverse()` moves.
+        events.withUnsafeMutableBufferPointer { $0.reverse() }
+        while let event = events.popLast() { emit(event) }
     }
 
     private func emit(_ event: ServiceEvent) {
@@ -324,20 +329,23 @@ final class BusFrontEnd: DaemonComponent {
     }
 
     private func objectManagerSignal(_ signal: ObjectManagerSignal, _ server: ObjectServer) throws(DBusError) {
-        let (id, member, contents): (String, MemberName, DBusValue)
         switch signal {
         case .interfacesAdded(let session):
-            (id, member, contents) = (
-                session.id, FlowMember.ObjectManager.interfacesAdded, ObjectManagerInterface.interfaces(of: session)
-            )
-        case .interfacesRemoved(let removed):
-            (id, member, contents) = (removed, FlowMember.ObjectManager.interfacesRemoved, ObjectManagerInterface.removedInterfaces)
-        }
-        guard let path = sessionPath(of: id) else { return }
-        for destination in audience.destinations(of: id) {
-            try server.emitSignal(
-                member, interface: .objectManager, path: FlowBus.managerPath, arguments: [.objectPath(path), contents],
-                destination: destination)
+            // Written straight from the typed values (``ObjectManagerInterface/writeInterfacesAdded(_:_:into:)``).
+            guard let path = sessionPath(of: session.id) else { return }
+            for destination in audience.destinations(of: session.id) {
+                try server.emitSignal(
+                    FlowMember.ObjectManager.interfacesAdded, interface: .objectManager, path: FlowBus.managerPath,
+                    signature: ObjectManagerInterface.interfacesAddedSignature, destination: destination
+                ) { (body) throws(DBusError) in try ObjectManagerInterface.writeInterfacesAdded(path, session, into: &body) }
+            }
+        case .interfacesRemoved(let id):
+            guard let path = sessionPath(of: id) else { return }
+            for destination in audience.destinations(of: id) {
+                try server.emitSignal(
+                    FlowMember.ObjectManager.interfacesRemoved, interface: .objectManager, path: FlowBus.managerPath,
+                    arguments: [.objectPath(path), ObjectManagerInterface.removedInterfaces], destination: destination)
+            }
         }
     }
 

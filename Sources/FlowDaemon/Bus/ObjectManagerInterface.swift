@@ -66,6 +66,29 @@ enum ObjectManagerInterface {
             [DBusDictEntry(key: .string(FlowBus.sessionInterface.rawValue), value: .vardict(session.metadata))])
     }
 
+    /// `InterfacesAdded`'s arguments (`oa{sa{sv}}`) written from the typed
+    /// values: the session's path, then its one interface with the
+    /// metadata in declaration order; the values `[.objectPath(path),
+    /// interfaces(of: session)]` hold, without a dictionary of
+    /// ``DBusValue``s (a generic signal of those cost about 50 k instructions).
+    static func writeInterfacesAdded(
+        _ path: ObjectPath, _ session: SessionProperties, into body: inout WireEncoder
+    ) throws(DBusError) {
+        try body.write { (writer) throws(DBusError) in
+            writer.string(path.rawValue)
+            let interfaces = writer.arrayStart(elementAlignment: 8)
+            writer.align(8)
+            writer.string(FlowBus.sessionInterface.rawValue)
+            let entries = writer.arrayStart(elementAlignment: 8)
+            try session.writeMetadata(into: &writer)
+            writer.arrayEnd(entries)
+            writer.arrayEnd(interfaces)
+        }
+    }
+
+    /// `InterfacesAdded`'s signature, made once (a literal is validated each time it is made).
+    static let interfacesAddedSignature: Signature = "oa{sa{sv}}"
+
     /// `InterfacesRemoved`'s list: a session object has one interface of its own.
     static let removedInterfaces = DBusValue.strings([FlowBus.sessionInterface.rawValue])
 }

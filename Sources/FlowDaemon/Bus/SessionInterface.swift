@@ -137,7 +137,7 @@ enum SessionInterface {
         { session, call in
             var args = call.arguments()
             let front = session.front
-            let answers = try ValueMapping.answers(try args.next([String: DBusValue].self), limits: front.limits)
+            let answers = try ValueMapping.answers(reading: &args, limits: front.limits)
             let id = session.id
             let reply = front.reply(to: call, fieldErrors)
             front.act { act($0, id, answers, reply) }

@@ -57,8 +57,14 @@ struct ChangeStart {
     /// Its ``FlowSession/announcementSequence`` as read.
     var announcementSequence: UInt64
 
-    init(_ session: FlowSession, announced: PropertyDigests?) {
-        before = announced.map(Before.announced) ?? .session(session)
+    /// `session` is borrowed: copied (some twenty references) only when
+    /// the digests are not known, not for every change.
+    init(_ session: borrowing FlowSession, announced: PropertyDigests?) {
+        if let announced {
+            before = .announced(announced)
+        } else {
+            before = .session(copy session)
+        }
         revision = session.record.revision
         announcementSequence = session.announcementSequence
     }
@@ -164,12 +170,15 @@ struct ServiceEvents {
         var ready: [ServiceEvent] = []
         ready.reserveCapacity(queued.count + 1)
         // Taken out of the queue one by one, oldest first, so that each is
-        // released once it is worked out.
+        // released once it is worked out (reversed in place through a
+        // buffer, which moves the items: an array's `reverse()` copies and
+        // destroys each one it swaps).
         var items: [Queued] = []
         swap(&items, &queued)
-        items.reverse()
+        items.withUnsafeMutableBufferPointer { $0.reverse() }
         while let item = items.popLast() {
-            switch item {
+            // Consumed: an event is moved into `ready`, not copied.
+            switch consume item {
             case .event(let event):
                 ready.append(event)
             case .change(let change):
@@ -197,7 +206,7 @@ struct ServiceEvents {
                 }
                 keep(id, announced, change.version)
                 Self.differences(
-                    of: id, changed: changed, now: now,
+                    of: id, changed: changed, now: consume now,
                     announcement: change.current.announcementSequence != change.start.announcementSequence
                         ? change.current.announcement : nil,
                     into: &ready)
@@ -214,12 +223,14 @@ struct ServiceEvents {
     /// and one `Announcement` with `announcement`'s text when the engine
     /// made one (its announcement count moved). A text that changed without
     /// a new announcement (`SetLocale` rewording it) is a property change only.
+    /// `now` is consumed: the event takes it without a copy (a snapshot is
+    /// some fifteen references).
     static func differences(
-        of id: String, changed: [SessionProperty], now: SessionProperties, announcement: String?,
+        of id: String, changed: [SessionProperty], now: consuming SessionProperties, announcement: String?,
         into events: inout [ServiceEvent]
     ) {
         if !changed.isEmpty, changed != [.updatedAt] {
-            events.append(.propertiesChanged(id: id, names: changed, now: now))
+            events.append(.propertiesChanged(id: id, names: changed, now: consume now))
         }
         if let announcement { events.append(.announcement(id: id, text: announcement)) }
     }
