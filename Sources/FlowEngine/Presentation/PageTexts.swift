@@ -1,4 +1,5 @@
 import FlowKit
+import Synchronization
 
 /// The parts of a flow's step pages that depend only on the flow definition,
 /// the step and the locale: titles, labels, hints, the flow's options, the
@@ -35,6 +36,9 @@ final class PageTexts: Sendable {
     let summary: LocalizedFlowSummary
     /// By step index.
     let steps: [StepTexts]
+    /// The bytes of the page entries made of this object's texts alone,
+    /// once a writer has made them (``KeptPageBytes``).
+    let sharedBytes = KeptPageBytes()
 
     init(
         back: String, retry: String, cancel: String, submitting: String, notSent: String, optional: String, next: String,
@@ -67,6 +71,38 @@ final class PageTexts: Sendable {
         case .backToReview?: return backToReview
         case .finish?: return finish
         }
+    }
+}
+
+/// Bytes that a writer of pages (`GetStep`'s reply) makes once from the
+/// texts every page of a flow in a locale shows alike, and keeps with
+/// those texts (``PageTexts``): the built-in labels, the flow's title and
+/// description, the locale asked for (the key of the texts) and the one
+/// they resolved to. The engine never reads them: their format is the
+/// writer's (``StepView/shared``; docs/performance.md, "The ninth round").
+package final class KeptPageBytes: Sendable {
+    private enum State {
+        case unmade
+        case made([UInt8])
+        /// The writer could not make them (a text it cannot send): it
+        /// writes each page's texts itself, as without this.
+        case refused
+    }
+
+    private let state = Mutex<State>(.unmade)
+
+    init() {}
+
+    /// The bytes, made by `make` the first time (nil: none to keep).
+    package func bytes(orMake make: () -> [UInt8]?) -> [UInt8]? {
+        switch state.withLock({ $0 }) {
+        case .made(let bytes): return bytes
+        case .refused: return nil
+        case .unmade: break
+        }
+        let made = make()
+        state.withLock { $0 = made.map { .made($0) } ?? .refused }
+        return made
     }
 }
 
@@ -311,7 +347,8 @@ extension FlowSession {
             canContinue: canContinue, progressLabel: page.stepCounter.fill([n, m]), retryLabel: page.retry,
             cancelLabel: page.cancel, submittingLabel: page.submitting, notSentLabel: page.notSent,
             optionalLabel: page.optional, flowTitle: summary.title, flowDescription: summary.description,
-            locale: record.locale, effectiveLocale: summary.locale, ruleHints: texts.ruleHints)
+            locale: record.locale, effectiveLocale: summary.locale, ruleHints: texts.ruleHints,
+            shared: SharedPageBytes(page.sharedBytes))
     }
 
     private func fieldView(
