@@ -81,7 +81,8 @@ final class PageTexts: Sendable {
 /// they resolved to. The engine never reads them: their format is the
 /// writer's (``StepView/shared``; docs/performance.md, "The ninth round").
 package final class KeptPageBytes: Sendable {
-    private enum State {
+    /// What is kept.
+    package enum State: Sendable {
         case unmade
         case made([UInt8])
         /// The writer could not make them (a text it cannot send): it
@@ -89,20 +90,17 @@ package final class KeptPageBytes: Sendable {
         case refused
     }
 
-    private let state = Mutex<State>(.unmade)
+    private let kept = Mutex<State>(.unmade)
 
     init() {}
 
-    /// The bytes, made by `make` the first time (nil: none to keep).
-    package func bytes(orMake make: () -> [UInt8]?) -> [UInt8]? {
-        switch state.withLock({ $0 }) {
-        case .made(let bytes): return bytes
-        case .refused: return nil
-        case .unmade: break
-        }
-        let made = make()
-        state.withLock { $0 = made.map { .made($0) } ?? .refused }
-        return made
+    /// What is kept now.
+    package var state: State { kept.withLock { $0 } }
+
+    /// Keeps `bytes` (nil: the writer could not make them). Two first
+    /// pages at once make the same bytes; either is kept.
+    package func keep(_ bytes: [UInt8]?) {
+        kept.withLock { $0 = bytes.map { .made($0) } ?? .refused }
     }
 }
 

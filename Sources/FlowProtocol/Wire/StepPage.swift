@@ -145,10 +145,16 @@ package struct StepPage: Sendable, Hashable {
         w.string(k.progressLabel, p.progressLabel)
         // The nine entries every page of a flow in a locale has alike:
         // copied from the bytes kept with the page texts when there are.
-        if let kept = p.sharedBytes, let bytes = kept.bytes(orMake: { sharedEntries(p) }) {
-            w.preformatted(bytes)
-        } else {
-            writeShared(p, into: &w)
+        // (No closure here: one that captured the page made the compiler
+        // copy the whole view before each of its getters.)
+        switch p.sharedBytes?.state {
+        case .made(let bytes)?: w.preformatted(bytes)
+        case .unmade?:
+            // The first page of its flow and locale.
+            let made = sharedEntries(p)
+            p.sharedBytes?.keep(made)
+            if let made { w.preformatted(made) } else { writeShared(p, into: &w) }
+        case .refused?, nil: writeShared(p, into: &w)
         }
         w.entry(k.ruleHints)
         RuleHints.encode(p.ruleHints, into: &w)
