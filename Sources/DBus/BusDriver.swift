@@ -82,7 +82,8 @@ extension Connection {
     }
 
     /// Sends a bus driver call with one string argument; in server mode an
-    /// error reply is logged, in client mode no reply is requested.
+    /// error reply is logged (not the connection's end), in client mode no
+    /// reply is requested.
     func sendBusCallIgnoringReply(_ member: MemberName, _ argument: String) {
         let message = busCall(member)
         do {
@@ -94,7 +95,12 @@ extension Connection {
         if loop != nil {
             let logger = self.logger
             sendWithReply(message) { result in
-                if case .failure(let error) = result { logger.log(.warning, "\(member) failed: \(error)") }
+                // A connection that ended has no match rules left at the bus:
+                // a call of this kind lost with it (a stop that cancels its
+                // watches, then closes) did what it was for.
+                if case .failure(let error) = result, error.name != .disconnected {
+                    logger.log(.warning, "\(member) failed: \(error)")
+                }
             }
         } else {
             message.noReplyExpected = true

@@ -23,26 +23,38 @@ struct SessionQueries {
         }
     }
 
-    /// A change of a stored session: one statement that rewrites the row in
-    /// place. The identity columns must agree, or nothing changes.
+    /// A change of a stored session whose idle-period entry may stay: one
+    /// statement that rewrites the row in place, the index untouched. The
+    /// identity columns must agree, and `idle_period` must be within the
+    /// bound expiry relies on, at most `updated_at >> 26` and fewer than
+    /// ``Schema/idlePeriodSlack`` (16) periods behind it (schema 6 has no
+    /// trigger that keeps it); otherwise nothing changes.
     static let updateSQL: StaticString = """
         UPDATE sessions SET state = ?4, updated_at = ?6, payload_version = ?7, payload = ?8
-        WHERE id = ?1 AND owner = ?2 AND flow_id = ?3
+        WHERE id = ?1 AND owner = ?2 AND flow_id = ?3 AND idle_period BETWEEN (?6 >> 26) - 15 AND ?6 >> 26
         """
 
-    /// A new session; an id already stored (with another owner or flow,
-    /// since the update found no row of its own) is left as it is.
-    static let insertSQL: StaticString = """
+    /// A new session, or the same change as ``updateSQL`` moving the row's
+    /// idle-period entry to the change's period: when the entry lagged too
+    /// far behind (a session taken up again after about 18 minutes) or is
+    /// ahead of it (the clock stepped back, or a hand edit). An id stored
+    /// with another owner or flow is left as it is (no row changes).
+    static let insertOrMoveSQL: StaticString = """
         INSERT INTO sessions (id, owner, flow_id, state, created_at, updated_at, payload_version, payload, idle_period)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6 >> 26)
-        ON CONFLICT (id) DO NOTHING
+        ON CONFLICT (id) DO UPDATE SET
+            state = excluded.state, updated_at = excluded.updated_at, payload_version = excluded.payload_version,
+            payload = excluded.payload, idle_period = excluded.idle_period
+        WHERE sessions.owner = excluded.owner AND sessions.flow_id = excluded.flow_id
         """
 
     /// Every change of a live session is an upsert of a row that exists, so
     /// the `UPDATE` comes first: SQLite's `INSERT … ON CONFLICT DO UPDATE`
     /// builds the new row and probes the primary key before it falls back
     /// to the same update, a fifth of the upsert's instructions
-    /// (docs/performance.md). An insert follows only when no row matched.
+    /// (docs/performance.md). The insert, or the update that moves the
+    /// entry, follows only when no row matched: a new session, or about once
+    /// in 18 minutes of a session's activity.
     func upsert(_ session: StoredSession) throws(StoreError) {
         guard !session.id.isEmpty else { throw .invalidArgument("a session id is empty") }
         guard !session.flowID.isEmpty else { throw .invalidArgument("session \(session.id) has an empty flow id") }
@@ -64,9 +76,9 @@ struct SessionQueries {
             }
         }
         guard try run(Self.updateSQL) == 0 else { return }
-        // No row of this identity: a new session, or the id is taken by
-        // another owner or flow (then the insert does nothing either).
-        guard try run(Self.insertSQL) == 1 else { throw .identityMismatch(id: session.id) }
+        // A new session, an entry to move, or the id is taken by another
+        // owner or flow (then nothing changes).
+        guard try run(Self.insertOrMoveSQL) == 1 else { throw .identityMismatch(id: session.id) }
     }
 
     func load(id: String) throws(StoreError) -> StoredSession? {
@@ -144,9 +156,10 @@ struct SessionQueries {
     func expired(before cutoff: Int64, limit: Int, excludingState excluded: String? = nil) throws(StoreError) -> [String] {
         guard limit > 0 else { throw .invalidArgument("an expiry batch limit must be positive, not \(limit)") }
         // The index is on `idle_period`, at most `updated_at >> 26` and lagging
-        // behind it by fewer than 16 periods (schema 5): every row updated
-        // before the cutoff has `idle_period <= cutoff >> 26`, so the coarse
-        // term selects through the index and the exact one decides.
+        // behind it by fewer than 16 periods (schema 5; since schema 6 kept by
+        // flowd's own upsert, not by triggers): every row updated before the
+        // cutoff has `idle_period <= cutoff >> 26`, so the coarse term selects
+        // through the index and the exact one decides.
         let sql = """
             SELECT id FROM sessions WHERE idle_period <= (?1 >> 26) AND updated_at < ?1 AND state IS NOT ?3
             ORDER BY idle_period, updated_at LIMIT ?2

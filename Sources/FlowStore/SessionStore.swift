@@ -77,9 +77,10 @@ package final class SessionStore: Sendable {
 
     /// How long after a session's last write (µs) a change of it still
     /// leaves its idle-period index entry in place, at the least: 15 periods
-    /// of 2²⁶ µs, about 16.8 minutes (schema 5 moves the entry once it lags
-    /// by 16). A change after a longer pause moves the entry: two more index
-    /// pages in its commit. flowd-bench measures both cases.
+    /// of 2²⁶ µs, about 16.8 minutes (the upsert moves the entry once it lags
+    /// by 16: schema 5's triggers, flowd's own upsert since schema 6). A
+    /// change after a longer pause moves the entry: two more index pages in
+    /// its commit. flowd-bench measures both cases.
     package static let idleEntryStays: Int64 = Int64(Schema.idlePeriodSlack - 1) << 26
 
     /// The database file's conventional name inside the state directory.

@@ -68,6 +68,21 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
         try SystemCall.checkReturned("pthread_sigmask") { pthread_sigmask(SIG_SETMASK, &mask, nil) }
     }
 
+    /// Lets `signals` neither end this process nor reach it as anything: a
+    /// handler that does nothing (`SA_RESTART`). Unlike `SIG_IGN` it does not
+    /// outlive `execve`, so the programs this process starts get the
+    /// default actions.
+    package static func disregard(_ signals: [Signal]) throws(SystemCallError) {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = disregarding
+        action.sa_flags = SA_RESTART
+        sigemptyset(&action.sa_mask)
+        for signal in signals {
+            let result: Int32 = sigaction(signal.rawValue, &action, nil)
+            guard result == 0 else { throw SystemCallError("sigaction", errno: Errno.current) }
+        }
+    }
+
     /// `sigwait(3)`: waits for one of `signals`, which must be blocked in
     /// every thread, and returns it.
     package static func wait(for signals: [Signal]) -> Signal {
@@ -97,3 +112,6 @@ package struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvert
         return set
     }
 }
+
+/// The handler of ``Signal/disregard(_:)``: async-signal-safe, as it does nothing.
+private let disregarding: @convention(c) (Int32) -> Void = { _ in }

@@ -32,6 +32,9 @@ package struct PluginLoadReport: Sendable {
     package var interruptedCalls: [GuardedCall]
     /// Earlier quarantines whose file changed or went away: forget these.
     package var liftedQuarantines: [PluginQuarantine]
+    /// The isolated plugins that loaded, whose processes run: stop them
+    /// (``IsolatedPlugin/stop()``) before this process exits.
+    package var isolatedPlugins: [IsolatedPlugin] = []
 }
 
 /// Finds, checks and loads plugins from the configured directories.
@@ -192,6 +195,7 @@ private struct LoadRun {
     var newQuarantines: [PluginQuarantine] = []
     var interrupted: [GuardedCall] = []
     var lifted: [PluginQuarantine] = []
+    var isolatedPlugins: [IsolatedPlugin] = []
 
     init(configuration: PluginLoader.Configuration, crashGuard: any CrashGuard) {
         self.configuration = configuration
@@ -229,7 +233,7 @@ private struct LoadRun {
         return PluginLoadReport(
             registry: PluginRegistry(records: records, capabilities: capabilities),
             directoryProblems: directoryProblems, newQuarantines: newQuarantines, interruptedCalls: interrupted,
-            liftedQuarantines: lifted)
+            liftedQuarantines: lifted, isolatedPlugins: isolatedPlugins)
     }
 
     // MARK: directories
@@ -353,7 +357,13 @@ private struct LoadRun {
         // An isolated plugin the checks below refuse must not keep its process.
         var isolatedPlugin: IsolatedPlugin?
         defer {
-            if let isolatedPlugin, records.last?.path != path || records.last?.status != .loaded { isolatedPlugin.stop() }
+            if let isolatedPlugin {
+                if records.last?.path != path || records.last?.status != .loaded {
+                    isolatedPlugin.stop()
+                } else {
+                    isolatedPlugins.append(isolatedPlugin)
+                }
+            }
         }
         if let settings = configuration.isolated[name] ?? configuration.isolated[stem] {
             // Its own process loads it, from the descriptor checked here.

@@ -46,6 +46,12 @@ func main() -> Int32 {
     // The sandbox comes before the plugin's first instruction: its
     // constructors run inside dlopen.
     do {
+        // Stop, stop and reload are flowd's to act on. The service manager
+        // sends them to every process of the unit (`systemctl stop`, Ctrl-C
+        // on a terminal): a helper that died of one would be started again
+        // by flowd as it stops. flowd ends this process as it stops, and
+        // it dies with flowd (PR_SET_PDEATHSIG).
+        try Signal.disregard([.terminate, .interrupt, .hangUp])
         try Sandbox.forbidNewPrivileges()
         if let limit = arguments.memoryLimit { try Sandbox.limitMemory(bytes: limit) }
         if !arguments.network { try Sandbox.refuseNetwork() }

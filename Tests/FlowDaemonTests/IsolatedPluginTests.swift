@@ -146,6 +146,28 @@ struct IsolatedPluginTests {
         }
     }
 
+    @Test("stopped as systemd stops the unit (SIGTERM to every process): the plugin's process is not started again, and flowd ends and reaps it before it exits 0")
+    func stopLikeSystemd() async throws {
+        try await withDaemon(Self.settings()) { fixture in
+            let said = try await Self.pluginPID(fixture)
+            let helper = try #require(Int32(said.dropFirst("pid ".count)), "\(said)")
+            // `systemctl stop` (KillMode=control-group) signals the helper
+            // too. A helper that died of it was started again by flowd as
+            // flowd stopped: a new process in the unit, which systemd in a
+            // container with cgroup v1 lost track of until its stop timed
+            // out (90 s). The helper leaves the signal to flowd.
+            #expect(kill(helper, SIGTERM) == 0)
+            #expect(try await Self.pluginPID(fixture) == said, "the same process serves on")
+            #expect(!fixture.daemon.standardError.contains("started again"), "\(fixture.daemon.standardError)")
+            // flowd's stop kills its helper and reaps it before it exits:
+            // when flowd's exit is seen the helper is gone, not a zombie
+            // left to be reparented.
+            #expect(kill(helper, SIGTERM) == 0)
+            #expect(await fixture.stop() == .exited(0))
+            #expect(kill(helper, 0) == -1 && errno == ESRCH, "flowd-plugin-host \(helper) outlived flowd")
+        }
+    }
+
     /// Drives the test plugin's validators, providers and submit actions and
     /// writes down everything flowd answered.
     static func transcript(_ fixture: DaemonFixture) async throws -> [String] {

@@ -76,6 +76,21 @@ struct LifecycleTests {
             #expect(lines.contains { $0.contains("session \(session) of quick started by uid ") && $0.contains("session=\(session)") && $0.contains("flow=quick") })
             #expect(lines.contains { $0.contains(": step rating completed") && $0.contains("step=rating") })
             #expect(lines.last?.contains("stopped") == true, "\(lines)")
+            // A clean run and stop has nothing to warn about (a stop once
+            // warned that its RemoveMatch got no reply from the closed bus).
+            #expect(!lines.contains { $0.contains("]: warning: ") || $0.contains("]: error: ") }, "\(lines)")
+        }
+    }
+
+    @Test("as the system service (signals to callers, a watch on their names), a stop logs no warning")
+    func systemServiceStopsQuietly() async throws {
+        try await withDaemon(DaemonSettings(systemMode: true)) { fixture in
+            let session = try await fixture.client.start("quick")
+            try await fixture.client.setAnswers(session, ["stars": .int64(5)])
+            #expect(await fixture.stop() == .exited(0))
+            let lines = fixture.daemon.standardError.split(separator: "\n").map(String.init)
+            #expect(lines.last?.contains("stopped") == true, "\(lines)")
+            #expect(!lines.contains { $0.contains("]: warning: ") || $0.contains("]: error: ") }, "\(lines)")
         }
     }
 

@@ -21,7 +21,7 @@ struct SchemaVersionTwoTests {
         try databaseAtSchemaVersion(1, at: path, sessions: sessions)
         let store = try SessionStore(path: path)
         defer { try? store.close() }
-        #expect(SessionStore.schemaVersion == 5)
+        #expect(SessionStore.schemaVersion == 6)
         for s in sessions { #expect(try store.load(id: s.id) == s) }
         #expect(try store.count() == 4)
         #expect(try store.ids(inState: "submitting") == ["a"])

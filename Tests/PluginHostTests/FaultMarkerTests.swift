@@ -2,6 +2,7 @@
 // as inside a plugin call, and how a slot's state word reads back. (The
 // signal handlers themselves are tested in subprocesses, CrashGuardTests.)
 import FlowKit
+import FlowdSystem
 import Glibc
 @testable import PluginHost
 import PluginTestSupport
@@ -105,7 +106,7 @@ struct FaultMarkerTests {
             let word = (marker.expected & ~0xFFFF) | (UInt64(SIGBUS) << 8) | SlotState.crashed
             LibPluginHost.storeStateWord(marker.word, word)
         }
-        let second = try FileCrashGuard(path: path, slots: 4)
+        let second = try Self.reopen(path, slots: 4)
         #expect(
             Set(second.pending())
                 == [
@@ -114,6 +115,25 @@ struct FaultMarkerTests {
                 ])
         #expect(crashedCall.crashReason(signal: SIGBUS).hasSuffix(" (SIGBUS); disabled until its file changes"))
         #expect(!crashedCall.crashReason(signal: 0).contains("("))
+    }
+
+    /// Opens the guard at `path` again once the guard before it let go. A
+    /// child another test of this process spawns holds a copy of every
+    /// descriptor (close-on-exec ones too) from its clone to its exec, and
+    /// so the lock: while that lasts the open is refused with EWOULDBLOCK,
+    /// and is tried again (for a few seconds; any other failure at once).
+    static func reopen(_ path: String, slots: Int) throws -> FileCrashGuard {
+        let refused = "\(path): flock: \(Errno.wouldBlock)"
+        let giveUp = MonotonicClock.now().advanced(by: .seconds(5))
+        while true {
+            switch Result(catching: { () throws(CrashGuardError) in try FileCrashGuard(path: path, slots: slots) }) {
+            case .success(let crashGuard):
+                return crashGuard
+            case .failure(let error):
+                guard error.description == refused, MonotonicClock.now() < giveUp else { throw error }
+                MonotonicClock.sleep(for: .milliseconds(5))
+            }
+        }
     }
 
     @Test("the loader marks its own thread while plugin code runs there, and only then")

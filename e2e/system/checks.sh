@@ -563,13 +563,30 @@ check_check_config() {
 # validators plugin runs in flowd-plugin-host, a child of flowd with a seccomp filter of its own
 # on top of the unit's, NoNewPrivs and its RLIMIT_DATA, and flowd.hostname answers through it.
 check_isolated_plugin() {
-    local out pid helper mine theirs id
+    local out pid helper mine theirs id mark
     printf '[Plugin validators]\nIsolated=yes\nMemoryLimit=256M\n' >"$CONF_D/60-e2e-isolate.conf"
     systemctl restart flowd || { fail "systemctl restart flowd with validators isolated failed"; rm -f "$CONF_D/60-e2e-isolate.conf"; return 1; }
     isolated_plugin_checks; local rc=$?
     rm -f "$CONF_D/60-e2e-isolate.conf"
+    # systemctl signals every process of the unit, the helper too: the stop must be flowd's own
+    # (it ends its helper and exits 0), not systemd's timeout and SIGKILL.
+    mark=$(journal_mark)
     systemctl restart flowd || { fail "systemctl restart flowd without the isolation drop-in failed"; return 1; }
+    stopped_by_itself "$mark" "with validators isolated" || return 1
     return $rc
+}
+# stopped_by_itself MARK WHAT: PID 1 logged, after MARK, that flowd.service was deactivated
+# successfully (flowd exited 0 with nothing of the unit left running) and no stop timed out
+# (systemd's "State 'final-sigterm' timed out. Killing.", "Failed with result 'timeout'").
+stopped_by_itself() {
+    local lines
+    wait_for 10 "PID 1 to log the end of flowd.service" pid1_heard "$1" 'Deactivated successfully|Failed with result' || return 1
+    lines=$(pid1_since "$1")
+    if grep -qE "timed out|Failed with result|Killing" <<<"$lines"; then
+        fail "the stop of flowd $2 was not flowd's own: $(grep -E 'timed out|Failed with result|Killing' <<<"$lines" | tr '\n' ' ')"
+        return 1
+    fi
+    grep -q 'Deactivated successfully' <<<"$lines" || fail "flowd $2 was not deactivated cleanly: $lines"
 }
 isolated_plugin_checks() {
     out=$(mcall ListPlugins) || { fail "ListPlugins failed: $out"; return 1; }

@@ -101,14 +101,16 @@ package enum DaemonMain {
 ///
 /// Build, before the loop runs: the store (it creates the state directory,
 /// mode 0700, with the database: the one place it is made) → the plugins
-/// (loading starts the plugin host's threads) → the service (the flows,
+/// (loading starts the plugin host's threads and isolated plugins'
+/// processes) → the service (the flows,
 /// linted against the plugins' capabilities) → the bus front end → the
 /// systemd lifecycle. Start, on the loop: the service (interrupted submits
 /// marked) → the front end (connect, export, own the name) → the lifecycle
 /// (`READY=1`, timers). Stop, on the loop, on SIGTERM or SIGINT, when the bus
 /// goes away, or when a start failed: the lifecycle (`STOPPING=1`) → the
 /// front end (waiting calls answered, queued signals sent, disconnected) →
-/// the service (running submits cancelled) → the store (closed); then the
+/// the service (running submits cancelled) → the isolated plugins'
+/// processes (killed and reaped) → the store (closed); then the
 /// loop stops. SIGHUP and `Reload` re-read the configuration.
 ///
 /// The parts hold no references to each other beyond what they were built
@@ -157,7 +159,7 @@ final class Daemon {
         expire: { [unowned self] in expireIdleSessions() })
 
     /// The parts with a start and a stop, in start order.
-    private var components: [any DaemonComponent] { [store, service, front, lifecycle] }
+    private var components: [any DaemonComponent] { [store, plugins.isolated, service, front, lifecycle] }
     /// The parts started so far, in start order.
     private var started: [any DaemonComponent] = []
     private var stopping = false

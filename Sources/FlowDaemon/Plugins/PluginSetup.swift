@@ -15,6 +15,8 @@ struct PluginSetup {
     var records: [PluginRecord]
     /// Isolated plugins quarantined since the start: their process crashed.
     var quarantinedSinceStart: RuntimeQuarantines
+    /// The isolated plugins' processes, which the daemon stops.
+    var isolated: IsolatedProcesses
 
     /// The `ListPlugins` entries now: what the loader found, with an isolated
     /// plugin whose process has crashed since shown disabled and why.
@@ -92,7 +94,26 @@ struct PluginSetup {
         return PluginSetup(
             gateway: PluginHostGateway(caller: caller, stateDirectory: stateDirectory, logger: logger),
             capabilities: CapabilityCatalog(registry: report.registry),
-            records: report.registry.records, quarantinedSinceStart: sinceStart)
+            records: report.registry.records, quarantinedSinceStart: sinceStart,
+            isolated: IsolatedProcesses(report.isolatedPlugins))
+    }
+}
+
+/// The isolated plugins' processes as a part of the daemon: started as the
+/// plugins loaded; stopped after the service (which cancels the calls in
+/// flight) and before the store, each killed and reaped, so that flowd
+/// exits with no process of its own left in its unit.
+final class IsolatedProcesses: DaemonComponent {
+    private let plugins: [IsolatedPlugin]
+
+    init(_ plugins: [IsolatedPlugin]) {
+        self.plugins = plugins
+    }
+
+    func start() {}
+
+    func stop() {
+        for plugin in plugins { plugin.stop() }
     }
 }
 

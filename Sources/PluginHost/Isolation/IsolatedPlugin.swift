@@ -228,13 +228,20 @@ package final class IsolatedPlugin: Sendable {
         state.withLock { s in s.connection.flatMap { $0.isOpen ? $0.child.pid : nil } }
     }
 
-    /// Kills its process for good: no call starts it again.
+    /// Kills its process for good: no call starts it again. Returns once
+    /// the process has been reaped (at most a few seconds), so that flowd
+    /// stopping leaves no process of its own behind: under systemd one
+    /// still in the unit's cgroup as flowd exits is waited for, and on a
+    /// cgroup v1 host in a container possibly until the stop times out.
     package func stop() {
-        state.withLock { s in
+        let running = state.withLock { s -> HelperConnection? in
             s.quarantine = s.quarantine ?? "was stopped"
-            s.connection?.close()
-            s.connection = nil
+            defer { s.connection = nil }
+            return s.connection
         }
+        guard let running else { return }
+        running.close()
+        _ = running.child.wait(timeout: .seconds(5))
     }
 
     /// The plugin's registered name (the file's stem before it has one).
