@@ -237,6 +237,13 @@ package struct WireEncoder {
             of: UInt32(truncatingIfNeeded: length).littleEndian, as: UInt32.self)
     }
 
+    /// Bytes copied as they are.
+    fileprivate mutating func putBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count).initialize(from: from, count: bytes.count)
+        count &+= bytes.count
+    }
+
     /// An entry's padding to 8 and its fixed head, copied as whole words.
     @inline(__always)
     fileprivate mutating func putEntry(_ key: VardictKey) {
@@ -565,6 +572,16 @@ package struct WireWriter {
     package mutating func double(_ key: VardictKey, _ value: Double) {
         encoder.putEntry(key)
         encoder.putRaw(value.bitPattern)
+    }
+
+    /// Padding to 8, then `bytes` as they are: values another writer wrote
+    /// from an 8-aligned start (an encoder's offset 0), such as whole
+    /// `a{sv}` entries, whose padding is then the same here (no D-Bus type
+    /// aligns to more than 8). The caller keeps them valid: they are not
+    /// checked again (``WireEncoder/invalidity``).
+    package mutating func preformatted(_ bytes: [UInt8]) {
+        encoder.putAlign(8)
+        bytes.withUnsafeBufferPointer { encoder.putBytes($0) }
     }
 
     /// Opens an array: its length, to be filled in by ``arrayEnd(_:)``,

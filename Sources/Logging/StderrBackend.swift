@@ -29,41 +29,57 @@ package struct StderrBackend: LogBackend {
     }
 
     package func write(_ record: LogRecord) {
-        let line = format(record, pid: CurrentProcess.id) + "\n"
+        var line = bytes(of: record, pid: CurrentProcess.id)
+        line.append(UInt8(ascii: "\n"))
         // A line that cannot be written has nowhere else to go.
-        try? FileDescriptor.writeAll(fileDescriptor, line.utf8)
+        try? FileDescriptor.writeAll(fileDescriptor, line)
     }
 
     /// The line for `record`, without the newline.
     package func format(_ record: LogRecord, pid: Int32) -> String {
+        String(decoding: bytes(of: record, pid: pid), as: UTF8.self)
+    }
+
+    /// The line's bytes, without the newline (``write(_:)`` sends them as
+    /// they are: no string is made of them and appended to).
+    private func bytes(of record: LogRecord, pid: Int32) -> [UInt8] {
         // Written as bytes into one buffer: a line made of interpolations,
         // a mapped array and `joined` cost some 20 k instructions, and every
         // `Continue` logs one.
         var line: [UInt8] = []
-        line.reserveCapacity(96 + record.message.utf8.count + 48 * record.metadata.count)
+        line.reserveCapacity(97 + record.message.utf8.count + 48 * record.metadata.count)
         if levelPrefix {
             line.append(UInt8(ascii: "<"))
-            line.append(contentsOf: String(record.level.syslogPriority).utf8)
+            Self.append(String(record.level.syslogPriority), to: &line)
             line.append(UInt8(ascii: ">"))
         } else {
-            line.append(contentsOf: record.identifier.utf8)
+            Self.append(record.identifier, to: &line)
             line.append(UInt8(ascii: "["))
-            line.append(contentsOf: String(pid).utf8)
-            line.append(contentsOf: "]: ".utf8)
-            line.append(contentsOf: record.level.name.utf8)
-            line.append(contentsOf: ": ".utf8)
+            Self.append(String(pid), to: &line)
+            Self.append("]: ", to: &line)
+            Self.append(record.level.name, to: &line)
+            Self.append(": ", to: &line)
         }
         Self.appendEscaped(record.message, to: &line)
         var first = true
         for (field, text) in record.metadata {
-            line.append(contentsOf: first ? " (".utf8 : " ".utf8)
+            Self.append(first ? " (" : " ", to: &line)
             first = false
             appendDisplayName(field, to: &line)
             line.append(UInt8(ascii: "="))
             Self.appendQuoted(text, to: &line)
         }
         if !first { line.append(UInt8(ascii: ")")) }
-        return String(decoding: line, as: UTF8.self)
+        return line
+    }
+
+    /// `text`'s bytes, copied at once from a native string's storage (a
+    /// `String.UTF8View` appended as a collection costs some 180
+    /// instructions even when short).
+    private static func append(_ text: String, to line: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ line.append(contentsOf: $0) }) == nil {
+            line.append(contentsOf: text.utf8)
+        }
     }
 
     func displayName(_ field: LogField) -> String {
@@ -73,7 +89,9 @@ package struct StderrBackend: LogBackend {
     }
 
     /// `field`'s name without ``hiddenFieldPrefix``, in lowercase. On the
-    /// bytes: a journal field name is ASCII (A–Z, 0–9, `_`).
+    /// bytes: a journal field name is ASCII (A–Z, 0–9, `_`). Copied whole,
+    /// then lowered in place (byte by byte appends checked the array's
+    /// capacity on each).
     private func appendDisplayName(_ field: LogField, to line: inout [UInt8]) {
         let name = field.name.utf8
         let prefix = hiddenFieldPrefix.utf8
@@ -81,32 +99,43 @@ package struct StderrBackend: LogBackend {
         if !prefix.isEmpty && name.count > prefix.count && name.starts(with: prefix) {
             start = name.index(start, offsetBy: prefix.count)
         }
-        for byte in name[start...] { line.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+        let from = line.count
+        if start == name.startIndex {
+            Self.append(field.name, to: &line)
+        } else {
+            line.append(contentsOf: name[start...])
+        }
+        line.withUnsafeMutableBufferPointer { bytes in
+            for i in from..<bytes.count where bytes[i] &- 0x41 < 26 { bytes[i] |= 0x20 }
+        }
     }
 
     private static func appendEscaped(_ text: String, to line: inout [UInt8]) {
-        if isPlain(text) {
-            line.append(contentsOf: text.utf8)
-        } else {
-            line.append(contentsOf: escape(text).utf8)
-        }
+        append(isPlain(text) ? text : escape(text), to: &line)
     }
 
     private static func appendQuoted(_ text: String, to line: inout [UInt8]) {
         guard needsQuotes(text) else { return appendEscaped(text, to: &line) }
-        line.append(contentsOf: quote(text).utf8)
+        append(quote(text), to: &line)
     }
 
     /// Printable ASCII without a backslash: nothing to escape.
     private static func isPlain(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }
+        func plain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x5C }
+        // A native string's bytes in place: the view's iterator cost some
+        // 10 instructions a byte.
+        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(plain) } ?? text.utf8.allSatisfy(plain)
     }
 
     /// Empty, or holding a space, `"`, `=`, `(` or `)`. Bytes, not
     /// Characters: the five are ASCII, and UTF-8 never uses an ASCII byte
     /// inside a multi-byte sequence.
     private static func needsQuotes(_ text: String) -> Bool {
-        text.isEmpty || text.utf8.contains { $0 == 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x28 || $0 == 0x29 }
+        func special(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x22 || byte == 0x3D || byte == 0x28 || byte == 0x29
+        }
+        return text.isEmpty
+            || (text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? text.utf8.contains(where: special))
     }
 
     static func quote(_ text: String) -> String {

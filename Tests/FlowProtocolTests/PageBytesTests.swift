@@ -2,6 +2,7 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowProtocol
+import Foundation
 import Testing
 
 /// `GetStep`'s reply is written by its own encoder (``StepPage/encode(into:)``,
@@ -265,6 +266,56 @@ struct PageBytesTests {
             #expect(encoded == (try Self.encodedBody(page.encode)))
             #expect(encoded == (try Self.libdbusBody([Self.reference(page)])))
         }
+    }
+
+    /// Every locale flowd has built-in words for, regions and the
+    /// underscore form, and right-to-left languages no flow is written in
+    /// (their pages fall back to a flow locale: the locale asked for and the
+    /// one used differ).
+    static let locales = [
+        "en", "de", "es", "fr", "it", "ja", "ko", "pt-BR", "zh-Hans", "zh-Hant", "fr-CA", "de_DE", "ar", "he-IL", "sv",
+    ]
+
+    /// The example flows under flows/.
+    static func exampleFlows() throws -> [(String, FlowDefinition)] {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("flows")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.map { name in
+            let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(name)))
+            return (name, try FlowLoader.load(bytes, fileName: name, capabilities: .any))
+        }
+    }
+
+    @Test("the entries kept with a flow's page texts are the bytes of each page's own, in every flow and locale")
+    func keptEntries() throws {
+        let clock = FixedClock(now: 1_750_000_000_000_000, today: CivilDate(iso: "2025-06-16")!)
+        let flows = try Self.exampleFlows()
+        #expect(flows.count >= 6)
+        var kept = 0
+        for (name, flow) in flows {
+            // Two rounds: the first page of a flow and locale makes the
+            // bytes, every later one (another session) copies them.
+            for round in 0..<2 {
+                for (n, locale) in Self.locales.enumerated() {
+                    var session = try FlowSession(
+                        flow: flow, id: String(repeating: String(format: "%02x", n * 2 + round), count: 16), owner: 1000,
+                        locale: locale, clock: clock)
+                    var views = [session.currentStep()]
+                    // A second step of the same session, where there is one.
+                    if (try? session.continueStep(now: clock.now)) != nil { views.append(session.currentStep()) }
+                    for view in views {
+                        if view.shared.kept != nil { kept += 1 }
+                        let page = StepPage(view)
+                        let encoded = try Self.encodedBody(view.encode)
+                        #expect(encoded == (try Self.encodedBody(page.encode)), "\(name) \(locale) \(view.id) round \(round)")
+                        #expect(encoded == (try Self.libdbusBody([Self.reference(page)])), "\(name) \(locale) \(view.id)")
+                    }
+                }
+            }
+        }
+        // The pages were made from the kept texts (not the general way).
+        #expect(kept >= flows.count * Self.locales.count * 2)
     }
 
     @Test("a page with no fields, no hints and empty strings")

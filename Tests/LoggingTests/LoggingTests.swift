@@ -188,6 +188,27 @@ struct StderrBackendTests {
         #expect(text == "flowd-test[\(pid)]: error: first (session=s)\nflowd-test[\(pid)]: info: second\n")
     }
 
+    @Test func aWrittenLineIsTheFormattedLineAndOnlyNamesAreLowercased() throws {
+        // Capitals in the identifier, the message and the values stay;
+        // field names (hidden prefix or not) are lowered; escaped, quoted
+        // and non-ASCII texts are written as `format` gives them.
+        let (reader, writer) = try FileDescriptor.pipe()
+        let backend = StderrBackend(fileDescriptor: writer.rawValue, hiddenFieldPrefix: "APP_")
+        let records = [
+            LogRecord(
+                level: .notice, message: "Session ABC of Flow X: step Y completed",
+                metadata: [.session: "ABC", .flow: "Flow X", LogField(normalizing: "Custom", prefix: "APP_"): "Ünï"],
+                identifier: "FlowD", file: "f", function: "g", line: 1),
+            record("tab\tand \"quotes\" (Grüße 日本)", metadata: [.error: "a=b", .step: "Σ\n"]),
+        ]
+        for record in records { backend.write(record) }
+        writer.close()
+        let pid = CurrentProcess.id
+        let text = String(decoding: try reader.readToEnd(limit: 4096, path: "pipe"), as: UTF8.self)
+        #expect(text == records.map { backend.format($0, pid: pid) + "\n" }.joined())
+        #expect(text.hasPrefix("FlowD[\(pid)]: notice: Session ABC of Flow X: step Y completed (session=ABC flow=\"Flow X\" custom=Ünï)\n"))
+    }
+
     @Test func withoutAPrefixToHideFieldsKeepTheirWholeName() {
         let record = LogRecord(
             level: .info, message: "m", metadata: [.session: "s"], identifier: "x", file: "f", function: "g", line: 1)

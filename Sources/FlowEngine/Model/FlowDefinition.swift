@@ -291,17 +291,34 @@ typealias LocalizedFlowCache = PerLocaleCache<LocalizedFlowTexts>
 final class PerLocaleCache<Value: Sendable>: Sendable {
     /// The most locales kept per flow.
     static var capacity: Int { 32 }
-    private let entries = Mutex<[String: Value]>([:])
+
+    private struct Entries {
+        var byLocale: [String: Value] = [:]
+        /// The entry found last: most calls ask for the locale the call
+        /// before asked for, and a locale is a short string, compared
+        /// without hashing (a look-up in ``byLocale`` hashed it, some 600
+        /// instructions per page, snapshot and move).
+        var recent: (locale: String, value: Value)?
+
+        mutating func find(_ locale: String) -> Value? {
+            if let recent, recent.locale == locale { return recent.value }
+            guard let value = byLocale[locale] else { return nil }
+            recent = (locale, value)
+            return value
+        }
+    }
+
+    private let entries = Mutex(Entries())
 
     init() {}
 
     /// The value for `locale`, made by `make` when not kept yet (and made
     /// on each use once the cache is full).
     func texts(for locale: String, make: () -> Value) -> Value {
-        if let kept = entries.withLock({ $0[locale] }) { return kept }
+        if let kept = entries.withLock({ $0.find(locale) }) { return kept }
         let made = make()
         entries.withLock { entries in
-            if entries.count < Self.capacity { entries[locale] = made }
+            if entries.byLocale.count < Self.capacity { entries.byLocale[locale] = made }
         }
         return made
     }
@@ -310,17 +327,17 @@ final class PerLocaleCache<Value: Sendable>: Sendable {
     /// it is not kept and the cache is full (for a caller with a way of its
     /// own that is cheaper than making a value for one use).
     func kept(for locale: String, make: () -> Value) -> Value? {
-        if let kept = entries.withLock({ $0[locale] }) { return kept }
-        guard entries.withLock({ $0.count < Self.capacity }) else { return nil }
+        if let kept = entries.withLock({ $0.find(locale) }) { return kept }
+        guard entries.withLock({ $0.byLocale.count < Self.capacity }) else { return nil }
         let made = make()
         entries.withLock { entries in
-            if entries.count < Self.capacity { entries[locale] = made }
+            if entries.byLocale.count < Self.capacity { entries.byLocale[locale] = made }
         }
         return made
     }
 
     /// How many locales are kept (for tests).
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { entries.withLock { $0.byLocale.count } }
 }
 
 /// A plugin call a session needs when it starts (see

@@ -1,4 +1,5 @@
 import FlowKit
+import Synchronization
 
 /// The parts of a flow's step pages that depend only on the flow definition,
 /// the step and the locale: titles, labels, hints, the flow's options, the
@@ -35,6 +36,9 @@ final class PageTexts: Sendable {
     let summary: LocalizedFlowSummary
     /// By step index.
     let steps: [StepTexts]
+    /// The bytes of the page entries made of this object's texts alone,
+    /// once a writer has made them (``KeptPageBytes``).
+    let sharedBytes = KeptPageBytes()
 
     init(
         back: String, retry: String, cancel: String, submitting: String, notSent: String, optional: String, next: String,
@@ -67,6 +71,36 @@ final class PageTexts: Sendable {
         case .backToReview?: return backToReview
         case .finish?: return finish
         }
+    }
+}
+
+/// Bytes that a writer of pages (`GetStep`'s reply) makes once from the
+/// texts every page of a flow in a locale shows alike, and keeps with
+/// those texts (``PageTexts``): the built-in labels, the flow's title and
+/// description, the locale asked for (the key of the texts) and the one
+/// they resolved to. The engine never reads them: their format is the
+/// writer's (``StepView/shared``; docs/performance.md, "The ninth round").
+package final class KeptPageBytes: Sendable {
+    /// What is kept.
+    package enum State: Sendable {
+        case unmade
+        case made([UInt8])
+        /// The writer could not make them (a text it cannot send): it
+        /// writes each page's texts itself, as without this.
+        case refused
+    }
+
+    private let kept = Mutex<State>(.unmade)
+
+    init() {}
+
+    /// What is kept now.
+    package var state: State { kept.withLock { $0 } }
+
+    /// Keeps `bytes` (nil: the writer could not make them). Two first
+    /// pages at once make the same bytes; either is kept.
+    package func keep(_ bytes: [UInt8]?) {
+        kept.withLock { $0 = bytes.map { .made($0) } ?? .refused }
     }
 }
 
@@ -311,7 +345,8 @@ extension FlowSession {
             canContinue: canContinue, progressLabel: page.stepCounter.fill([n, m]), retryLabel: page.retry,
             cancelLabel: page.cancel, submittingLabel: page.submitting, notSentLabel: page.notSent,
             optionalLabel: page.optional, flowTitle: summary.title, flowDescription: summary.description,
-            locale: record.locale, effectiveLocale: summary.locale, ruleHints: texts.ruleHints)
+            locale: record.locale, effectiveLocale: summary.locale, ruleHints: texts.ruleHints,
+            shared: SharedPageBytes(page.sharedBytes))
     }
 
     private func fieldView(

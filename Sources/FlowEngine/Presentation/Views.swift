@@ -74,6 +74,24 @@ package struct StepView: Sendable, Hashable {
     /// Rules of the whole step, said before the person continues: the
     /// descriptions of plugin step validators (or the flow's `hint`s).
     package let ruleHints: [RuleHint]
+    /// Where a page made from the kept page texts finds the bytes of
+    /// ``retryLabel`` … ``effectiveLocale`` once a writer has made them;
+    /// none on other pages. Not part of the page's value: two views that
+    /// differ only here are equal.
+    package var shared = SharedPageBytes(nil)
+}
+
+/// A ``StepView``'s way to the bytes kept with its page texts
+/// (``KeptPageBytes``): what the view's strings say, in another form, so it
+/// takes no part in the view's equality or hash.
+package struct SharedPageBytes: Sendable, Hashable {
+    /// The bytes' keeper; nil for a page not made from kept texts.
+    package let kept: KeptPageBytes?
+
+    init(_ kept: KeptPageBytes?) { self.kept = kept }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool { true }
+    package func hash(into hasher: inout Hasher) {}
 }
 
 /// A rule said before the person breaks it: "Must match Password",

@@ -208,7 +208,7 @@ extension FlowSession {
     /// once: a warning is said when it appears (after an answer or a plugin
     /// result), not again while it stays, and again if it goes and comes
     /// back. The ones a step arrives with are on its page, which the
-    /// arrival announces (``moveTo(_:now:)`` takes them as said).
+    /// arrival announces (``moveTo(_:on:now:)`` takes them as said).
     mutating func announceNewWarnings() {
         guard isMutable, let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return }
         let current = currentWarnings()

@@ -31,19 +31,19 @@ extension FlowSession {
         let p = r.route
         let isFinished = finishedSteps(r)
         guard let pos = p.firstIndex(of: si) else {
-            moveTo(p.first(where: { !isFinished($0) }) ?? 0, now: now)
+            moveTo(p.first(where: { !isFinished($0) }) ?? 0, on: p, now: now)
             return .moved(completion)
         }
         if record.returningToReview && flow.hasReview {
             if let unfinished = p[(pos + 1)...].first(where: { !isFinished($0) }) {
-                moveTo(unfinished, now: now)
+                moveTo(unfinished, on: p, now: now)
             } else {
                 moveToReview(now: now)
             }
             return .moved(completion)
         }
         if pos + 1 < p.count {
-            moveTo(p[pos + 1], now: now)
+            moveTo(p[pos + 1], on: p, now: now)
             return .moved(completion)
         }
         if flow.hasReview {
@@ -112,7 +112,7 @@ extension FlowSession {
         if record.currentStep == Self.reviewID {
             guard let last = p.last else { return }
             record.returningToReview = false
-            moveTo(last, now: now)
+            moveTo(last, on: p, now: now)
             return
         }
         guard let si = flow.stepIndex[record.currentStep], let pos = p.firstIndex(of: si) else {
@@ -121,7 +121,7 @@ extension FlowSession {
         guard pos > 0 else {
             throw SessionError(.invalidState, "\(quoted(flow.steps[si].id)) is the first step; there is no step before it")
         }
-        moveTo(p[pos - 1], now: now)
+        moveTo(p[pos - 1], on: p, now: now)
     }
 
     /// Goes to a visited step on the current path (Edit), or to `review`.
@@ -161,11 +161,11 @@ extension FlowSession {
         }
         if record.currentStep == Self.reviewID {
             record.returningToReview = true
-            moveTo(ti, now: now)
+            moveTo(ti, on: p, now: now)
             return
         }
         guard let ci = flow.stepIndex[record.currentStep], let cpos = p.firstIndex(of: ci) else {
-            moveTo(ti, now: now)
+            moveTo(ti, on: p, now: now)
             return
         }
         if tpos == cpos { return }
@@ -173,6 +173,6 @@ extension FlowSession {
         if tpos > cpos, let unfinished = p[cpos..<tpos].first(where: { !isFinished($0) }) {
             throw SessionError(.invalidState, "step \(quoted(flow.steps[unfinished].id)) is not finished; Continue from it first")
         }
-        moveTo(ti, now: now)
+        moveTo(ti, on: p, now: now)
     }
 }

@@ -107,13 +107,16 @@ extension FlowSession {
         return flow.submit?.successMessage.map { .piped($0) }
     }
 
-    mutating func moveTo(_ i: Int, now: Int64) {
+    /// Moves to step `i` on the path `p` the caller worked out (a move
+    /// changes no answer, so the path after it is the same; working it out
+    /// again cost some 900 instructions per move).
+    mutating func moveTo(_ i: Int, on p: [Int], now: Int64) {
         let step = flow.steps[i]
         record.currentStep = step.id
         if !record.visited.contains(step.id) { record.visited.append(step.id) }
         record.state = .editing
         record.lastError = nil
-        record.announcement = arrivalWords(atStep: i, path: route())
+        record.announcement = arrivalWords(atStep: i, path: p)
         record.announcementSequence &+= 1
         record.announcedWarnings = currentWarnings()
         record.updatedAt = now

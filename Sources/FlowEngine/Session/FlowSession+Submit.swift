@@ -23,7 +23,7 @@ extension FlowSession {
         if let unfinished = r.route.first(where: { !isFinished($0) }) {
             if flow.hasReview { record.returningToReview = true }
             for f in flow.steps[unfinished].fields { insertSorted(f.id, into: &record.shownErrors) }
-            moveTo(unfinished, now: now)
+            moveTo(unfinished, on: r.route, now: now)
             return .redirected(toStep: flow.steps[unfinished].id)
         }
         guard let action = flow.submit?.action else {

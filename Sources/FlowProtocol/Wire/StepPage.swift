@@ -143,6 +143,27 @@ package struct StepPage: Sendable, Hashable {
         w.bool(k.canGoBack, p.canGoBack)
         w.bool(k.canContinue, p.canContinue)
         w.string(k.progressLabel, p.progressLabel)
+        // The nine entries every page of a flow in a locale has alike:
+        // copied from the bytes kept with the page texts when there are.
+        // (No closure here: one that captured the page made the compiler
+        // copy the whole view before each of its getters.)
+        switch p.sharedBytes?.state {
+        case .made(let bytes)?: w.preformatted(bytes)
+        case .unmade?:
+            // The first page of its flow and locale.
+            let made = sharedEntries(p)
+            p.sharedBytes?.keep(made)
+            if let made { w.preformatted(made) } else { writeShared(p, into: &w) }
+        case .refused?, nil: writeShared(p, into: &w)
+        }
+        w.entry(k.ruleHints)
+        RuleHints.encode(p.ruleHints, into: &w)
+        w.arrayEnd(page)
+    }
+
+    /// The entries `retryLabel` … `effectiveLocale`, in the reply's order.
+    private static func writeShared<Page: StepPageContent>(_ p: Page, into w: inout WireWriter) {
+        let k = keys
         w.string(k.retryLabel, p.retryLabel)
         w.string(k.cancelLabel, p.cancelLabel)
         w.string(k.submittingLabel, p.submittingLabel)
@@ -152,9 +173,17 @@ package struct StepPage: Sendable, Hashable {
         w.string(k.flowDescription, p.flowDescription)
         w.string(k.locale, p.locale)
         w.string(k.effectiveLocale, p.effectiveLocale)
-        w.entry(k.ruleHints)
-        RuleHints.encode(p.ruleHints, into: &w)
-        w.arrayEnd(page)
+    }
+
+    /// The bytes of ``writeShared(_:into:)``'s entries written from an
+    /// 8-aligned start, to be kept (``KeptPageBytes``); nil when a text
+    /// cannot be sent (a NUL), which each page then refuses as it would.
+    static func sharedEntries<Page: StepPageContent>(_ p: Page) -> [UInt8]? {
+        var encoder = WireEncoder()
+        guard (try? encoder.write({ (w) throws(DBusError) in writeShared(p, into: &w) })) != nil,
+            encoder.invalidity == nil
+        else { return nil }
+        return encoder.bytes
     }
 
     /// The heads of the reply's entries, in the order they are sent.
@@ -632,6 +661,9 @@ protocol StepPageContent {
     var locale: String { get }
     var effectiveLocale: String { get }
     var ruleHints: [RuleHint] { get }
+    /// Where the bytes of `retryLabel` … `effectiveLocale` are kept, if
+    /// anywhere (``KeptPageBytes``).
+    var sharedBytes: KeptPageBytes? { get }
 }
 
 /// A field's content as its bytes need it (``StepField``, ``FieldView``).
@@ -670,7 +702,10 @@ protocol StepFieldContent {
     func writeValue(into w: inout WireWriter) throws(DBusError)
 }
 
-extension StepPage: StepPageContent {}
+extension StepPage: StepPageContent {
+    /// A decoded page keeps no bytes: each is written from its strings.
+    var sharedBytes: KeptPageBytes? { nil }
+}
 
 extension StepField: StepFieldContent {
     func writeValue(into w: inout WireWriter) throws(DBusError) {
@@ -681,6 +716,8 @@ extension StepField: StepFieldContent {
 }
 
 extension StepView: StepPageContent {
+    var sharedBytes: KeptPageBytes? { shared.kept }
+
     /// `GetStep`'s reply written straight from the engine's view: the bytes
     /// of ``StepPage/init(_:)``'s page for it, without making that page.
     package func encode(into encoder: inout WireEncoder) throws(DBusError) {
