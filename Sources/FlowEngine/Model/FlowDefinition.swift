@@ -109,6 +109,9 @@ package struct FlowDefinition: Sendable {
         let authorization: AuthorizationAction?
         let computedTypes: [String: ExprType]
         let hasFieldLogic: Bool
+        /// `review != nil`, kept: reading `review` copies the definition out
+        /// (some 200 instructions), and every progress line asks.
+        let hasReview: Bool
         let pipes: Bool
         let source: JSONNode
         let stepIndex: [String: Int]
@@ -132,6 +135,7 @@ package struct FlowDefinition: Sendable {
             self.description = description
             self.steps = steps
             self.review = review
+            self.hasReview = review != nil
             self.submit = submit
             self.finishTitle = finishTitle
             self.locales = locales
@@ -180,7 +184,7 @@ package struct FlowDefinition: Sendable {
     }
 
     /// Whether the flow has a Review page.
-    package var hasReview: Bool { review != nil }
+    package var hasReview: Bool { storage.hasReview }
 
     /// The plugin calls a new session needs before it starts: options
     /// providers and prefill providers, in document order, with the field as
