@@ -1,14 +1,33 @@
 import Logging
 import Synchronization
 
-/// Decides, before any handler runs, whether a call may proceed: call
-/// `proceed(nil)` to go on or `proceed(error)` to refuse, now (the fast path)
-/// or later from any thread (after an async uid lookup, say). Runs for the
-/// registration's own interfaces and for `Properties`, not for `Introspect`
-/// or `Peer`.
-package typealias Authorizer<Target> = @Sendable (
-    _ target: Target, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
-) -> Void
+/// What an ``Authorizer`` decided about a call.
+package enum AuthorizationVerdict: Sendable {
+    /// The call proceeds now.
+    case allow
+    /// The call is refused with this error, now.
+    case refuse(DBusError)
+    /// Not known yet (the caller's uid is asked of the bus, polkit is
+    /// asked): `start` is run once with the completion, which may be called
+    /// now or later from any thread, `nil` to let the call proceed.
+    case later(_ start: @Sendable (_ proceed: @escaping @Sendable (DBusError?) -> Void) -> Void)
+
+    /// Hands the verdict to `proceed`: at once, or once `start` calls it.
+    package func run(_ proceed: @escaping @Sendable (DBusError?) -> Void) {
+        switch self {
+        case .allow: proceed(nil)
+        case .refuse(let error): proceed(error)
+        case .later(let start): start(proceed)
+        }
+    }
+}
+
+/// Decides, before any handler runs, whether a call may proceed. A verdict
+/// known at once (a known caller, the common case) runs the handler without
+/// a completion made for it (no closure, no flag: docs/performance.md, H1);
+/// ``AuthorizationVerdict/later(_:)`` defers it. Runs for the registration's
+/// own interfaces and for `Properties`, not for `Introspect` or `Peer`.
+package typealias Authorizer<Target> = @Sendable (_ target: Target, _ call: MethodInvocation) -> AuthorizationVerdict
 
 /// Lists the child nodes of `path` (a tree's prefix, or a path below it)
 /// that `caller` may see: calls `done` once, now or later from any thread.
@@ -518,32 +537,49 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             message: message, path: path, interface: table.table.name, member: method.method.name,
             replySignature: method.outputSignature, core: connection.core)
         let handler = method.method.handler
-        authorized(target, invocation, connection: connection) {
-            do {
-                try handler(target, invocation)
-            } catch {
-                invocation.fail(error)
-            }
+        // The handler as a closure only for a verdict that comes later.
+        if admitsNow(target, invocation, connection: connection, later: { { Self.perform(handler, target, invocation) } }) {
+            Self.perform(handler, target, invocation)
         }
     }
 
-    /// Runs `body` on the loop thread once the authorizer allows the call.
-    private func authorized(
-        _ target: Target, _ invocation: MethodInvocation, connection: Connection,
-        _ body: @escaping @Sendable () -> Void
+    private static func perform(
+        _ handler: @Sendable (Target, MethodInvocation) throws -> Void, _ target: Target, _ invocation: MethodInvocation
     ) {
-        guard let authorize else {
-            body()
-            return
+        do {
+            try handler(target, invocation)
+        } catch {
+            invocation.fail(error)
         }
-        let decided = Atomic<Bool>(false)
-        let loop = connection.loop
-        authorize(target, invocation) { refusal in
-            guard !decided.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            let proceed: @Sendable () -> Void = {
-                if let refusal { invocation.fail(refusal) } else { body() }
+    }
+
+    /// Asks the authorizer about `invocation`: true when the call may run now
+    /// (there is none, or it allowed the call at once). A refusal is answered
+    /// here; for a verdict that comes later, `later` makes the closure that
+    /// runs the call on the loop thread once allowed.
+    private func admitsNow(
+        _ target: Target, _ invocation: MethodInvocation, connection: Connection,
+        later: () -> @Sendable () -> Void
+    ) -> Bool {
+        guard let authorize else { return true }
+        switch authorize(target, invocation) {
+        case .allow:
+            return true
+        case .refuse(let refusal):
+            invocation.fail(refusal)
+            return false
+        case .later(let start):
+            let body = later()
+            let decided = Atomic<Bool>(false)
+            let loop = connection.loop
+            start { refusal in
+                guard !decided.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                let proceed: @Sendable () -> Void = {
+                    if let refusal { invocation.fail(refusal) } else { body() }
+                }
+                if let loop, !loop.inEventLoop { loop.execute(proceed) } else { proceed() }
             }
-            if let loop, !loop.inEventLoop { loop.execute(proceed) } else { proceed() }
+            return false
         }
     }
 
@@ -562,26 +598,35 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         let invocation = MethodInvocation(
             message: message, path: path, interface: .properties, member: member, replySignature: output,
             core: connection.core)
-        authorized(target, invocation, connection: connection) { [self] in
-            do throws(DBusError) {
-                var args = invocation.arguments()
-                let interfaceName = try args.next(String.self)
-                switch member.rawValue {
-                case "Get":
-                    let name = try args.next(String.self)
-                    let value = try read(property(interfaceName, name, path), of: target)
-                    invocation.reply(.variant(value))
-                case "GetAll":
-                    invocation.reply(.vardict(try readAll(interfaceName, of: target, path: path)))
-                default:
-                    let name = try args.next(String.self)
-                    let value = try args.next(DBusValue.self)
-                    try write(property(interfaceName, name, path), interface: interfaceName, value: value,
-                              of: target, invocation: invocation, path: path, connection: connection)
-                }
-            } catch {
-                invocation.fail(error)
+        if admitsNow(target, invocation, connection: connection, later: { { [self] in
+            answerProperties(member, target: target, invocation: invocation, path: path, connection: connection)
+        } }) {
+            answerProperties(member, target: target, invocation: invocation, path: path, connection: connection)
+        }
+    }
+
+    /// `Get`, `GetAll` or `Set`, once authorized.
+    private func answerProperties(
+        _ member: MemberName, target: Target, invocation: MethodInvocation, path: ObjectPath, connection: Connection
+    ) {
+        do throws(DBusError) {
+            var args = invocation.arguments()
+            let interfaceName = try args.next(String.self)
+            switch member.rawValue {
+            case "Get":
+                let name = try args.next(String.self)
+                let value = try read(property(interfaceName, name, path), of: target)
+                invocation.reply(.variant(value))
+            case "GetAll":
+                invocation.reply(.vardict(try readAll(interfaceName, of: target, path: path)))
+            default:
+                let name = try args.next(String.self)
+                let value = try args.next(DBusValue.self)
+                try write(property(interfaceName, name, path), interface: interfaceName, value: value,
+                          of: target, invocation: invocation, path: path, connection: connection)
             }
+        } catch {
+            invocation.fail(error)
         }
     }
 
