@@ -187,7 +187,7 @@ struct TreeAndIntrospectionTests {
                             proceed(nil)
                             proceed(.accessDenied("too late"))
                         }
-                    case "twice-refused":
+                    case "twice_refused":
                         return .later { proceed in
                             proceed(.accessDenied("refused first"))
                             proceed(nil)
@@ -212,18 +212,18 @@ struct TreeAndIntrospectionTests {
         #expect(try prompt.property("Id") == .string("prompt"))
         let twice = fixture.proxy(try Item.prefix.appending("twice"), Item.interface)
         #expect(try twice.call("Describe", returning: String.self) == "item twice")
-        let refusedFirst = fixture.proxy(try Item.prefix.appending("twice-refused"), Item.interface)
+        let refusedFirst = fixture.proxy(try Item.prefix.appending("twice_refused"), Item.interface)
         #expect(#expect(throws: DBusError.self) { try refusedFirst.call("Describe") } == .accessDenied("refused first"))
         // A wrong signature is refused before the authorizer is asked.
         #expect(throws: DBusError.self) { try open.call("Describe", .string("x")) }
-        let ran = Item.described.value.filter { ["open", "slow", "locked", "prompt", "twice", "twice-refused"].contains($0) }
+        let ran = Item.described.value.filter { ["open", "slow", "locked", "prompt", "twice", "twice_refused"].contains($0) }
         #expect(ran == ["open", "slow", "prompt", "twice"])
         #expect(asked.value == [
             "open org.flowd.Test.Item.Describe", "open org.freedesktop.DBus.Properties.Get",
             "slow org.flowd.Test.Item.Describe",
             "locked org.flowd.Test.Item.Describe", "locked org.freedesktop.DBus.Properties.Get",
             "prompt org.flowd.Test.Item.Describe", "prompt org.freedesktop.DBus.Properties.Get",
-            "twice org.flowd.Test.Item.Describe", "twice-refused org.flowd.Test.Item.Describe",
+            "twice org.flowd.Test.Item.Describe", "twice_refused org.flowd.Test.Item.Describe",
         ])
     }
 
