@@ -368,7 +368,9 @@ final class CompiledTable<Target: Sendable>: Sendable {
     let methods: [String: CompiledMethod]
     /// The methods in order, for ``method(_:)``.
     private let methodList: [CompiledMethod]
-    let properties: [String: InterfaceTable<Target>.Property]
+    /// The properties' names, at their index in ``table``'s properties:
+    /// searched one by one (``property(_:)``).
+    private let propertyNames: [String]
     let signals: [String: Signature]
     let xml: String
 
@@ -381,6 +383,14 @@ final class CompiledTable<Target: Sendable>: Sendable {
         return nil
     }
 
+    /// The property `name`. Compared one by one in an array of strings: an
+    /// interface has a few dozen properties at most, and hashing the name
+    /// cost more (docs/performance.md, H5).
+    func property(_ name: String) -> InterfaceTable<Target>.Property? {
+        guard let index = propertyNames.firstIndex(of: name) else { return nil }
+        return table.properties[index]
+    }
+
     init(_ table: InterfaceTable<Target>) throws(DBusError) {
         self.table = table
         var methods: [String: CompiledMethod] = [:]
@@ -391,22 +401,22 @@ final class CompiledTable<Target: Sendable>: Sendable {
             methods[method.name.rawValue] = CompiledMethod(method: method, inputSignature: input, outputSignature: output)
         }
         methodList = table.methods.compactMap { methods[$0.name.rawValue] }
-        var properties: [String: InterfaceTable<Target>.Property] = [:]
+        var propertyNames: [String] = []
         for property in table.properties {
             guard property.signature.isSingleCompleteType else {
                 throw .invalidArgs("property \(table.name).\(property.name) has type '\(property.signature)', not one complete type")
             }
-            guard properties[property.name.rawValue] == nil else {
+            guard !propertyNames.contains(property.name.rawValue) else {
                 throw .failed("\(table.name) declares property \(property.name) twice")
             }
-            properties[property.name.rawValue] = property
+            propertyNames.append(property.name.rawValue)
         }
         var signals: [String: Signature] = [:]
         for signal in table.signals {
             signals[signal.name.rawValue] = try Signature(signal.signature.rawValue)
         }
         self.methods = methods
-        self.properties = properties
+        self.propertyNames = propertyNames
 
         self.signals = signals
         xml = Introspection.interface(table)
@@ -418,7 +428,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let path: ObjectPath
     let isTree: Bool
     let tables: [CompiledTable<Target>]
-    let tableIndex: [String: Int]
+    /// The interfaces' names, at their index in ``tables``: searched one by
+    /// one.
+    let tableNames: [String]
     let authorize: Authorizer<Target>?
     let children: ChildLister?
     let resolve: @Sendable (ObjectPath) -> Target?
@@ -433,17 +445,17 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         self.logger = logger
         self.isTree = isTree
         var compiled: [CompiledTable<Target>] = []
-        var index: [String: Int] = [:]
+        var names: [String] = []
         for table in tables {
             guard ![InterfaceName.introspectable, .properties, .peer].contains(table.name) else {
                 throw .failed("\(table.name) is implemented by the object server itself")
             }
-            guard index[table.name.rawValue] == nil else { throw .failed("interface \(table.name) given twice for \(path)") }
-            index[table.name.rawValue] = compiled.count
+            guard !names.contains(table.name.rawValue) else { throw .failed("interface \(table.name) given twice for \(path)") }
+            names.append(table.name.rawValue)
             compiled.append(try CompiledTable(table))
         }
         self.tables = compiled
-        self.tableIndex = index
+        self.tableNames = names
         self.authorize = authorize
         self.children = children
         self.resolve = resolve
@@ -633,10 +645,10 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     private func property(_ interface: String, _ name: String, _ path: ObjectPath) throws(DBusError)
         -> InterfaceTable<Target>.Property
     {
-        guard let index = tableIndex[interface] else {
+        guard let index = tableNames.firstIndex(of: interface) else {
             throw .unknownInterface("No interface \(interface) with properties at path \(path)")
         }
-        guard let property = tables[index].properties[name] else {
+        guard let property = tables[index].property(name) else {
             throw .unknownProperty("No property \(name) on interface \(interface)")
         }
         return property
@@ -667,7 +679,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         if interface.isEmpty {
             selected = tables
         } else {
-            guard let index = tableIndex[interface] else {
+            guard let index = tableNames.firstIndex(of: interface) else {
                 throw .unknownInterface("No interface \(interface) with properties at path \(path)")
             }
             selected = [tables[index]]
@@ -734,7 +746,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         var changed: [String: DBusValue] = [:]
         var invalidated: [String] = []
         for name in names {
-            guard let property = table.properties[name.rawValue] else {
+            guard let property = table.property(name.rawValue) else {
                 throw .unknownProperty("No property \(name) on interface \(interface)")
             }
             switch property.emitsChange {
