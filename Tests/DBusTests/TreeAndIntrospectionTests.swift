@@ -244,6 +244,10 @@ struct TreeAndIntrospectionTests {
             }
             let twice = InterfaceTable<Int>("org.flowd.Twice", methods: [.init("A") { _, _ in }, .init("A") { _, _ in }])
             #expect(throws: DBusError.self) { try objects.value.export(0, at: "/twice", interfaces: [twice]) }
+            let propertyTwice = InterfaceTable<Int>(
+                "org.flowd.PropertyTwice",
+                properties: [.init("P", "s", get: { _ in .string("") }), .init("P", "s", get: { _ in .string("") })])
+            #expect(throws: DBusError.self) { try objects.value.export(0, at: "/propertyTwice", interfaces: [propertyTwice]) }
             let badProperty = InterfaceTable<Int>("org.flowd.Bad", properties: [.init("P", "ss", get: { _ in .string("") })])
             #expect(throws: DBusError.self) { try objects.value.export(0, at: "/bad", interfaces: [badProperty]) }
         }
