@@ -103,7 +103,12 @@ package struct SessionRepository {
     var cachedIDs: [String] { cache.ids }
 
     /// Where a change of `session`, a value just read, starts.
-    func changeStart(_ session: FlowSession) -> ChangeStart {
+    ///
+    /// `mutating` though it changes nothing, as ``save(_:)``: the service
+    /// calls both on its stored repository, and a non-mutating call on an
+    /// actor's property first copied the repository (its references
+    /// retained and released again, some 450 instructions a call).
+    mutating func changeStart(_ session: borrowing FlowSession) -> ChangeStart {
         ChangeStart(session, announced: cache.announced(of: session.record.id))
     }
 
@@ -129,8 +134,9 @@ package struct SessionRepository {
     /// Writes `session` to the store. Nothing else changes when this throws.
     ///
     /// The store finds the row by where it was (``SessionCache/row(of:)``)
-    /// when known, and says where it is now.
-    mutating func save(_ session: FlowSession) throws(FlowdError) {
+    /// when known, and says where it is now, kept for the next change
+    /// (`mutating` for that, and to be called in place: see ``changeStart(_:)``).
+    mutating func save(_ session: borrowing FlowSession) throws(FlowdError) {
         let stored = try Self.stored(session.record)
         let known = cache.row(of: stored.id) ?? pendingRow.flatMap { $0.id == stored.id ? $0.row : nil }
         let row: StoredRow?
