@@ -177,6 +177,15 @@ package struct SessionPropertySet: Sendable, Hashable, Sequence, ExpressibleByAr
         .announcement, .visibleFields, .revision,
     ]
 
+    /// What a change of answers on the current step can move when the
+    /// flow keeps each answer's effects on its step
+    /// (``FlowDefinition/answersStayOnTheirStep``): ``changedByAnswers``
+    /// without what follows the path, but `CanContinue` (the step's own
+    /// checks). No path is walked for these when `CanContinue` is known.
+    package static let changedByAnswersOnTheirStep: SessionPropertySet = [
+        .state, .canContinue, .lastError, .updatedAt, .announcement, .revision,
+    ]
+
     /// What a move can change (`Continue`, `Back`, `GoTo`, a submit begun,
     /// ended or cancelled): all but the locale, the flow's texts in it, and
     /// what is fixed for the session's lifetime.
@@ -314,7 +323,10 @@ package struct SessionProperties: Sendable, Hashable {
         // What follows the path comes from one walk of it, taken apart here
         // (reading it through an optional copied the whole walk per property).
         let onPath = properties.intersection(.followingPath)
-        if !onPath.isEmpty {
+        if onPath == [.canContinue], let known {
+            // The call worked out the step's checks: no walk for them.
+            canContinue = known
+        } else if !onPath.isEmpty {
             let walked = session.progressSnapshot(canContinue: known)
             for property in onPath {
                 switch property {

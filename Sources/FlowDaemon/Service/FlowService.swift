@@ -472,7 +472,8 @@ actor FlowService: DaemonComponent {
             var session = try session(id)
             let start = repository.changeStart(session)
             result = try engine { () throws(SessionError) in try session.setAnswers(answers, now: now) }
-            try commit(session, from: start, .answers(canContinue: result.canContinue))
+            let scope = ChangeScope.answers(canContinue: result.canContinue, onTheCurrentStepOf: session.flow)
+            try commit(session, from: start, scope)
         } catch {
             return reply(.failure(error))
         }

@@ -87,6 +87,16 @@ struct ChangeScope {
     static func answers(canContinue: Bool? = nil) -> ChangeScope {
         ChangeScope(properties: .changedByAnswers, canContinue: canContinue)
     }
+    /// `SetAnswers`' change of the current step's answers, whose checks
+    /// gave `canContinue`: on a flow where an answer's effects stay on its
+    /// step (``FlowDefinition/answersStayOnTheirStep``) nothing that follows
+    /// the path can move but `CanContinue`, so no path is walked after it
+    /// (``SessionPropertySet/changedByAnswersOnTheirStep``).
+    static func answers(canContinue: Bool, onTheCurrentStepOf flow: FlowDefinition) -> ChangeScope {
+        ChangeScope(
+            properties: flow.answersStayOnTheirStep ? .changedByAnswersOnTheirStep : .changedByAnswers,
+            canContinue: canContinue)
+    }
     /// A move (``SessionPropertySet/changedByMoves``).
     static let move = ChangeScope(properties: .changedByMoves)
 }
