@@ -19,8 +19,9 @@ import Testing
             .answersStayOnTheirStep)
         // A rule over two fields of one step.
         #expect(try Self.flow(#"""
-            {"id": "a", "title": "A", "fields": [{"id": "p", "type": "secure", "label": "P"}, {"id": "c", "type": "secure", "label": "C"}],
-             "rules": [{"equals": ["p", "c"]}, {"requiredIf": "c", "if": {"field": "p", "notEmpty": true}}]}
+            {"id": "a", "title": "A", "fields": [{"id": "p", "type": "secure", "label": "P"}, {"id": "c", "type": "secure", "label": "C"},
+             {"id": "n", "type": "text", "label": "N"}],
+             "rules": [{"equals": ["p", "c"]}, {"requiredIf": "c", "if": {"field": "n", "notEmpty": true}}]}
             """#).answersStayOnTheirStep)
         #expect(try Fixture.example("onboarding").answersStayOnTheirStep)
         #expect(try Fixture.example("registration").answersStayOnTheirStep)
