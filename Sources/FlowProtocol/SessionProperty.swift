@@ -304,21 +304,27 @@ package struct SessionProperties: Sendable, Hashable {
 
     /// The daemon's side: the values of `session` now (one walk of its path).
     /// `only`: the properties to work out (the rest keep their defaults,
-    /// for a `Get` of one); `canContinue`: as in ``update(_:from:canContinue:)``.
+    /// for a `Get` of one); `canContinue`, `finishedStep`: as in
+    /// ``update(_:from:canContinue:finishedStep:)``.
     /// `session` is borrowed: an initializer would otherwise take its own
     /// copy (some twenty references) of a session it only reads.
-    package init(_ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
+    package init(
+        _ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil,
+        finishedStep: String? = nil
+    ) {
         self.init(id: session.record.id, flowID: session.flow.id)
-        update(properties, from: session, canContinue: known)
+        update(properties, from: session, canContinue: known, finishedStep: finishedStep)
     }
 
     /// Sets the values of `properties` from `session` and leaves the rest:
     /// what the daemon works out after a call that can change only those.
     /// The path is walked once, and only when a property that follows it is
     /// asked for; `canContinue`, when given, is the session's
-    /// ``FlowSession/canContinue`` as the call that made it worked it out.
+    /// ``FlowSession/canContinue`` as the call that made it worked it out,
+    /// and `finishedStep` a step it knows to be finished (Continue's).
     package mutating func update(
-        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil
+        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil,
+        finishedStep: String? = nil
     ) {
         // What follows the path comes from one walk of it, taken apart here
         // (reading it through an optional copied the whole walk per property).
@@ -327,7 +333,7 @@ package struct SessionProperties: Sendable, Hashable {
             // The call worked out the step's checks: no walk for them.
             canContinue = known
         } else if !onPath.isEmpty {
-            let walked = session.progressSnapshot(canContinue: known)
+            let walked = session.progressSnapshot(canContinue: known, finishedStep: finishedStep)
             for property in onPath {
                 switch property {
                 case .stepIndex: stepIndex = walked.stepIndex

@@ -587,7 +587,7 @@ actor FlowService: DaemonComponent {
             switch try engine({ () throws(SessionError) in try session.continueStep(now: now) }) {
             case .moved(let completion):
                 let mark = events.mark
-                try commit(session, from: start, .move)
+                try commit(session, from: start, .move(finishing: completion.step))
                 stepCompleted(session, completion, at: mark)
                 reply(.success([:]))
             case .stayed(let errors):

@@ -292,14 +292,16 @@ extension FlowSession {
     package var progressSnapshot: ProgressSnapshot { progressSnapshot(canContinue: nil) }
 
     /// ``progressSnapshot`` with ``canContinue`` as the caller worked it out
-    /// (``SetAnswersResult/canContinue``), when it did.
+    /// (``SetAnswersResult/canContinue``), when it did, and `finishedStep` a
+    /// step the caller knows to be finished (Continue accepted it: its
+    /// checks are not run again for its status on the path).
     ///
     /// The titles and labels come from the page texts kept per flow and
     /// locale (``PageTexts``), so no presenter is made and no word looked up:
     /// the session's words only when a title pipes answers. A locale past
     /// the cache's bound takes the general way (``SessionPresenter/progress(canContinue:)``),
     /// which this equals value for value.
-    package func progressSnapshot(canContinue known: Bool?) -> ProgressSnapshot {
+    package func progressSnapshot(canContinue known: Bool?, finishedStep: String? = nil) -> ProgressSnapshot {
         guard let page = flow.pageTexts.kept(for: record.locale, make: { SessionPresenter(self).pageTexts() }) else {
             return SessionPresenter(self).progress(canContinue: known)
         }
@@ -311,6 +313,10 @@ extension FlowSession {
         // held a copy of the session and an array, made and freed per snapshot.
         var decided: UInt64 = 0
         var finishedBits: UInt64 = 0
+        if let finishedStep, let i = flow.stepIndex[finishedStep], i < 64 {
+            decided = 1 << UInt64(i)
+            finishedBits = decided
+        }
         func finished(_ i: Int) -> Bool {
             guard i < 64 else { return isFinished(i, in: r) }
             let bit: UInt64 = 1 << UInt64(i)
