@@ -396,6 +396,18 @@ struct PropertyScopeTests {
         #expect(kept != moved, "the properties not asked for keep their digests")
         #expect(kept.update(.all, to: changed) == [.announcement, .receipt, .visibleFields])
         #expect(kept == moved)
+        // An empty value's digest (0, not hashed) differs from any other's.
+        var empty = SessionProperties(id: "0123", flowID: "quick")
+        empty.flowTitle = ""
+        var filled = empty
+        filled.lastError = "x"
+        filled.path = [PathStep(step: "", title: "", status: .done)]
+        filled.visibleFields = [""]
+        filled.receipt = ["": .string("")]
+        filled.flowTitle = " "
+        #expect(
+            SessionPropertySet.all.filter { PropertyDigests(filled)[$0] != PropertyDigests(empty)[$0] }
+                == [.lastError, .path, .receipt, .visibleFields, .flowTitle])
     }
 
     @Test("each property's PropertiesChanged entry written from the typed value has the bytes of its DBusValue's")
