@@ -276,8 +276,11 @@ extension FlowSession {
 
     /// ``visibleFieldIDs`` on `r`, a resolution of the current answers (nil
     /// when the flow has no field logic and none was needed).
-    func visibleFieldIDs(in r: Resolution?) -> [String] {
-        guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return [] }
+    @inline(__always) func visibleFieldIDs(in r: Resolution?) -> [String] { visibleFieldIDs(in: r, at: flow.stepIndex[record.currentStep]) }
+
+    /// ``visibleFieldIDs(in:)`` with the current step's index (``progress(_:at:)``).
+    func visibleFieldIDs(in r: Resolution?, at current: Int?) -> [String] {
+        guard let i = current, flow.steps[i].kind == .form else { return [] }
         let step = flow.steps[i]
         guard flow.hasFieldLogic, let r else { return step.fields.map(\.id) }
         let shown = covering(step, r)
@@ -326,7 +329,9 @@ extension FlowSession {
             if f { finishedBits |= bit }
             return f
         }
-        let (index, count) = progress(p)
+        // The current step's index, looked up once for all that follows.
+        let current = flow.stepIndex[record.currentStep]
+        let (index, count) = progress(p, at: current)
         var made: SessionText?
         func say(_ text: PageText) -> String {
             guard text.pipes else { return text.text }
@@ -336,11 +341,13 @@ extension FlowSession {
             return new.piped(text.text)
         }
         return ProgressSnapshot(
-            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p), canContinue: known ?? canContinue(in: r),
-            continueLabel: page.continueLabel(continueTarget(route: p, isFinished: finished)),
+            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p, at: current),
+            canContinue: known ?? canContinue(in: r, at: current),
+            continueLabel: page.continueLabel(continueTarget(route: p, at: current, isFinished: finished)),
             path: pathEntries(
-                route: p, isFinished: finished, title: { say(page.steps[$0].title) }, reviewTitle: { say(page.reviewTitle) }),
-            visibleFields: visibleFieldIDs(in: r))
+                route: p, at: current, isFinished: finished, title: { say(page.steps[$0].title) },
+                reviewTitle: { say(page.reviewTitle) }),
+            visibleFields: visibleFieldIDs(in: r, at: current))
     }
 
     /// The predicted path `p` with each entry's status, Review last, with
@@ -348,8 +355,16 @@ extension FlowSession {
     func pathEntries(
         route p: [Int], isFinished: (Int) -> Bool, title: (Int) -> String, reviewTitle: () -> String
     ) -> [PathEntry] {
+        pathEntries(
+            route: p, at: flow.stepIndex[record.currentStep], isFinished: isFinished, title: title, reviewTitle: reviewTitle)
+    }
+
+    /// ``pathEntries(route:isFinished:title:reviewTitle:)`` with the current
+    /// step's index (``progress(_:at:)``).
+    func pathEntries(
+        route p: [Int], at current: Int?, isFinished: (Int) -> Bool, title: (Int) -> String, reviewTitle: () -> String
+    ) -> [PathEntry] {
         let settled = record.state == .submitted
-        let current = flow.stepIndex[record.currentStep]
         let hasReview = flow.hasReview
         var out: [PathEntry] = []
         out.reserveCapacity(p.count + (hasReview ? 1 : 0))
