@@ -234,6 +234,9 @@ final class ConnectionCore: @unchecked Sendable {
         LibDBus.setDispatchStatus(raw, nil, data: nil, free: nil)
     }
 
+    /// A dispatch round is queued on the loop.
+    var dispatchIsScheduled: Bool { dispatchScheduled.load(ordering: .acquiring) }
+
     /// Queues one dispatch round on the loop, unless one is queued already.
     func scheduleDispatch() {
         guard let loop, !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }

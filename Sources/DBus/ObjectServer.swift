@@ -1,14 +1,33 @@
 import Logging
 import Synchronization
 
-/// Decides, before any handler runs, whether a call may proceed: call
-/// `proceed(nil)` to go on or `proceed(error)` to refuse, now (the fast path)
-/// or later from any thread (after an async uid lookup, say). Runs for the
-/// registration's own interfaces and for `Properties`, not for `Introspect`
-/// or `Peer`.
-package typealias Authorizer<Target> = @Sendable (
-    _ target: Target, _ call: MethodInvocation, _ proceed: @escaping @Sendable (DBusError?) -> Void
-) -> Void
+/// What an ``Authorizer`` decided about a call.
+package enum AuthorizationVerdict: Sendable {
+    /// The call proceeds now.
+    case allow
+    /// The call is refused with this error, now.
+    case refuse(DBusError)
+    /// Not known yet (the caller's uid is asked of the bus, polkit is
+    /// asked): `start` is run once with the completion, which may be called
+    /// now or later from any thread, `nil` to let the call proceed.
+    case later(_ start: @Sendable (_ proceed: @escaping @Sendable (DBusError?) -> Void) -> Void)
+
+    /// Hands the verdict to `proceed`: at once, or once `start` calls it.
+    package func run(_ proceed: @escaping @Sendable (DBusError?) -> Void) {
+        switch self {
+        case .allow: proceed(nil)
+        case .refuse(let error): proceed(error)
+        case .later(let start): start(proceed)
+        }
+    }
+}
+
+/// Decides, before any handler runs, whether a call may proceed. A verdict
+/// known at once (a known caller, the common case) runs the handler without
+/// a completion made for it (no closure, no flag: docs/performance.md, H1);
+/// ``AuthorizationVerdict/later(_:)`` defers it. Runs for the registration's
+/// own interfaces and for `Properties`, not for `Introspect` or `Peer`.
+package typealias Authorizer<Target> = @Sendable (_ target: Target, _ call: MethodInvocation) -> AuthorizationVerdict
 
 /// Lists the child nodes of `path` (a tree's prefix, or a path below it)
 /// that `caller` may see: calls `done` once, now or later from any thread.
@@ -349,7 +368,9 @@ final class CompiledTable<Target: Sendable>: Sendable {
     let methods: [String: CompiledMethod]
     /// The methods in order, for ``method(_:)``.
     private let methodList: [CompiledMethod]
-    let properties: [String: InterfaceTable<Target>.Property]
+    /// The properties' names, at their index in ``table``'s properties:
+    /// searched one by one (``property(_:)``).
+    private let propertyNames: [String]
     let signals: [String: Signature]
     let xml: String
 
@@ -362,6 +383,14 @@ final class CompiledTable<Target: Sendable>: Sendable {
         return nil
     }
 
+    /// The property `name`. Compared one by one in an array of strings: an
+    /// interface has a few dozen properties at most, and hashing the name
+    /// cost more (docs/performance.md, H5).
+    func property(_ name: String) -> InterfaceTable<Target>.Property? {
+        guard let index = propertyNames.firstIndex(of: name) else { return nil }
+        return table.properties[index]
+    }
+
     init(_ table: InterfaceTable<Target>) throws(DBusError) {
         self.table = table
         var methods: [String: CompiledMethod] = [:]
@@ -372,22 +401,22 @@ final class CompiledTable<Target: Sendable>: Sendable {
             methods[method.name.rawValue] = CompiledMethod(method: method, inputSignature: input, outputSignature: output)
         }
         methodList = table.methods.compactMap { methods[$0.name.rawValue] }
-        var properties: [String: InterfaceTable<Target>.Property] = [:]
+        var propertyNames: [String] = []
         for property in table.properties {
             guard property.signature.isSingleCompleteType else {
                 throw .invalidArgs("property \(table.name).\(property.name) has type '\(property.signature)', not one complete type")
             }
-            guard properties[property.name.rawValue] == nil else {
+            guard !propertyNames.contains(property.name.rawValue) else {
                 throw .failed("\(table.name) declares property \(property.name) twice")
             }
-            properties[property.name.rawValue] = property
+            propertyNames.append(property.name.rawValue)
         }
         var signals: [String: Signature] = [:]
         for signal in table.signals {
             signals[signal.name.rawValue] = try Signature(signal.signature.rawValue)
         }
         self.methods = methods
-        self.properties = properties
+        self.propertyNames = propertyNames
 
         self.signals = signals
         xml = Introspection.interface(table)
@@ -399,7 +428,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let path: ObjectPath
     let isTree: Bool
     let tables: [CompiledTable<Target>]
-    let tableIndex: [String: Int]
+    /// The interfaces' names, at their index in ``tables``: searched one by
+    /// one.
+    let tableNames: [String]
     let authorize: Authorizer<Target>?
     let children: ChildLister?
     let resolve: @Sendable (ObjectPath) -> Target?
@@ -414,17 +445,17 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         self.logger = logger
         self.isTree = isTree
         var compiled: [CompiledTable<Target>] = []
-        var index: [String: Int] = [:]
+        var names: [String] = []
         for table in tables {
             guard ![InterfaceName.introspectable, .properties, .peer].contains(table.name) else {
                 throw .failed("\(table.name) is implemented by the object server itself")
             }
-            guard index[table.name.rawValue] == nil else { throw .failed("interface \(table.name) given twice for \(path)") }
-            index[table.name.rawValue] = compiled.count
+            guard !names.contains(table.name.rawValue) else { throw .failed("interface \(table.name) given twice for \(path)") }
+            names.append(table.name.rawValue)
             compiled.append(try CompiledTable(table))
         }
         self.tables = compiled
-        self.tableIndex = index
+        self.tableNames = names
         self.authorize = authorize
         self.children = children
         self.resolve = resolve
@@ -518,32 +549,49 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             message: message, path: path, interface: table.table.name, member: method.method.name,
             replySignature: method.outputSignature, core: connection.core)
         let handler = method.method.handler
-        authorized(target, invocation, connection: connection) {
-            do {
-                try handler(target, invocation)
-            } catch {
-                invocation.fail(error)
-            }
+        // The handler as a closure only for a verdict that comes later.
+        if admitsNow(target, invocation, connection: connection, later: { { Self.perform(handler, target, invocation) } }) {
+            Self.perform(handler, target, invocation)
         }
     }
 
-    /// Runs `body` on the loop thread once the authorizer allows the call.
-    private func authorized(
-        _ target: Target, _ invocation: MethodInvocation, connection: Connection,
-        _ body: @escaping @Sendable () -> Void
+    private static func perform(
+        _ handler: @Sendable (Target, MethodInvocation) throws -> Void, _ target: Target, _ invocation: MethodInvocation
     ) {
-        guard let authorize else {
-            body()
-            return
+        do {
+            try handler(target, invocation)
+        } catch {
+            invocation.fail(error)
         }
-        let decided = Atomic<Bool>(false)
-        let loop = connection.loop
-        authorize(target, invocation) { refusal in
-            guard !decided.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            let proceed: @Sendable () -> Void = {
-                if let refusal { invocation.fail(refusal) } else { body() }
+    }
+
+    /// Asks the authorizer about `invocation`: true when the call may run now
+    /// (there is none, or it allowed the call at once). A refusal is answered
+    /// here; for a verdict that comes later, `later` makes the closure that
+    /// runs the call on the loop thread once allowed.
+    private func admitsNow(
+        _ target: Target, _ invocation: MethodInvocation, connection: Connection,
+        later: () -> @Sendable () -> Void
+    ) -> Bool {
+        guard let authorize else { return true }
+        switch authorize(target, invocation) {
+        case .allow:
+            return true
+        case .refuse(let refusal):
+            invocation.fail(refusal)
+            return false
+        case .later(let start):
+            let body = later()
+            let decided = Atomic<Bool>(false)
+            let loop = connection.loop
+            start { refusal in
+                guard !decided.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                let proceed: @Sendable () -> Void = {
+                    if let refusal { invocation.fail(refusal) } else { body() }
+                }
+                if let loop, !loop.inEventLoop { loop.execute(proceed) } else { proceed() }
             }
-            if let loop, !loop.inEventLoop { loop.execute(proceed) } else { proceed() }
+            return false
         }
     }
 
@@ -562,36 +610,45 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         let invocation = MethodInvocation(
             message: message, path: path, interface: .properties, member: member, replySignature: output,
             core: connection.core)
-        authorized(target, invocation, connection: connection) { [self] in
-            do throws(DBusError) {
-                var args = invocation.arguments()
-                let interfaceName = try args.next(String.self)
-                switch member.rawValue {
-                case "Get":
-                    let name = try args.next(String.self)
-                    let value = try read(property(interfaceName, name, path), of: target)
-                    invocation.reply(.variant(value))
-                case "GetAll":
-                    invocation.reply(.vardict(try readAll(interfaceName, of: target, path: path)))
-                default:
-                    let name = try args.next(String.self)
-                    let value = try args.next(DBusValue.self)
-                    try write(property(interfaceName, name, path), interface: interfaceName, value: value,
-                              of: target, invocation: invocation, path: path, connection: connection)
-                }
-            } catch {
-                invocation.fail(error)
+        if admitsNow(target, invocation, connection: connection, later: { { [self] in
+            answerProperties(member, target: target, invocation: invocation, path: path, connection: connection)
+        } }) {
+            answerProperties(member, target: target, invocation: invocation, path: path, connection: connection)
+        }
+    }
+
+    /// `Get`, `GetAll` or `Set`, once authorized.
+    private func answerProperties(
+        _ member: MemberName, target: Target, invocation: MethodInvocation, path: ObjectPath, connection: Connection
+    ) {
+        do throws(DBusError) {
+            var args = invocation.arguments()
+            let interfaceName = try args.next(String.self)
+            switch member.rawValue {
+            case "Get":
+                let name = try args.next(String.self)
+                let value = try read(property(interfaceName, name, path), of: target)
+                invocation.reply(.variant(value))
+            case "GetAll":
+                invocation.reply(.vardict(try readAll(interfaceName, of: target, path: path)))
+            default:
+                let name = try args.next(String.self)
+                let value = try args.next(DBusValue.self)
+                try write(property(interfaceName, name, path), interface: interfaceName, value: value,
+                          of: target, invocation: invocation, path: path, connection: connection)
             }
+        } catch {
+            invocation.fail(error)
         }
     }
 
     private func property(_ interface: String, _ name: String, _ path: ObjectPath) throws(DBusError)
         -> InterfaceTable<Target>.Property
     {
-        guard let index = tableIndex[interface] else {
+        guard let index = tableNames.firstIndex(of: interface) else {
             throw .unknownInterface("No interface \(interface) with properties at path \(path)")
         }
-        guard let property = tables[index].properties[name] else {
+        guard let property = tables[index].property(name) else {
             throw .unknownProperty("No property \(name) on interface \(interface)")
         }
         return property
@@ -622,7 +679,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         if interface.isEmpty {
             selected = tables
         } else {
-            guard let index = tableIndex[interface] else {
+            guard let index = tableNames.firstIndex(of: interface) else {
                 throw .unknownInterface("No interface \(interface) with properties at path \(path)")
             }
             selected = [tables[index]]
@@ -689,7 +746,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         var changed: [String: DBusValue] = [:]
         var invalidated: [String] = []
         for name in names {
-            guard let property = table.properties[name.rawValue] else {
+            guard let property = table.property(name.rawValue) else {
                 throw .unknownProperty("No property \(name) on interface \(interface)")
             }
             switch property.emitsChange {

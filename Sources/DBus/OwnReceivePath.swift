@@ -25,7 +25,12 @@ extension ConnectionCore {
         scheduleDispatchIfNeeded()
     }
 
-    /// The socket has bytes (or its end): read them, and dispatch.
+    /// The socket has bytes (or its end): read them, and dispatch them
+    /// here, in the watch's callback: a dispatch round queued as a loop job
+    /// of its own (a closure, the loop's queue) cost 1.1 k instructions per
+    /// read (docs/performance.md, H3). A round already queued (the rest of
+    /// a busy connection's messages, or one resumed after a write) takes
+    /// them instead, in order, after the other connections' work.
     private func readReady() {
         guard let link, !closed else { return }
         if !link.readAvailable() { readWatch?.cancel(); readWatch = nil }
@@ -34,7 +39,8 @@ extension ConnectionCore {
             readPaused = true
             try? readWatch.disable()
         }
-        scheduleDispatchIfNeeded()
+        guard link.mayHaveMessages || link.ended != nil, !dispatchIsScheduled else { return }
+        dispatchReceived(link)
     }
 
     /// Reading waits no longer (the dispatch took what was buffered, or

@@ -70,7 +70,7 @@ extension ConnectionCore {
         }
         guard !closed else { return }
         guard outgoing.socket != nil else { return sendThroughLibDBus(message) }
-        message.header.withUnsafeBytes { outgoing.bytes.append(contentsOf: $0) }
+        message.appendHeader(to: &outgoing.bytes)
         message.body.withUnsafeBytes { outgoing.bytes.append(contentsOf: $0) }
         scheduleOutgoingFlush()
     }

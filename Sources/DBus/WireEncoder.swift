@@ -642,16 +642,47 @@ extension DBusValue {
 /// leaves (``checkedInDebugBuilds()``), so a body that does not match its
 /// signature fails the call instead of reaching the bus.
 package struct WireMessage: Sendable {
-    /// The fixed header and the header fields, a multiple of 8 long (in
-    /// the encoder that wrote them: the send path copies them once, into
-    /// its queue, as it does the body).
-    package let header: WireEncoder
+    /// The fixed header and the header fields, a multiple of 8 long:
+    /// written for this message, or a reply's, made from a template
+    /// (``ReplyHeaderTemplate``). The send path copies them once, into its
+    /// queue, as it does the body.
+    let header: Header
     /// The arguments, in the encoder that wrote them (not copied into an
     /// array: the send path copies them once, into its queue).
     package let body: WireEncoder
 
+    enum Header: Sendable {
+        /// Written for this message (in the encoder that wrote it).
+        case written(WireEncoder)
+        /// A method return's: its template's bytes, with the body's length,
+        /// the serial and the reply serial put in.
+        case reply(ReplyHeaderTemplate, serial: UInt32, replySerial: UInt32)
+    }
+
     /// The whole message.
-    package var bytes: [UInt8] { header.bytes + body.bytes }
+    package var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        appendHeader(to: &bytes)
+        body.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// Appends the header's bytes to `bytes` (the send path's queue).
+    func appendHeader(to bytes: inout [UInt8]) {
+        switch header {
+        case .written(let header):
+            header.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        case .reply(let template, let serial, let replySerial):
+            let start = bytes.count
+            bytes.append(contentsOf: template.bytes)
+            let length = UInt32(truncatingIfNeeded: body.count)
+            bytes.withUnsafeMutableBytes { raw in
+                raw.storeBytes(of: length.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+                raw.storeBytes(of: serial.littleEndian, toByteOffset: start + 8, as: UInt32.self)
+                raw.storeBytes(of: replySerial.littleEndian, toByteOffset: start + ReplyHeaderTemplate.replySerialOffset, as: UInt32.self)
+            }
+        }
+    }
 
     /// The serials of these messages: libdbus numbers what it builds from
     /// 1 upward; these count from 2³¹, so the two never meet in practice. A
@@ -673,25 +704,46 @@ package struct WireMessage: Sendable {
     init(
         type: MessageType, signature: Signature, body: WireEncoder, fields: (inout WireEncoder) -> Void
     ) throws(DBusError) {
+        let header = Self.header(type: type, serial: Self.nextSerial(), bodyLength: body.count, signature: signature, fields: fields)
+        if let reason = body.invalidity ?? header.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
+        try Self.checkLength(header.count, body)
+        self.header = .written(header)
+        self.body = body
+    }
+
+    /// A reply from its template: the body's validity and length are
+    /// checked here, the header's were when the template was made.
+    private init(template: ReplyHeaderTemplate, replySerial: UInt32, body: WireEncoder) throws(DBusError) {
+        if let reason = body.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
+        try Self.checkLength(template.bytes.count, body)
+        header = .reply(template, serial: Self.nextSerial(), replySerial: replySerial)
+        self.body = body
+    }
+
+    private static func checkLength(_ headerLength: Int, _ body: WireEncoder) throws(DBusError) {
+        guard headerLength + body.count <= maximumLength else {
+            throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
+        }
+    }
+
+    /// The fixed part, the fields `fields` writes, the signature's field.
+    fileprivate static func header(
+        type: MessageType, serial: UInt32, bodyLength: Int, signature: Signature, fields: (inout WireEncoder) -> Void
+    ) -> WireEncoder {
         var header = WireEncoder(capacity: 256)
         header.byte(UInt8(ascii: "l"))
         header.byte(UInt8(truncatingIfNeeded: type.rawValue))
         header.byte(0x1)  // NO_REPLY_EXPECTED, as libdbus sets on replies and signals
         header.byte(1)  // protocol version
-        header.uint32(UInt32(truncatingIfNeeded: body.count))
-        header.uint32(Self.nextSerial())
+        header.uint32(UInt32(truncatingIfNeeded: bodyLength))
+        header.uint32(serial)
         // The fields are an `a(yv)`: their length at offset 12, the first at 16.
         let array = header.putArrayStart(8)
         fields(&header)
         if !signature.rawValue.isEmpty { header.headerField(8, "g") { $0.signature(signature.rawValue) } }
         header.putArrayEnd(array)
         header.align(8)
-        if let reason = body.invalidity ?? header.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
-        guard header.count + body.count <= Self.maximumLength else {
-            throw DBusError(.limitsExceeded, "the message is longer than the 128 MiB D-Bus allows")
-        }
-        self.header = header
-        self.body = body
+        return header
     }
 
     /// A method return for `call` whose arguments `body` holds with `signature`.
@@ -706,11 +758,17 @@ package struct WireMessage: Sendable {
         return try self.error(error, replyingTo: call.serial, destination: call.sender)
     }
 
-    /// A method return to the call numbered `serial` from `destination`.
+    /// A method return to the call numbered `serial` from `destination`:
+    /// its header from the template for `destination` and `signature`.
     static func methodReturn(
         replyingTo serial: UInt32, destination: BusName?, signature: Signature, body: WireEncoder
     ) throws(DBusError) -> WireMessage {
-        try WireMessage(type: .methodReturn, signature: signature, body: body) { fields in
+        try WireMessage(template: try ReplyHeaderTemplate.for(destination, signature), replySerial: serial, body: body)
+    }
+
+    /// A method return's fields: the reply serial, then the destination.
+    fileprivate static func replyFields(_ serial: UInt32, _ destination: BusName?) -> (inout WireEncoder) -> Void {
+        { fields in
             fields.headerField(5, "u") { $0.uint32(serial) }  // REPLY_SERIAL
             if let destination { fields.headerField(6, "s") { $0.string(destination.rawValue) } }  // DESTINATION
         }
@@ -753,6 +811,76 @@ package struct WireMessage: Sendable {
             _ = try loaded()
         #endif
         return self
+    }
+}
+
+/// A method return's header for one destination and reply signature, with
+/// zeros for the body's length, the serial and the reply serial, which the
+/// send path puts in (``WireMessage/appendHeader(to:)``). A reply's header
+/// differs from the last one to the same caller with the same signature
+/// only in those numbers: writing its fields cost about 1 k instructions
+/// per reply (docs/performance.md, H2). The few most recent are kept.
+final class ReplyHeaderTemplate: Sendable {
+    let destination: BusName?
+    let signature: Signature
+    let bytes: [UInt8]
+
+    /// Where the reply serial is: the first field (code, `g` "u") at 16,
+    /// its value 4-aligned after it.
+    static let replySerialOffset = 20
+
+    private init(destination: BusName?, signature: Signature) throws(DBusError) {
+        let header = WireMessage.header(
+            type: .methodReturn, serial: 0, bodyLength: 0, signature: signature,
+            fields: WireMessage.replyFields(0, destination))
+        if let reason = header.invalidity { throw .invalidArgs("the message is not valid D-Bus: \(reason)") }
+        self.destination = destination
+        self.signature = signature
+        bytes = header.bytes
+    }
+
+    func matches(_ destination: BusName?, _ signature: Signature) -> Bool {
+        self.destination == destination && self.signature == signature
+    }
+
+    /// The templates made last (the oldest at ``Recent/next`` once all
+    /// are used), and the one used last, which is looked at first: a
+    /// caller's calls come in runs.
+    private struct Recent {
+        var templates: [ReplyHeaderTemplate] = []
+        var next = 0
+        var last = 0
+
+        mutating func find(_ destination: BusName?, _ signature: Signature) -> ReplyHeaderTemplate? {
+            if last < templates.count, templates[last].matches(destination, signature) { return templates[last] }
+            for index in templates.indices where templates[index].matches(destination, signature) {
+                last = index
+                return templates[index]
+            }
+            return nil
+        }
+
+        mutating func add(_ template: ReplyHeaderTemplate) {
+            if templates.count < ReplyHeaderTemplate.capacity {
+                templates.append(template)
+            } else {
+                templates[next] = template
+            }
+            last = next
+            next = (next + 1) % ReplyHeaderTemplate.capacity
+        }
+    }
+
+    private static let capacity = 8
+    private static let recent = Mutex(Recent())
+
+    /// The template for `destination` and `signature`: a recent one, or a
+    /// new one that replaces the oldest.
+    static func `for`(_ destination: BusName?, _ signature: Signature) throws(DBusError) -> ReplyHeaderTemplate {
+        if let found = recent.withLock({ $0.find(destination, signature) }) { return found }
+        let made = try ReplyHeaderTemplate(destination: destination, signature: signature)
+        recent.withLock { $0.add(made) }
+        return made
     }
 }
 

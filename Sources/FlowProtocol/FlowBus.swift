@@ -29,18 +29,21 @@ package enum FlowBus {
     /// ``sessionPrefix`` and the slash before an id, made once.
     private static let sessionPathStart = sessionPrefix.rawValue + "/"
 
+    /// The bytes of ``sessionPathStart``, compared in place with a path's.
+    private static let sessionPathStartBytes = Array(sessionPathStart.utf8)
+
     /// The session id of a session object's path; nil for any other path.
-    /// Runs on every call to a session: one pass over the path's bytes.
+    /// Runs on every call to a session: one pass over the path's bytes, in
+    /// place (a generic `elementsEqual` over a slice of the path and the
+    /// prefix's string cost about 1 k per call: docs/performance.md, H4).
     package static func sessionID(of path: ObjectPath) -> String? {
+        let start = sessionPathStartBytes
         var text = path.rawValue
-        var prefix = sessionPrefix.rawValue
-        let start = prefix.utf8.count + 1
-        guard text.utf8.count == start + SessionID.length else { return nil }
         return text.withUTF8 { bytes in
-            let matches = prefix.withUTF8 { prefix in bytes.prefix(prefix.count).elementsEqual(prefix) }
-            let id = UnsafeBufferPointer(rebasing: bytes[start...])
-            guard matches, bytes[start - 1] == UInt8(ascii: "/"), SessionID.isValid(utf8: id) else { return nil }
-            return String(decoding: id, as: UTF8.self)
+            guard bytes.count == start.count + SessionID.length else { return nil }
+            for index in start.indices where bytes[index] != start[index] { return nil }
+            let id = UnsafeBufferPointer(rebasing: bytes[start.count...])
+            return SessionID.isValid(utf8: id) ? String(decoding: id, as: UTF8.self) : nil
         }
     }
 }

@@ -189,9 +189,9 @@ struct ReceivedMessageTests {
         try fixture.onLoop { () throws(DBus.DBusError) in
             try objects.value.export(
                 TestService(), at: "/org/flowd/Guarded", interfaces: [TestService.table()],
-                authorize: { _, call, proceed in
+                authorize: { _, call in
                     seen.withLock { $0.append("\(call.sender as Any) \(call.member)") }
-                    proceed(call.member == "Add" ? nil : .accessDenied("only Add"))
+                    return call.member == "Add" ? .allow : .refuse(.accessDenied("only Add"))
                 })
         }
         let test: (ObjectPath, InterfaceName?) = (TestService.path, TestService.interface)

@@ -10,11 +10,17 @@ struct Item: Sendable {
 
     static let interface: InterfaceName = "org.flowd.Test.Item"
     static let prefix: ObjectPath = "/org/flowd/Test/item"
+    /// The items whose `Describe` ran, in order (the authorizer test's
+    /// items have ids of their own).
+    static let described = Locked<[String]>([])
 
     static let table = InterfaceTable<Item>(
         interface,
         methods: [
-            .init("Describe", out: [Argument("id", "s")]) { item, call in call.reply(.string("item " + item.id)) },
+            .init("Describe", out: [Argument("id", "s")]) { item, call in
+                described.withLock { $0.append(item.id) }
+                call.reply(.string("item " + item.id))
+            },
         ],
         properties: [.read("Id", String.self, emitsChange: .const) { $0.id }],
         signals: [.init("Changed", [Argument("what", "s"), Argument("details", "a{sv}")])])
@@ -165,18 +171,35 @@ struct TreeAndIntrospectionTests {
         try fixture.onLoop { () throws(DBusError) in
             try objects.value.exportTree(
                 under: Item.prefix, interfaces: [Item.table],
-                authorize: { item, call, proceed in
+                authorize: { item, call in
                     asked.withLock { $0.append("\(item.id) \(call.interface).\(call.member)") }
                     switch item.id {
-                    case "locked": proceed(.accessDenied("item locked is not yours"))
-                    case "slow": loop.schedule(after: .milliseconds(2)) { try? SystemThread.detach(name: "dbus-test-replier") { proceed(nil) } }
-                    default: proceed(nil)
+                    case "locked": return .refuse(.accessDenied("item locked is not yours"))
+                    case "slow":
+                        return .later { proceed in
+                            loop.schedule(after: .milliseconds(2)) { try? SystemThread.detach(name: "dbus-test-replier") { proceed(nil) } }
+                        }
+                    // Decided later, but the answer comes at once, on the loop thread.
+                    case "prompt": return .later { proceed in proceed(nil) }
+                    // Only the first answer counts: the handler runs once.
+                    case "twice":
+                        return .later { proceed in
+                            proceed(nil)
+                            proceed(.accessDenied("too late"))
+                        }
+                    case "twice_refused":
+                        return .later { proceed in
+                            proceed(.accessDenied("refused first"))
+                            proceed(nil)
+                        }
+                    default: return .allow
                     }
                 },
                 resolve: { path in path.parent == Item.prefix ? path.lastComponent.map { Item(id: String($0)) } : nil })
         }
         let open = fixture.proxy(try Item.prefix.appending("open"), Item.interface)
         #expect(try open.call("Describe", returning: String.self) == "item open")
+        #expect(try open.property("Id") == .string("open"))
         let slow = fixture.proxy(try Item.prefix.appending("slow"), Item.interface)
         #expect(try slow.call("Describe", returning: String.self) == "item slow")
         let locked = fixture.proxy(try Item.prefix.appending("locked"), Item.interface)
@@ -184,11 +207,23 @@ struct TreeAndIntrospectionTests {
         #expect(denied == DBusError.accessDenied("item locked is not yours"))
         #expect(#expect(throws: DBusError.self) { try locked.property("Id") }?.name == .accessDenied)
         _ = try locked.introspect()  // introspection is not gated
+        let prompt = fixture.proxy(try Item.prefix.appending("prompt"), Item.interface)
+        #expect(try prompt.call("Describe", returning: String.self) == "item prompt")
+        #expect(try prompt.property("Id") == .string("prompt"))
+        let twice = fixture.proxy(try Item.prefix.appending("twice"), Item.interface)
+        #expect(try twice.call("Describe", returning: String.self) == "item twice")
+        let refusedFirst = fixture.proxy(try Item.prefix.appending("twice_refused"), Item.interface)
+        #expect(#expect(throws: DBusError.self) { try refusedFirst.call("Describe") } == .accessDenied("refused first"))
         // A wrong signature is refused before the authorizer is asked.
         #expect(throws: DBusError.self) { try open.call("Describe", .string("x")) }
+        let ran = Item.described.value.filter { ["open", "slow", "locked", "prompt", "twice", "twice_refused"].contains($0) }
+        #expect(ran == ["open", "slow", "prompt", "twice"])
         #expect(asked.value == [
-            "open org.flowd.Test.Item.Describe", "slow org.flowd.Test.Item.Describe",
+            "open org.flowd.Test.Item.Describe", "open org.freedesktop.DBus.Properties.Get",
+            "slow org.flowd.Test.Item.Describe",
             "locked org.flowd.Test.Item.Describe", "locked org.freedesktop.DBus.Properties.Get",
+            "prompt org.flowd.Test.Item.Describe", "prompt org.freedesktop.DBus.Properties.Get",
+            "twice org.flowd.Test.Item.Describe", "twice_refused org.flowd.Test.Item.Describe",
         ])
     }
 
@@ -209,6 +244,10 @@ struct TreeAndIntrospectionTests {
             }
             let twice = InterfaceTable<Int>("org.flowd.Twice", methods: [.init("A") { _, _ in }, .init("A") { _, _ in }])
             #expect(throws: DBusError.self) { try objects.value.export(0, at: "/twice", interfaces: [twice]) }
+            let propertyTwice = InterfaceTable<Int>(
+                "org.flowd.PropertyTwice",
+                properties: [.init("P", "s", get: { _ in .string("") }), .init("P", "s", get: { _ in .string("") })])
+            #expect(throws: DBusError.self) { try objects.value.export(0, at: "/propertyTwice", interfaces: [propertyTwice]) }
             let badProperty = InterfaceTable<Int>("org.flowd.Bad", properties: [.init("P", "ss", get: { _ in .string("") })])
             #expect(throws: DBusError.self) { try objects.value.export(0, at: "/bad", interfaces: [badProperty]) }
         }

@@ -3,6 +3,7 @@ import DBus
 import FlowEngine
 import FlowKit
 import FlowProtocol
+import Logging
 import Testing
 import TestSupport
 
@@ -396,6 +397,29 @@ struct ServiceEventTests {
         #expect(events.first == "StepCompleted(rating)")
         #expect(events.dropFirst().first?.hasPrefix("PropertiesChanged(") == true && events[1].contains("CurrentStep"))
         #expect(events.last == "Announcement")
+    }
+
+    @Test("Continue's log entry, queued for after the reply: its text, message id and fields, as written")
+    func continueLogEntry() throws {
+        let service = try ServiceHarness()
+        let id = try service.start("quick")
+        try service.setAnswers(id, ["stars": .integer(5)])
+        _ = service.events()
+        #expect(try service.continueStep(id) == [:])
+        let entries = service.service.assumeIsolated { $0.takeEvents() }.compactMap { event -> DeferredLog? in
+            if case .log(let entry) = event { entry } else { nil }
+        }
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry.level == .info && entry.id == .stepCompleted)
+        #expect(entry.message.text == "session \(id) of quick: step rating completed")
+        #expect(entry.metadata.map(\.field) == [.session, .flow, .step])
+        #expect(entry.metadata.map(\.text) == [id, "quick", "rating"])
+        let written = CapturingBackend()
+        entry.write(to: Logger(identifier: "flowd-test", metadata: [.uid: UInt32(7)], backend: written))
+        #expect(written.records.map(\.message) == [entry.message.text])
+        #expect(written.records.first?.metadata.map(\.text) == ["7", id, "quick", "rating"])
+        #expect(written.records.first?.messageID == .stepCompleted)
     }
 
     @Test("a refused change emits nothing and stores nothing")

@@ -139,8 +139,20 @@ struct PageTextsTests {
         for values in [["2", "4", "Día y hora"], ["{m}", "x", "{n}"], ["", "", ""]] {
             let arguments = Dictionary(uniqueKeysWithValues: zip(names, values))
             for template in templates {
-                #expect(FillTemplate(template, names: names).fill(values) == Strings.fill(template, arguments), "\(template)")
+                #expect(FillTemplate(template, names: names).fill(values[0], values[1], values[2]) == Strings.fill(template, arguments), "\(template)")
             }
+        }
+        // Two values (the progress line's template): a third name stays empty.
+        for template in templates {
+            let arguments = ["n": "2", "m": "4", "title": ""]
+            #expect(FillTemplate(template, names: names).fill("2", "4") == Strings.fill(template, arguments), "\(template)")
+        }
+    }
+
+    @Test("a progress line's numbers read from the table are the integers' digits")
+    func numbers() {
+        for n in [-1, 0, 1, 9, 10, 42, 99, 100, 101, 12_345] {
+            #expect(FlowSession.number(n) == String(n))
         }
     }
 }

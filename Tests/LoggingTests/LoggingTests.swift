@@ -82,6 +82,18 @@ struct LoggingTests {
         #expect(LogMetadata().isEmpty)
     }
 
+    @Test func metadataFromTextsIsTheLiteralsMetadata() {
+        let texts = LogMetadata(texts: [(.session, "s1"), (.flow, "f"), (.step, "a")])
+        #expect(texts == [.session: "s1", .flow: "f", .step: "a"])
+        // A field given twice keeps its last text in its first place, as
+        // setting it again does.
+        let twice = LogMetadata(texts: [(.session, "s1"), (.flow, "f"), (.session, "s2"), (.flow, "g")])
+        #expect(twice.map(\.field) == [.session, .flow])
+        #expect(twice.map(\.text) == ["s2", "g"])
+        #expect(LogMetadata(texts: []).isEmpty)
+        #expect(LogMetadata(texts: [(.uid, "1")]).map(\.text) == ["1"])
+    }
+
     @Test func loggerFiltersByLevelWithoutBuildingTheMessage() {
         let backend = CapturingBackend()
         var logger = Logger(identifier: "flowd", minimumLevel: .notice, backend: backend)
@@ -140,9 +152,11 @@ struct StderrBackendTests {
 
     @Test func fieldNamesLoseOnlyTheHiddenPrefixAndAreLowercased() throws {
         let backend = StderrBackend(hiddenFieldPrefix: "APP_")
-        let names = ["APP_SESSION_2", "APPX", "APP", "MY_APP_FIELD", "Z9_AZ", "APP_APP_"]
+        let names = ["APP_SESSION_2", "APPX", "APP", "MY_APP_FIELD", "Z9_AZ", "APP_APP_", "APP_", "APQ_X", "APP_X"]
         let fields = try names.map { name in try #require(LogField(validating: name), "\(name)") }
-        #expect(fields.map(backend.displayName) == ["session_2", "appx", "app", "my_app_field", "z9_az", "app_"])
+        #expect(fields.map(backend.displayName) == [
+            "session_2", "appx", "app", "my_app_field", "z9_az", "app_", "app_", "apq_x", "x",
+        ])
         #expect(StderrBackend().displayName(fields[0]) == "app_session_2")
     }
 
@@ -173,6 +187,37 @@ struct StderrBackendTests {
         #expect(StderrBackend.escape("café 日本") == "café 日本")
         #expect(StderrBackend.quote("naïve (x)") == "\"naïve (x)\"")
         #expect(StderrBackend.quote("naïve") == "naïve")
+    }
+
+    @Test func escapingFindsEveryCharacterAtEveryPlace() {
+        // Each ASCII character, and two that are not, at every place of texts
+        // of 1 to 20 bytes: the plain-text check reads eight bytes at a time
+        // and the rest one by one.
+        func escaped(_ scalar: Unicode.Scalar) -> String {
+            switch scalar {
+            case "\n": return "\\n"
+            case "\r": return "\\r"
+            case "\t": return "\\t"
+            case "\\": return "\\\\"
+            default:
+                guard scalar.value < 0x20 || scalar.value == 0x7F else { return String(scalar) }
+                let hex = String(scalar.value, radix: 16)
+                return "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+            }
+        }
+        var failures = 0
+        let scalars = (0..<128).compactMap(Unicode.Scalar.init) + ["é", "日"]
+        for scalar in scalars {
+            for length in 1...20 {
+                for place in 0..<length {
+                    let before = String(repeating: "a", count: place)
+                    let after = String(repeating: "~", count: length - place - 1)
+                    let text = before + String(scalar) + after
+                    if StderrBackend.escape(text) != before + escaped(scalar) + after { failures += 1 }
+                }
+            }
+        }
+        #expect(failures == 0)
     }
 
     @Test func writesWholeLinesToItsDescriptor() throws {

@@ -118,10 +118,10 @@ final class BusFrontEnd: DaemonComponent {
             try link.server.export(
                 ManagerObject(bound: front), at: FlowBus.managerPath,
                 interfaces: [ManagerInterface.table, ObjectManagerInterface.table],
-                authorize: { manager, call, proceed in manager.front.authorize(call, CallerRule.manager(call.member), proceed) })
+                authorize: { manager, call in manager.front.verdict(call, CallerRule.manager(call.member)) })
             try link.server.exportTree(
                 under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
-                authorize: { session, call, proceed in session.front.authorize(call, .sessionOwner(session.id), proceed) },
+                authorize: { session, call in session.front.verdict(call, .sessionOwner(session.id)) },
                 children: { path, caller, done in front.value.sessionNodes(under: path, caller: caller, done) },
                 resolve: { path in FlowBus.sessionID(of: path).map { SessionObject(id: $0, bound: front) } })
             if audience.delivery == .callers {
@@ -378,27 +378,34 @@ final class BusFrontEnd: DaemonComponent {
         return uid
     }
 
-    /// Runs `rule` for `call`: `proceed(nil)` lets it through, now (a known
-    /// caller the rule admits without polkit) or once the bus told the
-    /// caller's uid and polkit answered (``AuthorizationPolicy``). Anything
-    /// that cannot be determined refuses.
+    /// Runs `rule` for `call`: `proceed(nil)` lets it through, now or once
+    /// the bus told the caller's uid and polkit answered (``verdict(_:_:)``).
     func authorize(_ call: MethodInvocation, _ rule: CallerRule, _ proceed: @escaping @Sendable (DBusError?) -> Void) {
+        verdict(call, rule).run(proceed)
+    }
+
+    /// Decides `rule` for `call`: at once for a known caller (every call
+    /// after its first) whom the rule admits or refuses without polkit, the
+    /// object server then runs the handler without a completion made for
+    /// it; later once the bus told the caller's uid or polkit answered
+    /// (``AuthorizationPolicy``). Anything that cannot be determined refuses.
+    func verdict(_ call: MethodInvocation, _ rule: CallerRule) -> AuthorizationVerdict {
         guard let sender = call.sender, let users = link?.users else {
-            return proceed(FlowdError.accessDenied("the caller has no bus name").dbusError)
+            return .refuse(FlowdError.accessDenied("the caller has no bus name").dbusError)
         }
         let interactive = call.message.allowsInteractiveAuthorization
-        // A known caller (every call after its first) is decided here,
-        // without handing a completion to the uid cache.
         if let uid = users.cachedUnixUser(of: sender) {
-            return decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive), proceed)
+            return decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive))
         }
         let front = LoopBound(self, loop: loop)
-        users.unixUser(of: sender) { result in
-            switch result {
-            case .failure(let error):
-                proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
-            case .success(let uid):
-                front.value.decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive), proceed)
+        return .later { proceed in
+            users.unixUser(of: sender) { result in
+                switch result {
+                case .failure(let error):
+                    proceed(FlowdError.accessDenied("cannot determine the caller's uid: \(error.message)").dbusError)
+                case .success(let uid):
+                    front.value.decide(rule, sender: sender, caller: .init(uid: uid, allowsInteraction: interactive)).run(proceed)
+                }
             }
         }
     }
@@ -417,11 +424,8 @@ final class BusFrontEnd: DaemonComponent {
         }
     }
 
-    /// Decides `rule` for `caller`, asking polkit when the policy says to.
-    private func decide(
-        _ rule: CallerRule, sender: BusName, caller: AuthorizationPolicy.Caller,
-        _ proceed: @escaping @Sendable (DBusError?) -> Void
-    ) {
+    /// Decides `rule` for `caller`: now, or later when polkit is asked.
+    private func decide(_ rule: CallerRule, sender: BusName, caller: AuthorizationPolicy.Caller) -> AuthorizationVerdict {
         let requirement: AuthorizationPolicy.Requirement
         // A session loaded for this call has its values worked out after
         // the call ran (and replied, unless it waits for plugins), for its
@@ -429,7 +433,7 @@ final class BusFrontEnd: DaemonComponent {
         var settle = false
         switch rule {
         case .anyUser:
-            return proceed(nil)
+            return .allow
         case .reload:
             requirement = .reload
         case .startFlow(let id, let action):
@@ -444,7 +448,7 @@ final class BusFrontEnd: DaemonComponent {
                 requirement = .session(id: id, owner: owner)
                 settle = loaded
             } catch {
-                return proceed(error.dbusError)
+                return .refuse(error.dbusError)
             }
         }
         let polkit = link?.polkit
@@ -452,27 +456,33 @@ final class BusFrontEnd: DaemonComponent {
         case .allow:
             admit(sender, under: rule)
             audit(requirement, caller.uid, sender, action: nil, .success(()))
-            proceed(nil)
-            if settle { service.assumeIsolated { $0.settleLoaded() } }
+            guard settle else { return .allow }
+            // Settled after the call ran: `proceed` runs it.
+            let front = LoopBound(self, loop: loop)
+            return .later { proceed in
+                proceed(nil)
+                front.value.service.assumeIsolated { $0.settleLoaded() }
+            }
         case .refuse(let refusal):
             audit(requirement, caller.uid, sender, action: nil, .failure(refusal))
-            proceed(refusal.dbusError)
+            return .refuse(refusal.dbusError)
         case .ask(let query):
             guard let polkit else {
-                return proceed(FlowdError.accessDenied("cannot \(query.purpose): polkit is not asked here").dbusError)
+                return .refuse(FlowdError.accessDenied("cannot \(query.purpose): polkit is not asked here").dbusError)
             }
             let front = LoopBound(self, loop: loop)
-            let settleAfter = settle
-            polkit.check(query.action, subject: sender, interactive: query.interactive) { answer in
-                let front = front.value
-                let result = AuthorizationPolicy.conclude(query, answer)
-                if case .success = result { front.admit(sender, under: rule) }
-                front.audit(requirement, caller.uid, sender, action: query.action, result)
-                switch result {
-                case .success: proceed(nil)
-                case .failure(let refusal): proceed(refusal.dbusError)
+            return .later { [settle] proceed in
+                polkit.check(query.action, subject: sender, interactive: query.interactive) { answer in
+                    let front = front.value
+                    let result = AuthorizationPolicy.conclude(query, answer)
+                    if case .success = result { front.admit(sender, under: rule) }
+                    front.audit(requirement, caller.uid, sender, action: query.action, result)
+                    switch result {
+                    case .success: proceed(nil)
+                    case .failure(let refusal): proceed(refusal.dbusError)
+                    }
+                    if settle { front.service.assumeIsolated { $0.settleLoaded() } }
                 }
-                if settleAfter { front.service.assumeIsolated { $0.settleLoaded() } }
             }
         }
     }

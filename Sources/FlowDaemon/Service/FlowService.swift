@@ -165,7 +165,7 @@ actor FlowService: DaemonComponent {
         var session = try session(id)
         let start = repository.changeStart(session)
         let result = try engine { () throws(SessionError) in try body(&session) }
-        try commit(session, from: start, scope)
+        try commit(consume session, from: start, scope)
         return result
     }
 
@@ -473,7 +473,7 @@ actor FlowService: DaemonComponent {
             let start = repository.changeStart(session)
             result = try engine { () throws(SessionError) in try session.setAnswers(answers, now: now) }
             let scope = ChangeScope.answers(canContinue: result.canContinue, onTheCurrentStepOf: session.flow)
-            try commit(session, from: start, scope)
+            try commit(consume session, from: start, scope)
         } catch {
             return reply(.failure(error))
         }
@@ -587,14 +587,17 @@ actor FlowService: DaemonComponent {
             switch try engine({ () throws(SessionError) in try session.continueStep(now: now) }) {
             case .moved(let completion):
                 let mark = events.mark
-                try commit(session, from: start, .move(finishing: completion.step))
-                stepCompleted(session, completion, at: mark)
+                // The names the log line needs, taken before the commit
+                // consumes the session (using it after made a copy of it).
+                let flowID = session.flow.id
+                try commit(consume session, from: start, .move(finishing: completion.step))
+                stepCompleted(id, of: flowID, completion, at: mark)
                 reply(.success([:]))
             case .stayed(let errors):
-                try commit(session, from: start, .move)
+                try commit(consume session, from: start, .move)
                 reply(.success(errors))
             case .checking(let checks):
-                try commit(session, from: start, .move)
+                try commit(consume session, from: start, .move)
                 guard round <= 3 else {
                     throw FlowdError(.invalidState, "the answers kept changing while they were checked; try again")
                 }
@@ -607,7 +610,7 @@ actor FlowService: DaemonComponent {
             case .submit(let completion, let submitStart):
                 let mark = events.mark
                 let request = try beginSubmit(session, from: start, submitStart)
-                if let completion { stepCompleted(session, completion, at: mark) }
+                if let completion { stepCompleted(id, of: session.flow.id, completion, at: mark) }
                 guard let request else { return reply(.success([:])) }
                 runSubmit(id, request, reply: reply.adapting { [:] })
             }
@@ -618,12 +621,11 @@ actor FlowService: DaemonComponent {
 
     /// Queues `StepCompleted` ahead of the events queued from `mark` on (the
     /// next step's properties and announcement, a settled submit).
-    private func stepCompleted(_ session: FlowSession, _ completion: StepCompletion, at mark: Int) {
-        let id = session.record.id
+    private func stepCompleted(_ id: String, of flowID: String, _ completion: StepCompletion, at mark: Int) {
         events.insert(.stepCompleted(id: id, step: completion.step, answers: completion.answers), at: mark)
         events.log(
-            .info, "session \(id) of \(session.flow.id): step \(completion.step) completed", id: .stepCompleted,
-            metadata: [.session: id, .flow: session.flow.id, .step: completion.step])
+            .info, "session \(id) of \(flowID): step \(completion.step) completed", id: .stepCompleted,
+            metadata: LogMetadata(texts: [(.session, id), (.flow, flowID), (.step, completion.step)]))
     }
 
     /// `Back`.

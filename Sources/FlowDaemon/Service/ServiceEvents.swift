@@ -27,7 +27,8 @@ enum ServiceEvent {
 /// the place that asked for it.
 struct DeferredLog {
     var level: LogLevel
-    var message: String
+    /// Made with the rule that keeps secrets out of logs (``LogValue``).
+    var message: LogMessage
     var id: MessageID?
     var metadata: LogMetadata
     var file: String
@@ -35,7 +36,7 @@ struct DeferredLog {
     var line: UInt
 
     func write(to logger: Logger) {
-        logger.log(level, "\(message)", id: id, metadata: metadata, file: file, function: function, line: line)
+        logger.log(level, message, id: id, metadata: metadata, file: file, function: function, line: line)
     }
 }
 
@@ -169,14 +170,16 @@ struct ServiceEvents {
     }
 
     /// Queues a log entry to be written with the events, after the reply;
-    /// nothing is queued when the level is off.
+    /// nothing is queued, and neither the message nor the metadata is made,
+    /// when the level is off.
     mutating func log(
-        _ level: LogLevel, _ message: String, id: MessageID? = nil, metadata: LogMetadata = [:],
+        _ level: LogLevel, _ message: @autoclosure () -> LogMessage, id: MessageID? = nil,
+        metadata: @autoclosure () -> LogMetadata = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
         guard logger.isEnabled(level) else { return }
         append(.log(DeferredLog(
-            level: level, message: message, id: id, metadata: metadata, file: file, function: function, line: line)))
+            level: level, message: message(), id: id, metadata: metadata(), file: file, function: function, line: line)))
     }
 
     /// Hands over the queued events, oldest first, with the property changes

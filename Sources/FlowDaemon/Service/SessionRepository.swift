@@ -98,7 +98,12 @@ package struct SessionRepository {
     var cachedIDs: [String] { cache.ids }
 
     /// Where a change of `session`, a value just read, starts.
-    func changeStart(_ session: FlowSession) -> ChangeStart {
+    ///
+    /// `mutating` though it changes nothing, as ``save(_:)``: the service
+    /// calls both on its stored repository, and a non-mutating call on an
+    /// actor's property first copied the repository (its references
+    /// retained and released again, some 450 instructions a call).
+    mutating func changeStart(_ session: borrowing FlowSession) -> ChangeStart {
         ChangeStart(session, announced: cache.announced(of: session.record.id))
     }
 
@@ -122,7 +127,8 @@ package struct SessionRepository {
     // MARK: - Writing
 
     /// Writes `session` to the store. Nothing else changes when this throws.
-    func save(_ session: FlowSession) throws(FlowdError) {
+    /// (`mutating` only to be called in place: see ``changeStart(_:)``.)
+    mutating func save(_ session: borrowing FlowSession) throws(FlowdError) {
         let stored = try Self.stored(session.record)
         do {
             try store.upsert(stored)

@@ -72,6 +72,9 @@ package struct FlowDefinition: Sendable {
     /// Some field has a `visibleIf` or is computed: working out the path
     /// also works out which fields are shown and what they compute.
     var hasFieldLogic: Bool { storage.hasFieldLogic }
+    /// The resolution of every session when no answer can change it (no
+    /// field logic, no `next` rules).
+    var fixedResolution: Resolution? { storage.fixedResolution }
     /// Some piped text (format 2) has a placeholder or an escaped brace, so
     /// the session's words fill them from the answers.
     var pipes: Bool { storage.pipes }
@@ -113,6 +116,15 @@ package struct FlowDefinition: Sendable {
         let authorization: AuthorizationAction?
         let computedTypes: [String: ExprType]
         let hasFieldLogic: Bool
+        /// `review != nil`, kept: reading `review` copies the definition out
+        /// (some 200 instructions), and every progress line asks.
+        let hasReview: Bool
+        /// The resolution of every session of a flow without field logic
+        /// or `next` rules (``FlowSession/resolve(including:)``): every step
+        /// in order, nothing hidden or computed, whatever the answers. Made
+        /// once: a move, a check and a page each made its two arrays again
+        /// (some 860 instructions, three times a `Continue`).
+        let fixedResolution: Resolution?
         let pipes: Bool
         let answersStayOnTheirStep: Bool
         let source: JSONNode
@@ -131,7 +143,13 @@ package struct FlowDefinition: Sendable {
             self.format = format
             self.pipes = pipes
             self.computedTypes = computedTypes
-            self.hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
+            let hasFieldLogic = steps.contains { $0.fields.contains { $0.visibleIf != nil || $0.type == .computed } }
+            self.hasFieldLogic = hasFieldLogic
+            self.fixedResolution = hasFieldLogic || steps.contains(where: { !$0.next.isEmpty })
+                ? nil
+                : Resolution(
+                    route: Array(steps.indices), onPath: Array(repeating: true, count: steps.count), hidden: [],
+                    computed: [:])
             self.answersStayOnTheirStep = FlowDefinition.answersStayOnTheirStep(
                 steps: steps, hasFieldLogic: hasFieldLogic, pipes: pipes)
             self.id = id
@@ -139,6 +157,7 @@ package struct FlowDefinition: Sendable {
             self.description = description
             self.steps = steps
             self.review = review
+            self.hasReview = review != nil
             self.submit = submit
             self.finishTitle = finishTitle
             self.locales = locales
@@ -221,7 +240,7 @@ package struct FlowDefinition: Sendable {
     }
 
     /// Whether the flow has a Review page.
-    package var hasReview: Bool { review != nil }
+    package var hasReview: Bool { storage.hasReview }
 
     /// The plugin calls a new session needs before it starts: options
     /// providers and prefill providers, in document order, with the field as

@@ -181,25 +181,97 @@ package enum StepKind: String, Sendable, Hashable, Codable {
 }
 
 /// One step of a flow.
+///
+/// Its values live in one final class, as a field's do
+/// (``FieldDefinition``): the moves, the checks and the pages take a step
+/// out of the flow's array for each call, and a copy of nine values (some
+/// twenty references with the texts) cost some 400 instructions to make
+/// and release, about 2,000 times in flowd-bench's mixed rounds.
 package struct StepDefinition: Sendable, Hashable {
+    /// The step's values, behind one reference (``Box``).
+    fileprivate struct Values: Sendable, Hashable {
+        var id: String
+        var kind: StepKind
+        var title: LocalizedText
+        var description: LocalizedText?
+        var body: LocalizedText?
+        var icon: String?
+        var fields: [FieldDefinition] = []
+        var rules: [StepRule] = []
+        var next: [NextRule] = []
+    }
+
+    /// Never changed: a change (the loader's) puts a new box in its place.
+    private final class Box: Sendable {
+        let values: Values
+        init(_ values: Values) { self.values = values }
+    }
+
+    private var box: Box
+
+    /// A step with an id, a kind and a title; the loader sets the rest.
+    init(id: String, kind: StepKind, title: LocalizedText) {
+        box = Box(Values(id: id, kind: kind, title: title))
+    }
+
+    /// Changes one value: a new box with it (only the loader changes a step).
+    private mutating func edit(_ change: (inout Values) -> Void) {
+        var values = box.values
+        change(&values)
+        box = Box(values)
+    }
+
+    package static func == (a: StepDefinition, b: StepDefinition) -> Bool {
+        a.box === b.box || a.box.values == b.box.values
+    }
+
+    package func hash(into hasher: inout Hasher) { box.values.hash(into: &hasher) }
+
     /// Unique among the flow's steps; never `review` or `complete`.
-    package internal(set) var id: String
+    package internal(set) var id: String {
+        get { box.values.id }
+        set { edit { $0.id = newValue } }
+    }
     /// `form` or `content`.
-    package internal(set) var kind: StepKind
+    package internal(set) var kind: StepKind {
+        get { box.values.kind }
+        set { edit { $0.kind = newValue } }
+    }
     /// The step's heading.
-    package internal(set) var title: LocalizedText
+    package internal(set) var title: LocalizedText {
+        get { box.values.title }
+        set { edit { $0.title = newValue } }
+    }
     /// A line under the title.
-    package internal(set) var description: LocalizedText?
+    package internal(set) var description: LocalizedText? {
+        get { box.values.description }
+        set { edit { $0.description = newValue } }
+    }
     /// Content steps: the text.
-    package internal(set) var body: LocalizedText?
+    package internal(set) var body: LocalizedText? {
+        get { box.values.body }
+        set { edit { $0.body = newValue } }
+    }
     /// Content steps: an optional freedesktop icon name.
-    package internal(set) var icon: String?
+    package internal(set) var icon: String? {
+        get { box.values.icon }
+        set { edit { $0.icon = newValue } }
+    }
     /// Form steps: the fields in order (empty for content steps).
-    package internal(set) var fields: [FieldDefinition] = []
+    package internal(set) var fields: [FieldDefinition] {
+        get { box.values.fields }
+        set { edit { $0.fields = newValue } }
+    }
     /// Form steps: rules over several fields.
-    package internal(set) var rules: [StepRule] = []
+    package internal(set) var rules: [StepRule] {
+        get { box.values.rules }
+        set { edit { $0.rules = newValue } }
+    }
     /// The branching rules; empty means "the next step in the file" (or the end).
-    package internal(set) var next: [NextRule] = []
+    package internal(set) var next: [NextRule] {
+        get { box.values.next }
+        set { edit { $0.next = newValue } }
+    }
 
     /// The step as a plugin sees it, in `locale`.
     package func info(locale: String) -> StepInfo {

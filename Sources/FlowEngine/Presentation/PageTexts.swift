@@ -207,13 +207,16 @@ struct FillTemplate: Sendable {
         }
     }
 
-    /// The template with `values` in place of the names, in their order.
+    /// The template with `a`, `b` and `c` in place of the names, in their
+    /// order (the templates have two or three): no array of them is made
+    /// for each page and move.
     ///
     /// The bytes are counted first and copied into the new string once:
     /// appending piece by piece grew it several times.
-    func fill(_ values: [String]) -> String {
+    func fill(_ a: String, _ b: String, _ c: String = "") -> String {
+        func value(_ i: Int) -> String { i == 0 ? a : i == 1 ? b : c }
         var count = textCount
-        for part in parts { if case .value(let i) = part { count += values[i].utf8.count } }
+        for part in parts { if case .value(let i) = part { count += value(i).utf8.count } }
         return String(unsafeUninitializedCapacity: count) { out in
             guard let start = out.baseAddress else { return 0 }
             var at = 0
@@ -228,8 +231,9 @@ struct FillTemplate: Sendable {
                 case .text(let t): t.withUnsafeBufferPointer(copy)
                 case .value(let i):
                     // Native strings are contiguous; others are copied to an array first.
-                    if values[i].utf8.withContiguousStorageIfAvailable(copy) == nil {
-                        Array(values[i].utf8).withUnsafeBufferPointer(copy)
+                    let text = value(i)
+                    if text.utf8.withContiguousStorageIfAvailable(copy) == nil {
+                        Array(text.utf8).withUnsafeBufferPointer(copy)
                     }
                 }
             }
@@ -305,7 +309,7 @@ extension FlowSession {
         let texts = page.steps[si]
         let r = resolve(including: si)
         let p = r.route
-        let (index, count) = progress(p)
+        let (index, count, canGoBack) = place(ofCurrent: si, on: p)
         // One look at the step's rules: its errors (all of them decide
         // Continue, the shown ones are on the page) and its warnings.
         let found = findings(of: step, shownOnly: false, plugins: true, in: r)
@@ -324,8 +328,8 @@ extension FlowSession {
         let errors = shown.isEmpty ? [:] : words()(shown)
         let warnings = found.warnings.isEmpty ? [:] : words()(found.warnings)
         let title = say(texts.title)
-        let n = String(index)
-        let m = String(count)
+        let n = Self.number(index)
+        let m = Self.number(count)
         // Each step is asked about once at most (the steps after this one,
         // returning to Review), so nothing is kept between the questions.
         let continueLabel = page.continueLabel(continueTarget(route: p, isFinished: { isFinished($0, in: r) }))
@@ -340,9 +344,9 @@ extension FlowSession {
             id: step.id, kind: step.kind == .content ? .content : .form, title: title,
             description: say(texts.description), body: say(texts.body), icon: step.icon ?? "", fields: fields,
             error: (record.state == .failed ? record.lastError : nil) ?? errors[""] ?? "",
-            warning: warnings[""] ?? "", announcement: page.stepAnnouncement.fill([n, m, title]), index: index,
-            count: count, continueLabel: continueLabel, backLabel: page.back, canGoBack: canGoBack(route: p),
-            canContinue: canContinue, progressLabel: page.stepCounter.fill([n, m]), retryLabel: page.retry,
+            warning: warnings[""] ?? "", announcement: page.stepAnnouncement.fill(n, m, title), index: index,
+            count: count, continueLabel: continueLabel, backLabel: page.back, canGoBack: canGoBack,
+            canContinue: canContinue, progressLabel: page.stepCounter.fill(n, m), retryLabel: page.retry,
             cancelLabel: page.cancel, submittingLabel: page.submitting, notSentLabel: page.notSent,
             optionalLabel: page.optional, flowTitle: summary.title, flowDescription: summary.description,
             locale: record.locale, effectiveLocale: summary.locale, ruleHints: texts.ruleHints,

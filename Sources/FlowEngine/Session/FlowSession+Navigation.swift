@@ -29,12 +29,17 @@ extension FlowSession {
     mutating func moveOn(from si: Int, completion: StepCompletion, now: Int64) throws(SessionError) -> ContinueOutcome {
         let r = resolve()
         let p = r.route
-        let isFinished = finishedSteps(r)
+        // Which steps are finished is asked only off the plain way on (a
+        // step left the path, or an Edit returns to Review): the closure
+        // holds a copy of the session, some 1,200 instructions to make and
+        // release on every Continue.
         guard let pos = p.firstIndex(of: si) else {
+            let isFinished = finishedSteps(r)
             moveTo(p.first(where: { !isFinished($0) }) ?? 0, on: p, now: now)
             return .moved(completion)
         }
         if record.returningToReview && flow.hasReview {
+            let isFinished = finishedSteps(r)
             if let unfinished = p[(pos + 1)...].first(where: { !isFinished($0) }) {
                 moveTo(unfinished, on: p, now: now)
             } else {

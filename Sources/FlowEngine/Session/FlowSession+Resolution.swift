@@ -8,7 +8,7 @@ import FlowKit
 /// answer on an abandoned branch and an answer to a hidden field count alike:
 /// not given. Worked out by ``FlowSession/resolve(including:)`` and handed
 /// down, so one page evaluates each condition and expression once.
-struct Resolution {
+struct Resolution: Sendable {
     /// The step indices of the path, in order.
     let route: [Int]
     /// Per step index: on the path (or the step the resolution was made for).
@@ -30,13 +30,11 @@ extension FlowSession {
     /// - Parameter extra: a step to resolve as if it were on the path too
     ///   (its rules are checked on it even when it is not).
     func resolve(including extra: Int? = nil) -> Resolution {
-        let steps = flow.steps
         // Without field logic or `next` rules the path is every step in
-        // order, and nothing is hidden or computed: no answer is read.
-        if !flow.hasFieldLogic, steps.allSatisfy({ $0.next.isEmpty }) {
-            return Resolution(
-                route: Array(steps.indices), onPath: Array(repeating: true, count: steps.count), hidden: [], computed: [:])
-        }
+        // order, and nothing is hidden or computed: no answer is read, and
+        // the flow keeps the one resolution all its sessions have.
+        if let fixed = flow.fixedResolution { return fixed }
+        let steps = flow.steps
         let state = ResolvingState(steps: steps.count)
         // The reader is made when a condition or expression first needs it:
         // making it copies the flow into its closures, and a flow without

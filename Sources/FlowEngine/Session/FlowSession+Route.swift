@@ -15,6 +15,17 @@ extension FlowSession {
         return ((p.firstIndex(of: si) ?? 0) + 1, count)
     }
 
+    /// ``progress(_:)`` and ``canGoBack(route:)`` for a page of step `si`,
+    /// the current one, on `p`: the step's place on the path found once
+    /// (each of the two looked the current step up by its id again, some
+    /// 320 instructions a page).
+    func place(ofCurrent si: Int, on p: [Int]) -> (index: Int, count: Int, canGoBack: Bool) {
+        let count = p.count + (flow.hasReview ? 1 : 0)
+        let pos = p.firstIndex(of: si)
+        let canGoBack = isMutable && (record.currentStep == Self.reviewID || (pos ?? 0) > 0)
+        return ((pos ?? 0) + 1, count, canGoBack)
+    }
+
     /// Continue accepted the step with its current answers, and they still pass.
     func isFinished(_ i: Int, in r: Resolution) -> Bool {
         guard record.completed.contains(flow.steps[i].id) else { return false }
@@ -107,7 +118,7 @@ extension FlowSession {
         let count = p.count + (flow.hasReview ? 1 : 0)
         let index = (p.firstIndex(of: i) ?? 0) + 1
         let title = page.steps[i].title
-        return page.stepAnnouncement.fill([String(index), String(count), title.pipes ? words.piped(title.text) : title.text])
+        return page.stepAnnouncement.fill(Self.number(index), Self.number(count), title.pipes ? words.piped(title.text) : title.text)
     }
 
     /// The Review page's title.
@@ -177,4 +188,16 @@ extension FlowSession {
         record.state = record.currentStep == Self.reviewID ? .review : .editing
         record.lastError = nil
     }
+}
+
+extension FlowSession {
+    /// `n` in decimal digits: the numbers of a progress line ("Step 2 of
+    /// 5") read from a table for the usual sizes (`String(n)` formats the
+    /// integer each time, some 150 instructions, twice a page and a move).
+    static func number(_ n: Int) -> String {
+        n >= 0 && n < smallNumbers.count ? smallNumbers[n] : String(n)
+    }
+
+    /// "0" … "99", small strings (no allocation, nothing to retain).
+    private static let smallNumbers: [String] = (0..<100).map { String($0) }
 }
