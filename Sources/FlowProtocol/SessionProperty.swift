@@ -177,6 +177,15 @@ package struct SessionPropertySet: Sendable, Hashable, Sequence, ExpressibleByAr
         .announcement, .visibleFields, .revision,
     ]
 
+    /// What a change of answers on the current step can move when the
+    /// flow keeps each answer's effects on its step
+    /// (``FlowDefinition/answersStayOnTheirStep``): ``changedByAnswers``
+    /// without what follows the path, but `CanContinue` (the step's own
+    /// checks). No path is walked for these when `CanContinue` is known.
+    package static let changedByAnswersOnTheirStep: SessionPropertySet = [
+        .state, .canContinue, .lastError, .updatedAt, .announcement, .revision,
+    ]
+
     /// What a move can change (`Continue`, `Back`, `GoTo`, a submit begun,
     /// ended or cancelled): all but the locale, the flow's texts in it, and
     /// what is fixed for the session's lifetime.
@@ -295,27 +304,36 @@ package struct SessionProperties: Sendable, Hashable {
 
     /// The daemon's side: the values of `session` now (one walk of its path).
     /// `only`: the properties to work out (the rest keep their defaults,
-    /// for a `Get` of one); `canContinue`: as in ``update(_:from:canContinue:)``.
+    /// for a `Get` of one); `canContinue`, `finishedStep`: as in
+    /// ``update(_:from:canContinue:finishedStep:)``.
     /// `session` is borrowed: an initializer would otherwise take its own
     /// copy (some twenty references) of a session it only reads.
-    package init(_ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil) {
+    package init(
+        _ session: borrowing FlowSession, only properties: SessionPropertySet = .all, canContinue known: Bool? = nil,
+        finishedStep: String? = nil
+    ) {
         self.init(id: session.record.id, flowID: session.flow.id)
-        update(properties, from: session, canContinue: known)
+        update(properties, from: session, canContinue: known, finishedStep: finishedStep)
     }
 
     /// Sets the values of `properties` from `session` and leaves the rest:
     /// what the daemon works out after a call that can change only those.
     /// The path is walked once, and only when a property that follows it is
     /// asked for; `canContinue`, when given, is the session's
-    /// ``FlowSession/canContinue`` as the call that made it worked it out.
+    /// ``FlowSession/canContinue`` as the call that made it worked it out,
+    /// and `finishedStep` a step it knows to be finished (Continue's).
     package mutating func update(
-        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil
+        _ properties: SessionPropertySet, from session: borrowing FlowSession, canContinue known: Bool? = nil,
+        finishedStep: String? = nil
     ) {
         // What follows the path comes from one walk of it, taken apart here
         // (reading it through an optional copied the whole walk per property).
         let onPath = properties.intersection(.followingPath)
-        if !onPath.isEmpty {
-            let walked = session.progressSnapshot(canContinue: known)
+        if onPath == [.canContinue], let known {
+            // The call worked out the step's checks: no walk for them.
+            canContinue = known
+        } else if !onPath.isEmpty {
+            let walked = session.progressSnapshot(canContinue: known, finishedStep: finishedStep)
             for property in onPath {
                 switch property {
                 case .stepIndex: stepIndex = walked.stepIndex
@@ -573,7 +591,7 @@ package struct SessionProperties: Sendable, Hashable {
 ///
 /// A number, a flag or the state is its own digest (its value, exactly);
 /// a text, the path, the visible fields and the receipt are hashed with
-/// `Hasher` (SipHash, seeded at random per process). Equal values always
+/// `Hasher` (SipHash, seeded at random per process), or 0 when empty. Equal values always
 /// have equal digests; two different values of one property have the same
 /// digest with a chance of about one in 2⁶⁴, and only then would a change go
 /// unannounced.
@@ -625,17 +643,23 @@ extension PathEntry.Status {
 
 extension SessionProperties {
     /// The ``PropertyDigests`` digest of `property`'s value.
+    /// An empty text, list or receipt is 0 without hashing (the error, the
+    /// receipt and often the announcement are empty: some 300 instructions
+    /// each); a value hashed to 0 by chance is as likely as any collision.
     package func digest(of property: SessionProperty) -> UInt64 {
         func hashed(_ body: (inout Hasher) -> Void) -> UInt64 {
             var hasher = Hasher()
             body(&hasher)
             return UInt64(bitPattern: Int64(hasher.finalize()))
         }
+        func hashed(_ text: String) -> UInt64 {
+            text.isEmpty ? 0 : hashed { $0.combine(text) }
+        }
         switch property {
-        case .id: return hashed { $0.combine(id) }
-        case .flowID: return hashed { $0.combine(flowID) }
+        case .id: return hashed(id)
+        case .flowID: return hashed(flowID)
         case .owner: return UInt64(owner)
-        case .locale: return hashed { $0.combine(locale) }
+        case .locale: return hashed(locale)
         case .state:
             switch state {
             case .editing: return 0
@@ -644,17 +668,18 @@ extension SessionProperties {
             case .submitted: return 3
             case .failed: return 4
             }
-        case .currentStep: return hashed { $0.combine(currentStep) }
+        case .currentStep: return hashed(currentStep)
         case .stepIndex: return UInt64(truncatingIfNeeded: stepIndex)
         case .stepCount: return UInt64(truncatingIfNeeded: stepCount)
         case .canGoBack: return canGoBack ? 1 : 0
         case .canContinue: return canContinue ? 1 : 0
-        case .continueLabel: return hashed { $0.combine(continueLabel) }
+        case .continueLabel: return hashed(continueLabel)
         case .returningToReview: return returningToReview ? 1 : 0
-        case .lastError: return hashed { $0.combine(lastError) }
+        case .lastError: return hashed(lastError)
         case .createdAt: return createdAt
         case .updatedAt: return updatedAt
         case .path:
+            if path.isEmpty { return 0 }
             // Each entry's two texts and its status as a number (the
             // status's `Hashable` hashed its raw text).
             return hashed { hasher in
@@ -665,13 +690,13 @@ extension SessionProperties {
                     hasher.combine(step.status.digit)
                 }
             }
-        case .announcement: return hashed { $0.combine(announcement) }
-        case .receipt: return hashed { $0.combine(receipt) }
-        case .visibleFields: return hashed { $0.combine(visibleFields) }
-        case .requestedLocale: return hashed { $0.combine(requestedLocale) }
-        case .effectiveLocale: return hashed { $0.combine(effectiveLocale) }
-        case .flowTitle: return hashed { $0.combine(flowTitle) }
-        case .flowDescription: return hashed { $0.combine(flowDescription) }
+        case .announcement: return hashed(announcement)
+        case .receipt: return receipt.isEmpty ? 0 : hashed { $0.combine(receipt) }
+        case .visibleFields: return visibleFields.isEmpty ? 0 : hashed { $0.combine(visibleFields) }
+        case .requestedLocale: return hashed(requestedLocale)
+        case .effectiveLocale: return hashed(effectiveLocale)
+        case .flowTitle: return hashed(flowTitle)
+        case .flowDescription: return hashed(flowDescription)
         case .revision: return revision
         }
     }

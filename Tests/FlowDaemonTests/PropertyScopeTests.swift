@@ -192,6 +192,135 @@ struct PropertyScopeTests {
         }
     }
 
+    /// Every example flow in `flows/`, by file name.
+    static func exampleFlows() throws -> [String: String] {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("flows")
+        var flows: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".json") {
+            flows[name] = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        }
+        return flows
+    }
+
+    /// Answers the plugin calls made until `reply` has its answer, as `pick`
+    /// says: a field validator accepts or refuses, a step validator finds
+    /// nothing, a submit succeeds or fails, a provider gives two options or
+    /// no prefill. `checkpoint` runs before each answer: the change made
+    /// before the plugins were asked is checked on its own.
+    static func answerPlugins<Value>(
+        _ service: ServiceHarness, _ reply: Answers<Value>, pick: UInt64, checkpoint: () throws -> Void
+    ) async throws {
+        var answered: UInt64 = 0
+        while reply.result == nil {
+            var call: FakePlugins.Call?
+            try await service.drive(until: {
+                call = service.plugins.takeCall()
+                return call != nil || reply.result != nil
+            }, "a plugin call or the reply")
+            guard let call else { return }
+            try checkpoint()
+            answered += 1
+            let r = pick >> (8 + answered % 32)
+            switch call.kind {
+            case .field: call.field(r % 3 == 0 ? "refused by the validator" : nil)
+            case .step: call.step([])
+            case .submit:
+                call.submit(r % 2 == 0 ? .success(SubmitReceipt(["ticket": .string("T-1")])) : .failure(.other, detail: "refused"))
+            case .options: call.options(.success([ChoiceOption(id: "a", label: "A"), ChoiceOption(id: "b", label: "B")]))
+            case .prefill: call.prefill(.success(nil))
+            }
+        }
+    }
+
+    /// One call picked by `r` on `id` of an example flow: an answer to any
+    /// field of the current step (its validators answered), Continue, Back,
+    /// Edit (GoTo a step, from Review or not) or Submit.
+    static func exampleMove(
+        _ service: ServiceHarness, _ id: String, _ r: UInt64, checkpoint: () throws -> Void
+    ) async throws -> String {
+        let session = try service.perform { service throws(FlowdError) in try service.read(id) { $0 } }
+        let flow = session.flow
+        switch r % 10 {
+        case 0, 1, 2, 3, 4:
+            let fields = flow.step(session.currentStepID)?.fields ?? []
+            guard !fields.isEmpty else { return "SetAnswers (no field)" }
+            let field = fields[Int(r >> 8) % fields.count]
+            // A provider's options are the two the fake gives.
+            let value = field.optionsFrom != nil && field.type == .choice
+                ? AnswerValue.text(["a", "b", ""][Int(r >> 16) % 3]) : value(for: field, pick: r >> 16)
+            let reply = Answers<FieldErrors>()
+            service.act { $0.setAnswers(id, [field.id: value], reply: reply.reply) }
+            try await answerPlugins(service, reply, pick: r, checkpoint: checkpoint)
+            return "SetAnswers \(field.id)=\(value)"
+        case 5, 6:
+            let reply = Answers<FieldErrors>()
+            service.act { $0.continueStep(id, reply: reply.reply) }
+            try await answerPlugins(service, reply, pick: r, checkpoint: checkpoint)
+            return "Continue"
+        case 7:
+            _ = try? service.perform { service throws(FlowdError) in try service.back(id) }
+            return "Back"
+        case 8:
+            let targets = flow.steps.map(\.id)
+            let target = targets[Int(r >> 8) % targets.count]
+            _ = try? service.perform { service throws(FlowdError) in try service.goTo(id, step: target) }
+            return "Edit \(target)"
+        default:
+            let reply = Answers<Void>()
+            service.act { $0.submit(id, reply: reply.reply) }
+            try await answerPlugins(service, reply, pick: r, checkpoint: checkpoint)
+            return "Submit"
+        }
+    }
+
+    /// With every session cached: a session the cache drops forgets its
+    /// plugin verdicts (they live in memory only), which moves
+    /// `CanContinue` without a call; ``walks(cacheCapacity:)`` reads
+    /// sessions back from the store, without validators.
+    @Test("every example flow: answers, Continue, Back, Edit and Submit announce what a full snapshot diff names, with both of SetAnswers' scopes")
+    func everyExampleFlow() async throws {
+        let flows = try Self.exampleFlows()
+        let service = try ServiceHarness(flows: flows, cacheCapacity: 64)
+        let ids = flows.keys.map { String($0.dropLast(".json".count)) }.sorted()
+        let definitions = service.act { service in ids.compactMap { service.catalog.flow($0) } }
+        #expect(definitions.count == ids.count, "every example flow loads")
+        // Both kinds of flow are walked: where an answer's effects stay on
+        // its step (no path worked out after SetAnswers) and where not.
+        #expect(
+            definitions.filter(\.answersStayOnTheirStep).map(\.id) == ["onboarding", "registration", "support-request"])
+        var state: UInt64 = 104_729
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state ^ (state >> 29)
+        }
+        for flow in ids {
+            var watched: [Watched] = []
+            for _ in 0..<2 {
+                let reply = Answers<String>()
+                service.act { $0.startSession(flowID: flow, locale: nil, prefill: [:], uid: 1000, reply: reply.reply) }
+                try await Self.answerPlugins(service, reply, pick: 0) {}
+                let id = try #require(reply.result).get()
+                let values = try service.perform { service throws(FlowdError) in try service.read(id) { SessionProperties($0) } }
+                watched.append(Watched(id: id, values: values))
+            }
+            _ = service.events()
+            var changes = 0
+            for step in 0..<200 {
+                let r = next()
+                let id = watched[step % 2].id
+                service.clock.advance(by: .seconds(1))
+                let before = watched.map(\.values)
+                let move = try await Self.exampleMove(service, id, r) {
+                    try Self.check(service, &watched, after: "\(flow) move \(step): before a plugin's answer")
+                }
+                try Self.check(service, &watched, after: "\(flow) move \(step): \(move)")
+                if watched.map(\.values) != before { changes += 1 }
+            }
+            #expect(changes > 60, "the walk through \(flow) changed something on most calls")
+        }
+    }
+
     @Test("after a reload that changes the flow, the digests kept equal a fresh snapshot's and the change is announced",
           arguments: [false, true])
     func reloadKeepsDigests(evicted: Bool) throws {
@@ -267,6 +396,18 @@ struct PropertyScopeTests {
         #expect(kept != moved, "the properties not asked for keep their digests")
         #expect(kept.update(.all, to: changed) == [.announcement, .receipt, .visibleFields])
         #expect(kept == moved)
+        // An empty value's digest (0, not hashed) differs from any other's.
+        var empty = SessionProperties(id: "0123", flowID: "quick")
+        empty.flowTitle = ""
+        var filled = empty
+        filled.lastError = "x"
+        filled.path = [PathStep(step: "", title: "", status: .done)]
+        filled.visibleFields = [""]
+        filled.receipt = ["": .string("")]
+        filled.flowTitle = " "
+        #expect(
+            SessionPropertySet.all.filter { PropertyDigests(filled)[$0] != PropertyDigests(empty)[$0] }
+                == [.lastError, .path, .receipt, .visibleFields, .flowTitle])
     }
 
     @Test("each property's PropertiesChanged entry written from the typed value has the bytes of its DBusValue's")

@@ -472,7 +472,8 @@ actor FlowService: DaemonComponent {
             var session = try session(id)
             let start = repository.changeStart(session)
             result = try engine { () throws(SessionError) in try session.setAnswers(answers, now: now) }
-            try commit(consume session, from: start, .answers(canContinue: result.canContinue))
+            let scope = ChangeScope.answers(canContinue: result.canContinue, onTheCurrentStepOf: session.flow)
+            try commit(consume session, from: start, scope)
         } catch {
             return reply(.failure(error))
         }
@@ -589,7 +590,7 @@ actor FlowService: DaemonComponent {
                 // The names the log line needs, taken before the commit
                 // consumes the session (using it after made a copy of it).
                 let flowID = session.flow.id
-                try commit(consume session, from: start, .move)
+                try commit(consume session, from: start, .move(finishing: completion.step))
                 stepCompleted(id, of: flowID, completion, at: mark)
                 reply(.success([:]))
             case .stayed(let errors):

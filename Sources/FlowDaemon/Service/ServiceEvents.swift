@@ -81,6 +81,10 @@ struct ChangeScope {
     /// ``FlowSession/canContinue`` after the change, when the call worked it
     /// out (``SetAnswersResult/canContinue``).
     var canContinue: Bool?
+    /// A step the call knows to be finished (``FlowSession/isFinished``):
+    /// the one Continue accepted and left, so the path's statuses after it
+    /// do not check that step again.
+    var finishedStep: String?
 
     /// Any property: a change that says nothing narrower.
     static let anything = ChangeScope(properties: .all)
@@ -88,8 +92,22 @@ struct ChangeScope {
     static func answers(canContinue: Bool? = nil) -> ChangeScope {
         ChangeScope(properties: .changedByAnswers, canContinue: canContinue)
     }
+    /// `SetAnswers`' change of the current step's answers, whose checks
+    /// gave `canContinue`: on a flow where an answer's effects stay on its
+    /// step (``FlowDefinition/answersStayOnTheirStep``) nothing that follows
+    /// the path can move but `CanContinue`, so no path is walked after it
+    /// (``SessionPropertySet/changedByAnswersOnTheirStep``).
+    static func answers(canContinue: Bool, onTheCurrentStepOf flow: FlowDefinition) -> ChangeScope {
+        ChangeScope(
+            properties: flow.answersStayOnTheirStep ? .changedByAnswersOnTheirStep : .changedByAnswers,
+            canContinue: canContinue)
+    }
     /// A move (``SessionPropertySet/changedByMoves``).
     static let move = ChangeScope(properties: .changedByMoves)
+    /// Continue's move from `step`, which it accepted: finished now.
+    static func move(finishing step: String) -> ChangeScope {
+        ChangeScope(properties: .changedByMoves, finishedStep: step)
+    }
 }
 
 /// The events the service queued since the bus front end last took them,
@@ -197,11 +215,12 @@ struct ServiceEvents {
                 let changed: [SessionProperty]
                 switch change.start.before {
                 case .announced(let known):
-                    now = SessionProperties(change.current, only: scope.properties, canContinue: scope.canContinue)
+                    now = SessionProperties(
+                        change.current, only: scope.properties, canContinue: scope.canContinue, finishedStep: scope.finishedStep)
                     announced = known
                     changed = announced.update(scope.properties, to: now)
                 case .session(let start):
-                    now = SessionProperties(change.current, canContinue: scope.canContinue)
+                    now = SessionProperties(change.current, canContinue: scope.canContinue, finishedStep: scope.finishedStep)
                     var before = now
                     before.update(scope.properties, from: start)
                     changed = now.changed(since: before, among: scope.properties)

@@ -78,6 +78,10 @@ package struct FlowDefinition: Sendable {
     /// Some piped text (format 2) has a placeholder or an escaped brace, so
     /// the session's words fill them from the answers.
     var pipes: Bool { storage.pipes }
+    /// An answer can change nothing of the session's progress but its own
+    /// step's checks (``answersStayOnTheirStep(steps:hasFieldLogic:pipes:)``):
+    /// the daemon then works out no path after `SetAnswers`.
+    package var answersStayOnTheirStep: Bool { storage.answersStayOnTheirStep }
 
     var source: JSONNode { storage.source }
     var stepIndex: [String: Int] { storage.stepIndex }
@@ -122,6 +126,7 @@ package struct FlowDefinition: Sendable {
         /// (some 860 instructions, three times a `Continue`).
         let fixedResolution: Resolution?
         let pipes: Bool
+        let answersStayOnTheirStep: Bool
         let source: JSONNode
         let stepIndex: [String: Int]
         let fieldLocation: [String: FieldLocation]
@@ -145,6 +150,8 @@ package struct FlowDefinition: Sendable {
                 : Resolution(
                     route: Array(steps.indices), onPath: Array(repeating: true, count: steps.count), hidden: [],
                     computed: [:])
+            self.answersStayOnTheirStep = FlowDefinition.answersStayOnTheirStep(
+                steps: steps, hasFieldLogic: hasFieldLogic, pipes: pipes)
             self.id = id
             self.title = title
             self.description = description
@@ -181,6 +188,40 @@ package struct FlowDefinition: Sendable {
             id: id, title: title, description: description, steps: steps, review: review, submit: submit,
             finishTitle: finishTitle, locales: locales, source: source, format: format, computedTypes: computedTypes,
             pipes: pipes, authorization: authorization)
+    }
+
+    /// Whether an answer to a field of step `i` can change nothing but step
+    /// `i`'s own checks, whatever `i`: the path is every step in order
+    /// (no field logic, no `next` rules), no text pipes answers (titles),
+    /// no step rule reads a field of another step, an expression or the
+    /// date, no field's date bound is `today` (which moves by itself) and
+    /// no plugin checks a step (its verdict is kept for one revision of
+    /// the answers, so any new answer drops it). A change of answers on the
+    /// current step then leaves the other steps finished or not, the
+    /// position, the path's titles and the shown fields as they were.
+    private static func answersStayOnTheirStep(steps: [StepDefinition], hasFieldLogic: Bool, pipes: Bool) -> Bool {
+        guard !hasFieldLogic, !pipes, steps.allSatisfy({ $0.next.isEmpty }) else { return false }
+        for step in steps {
+            let own = Set(step.fields.map(\.id))
+            if step.fields.contains(where: { $0.after == .today || $0.before == .today }) { return false }
+            for rule in step.rules {
+                let read: [String]
+                switch rule.kind {
+                case .equals(let a, let b), .notEquals(let a, let b), .before(let a, let b), .after(let a, let b):
+                    read = [a, b]
+                case .requiredIf(let field, let condition):
+                    guard !condition.readsExpression else { return false }
+                    read = [field] + condition.fieldIDs
+                case .plugin:
+                    return false
+                }
+                // `<field>.other` is the field's own.
+                guard read.allSatisfy({ own.contains($0.hasSuffix(".other") ? String($0.dropLast(6)) : $0) }) else {
+                    return false
+                }
+            }
+        }
+        return true
     }
 
     /// The step with this id.

@@ -72,6 +72,16 @@ package indirect enum Condition: Sendable, Hashable {
         }
     }
 
+    /// Whether an expression (which may read the date) is part of it.
+    var readsExpression: Bool {
+        switch self {
+        case .equals, .oneOf, .notEmpty: return false
+        case .all(let cs), .any(let cs): return cs.contains(where: \.readsExpression)
+        case .not(let c): return c.readsExpression
+        case .expr: return true
+        }
+    }
+
     /// Every field id the condition reads.
     var fieldIDs: [String] {
         switch self {

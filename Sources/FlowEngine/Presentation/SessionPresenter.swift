@@ -276,8 +276,11 @@ extension FlowSession {
 
     /// ``visibleFieldIDs`` on `r`, a resolution of the current answers (nil
     /// when the flow has no field logic and none was needed).
-    func visibleFieldIDs(in r: Resolution?) -> [String] {
-        guard let i = flow.stepIndex[record.currentStep], flow.steps[i].kind == .form else { return [] }
+    @inline(__always) func visibleFieldIDs(in r: Resolution?) -> [String] { visibleFieldIDs(in: r, at: flow.stepIndex[record.currentStep]) }
+
+    /// ``visibleFieldIDs(in:)`` with the current step's index (``progress(_:at:)``).
+    func visibleFieldIDs(in r: Resolution?, at current: Int?) -> [String] {
+        guard let i = current, flow.steps[i].kind == .form else { return [] }
         let step = flow.steps[i]
         guard flow.hasFieldLogic, let r else { return step.fields.map(\.id) }
         let shown = covering(step, r)
@@ -292,14 +295,16 @@ extension FlowSession {
     package var progressSnapshot: ProgressSnapshot { progressSnapshot(canContinue: nil) }
 
     /// ``progressSnapshot`` with ``canContinue`` as the caller worked it out
-    /// (``SetAnswersResult/canContinue``), when it did.
+    /// (``SetAnswersResult/canContinue``), when it did, and `finishedStep` a
+    /// step the caller knows to be finished (Continue accepted it: its
+    /// checks are not run again for its status on the path).
     ///
     /// The titles and labels come from the page texts kept per flow and
     /// locale (``PageTexts``), so no presenter is made and no word looked up:
     /// the session's words only when a title pipes answers. A locale past
     /// the cache's bound takes the general way (``SessionPresenter/progress(canContinue:)``),
     /// which this equals value for value.
-    package func progressSnapshot(canContinue known: Bool?) -> ProgressSnapshot {
+    package func progressSnapshot(canContinue known: Bool?, finishedStep: String? = nil) -> ProgressSnapshot {
         guard let page = flow.pageTexts.kept(for: record.locale, make: { SessionPresenter(self).pageTexts() }) else {
             return SessionPresenter(self).progress(canContinue: known)
         }
@@ -311,6 +316,10 @@ extension FlowSession {
         // held a copy of the session and an array, made and freed per snapshot.
         var decided: UInt64 = 0
         var finishedBits: UInt64 = 0
+        if let finishedStep, let i = flow.stepIndex[finishedStep], i < 64 {
+            decided = 1 << UInt64(i)
+            finishedBits = decided
+        }
         func finished(_ i: Int) -> Bool {
             guard i < 64 else { return isFinished(i, in: r) }
             let bit: UInt64 = 1 << UInt64(i)
@@ -320,7 +329,9 @@ extension FlowSession {
             if f { finishedBits |= bit }
             return f
         }
-        let (index, count) = progress(p)
+        // The current step's index, looked up once for all that follows.
+        let current = flow.stepIndex[record.currentStep]
+        let (index, count) = progress(p, at: current)
         var made: SessionText?
         func say(_ text: PageText) -> String {
             guard text.pipes else { return text.text }
@@ -330,11 +341,13 @@ extension FlowSession {
             return new.piped(text.text)
         }
         return ProgressSnapshot(
-            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p), canContinue: known ?? canContinue(in: r),
-            continueLabel: page.continueLabel(continueTarget(route: p, isFinished: finished)),
+            stepIndex: index, stepCount: count, canGoBack: canGoBack(route: p, at: current),
+            canContinue: known ?? canContinue(in: r, at: current),
+            continueLabel: page.continueLabel(continueTarget(route: p, at: current, isFinished: finished)),
             path: pathEntries(
-                route: p, isFinished: finished, title: { say(page.steps[$0].title) }, reviewTitle: { say(page.reviewTitle) }),
-            visibleFields: visibleFieldIDs(in: r))
+                route: p, at: current, isFinished: finished, title: { say(page.steps[$0].title) },
+                reviewTitle: { say(page.reviewTitle) }),
+            visibleFields: visibleFieldIDs(in: r, at: current))
     }
 
     /// The predicted path `p` with each entry's status, Review last, with
@@ -342,8 +355,16 @@ extension FlowSession {
     func pathEntries(
         route p: [Int], isFinished: (Int) -> Bool, title: (Int) -> String, reviewTitle: () -> String
     ) -> [PathEntry] {
+        pathEntries(
+            route: p, at: flow.stepIndex[record.currentStep], isFinished: isFinished, title: title, reviewTitle: reviewTitle)
+    }
+
+    /// ``pathEntries(route:isFinished:title:reviewTitle:)`` with the current
+    /// step's index (``progress(_:at:)``).
+    func pathEntries(
+        route p: [Int], at current: Int?, isFinished: (Int) -> Bool, title: (Int) -> String, reviewTitle: () -> String
+    ) -> [PathEntry] {
         let settled = record.state == .submitted
-        let current = flow.stepIndex[record.currentStep]
         let hasReview = flow.hasReview
         var out: [PathEntry] = []
         out.reserveCapacity(p.count + (hasReview ? 1 : 0))

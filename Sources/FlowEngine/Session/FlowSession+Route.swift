@@ -4,9 +4,14 @@ import FlowKit
 // between steps that every operation shares.
 extension FlowSession {
     /// N and M of "Step N of M" on path `p`.
-    func progress(_ p: [Int]) -> (index: Int, count: Int) {
+    @inline(__always) func progress(_ p: [Int]) -> (index: Int, count: Int) { progress(p, at: flow.stepIndex[record.currentStep]) }
+
+    /// ``progress(_:)`` with `current`, the current step's index (nil off
+    /// a step), looked up by the caller: a snapshot asks several of these
+    /// and looked the step's id up for each (a string hashed, some 450).
+    func progress(_ p: [Int], at current: Int?) -> (index: Int, count: Int) {
         let count = p.count + (flow.hasReview ? 1 : 0)
-        guard let si = flow.stepIndex[record.currentStep] else { return (count, count) }
+        guard let si = current else { return (count, count) }
         return ((p.firstIndex(of: si) ?? 0) + 1, count)
     }
 
@@ -40,10 +45,13 @@ extension FlowSession {
         }
     }
 
-    func canGoBack(route path: [Int]) -> Bool {
+    @inline(__always) func canGoBack(route path: [Int]) -> Bool { canGoBack(route: path, at: flow.stepIndex[record.currentStep]) }
+
+    /// ``canGoBack(route:)`` with the current step's index (``progress(_:at:)``).
+    func canGoBack(route path: [Int], at current: Int?) -> Bool {
         guard isMutable else { return false }
         if record.currentStep == Self.reviewID { return true }
-        guard let i = flow.stepIndex[record.currentStep], let pos = path.firstIndex(of: i) else { return false }
+        guard let i = current, let pos = path.firstIndex(of: i) else { return false }
         return pos > 0
     }
 
@@ -60,9 +68,15 @@ extension FlowSession {
     }
 
     /// Where Continue leads from here; nil once complete.
-    func continueTarget(route path: [Int], isFinished: (Int) -> Bool) -> ContinueTarget? {
+    @inline(__always) func continueTarget(route path: [Int], isFinished: (Int) -> Bool) -> ContinueTarget? {
+        continueTarget(route: path, at: flow.stepIndex[record.currentStep], isFinished: isFinished)
+    }
+
+    /// ``continueTarget(route:isFinished:)`` with the current step's index
+    /// (``progress(_:at:)``).
+    func continueTarget(route path: [Int], at current: Int?, isFinished: (Int) -> Bool) -> ContinueTarget? {
         if record.currentStep == Self.reviewID { return .submit }
-        guard let i = flow.stepIndex[record.currentStep] else { return nil }
+        guard let i = current else { return nil }
         guard let pos = path.firstIndex(of: i) else { return .nextStep }
         if record.returningToReview && flow.hasReview {
             let rest = path[(pos + 1)...]

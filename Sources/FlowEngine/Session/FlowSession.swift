@@ -169,10 +169,13 @@ package struct FlowSession: Sendable {
     /// without the current step included: the step's rules are checked on a
     /// resolution that covers it either way), so that a page or a property
     /// snapshot that already has one does not work out the path again.
-    func canContinue(in r: Resolution) -> Bool {
+    @inline(__always) func canContinue(in r: Resolution) -> Bool { canContinue(in: r, at: flow.stepIndex[record.currentStep]) }
+
+    /// ``canContinue(in:)`` with the current step's index (``progress(_:at:)``).
+    func canContinue(in r: Resolution, at current: Int?) -> Bool {
         guard isMutable else { return false }
         if record.currentStep == Self.reviewID { return true }
-        guard let i = flow.stepIndex[record.currentStep] else { return false }
+        guard let i = current else { return false }
         let step = flow.steps[i]
         return step.kind == .content || issues(of: step, shownOnly: false, plugins: true, in: r).isEmpty
     }
