@@ -227,12 +227,25 @@ package final class SessionStore: Sendable {
     /// fixed at the first insert; an upsert that disagrees on owner or flow
     /// fails with ``StoreError/identityMismatch(id:)`` and changes nothing.
     package func upsert(_ session: StoredSession) throws(StoreError) {
-        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).upsert(session) }
+        try withDatabase { db throws(StoreError) in _ = try SessionQueries(db: db, path: path).upsert(session) }
+    }
+
+    /// As ``upsert(_:)``, given where the session's row was (`row`, from an
+    /// earlier call; nil when not known): returns where it is now, for the
+    /// session's next change, or nil when that is not known.
+    @discardableResult
+    package func upsert(_ session: StoredSession, row: StoredRow?) throws(StoreError) -> StoredRow? {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).upsert(session, row: row) }
     }
 
     /// The session with `id`, or nil.
     package func load(id: String) throws(StoreError) -> StoredSession? {
         try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).load(id: id) }
+    }
+
+    /// As ``load(id:)``, with where its row is (for ``upsert(_:row:)``).
+    package func loadRow(id: String) throws(StoreError) -> (session: StoredSession, row: StoredRow)? {
+        try withDatabase { db throws(StoreError) in try SessionQueries(db: db, path: path).loadRow(id: id) }
     }
 
     /// Deletes the session with `id`; returns whether it existed.
@@ -403,7 +416,7 @@ package struct StoreTransaction: ~Copyable {
 
     /// As ``SessionStore/upsert(_:)``, committed with the transaction.
     package func upsert(_ session: StoredSession) throws(StoreError) {
-        try queries.upsert(session)
+        _ = try queries.upsert(session)
     }
 
     /// As ``SessionStore/load(id:)``, seeing the transaction's own changes.

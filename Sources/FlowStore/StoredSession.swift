@@ -69,3 +69,14 @@ package struct SessionSummary: Hashable, Sendable {
         self.updatedAt = updatedAt
     }
 }
+
+/// Where the store keeps a session's row (its SQLite rowid), handed out by
+/// ``SessionStore/loadRow(id:)`` and ``SessionStore/upsert(_:row:)`` so that
+/// the session's next change finds the row without the primary key's index.
+///
+/// Only a hint: the store checks the id on the row too, and a row that is
+/// no longer the session's costs one statement more, never a wrong change.
+package struct StoredRow: Sendable, Hashable {
+    /// The row's `rowid`.
+    let rowID: Int64
+}

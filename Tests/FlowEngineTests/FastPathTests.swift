@@ -123,6 +123,42 @@ struct RecordJSONTests {
         }
     }
 
+    /// The writer scans and copies strings eight bytes at a time, with the
+    /// last eight overlapping and a byte loop under eight: a byte that needs
+    /// an escape must be found at every place, in every one of those paths.
+    @Test("a byte that needs an escape is found at every place of strings of every length")
+    func escapesAtEveryPlace() throws {
+        let specials = ["\"", "\\", "\n", "\u{01}", "\u{1F}", " ", "~", "\u{7F}", "é", "🙂"]
+        for length in 1...20 {
+            for place in 0..<length {
+                for special in specials {
+                    let text = String(repeating: "a", count: place) + special
+                        + String(repeating: "b", count: length - place - 1)
+                    var record = Self.minimalRecord()
+                    record.announcement = text
+                    let fast = try record.encodedJSON()
+                    #expect(try JSONDecoder().decode(SessionRecord.self, from: Data(fast)).announcement == text)
+                }
+            }
+        }
+    }
+
+    @Test("the eight-byte test agrees with the byte test for every byte at every place of a word")
+    func wordTestAgreesWithByteTest() {
+        let fills: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
+        for fill in fills {
+            for place in 0..<8 {
+                for b in 0...UInt8.max {
+                    var bytes = [UInt8](repeating: fill, count: 8)
+                    bytes[place] = b
+                    let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    let expected = bytes.contains(where: RecordJSONWriter.needsEscape)
+                    #expect(RecordJSONWriter.needsEscape(word: word) == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
     @Test("a record many times larger than the writer's first buffer reads back whole")
     func growsItsBuffer() throws {
         var record = Self.fullRecord()

@@ -154,19 +154,7 @@ struct SchemaVersionSixTests {
     /// flowd's update finds the row through the primary key, whatever the
     /// idle-period term in its `WHERE`.
     @Test func theUpdateUsesThePrimaryKey() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let store = try SessionStore(path: dir.file("s.sqlite"))
-        defer { try? store.close() }
-        let plan = try store.withDatabase { db throws(StoreError) -> String in
-            do throws(SQLiteError) {
-                return try db.prepare("EXPLAIN QUERY PLAN " + SessionQueries.updateSQL.description)
-                    .rows(binding: Array(repeating: .null, count: 8)) { s throws(SQLiteError) in s.string(at: 3) ?? "" }
-                    .joined(separator: "; " as String)
-            } catch {
-                throw StoreError.from(error, path: store.path)
-            }
-        }
+        let plan = try queryPlan(of: SessionQueries.updateSQL.description)
         #expect(plan.contains("USING INDEX sqlite_autoindex_sessions_1 (id=?)"), "\(plan)")
     }
 }

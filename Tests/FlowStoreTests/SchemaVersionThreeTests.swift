@@ -62,22 +62,11 @@ struct SchemaVersionThreeTests {
     }
 
     @Test func expiryUsesTheIdlePeriodIndex() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let store = try SessionStore(path: dir.file("s.sqlite"))
-        defer { try? store.close() }
-        let plan = try store.withDatabase { db throws(StoreError) -> String in
-            do throws(SQLiteError) {
-                return try db.prepare(
-                    """
-                    EXPLAIN QUERY PLAN SELECT id FROM sessions WHERE idle_period <= (1 >> 26) AND updated_at < 1
-                    ORDER BY idle_period, updated_at LIMIT 5
-                    """
-                ).rows { s throws(SQLiteError) in s.string(at: 3) ?? "" }.joined(separator: "; " as String)
-            } catch {
-                throw StoreError.from(error, path: "s.sqlite")
-            }
-        }
+        let plan = try queryPlan(
+            of: """
+                SELECT id FROM sessions WHERE idle_period <= (1 >> 26) AND updated_at < 1
+                ORDER BY idle_period, updated_at LIMIT 5
+                """)
         #expect(plan.contains("USING INDEX sessions_by_idle_period"), "\(plan)")
     }
 

@@ -40,22 +40,8 @@ struct SchemaVersionTwoTests {
     }
 
     @Test func theInterruptedSubmitSearchUsesItsIndex() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.cleanup() }
-        let store = try SessionStore(path: dir.file("s.sqlite"))
-        defer { try? store.close() }
-        let plans = try store.withDatabase { db throws(StoreError) -> [String] in
-            func plan(_ sql: String) throws(SQLiteError) -> String {
-                try db.prepare("EXPLAIN QUERY PLAN " + sql).rows { s throws(SQLiteError) in s.string(at: 3) ?? "" }
-                    .joined(separator: "; " as String)
-            }
-            do throws(SQLiteError) {
-                return [try plan("SELECT id FROM sessions WHERE state = 'submitting' ORDER BY id")]
-            } catch {
-                throw StoreError.from(error, path: "s.sqlite")
-            }
-        }
-        #expect(plans[0].contains("USING INDEX sessions_by_state"), "\(plans[0])")
+        let plan = try queryPlan(of: "SELECT id FROM sessions WHERE state = 'submitting' ORDER BY id")
+        #expect(plan.contains("USING INDEX sessions_by_state"), "\(plan)")
     }
 
     @Test func anUpsertThatKeepsStateAndPeriodWritesAtMostTwoPages() throws {

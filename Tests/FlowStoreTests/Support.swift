@@ -43,6 +43,26 @@ func makeSession(
         payloadVersion: 1, payload: payload ?? Array("{\"id\":\"\(id)\"}".utf8))
 }
 
+/// The plan SQLite makes for `sql` in a new, empty store: the details of
+/// `EXPLAIN QUERY PLAN`'s rows joined by "; ", every parameter bound to NULL.
+/// The tests that an index is used share this set-up.
+func queryPlan(of sql: String) throws -> String {
+    let dir = try TemporaryDirectory()
+    defer { dir.cleanup() }
+    let store = try SessionStore(path: dir.file("s.sqlite"))
+    defer { try? store.close() }
+    return try store.withDatabase { db throws(StoreError) -> String in
+        do throws(SQLiteError) {
+            let statement = try db.prepare("EXPLAIN QUERY PLAN " + sql)
+            let nulls = [SQLiteValue](repeating: .null, count: statement.parameterCount)
+            return try statement.rows(binding: nulls) { s throws(SQLiteError) in s.string(at: 3) ?? "" }
+                .joined(separator: "; " as String)
+        } catch {
+            throw StoreError.from(error, path: store.path)
+        }
+    }
+}
+
 /// Writes `line` and a newline to descriptor 3 with one write(2), so a line
 /// is either wholly in the pipe or not at all.
 func writeToParent(_ line: String) {

@@ -1,5 +1,6 @@
 import FlowEngine
 import FlowProtocol
+import FlowStore
 
 /// The sessions held in memory: a bounded, least-recently-used cache over the
 /// store, so memory does not grow with the number of stored sessions.
@@ -22,6 +23,9 @@ struct SessionCache {
         /// Which ``SessionCache/put(_:announced:)`` stored this value: digests
         /// worked out later for it are kept only if it is still the same.
         var version: UInt64
+        /// Where the store keeps the session's row, when known: its next
+        /// save finds the row by it (``SessionStore/upsert(_:row:)``).
+        var row: StoredRow?
 
         init(session: FlowSession, announced: PropertyDigests?, lastUse: UInt64, version: UInt64) {
             self.session = session
@@ -63,6 +67,18 @@ struct SessionCache {
 
     /// The digests of session `id`'s announced values, if known.
     func announced(of id: String) -> PropertyDigests? { entries[id]?.announced }
+
+    /// Where the store keeps cached session `id`'s row, when known.
+    func row(of id: String) -> StoredRow? { entries[id]?.row }
+
+    /// Keeps `row` as where the store keeps cached session `id`'s row;
+    /// false when `id` is not cached.
+    @discardableResult
+    func setRow(_ row: StoredRow?, of id: String) -> Bool {
+        guard let entry = entries[id] else { return false }
+        entry.row = row
+        return true
+    }
 
     /// Stores `session` (with `announced`, the digests of its values, when
     /// the caller has them), evicting the least recently used unpinned

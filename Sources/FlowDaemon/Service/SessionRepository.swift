@@ -23,6 +23,9 @@ package struct SessionRepository {
     /// At most ``unsettledLimit``: a call that reads many sessions
     /// (`GetManagedObjects`) leaves the rest to their first change.
     private var unsettled: [(id: String, version: UInt64)] = []
+    /// Where the store keeps the row of a session not cached yet (a new one
+    /// saved before it is cached, one being loaded), until it is cached.
+    private var pendingRow: (id: String, row: StoredRow)?
     private static let unsettledLimit = 64
 
     /// Whether sessions wait for ``settle()``.
@@ -59,13 +62,13 @@ package struct SessionRepository {
     mutating func session(_ id: String, flows: FlowCatalog) throws(FlowdError) -> FlowSession {
         if let cached = cache.get(id) { return cached }
         guard SessionID.isValid(id) else { throw .notFound("no session \"\(id)\"") }
-        let stored: StoredSession?
+        let loaded: (session: StoredSession, row: StoredRow)?
         do {
-            stored = try store.load(id: id)
+            loaded = try store.loadRow(id: id)
         } catch {
             throw .failed("cannot read session \(id): \(error)")
         }
-        guard let stored else { throw .notFound("no session \"\(id)\"") }
+        guard let (stored, row) = loaded else { throw .notFound("no session \"\(id)\"") }
         guard let flow = flows.flow(stored.flowID) else {
             throw .notFound("session \(id) runs flow \"\(stored.flowID)\", which is no longer installed")
         }
@@ -76,6 +79,7 @@ package struct SessionRepository {
         } catch {
             throw FlowdError(error)
         }
+        pendingRow = (id, row)
         if session.state == .submitting {
             session.markInterrupted(now: clock.now)
             try save(session)
@@ -84,6 +88,7 @@ package struct SessionRepository {
                 metadata: [.session: id, .flow: flow.id])
         }
         let version = cache.put(session)
+        adoptPendingRow(of: id)
         if unsettled.count < Self.unsettledLimit { unsettled.append((id, version)) }
         return session
     }
@@ -127,15 +132,30 @@ package struct SessionRepository {
     // MARK: - Writing
 
     /// Writes `session` to the store. Nothing else changes when this throws.
-    /// (`mutating` only to be called in place: see ``changeStart(_:)``.)
+    ///
+    /// The store finds the row by where it was (``SessionCache/row(of:)``)
+    /// when known, and says where it is now, kept for the next change
+    /// (`mutating` for that, and to be called in place: see ``changeStart(_:)``).
     mutating func save(_ session: borrowing FlowSession) throws(FlowdError) {
         let stored = try Self.stored(session.record)
+        let known = cache.row(of: stored.id) ?? pendingRow.flatMap { $0.id == stored.id ? $0.row : nil }
+        let row: StoredRow?
         do {
-            try store.upsert(stored)
+            row = try store.upsert(stored, row: known)
         } catch {
             logger.error("cannot save session \(stored.id): \(error.description)", metadata: [.session: stored.id])
             throw .failed("the change could not be saved; it was not made")
         }
+        guard row != known else { return }
+        if !cache.setRow(row, of: stored.id) { pendingRow = row.map { (stored.id, $0) } }
+    }
+
+    /// Gives the cached session `id` the row a save or load learned before
+    /// it was cached.
+    private mutating func adoptPendingRow(of id: String) {
+        guard let pending = pendingRow else { return }
+        if pending.id == id { cache.setRow(pending.row, of: id) }
+        pendingRow = nil
     }
 
     /// Makes `session` the cached value (with `announced`, the digests of
@@ -145,6 +165,7 @@ package struct SessionRepository {
     @discardableResult
     mutating func cache(_ session: FlowSession, announced: PropertyDigests? = nil, isNew: Bool = false) -> UInt64 {
         let version = cache.put(session, announced: announced)
+        adoptPendingRow(of: session.record.id)
         if isNew, unsettled.count < Self.unsettledLimit { unsettled.append((session.record.id, version)) }
         return version
     }
