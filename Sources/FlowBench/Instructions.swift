@@ -130,12 +130,12 @@ enum Instructions {
 
     /// The regression budgets, in instructions per call (see ``Phase/budget``).
     enum Budget {
-        static let ping = 30_000
-        static let propertyGet = 56_000
-        static let getStep = 88_000
-        static let setAnswers = 180_000
-        static let setAnswersAfterIdle = 215_000
-        static let dispatch = 150_000
+        static let ping = 16_000
+        static let propertyGet = 36_000
+        static let getStep = 64_000
+        static let setAnswers = 120_000
+        static let setAnswersAfterIdle = 160_000
+        static let dispatch = 105_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
