@@ -111,7 +111,7 @@ package enum DateBound: Sendable, Hashable {
 /// takes a field copies one reference instead of some twenty
 /// (docs/performance.md, "The eighth round").
 package struct FieldDefinition: Sendable, Hashable {
-    /// The field's values, behind one reference (``Box``).
+    /// The field's values, behind one reference (``SharedValues``).
     fileprivate struct Values: Sendable, Hashable {
         var id: String
         var type: FieldType
@@ -144,184 +144,164 @@ package struct FieldDefinition: Sendable, Hashable {
         var decimals: Int?
     }
 
-    /// Never changed: a change (the loader's) puts a new box in its place.
-    /// Its values are a `let`, so a read is a load, with no access check.
-    private final class Box: Sendable {
-        let values: Values
-        init(_ values: Values) { self.values = values }
-    }
-
-    private var box: Box
+    private var stored: SharedValues<Values>
 
     /// A field with an id, a type and a label; the loader sets the rest.
     init(id: String, type: FieldType, label: LocalizedText) {
-        box = Box(Values(id: id, type: type, label: label))
+        stored = SharedValues(Values(id: id, type: type, label: label))
     }
-
-    /// Changes one value: a new box with it (only the loader changes a field).
-    private mutating func edit(_ change: (inout Values) -> Void) {
-        var values = box.values
-        change(&values)
-        box = Box(values)
-    }
-
-    package static func == (a: FieldDefinition, b: FieldDefinition) -> Bool {
-        a.box === b.box || a.box.values == b.box.values
-    }
-
-    package func hash(into hasher: inout Hasher) { box.values.hash(into: &hasher) }
 
     /// Unique across the whole flow: answers are keyed by field id.
     package internal(set) var id: String {
-        get { box.values.id }
-        set { edit { $0.id = newValue } }
+        get { stored.values.id }
+        set { stored.edit { $0.id = newValue } }
     }
     /// The type, which fixes the answer value and the rules that apply.
     package internal(set) var type: FieldType {
-        get { box.values.type }
-        set { edit { $0.type = newValue } }
+        get { stored.values.type }
+        set { stored.edit { $0.type = newValue } }
     }
     /// The label shown to the person.
     package internal(set) var label: LocalizedText {
-        get { box.values.label }
-        set { edit { $0.label = newValue } }
+        get { stored.values.label }
+        set { stored.edit { $0.label = newValue } }
     }
     /// A hint under the field.
     package internal(set) var help: LocalizedText? {
-        get { box.values.help }
-        set { edit { $0.help = newValue } }
+        get { stored.values.help }
+        set { stored.edit { $0.help = newValue } }
     }
     /// Shown in an empty input.
     package internal(set) var placeholder: LocalizedText? {
-        get { box.values.placeholder }
-        set { edit { $0.placeholder = newValue } }
+        get { stored.values.placeholder }
+        set { stored.edit { $0.placeholder = newValue } }
     }
     /// Trimmed text non-empty, list non-empty, choice made.
     package internal(set) var required: Bool {
-        get { box.values.required }
-        set { edit { $0.required = newValue } }
+        get { stored.values.required }
+        set { stored.edit { $0.required = newValue } }
     }
     /// A toggle must be on.
     package internal(set) var mustBeOn: Bool {
-        get { box.values.mustBeOn }
-        set { edit { $0.mustBeOn = newValue } }
+        get { stored.values.mustBeOn }
+        set { stored.edit { $0.mustBeOn = newValue } }
     }
     /// Counted in Unicode scalars.
     package internal(set) var minLength: Int? {
-        get { box.values.minLength }
-        set { edit { $0.minLength = newValue } }
+        get { stored.values.minLength }
+        set { stored.edit { $0.minLength = newValue } }
     }
     /// Counted in Unicode scalars.
     package internal(set) var maxLength: Int? {
-        get { box.values.maxLength }
-        set { edit { $0.maxLength = newValue } }
+        get { stored.values.maxLength }
+        set { stored.edit { $0.maxLength = newValue } }
     }
     /// The whole value must match (see ``PatternRegex``).
     package internal(set) var pattern: PatternRegex? {
-        get { box.values.pattern }
-        set { edit { $0.pattern = newValue } }
+        get { stored.values.pattern }
+        set { stored.edit { $0.pattern = newValue } }
     }
     /// What `pattern` wants, in words ("Digits, spaces and + only"); the
     /// localized "Must be in the required format" when nil.
     package internal(set) var patternHint: LocalizedText? {
-        get { box.values.patternHint }
-        set { edit { $0.patternHint = newValue } }
+        get { stored.values.patternHint }
+        set { stored.edit { $0.patternHint = newValue } }
     }
     /// An inclusive lower bound for numbers.
     package internal(set) var minimum: Double? {
-        get { box.values.minimum }
-        set { edit { $0.minimum = newValue } }
+        get { stored.values.minimum }
+        set { stored.edit { $0.minimum = newValue } }
     }
     /// An inclusive upper bound for numbers.
     package internal(set) var maximum: Double? {
-        get { box.values.maximum }
-        set { edit { $0.maximum = newValue } }
+        get { stored.values.maximum }
+        set { stored.edit { $0.maximum = newValue } }
     }
     /// A number must be whole.
     package internal(set) var integer: Bool {
-        get { box.values.integer }
-        set { edit { $0.integer = newValue } }
+        get { stored.values.integer }
+        set { stored.edit { $0.integer = newValue } }
     }
     /// A date must be strictly after this bound.
     package internal(set) var after: DateBound? {
-        get { box.values.after }
-        set { edit { $0.after = newValue } }
+        get { stored.values.after }
+        set { stored.edit { $0.after = newValue } }
     }
     /// A date must be strictly before this bound.
     package internal(set) var before: DateBound? {
-        get { box.values.before }
-        set { edit { $0.before = newValue } }
+        get { stored.values.before }
+        set { stored.edit { $0.before = newValue } }
     }
     /// The fewest options a multiple choice needs (applies to an empty selection too).
     package internal(set) var minSelected: Int? {
-        get { box.values.minSelected }
-        set { edit { $0.minSelected = newValue } }
+        get { stored.values.minSelected }
+        set { stored.edit { $0.minSelected = newValue } }
     }
     /// The most options a multiple choice may have.
     package internal(set) var maxSelected: Int? {
-        get { box.values.maxSelected }
-        set { edit { $0.maxSelected = newValue } }
+        get { stored.values.maxSelected }
+        set { stored.edit { $0.maxSelected = newValue } }
     }
     /// The flow's own options (empty when they come from `optionsFrom`).
     package internal(set) var options: [OptionDefinition] {
-        get { box.values.options }
-        set { edit { $0.options = newValue } }
+        get { stored.values.options }
+        set { stored.edit { $0.options = newValue } }
     }
     /// The plugin that supplies the options when a session starts.
     package internal(set) var optionsFrom: ProviderReference? {
-        get { box.values.optionsFrom }
-        set { edit { $0.optionsFrom = newValue } }
+        get { stored.values.optionsFrom }
+        set { stored.edit { $0.optionsFrom = newValue } }
     }
     /// The field offers Other, chosen with the option id `other`, whose free
     /// text is the answer `<field>.other`.
     package internal(set) var other: Bool {
-        get { box.values.other }
-        set { edit { $0.other = newValue } }
+        get { stored.values.other }
+        set { stored.edit { $0.other = newValue } }
     }
     /// The Other option's label; the localized "Other" when nil.
     package internal(set) var otherLabel: LocalizedText? {
-        get { box.values.otherLabel }
-        set { edit { $0.otherLabel = newValue } }
+        get { stored.values.otherLabel }
+        set { stored.edit { $0.otherLabel = newValue } }
     }
     /// The plugin that supplies the initial value when a session starts.
     package internal(set) var prefill: ProviderReference? {
-        get { box.values.prefill }
-        set { edit { $0.prefill = newValue } }
+        get { stored.values.prefill }
+        set { stored.edit { $0.prefill = newValue } }
     }
     /// Plugin validators, run after the built-in rules pass, in order.
     package internal(set) var validators: [PluginRule] {
-        get { box.values.validators }
-        set { edit { $0.validators = newValue } }
+        get { stored.values.validators }
+        set { stored.edit { $0.validators = newValue } }
     }
     /// Replacement messages keyed by rule.
     package internal(set) var messages: [FieldRule: LocalizedText] {
-        get { box.values.messages }
-        set { edit { $0.messages = newValue } }
+        get { stored.values.messages }
+        set { stored.edit { $0.messages = newValue } }
     }
     /// Format 2: the field is asked only while this holds; a hidden field
     /// is not validated, and its answer is kept but left out everywhere, as
     /// an answer on an abandoned branch is. Nil: always shown.
     package internal(set) var visibleIf: Condition? {
-        get { box.values.visibleIf }
-        set { edit { $0.visibleIf = newValue } }
+        get { stored.values.visibleIf }
+        set { stored.edit { $0.visibleIf = newValue } }
     }
     /// A `computed` field's expression.
     package internal(set) var expression: Expression? {
-        get { box.values.expression }
-        set { edit { $0.expression = newValue } }
+        get { stored.values.expression }
+        set { stored.edit { $0.expression = newValue } }
     }
     /// A `computed` field's display, with `{value}` for the formatted value
     /// ("{value} €"); nil shows the value alone.
     package internal(set) var display: LocalizedText? {
-        get { box.values.display }
-        set { edit { $0.display = newValue } }
+        get { stored.values.display }
+        set { stored.edit { $0.display = newValue } }
     }
     /// A `computed` number's decimal places (0 to 3): it is rounded to them
     /// and shown with exactly that many. Nil: rounded to 3, and shown
     /// without trailing zeros.
     package internal(set) var decimals: Int? {
-        get { box.values.decimals }
-        set { edit { $0.decimals = newValue } }
+        get { stored.values.decimals }
+        set { stored.edit { $0.decimals = newValue } }
     }
 
     /// The longest value the field accepts: `maxLength`, lowered to what its

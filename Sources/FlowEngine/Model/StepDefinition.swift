@@ -188,7 +188,7 @@ package enum StepKind: String, Sendable, Hashable, Codable {
 /// twenty references with the texts) cost some 400 instructions to make
 /// and release, about 2,000 times in flowd-bench's mixed rounds.
 package struct StepDefinition: Sendable, Hashable {
-    /// The step's values, behind one reference (``Box``).
+    /// The step's values, behind one reference (``SharedValues``).
     fileprivate struct Values: Sendable, Hashable {
         var id: String
         var kind: StepKind
@@ -201,76 +201,57 @@ package struct StepDefinition: Sendable, Hashable {
         var next: [NextRule] = []
     }
 
-    /// Never changed: a change (the loader's) puts a new box in its place.
-    private final class Box: Sendable {
-        let values: Values
-        init(_ values: Values) { self.values = values }
-    }
-
-    private var box: Box
+    private var stored: SharedValues<Values>
 
     /// A step with an id, a kind and a title; the loader sets the rest.
     init(id: String, kind: StepKind, title: LocalizedText) {
-        box = Box(Values(id: id, kind: kind, title: title))
+        stored = SharedValues(Values(id: id, kind: kind, title: title))
     }
-
-    /// Changes one value: a new box with it (only the loader changes a step).
-    private mutating func edit(_ change: (inout Values) -> Void) {
-        var values = box.values
-        change(&values)
-        box = Box(values)
-    }
-
-    package static func == (a: StepDefinition, b: StepDefinition) -> Bool {
-        a.box === b.box || a.box.values == b.box.values
-    }
-
-    package func hash(into hasher: inout Hasher) { box.values.hash(into: &hasher) }
 
     /// Unique among the flow's steps; never `review` or `complete`.
     package internal(set) var id: String {
-        get { box.values.id }
-        set { edit { $0.id = newValue } }
+        get { stored.values.id }
+        set { stored.edit { $0.id = newValue } }
     }
     /// `form` or `content`.
     package internal(set) var kind: StepKind {
-        get { box.values.kind }
-        set { edit { $0.kind = newValue } }
+        get { stored.values.kind }
+        set { stored.edit { $0.kind = newValue } }
     }
     /// The step's heading.
     package internal(set) var title: LocalizedText {
-        get { box.values.title }
-        set { edit { $0.title = newValue } }
+        get { stored.values.title }
+        set { stored.edit { $0.title = newValue } }
     }
     /// A line under the title.
     package internal(set) var description: LocalizedText? {
-        get { box.values.description }
-        set { edit { $0.description = newValue } }
+        get { stored.values.description }
+        set { stored.edit { $0.description = newValue } }
     }
     /// Content steps: the text.
     package internal(set) var body: LocalizedText? {
-        get { box.values.body }
-        set { edit { $0.body = newValue } }
+        get { stored.values.body }
+        set { stored.edit { $0.body = newValue } }
     }
     /// Content steps: an optional freedesktop icon name.
     package internal(set) var icon: String? {
-        get { box.values.icon }
-        set { edit { $0.icon = newValue } }
+        get { stored.values.icon }
+        set { stored.edit { $0.icon = newValue } }
     }
     /// Form steps: the fields in order (empty for content steps).
     package internal(set) var fields: [FieldDefinition] {
-        get { box.values.fields }
-        set { edit { $0.fields = newValue } }
+        get { stored.values.fields }
+        set { stored.edit { $0.fields = newValue } }
     }
     /// Form steps: rules over several fields.
     package internal(set) var rules: [StepRule] {
-        get { box.values.rules }
-        set { edit { $0.rules = newValue } }
+        get { stored.values.rules }
+        set { stored.edit { $0.rules = newValue } }
     }
     /// The branching rules; empty means "the next step in the file" (or the end).
     package internal(set) var next: [NextRule] {
-        get { box.values.next }
-        set { edit { $0.next = newValue } }
+        get { stored.values.next }
+        set { stored.edit { $0.next = newValue } }
     }
 
     /// The step as a plugin sees it, in `locale`.
