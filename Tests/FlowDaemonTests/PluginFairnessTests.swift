@@ -16,9 +16,13 @@ struct PluginFairnessTests {
     /// when each submit held a thread while its program ran, the last ones
     /// waited for a thread and then ran past their limit.
     static let submits = 34
-    /// Each program runs this long; the flow allows `limit`.
-    static let seconds = 8
-    static let limit = 12
+    /// Each program runs this long; the flow allows `limit`, less than two
+    /// runs, so a submit that waited for another's thread would time out.
+    /// The run is long because nobody's 34 `gdbus` processes must all have
+    /// started before the first ends: on a loaded machine starting them
+    /// took more than 8 seconds.
+    static let seconds = 25
+    static let limit = 40
 
     static let settings: DaemonSettings = {
         var flows = PluginFlows.submitFlows
@@ -62,12 +66,14 @@ struct PluginFairnessTests {
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .seconds(120))
             var submitting = 0
+            var most = 0
             while clock.now < deadline && runner.exitStatus == nil {
                 submitting = try await fixture.client.listSessions().filter { $0.state == .submitting }.count
+                most = max(most, submitting)
                 if submitting == Self.submits { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(submitting == Self.submits, "\(runner.standardError)")
+            #expect(submitting == Self.submits, "at most \(most) at once; \(runner.standardError)")
 
             // Root's session, whose options come from a plugin, starts now.
             let root = try await fixture.client.start("providers")
