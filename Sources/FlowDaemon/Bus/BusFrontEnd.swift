@@ -175,19 +175,13 @@ final class BusFrontEnd: DaemonComponent {
 
     /// Runs `body` with the service, on the loop thread (no task, no hop).
     func withService<T: Sendable>(_ body: @Sendable (isolated FlowService) throws(FlowdError) -> T) throws(FlowdError) -> T {
-        do {
-            return try service.assumeIsolated { service in try body(service) }
-        } catch let error as FlowdError {
-            throw error
-        } catch {
-            throw .failed("internal error: \(error)")
-        }
+        try service.assumeIsolatedOnLoop(body)
     }
 
     /// Runs `body` with the service, on the loop thread: an operation that
     /// answers through a ``Reply``.
     func act(_ body: @Sendable (isolated FlowService) -> Void) {
-        service.assumeIsolated { service in body(service) }
+        service.assumeIsolatedOnLoop(body)
     }
 
     /// Replies (or fails) and then emits what the call caused.
@@ -255,7 +249,7 @@ final class BusFrontEnd: DaemonComponent {
 
     /// Emits every event the service queued, in order.
     func flush() {
-        var events = service.assumeIsolated { $0.takeEvents() }
+        var events = service.assumeIsolatedOnLoop { $0.takeEvents() }
         // Moved out one by one, oldest first: reading an element (by index,
         // or through a buffer) copies the event out, some fifteen
         // references for a `PropertiesChanged`, and destroys the copy; so
@@ -279,7 +273,7 @@ final class BusFrontEnd: DaemonComponent {
                 try objectManagerSignal(.interfacesRemoved(id: id), server)
                 audience.remove(session: id)
             case .sessionCountChanged:
-                let count = service.assumeIsolated { $0.sessionCount }
+                let count = service.assumeIsolatedOnLoop { $0.sessionCount }
                 try server.emitPropertiesChanged(
                     path: FlowBus.managerPath, interface: FlowBus.managerInterface,
                     changed: [ManagerProperty.sessionCount.rawValue: .uint32(UInt32(clamping: count))])
@@ -461,7 +455,7 @@ final class BusFrontEnd: DaemonComponent {
             let front = LoopBound(self, loop: loop)
             return .later { proceed in
                 proceed(nil)
-                front.value.service.assumeIsolated { $0.settleLoaded() }
+                front.value.service.assumeIsolatedOnLoop { $0.settleLoaded() }
             }
         case .refuse(let refusal):
             audit(requirement, caller.uid, sender, action: nil, .failure(refusal))
@@ -481,7 +475,7 @@ final class BusFrontEnd: DaemonComponent {
                     case .success: proceed(nil)
                     case .failure(let refusal): proceed(refusal.dbusError)
                     }
-                    if settle { front.service.assumeIsolated { $0.settleLoaded() } }
+                    if settle { front.service.assumeIsolatedOnLoop { $0.settleLoaded() } }
                 }
             }
         }

@@ -150,7 +150,7 @@ final class Daemon {
     private lazy var lifecycle = Lifecycle(
         loop: loop, logger: logger, idleTimeout: limits.idleTimeout,
         status: { [unowned self] in
-            let now = service.assumeIsolated { $0.status }
+            let now = service.assumeIsolatedOnLoop { $0.status }
             return .init(
                 version: FlowdVersion.current, sessions: now.sessions, flows: now.flows, refusedFlows: now.refusedFlows,
                 plugins: plugins.records.count { $0.status == .loaded },
@@ -270,7 +270,7 @@ final class Daemon {
                 return .failure(
                     FlowdError(.failed, "the configuration has an error, nothing was changed: \(error.description)"))
             }
-            let flows = service.assumeIsolated { service in
+            let flows = service.assumeIsolatedOnLoop { service in
                 service.reload(configuration)
                 return service.catalog.flows.count
             }
@@ -286,7 +286,7 @@ final class Daemon {
     /// `GetStatus`: the live counts, the flows and plugins, the limits in
     /// force and the state directory's size.
     private func status() -> DaemonStatus {
-        let (catalog, limits, byState) = service.assumeIsolated { service in
+        let (catalog, limits, byState) = service.assumeIsolatedOnLoop { service in
             (service.catalog, service.configuration.limits, service.sessionsByState())
         }
         return DaemonStatus(
@@ -297,7 +297,7 @@ final class Daemon {
 
     /// The expiry timer: deletes idle sessions and announces it.
     private func expireIdleSessions() -> Int {
-        let removed = service.assumeIsolated { $0.expireIdleSessions() }
+        let removed = service.assumeIsolatedOnLoop { $0.expireIdleSessions() }
         if removed > 0 {
             logger.info("\(removed) idle or settled sessions removed", id: .sessionsExpired)
             front.flush()

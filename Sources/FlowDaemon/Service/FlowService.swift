@@ -10,7 +10,7 @@ import Reactor
 ///
 /// An actor whose executor is the event loop: everything here runs on the
 /// loop thread, so the bus front end enters it synchronously with
-/// `assumeIsolated` (the fast path: no task, no thread hop). An operation
+/// ``assumeIsolatedOnLoop(_:)`` (the fast path: no task, no thread hop). An operation
 /// that needs plugins answers later through its ``Reply``: the plugin calls
 /// start in ``PluginCalls`` and come back here, on the loop.
 ///
@@ -66,7 +66,7 @@ actor FlowService: DaemonComponent {
     /// On the loop, at start-up: reports the flows refused, and marks the
     /// sessions a stop interrupted while submitting.
     nonisolated func start() {
-        assumeIsolated { service in
+        assumeIsolatedOnLoop { service in
             service.catalog.report(to: service.logger)
             let interrupted = service.recoverInterruptedSubmits()
             if interrupted > 0 {
@@ -79,7 +79,7 @@ actor FlowService: DaemonComponent {
     /// answered `Cancelled`). The sessions stay stored as submitting and come
     /// back failed "interrupted" at the next start, never re-submitted.
     nonisolated func stop() {
-        assumeIsolated { service in
+        assumeIsolatedOnLoop { service in
             for reply in service.submits.cancelAll() { reply(.failure(FlowdError(.cancelled, "flowd is stopping"))) }
         }
     }
