@@ -52,10 +52,11 @@ final class BusFrontEnd: DaemonComponent {
     /// Calls whose reply waits for plugins, answered by ``stop()`` if still waiting.
     private var waiting: [ObjectIdentifier: MethodInvocation] = [:]
     private var stopped = false
-    /// The object path of the session whose signals went out last, kept:
-    /// a change's signals (`PropertiesChanged`, `Announcement`,
-    /// `StepCompleted`) all come from one session, and the next call is
-    /// often to the same one.
+    /// The object path of the session last called or whose signals went
+    /// out last, kept: a change's signals (`PropertiesChanged`,
+    /// `Announcement`, `StepCompleted`) all come from the session the call
+    /// was made to, whose path the resolver has just read (making it again
+    /// from the id cost 1.6 k per change; docs/performance.md, N2).
     private var recentPath: (id: String, path: ObjectPath)?
 
     /// flowd's own uid, read once (every authorization compares with it).
@@ -123,7 +124,11 @@ final class BusFrontEnd: DaemonComponent {
                 under: FlowBus.sessionPrefix, interfaces: [SessionInterface.table],
                 authorize: { session, call in session.front.verdict(call, .sessionOwner(session.id)) },
                 children: { path, caller, done in front.value.sessionNodes(under: path, caller: caller, done) },
-                resolve: { path in FlowBus.sessionID(of: path).map { SessionObject(id: $0, bound: front) } })
+                resolve: { path in
+                    guard let id = FlowBus.sessionID(of: path) else { return nil }
+                    front.value.recentPath = (id, path)
+                    return SessionObject(id: id, bound: front)
+                })
             if audience.delivery == .callers {
                 link.nameWatch = connection.onNameOwnerChanged { change in
                     guard change.isClientGone else { return }
