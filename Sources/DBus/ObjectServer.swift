@@ -347,6 +347,31 @@ protocol AnyRegistration: AnyObject {
         -> (changed: [String: DBusValue], invalidated: [String])
 }
 
+/// References of one class kept as `AnyObject`s and read back with
+/// `unsafeDowncast`, for the lookups of every call in ``Registration``.
+///
+/// A registration's code is generic over its target and, the target being
+/// another module's type, runs unspecialized: there, reading an element of
+/// an `Array<CompiledTable<Target>>` calls the array's generic subscript,
+/// which first looks up the element type's metadata (about 330
+/// instructions, twice per call). An `[AnyObject]` is read without it, and
+/// the downcast is a reinterpretation: every element was stored as an
+/// `Element`.
+struct References<Element: AnyObject> {
+    private let objects: [AnyObject]
+
+    init(_ elements: [Element]) {
+        objects = elements
+    }
+
+    subscript(index: Int) -> Element {
+        unsafeDowncast(objects[index], to: Element.self)
+    }
+}
+
+/// Immutable, and holding only `Element`s: as sendable as they are.
+extension References: @unchecked Sendable where Element: Sendable {}
+
 /// A table prepared for dispatch: members by name, signatures precomputed,
 /// introspection XML rendered once. Classes, so that routing a call passes
 /// references instead of copying the tables (each holds dictionaries and
@@ -366,8 +391,11 @@ final class CompiledTable<Target: Sendable>: Sendable {
 
     let table: InterfaceTable<Target>
     let methods: [String: CompiledMethod]
-    /// The methods in order, for ``method(_:)``.
-    private let methodList: [CompiledMethod]
+    /// The methods in order, for ``method(_:)`` (``References``: read
+    /// without `CompiledMethod`'s metadata).
+    private let methodList: References<CompiledMethod>
+    /// Their names, at the same index: searched one by one.
+    private let methodNames: [MemberName]
     /// The properties' names, at their index in ``table``'s properties:
     /// searched one by one (``property(_:)``).
     private let propertyNames: [String]
@@ -378,9 +406,9 @@ final class CompiledTable<Target: Sendable>: Sendable {
     /// to hold inline, where comparing is cheaper than hashing: a table of a
     /// few dozen methods is searched one by one.
     func method(_ name: MemberName) -> CompiledMethod? {
-        guard methodList.count <= 32 else { return methods[name.rawValue] }
-        for method in methodList where method.method.name == name { return method }
-        return nil
+        guard methodNames.count <= 32 else { return methods[name.rawValue] }
+        guard let index = methodNames.firstIndex(of: name) else { return nil }
+        return methodList[index]
     }
 
     /// The property `name`. Compared one by one in an array of strings: an
@@ -400,7 +428,9 @@ final class CompiledTable<Target: Sendable>: Sendable {
             guard methods[method.name.rawValue] == nil else { throw .failed("\(table.name) declares \(method.name) twice") }
             methods[method.name.rawValue] = CompiledMethod(method: method, inputSignature: input, outputSignature: output)
         }
-        methodList = table.methods.compactMap { methods[$0.name.rawValue] }
+        let methodList = table.methods.compactMap { methods[$0.name.rawValue] }
+        self.methodList = References(methodList)
+        methodNames = methodList.map(\.method.name)
         var propertyNames: [String] = []
         for property in table.properties {
             guard property.signature.isSingleCompleteType else {
@@ -431,6 +461,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     /// The interfaces' names, at their index in ``tables``: searched one by
     /// one.
     let tableNames: [String]
+    /// ``tables`` again, for ``table(_:)`` (``References``: read without
+    /// `CompiledTable<Target>`'s metadata).
+    private let lookup: References<CompiledTable<Target>>
     let authorize: Authorizer<Target>?
     let children: ChildLister?
     let resolve: @Sendable (ObjectPath) -> Target?
@@ -455,6 +488,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             compiled.append(try CompiledTable(table))
         }
         self.tables = compiled
+        self.lookup = References(compiled)
         self.tableNames = names
         self.authorize = authorize
         self.children = children
@@ -478,8 +512,8 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     /// The table of interface `name`: compared one by one, since an object
     /// has a few interfaces and hashing the name costs more than that.
     private func table(_ name: InterfaceName) -> CompiledTable<Target>? {
-        for table in tables where table.table.name == name { return table }
-        return nil
+        guard let index = tableNames.firstIndex(of: name.rawValue) else { return nil }
+        return lookup[index]
     }
 
     /// The caller checked that `path` is this registration's or below its

@@ -35,6 +35,15 @@ package enum SystemCall {
     package static func valueOrErrno<Value: FixedWidthInteger>(
         retryOnInterrupt: Bool = true, _ body: () -> Value
     ) -> Result<Value, Errno> {
+        retrying(retryOnInterrupt, body)
+    }
+
+    /// The body of every ``valueOrErrno(retryOnInterrupt:_:)``: specialized
+    /// for each of them, in this module.
+    @inline(__always)
+    private static func retrying<Value: FixedWidthInteger>(
+        _ retryOnInterrupt: Bool, _ body: () -> Value
+    ) -> Result<Value, Errno> {
         while true {
             let value = body()
             if value != -1 { return .success(value) }
@@ -42,6 +51,23 @@ package enum SystemCall {
             if retryOnInterrupt && error == .interrupted { continue }
             return .failure(error)
         }
+    }
+
+    /// ``valueOrErrno(retryOnInterrupt:_:)`` for the `Int32` most C calls
+    /// return. Not generic, so that a call from another module (the
+    /// Reactor's `epoll_wait`, once per wake of the loop) does not run the
+    /// generic body unspecialized, which looks up `Result<Value, Errno>`'s
+    /// metadata each time (330 instructions).
+    @inline(__always)
+    package static func valueOrErrno(retryOnInterrupt: Bool = true, _ body: () -> Int32) -> Result<Int32, Errno> {
+        retrying(retryOnInterrupt, body)
+    }
+
+    /// ``valueOrErrno(retryOnInterrupt:_:)`` for the `Int` (`ssize_t`) of
+    /// `read(2)` and `write(2)`; not generic, as the `Int32` one.
+    @inline(__always)
+    package static func valueOrErrno(retryOnInterrupt: Bool = true, _ body: () -> Int) -> Result<Int, Errno> {
+        retrying(retryOnInterrupt, body)
     }
 
     /// ``valueOrErrno(retryOnInterrupt:_:)`` that throws `call` (on `path`)

@@ -7,7 +7,13 @@
 /// that loop callbacks, timers and D-Bus handlers are: the confinement is
 /// checked at each use instead of promised in a comment on an
 /// `@unchecked Sendable` class.
-package struct LoopBound<Value>: @unchecked Sendable {
+///
+/// Only for objects (`Value: AnyObject`): a reference has one layout
+/// whatever its class, so the struct's fields sit at fixed offsets, and the
+/// initializer, called from other modules as unspecialized generic code, need
+/// not look up `LoopBound<Value>`'s metadata for them (330 instructions, once
+/// per D-Bus call: docs/performance.md, the twelfth round).
+package struct LoopBound<Value: AnyObject>: @unchecked Sendable {
     private let wrapped: Value
     /// The loop the value belongs to.
     package let loop: any EventLoopProtocol
