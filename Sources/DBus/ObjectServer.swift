@@ -364,6 +364,8 @@ struct References<Element: AnyObject> {
         objects = elements
     }
 
+    var count: Int { objects.count }
+
     subscript(index: Int) -> Element {
         unsafeDowncast(objects[index], to: Element.self)
     }
@@ -396,9 +398,34 @@ final class CompiledTable<Target: Sendable>: Sendable {
     private let methodList: References<CompiledMethod>
     /// Their names, at the same index: searched one by one.
     private let methodNames: [MemberName]
+    /// What `Get`, `GetAll` and `Set` use of a property, in a class of
+    /// fixed layout: ``References`` holds it, and the unspecialized generic
+    /// code reads its fields in place. Passing the table's
+    /// `InterfaceTable<Target>.Property` (a generic struct) around instead
+    /// looked up that struct's metadata twice per `Get` (660 instructions).
+    final class CompiledProperty: Sendable {
+        let name: MemberName
+        let signature: Signature
+        let access: PropertyAccess
+        let emitsChange: EmitsChangedSignal
+        let getter: (@Sendable (Target) throws -> DBusValue)?
+        let setter: (@Sendable (Target, DBusValue, MethodInvocation) throws -> Void)?
+
+        init(_ property: InterfaceTable<Target>.Property) {
+            name = property.name
+            signature = property.signature
+            access = property.access
+            emitsChange = property.emitsChange
+            getter = property.getter
+            setter = property.setter
+        }
+    }
+
     /// The properties' names, at their index in ``table``'s properties:
     /// searched one by one (``property(_:)``).
     private let propertyNames: [String]
+    /// The properties, at the same index.
+    let properties: References<CompiledProperty>
     let signals: [String: Signature]
     let xml: String
 
@@ -414,9 +441,9 @@ final class CompiledTable<Target: Sendable>: Sendable {
     /// The property `name`. Compared one by one in an array of strings: an
     /// interface has a few dozen properties at most, and hashing the name
     /// cost more (docs/performance.md, H5).
-    func property(_ name: String) -> InterfaceTable<Target>.Property? {
+    func property(_ name: String) -> CompiledProperty? {
         guard let index = propertyNames.firstIndex(of: name) else { return nil }
-        return table.properties[index]
+        return properties[index]
     }
 
     init(_ table: InterfaceTable<Target>) throws(DBusError) {
@@ -447,6 +474,7 @@ final class CompiledTable<Target: Sendable>: Sendable {
         }
         self.methods = methods
         self.propertyNames = propertyNames
+        properties = References(table.properties.map(CompiledProperty.init))
 
         self.signals = signals
         xml = Introspection.interface(table)
@@ -677,18 +705,18 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     }
 
     private func property(_ interface: String, _ name: String, _ path: ObjectPath) throws(DBusError)
-        -> InterfaceTable<Target>.Property
+        -> CompiledTable<Target>.CompiledProperty
     {
         guard let index = tableNames.firstIndex(of: interface) else {
             throw .unknownInterface("No interface \(interface) with properties at path \(path)")
         }
-        guard let property = tables[index].property(name) else {
+        guard let property = lookup[index].property(name) else {
             throw .unknownProperty("No property \(name) on interface \(interface)")
         }
         return property
     }
 
-    private func read(_ property: InterfaceTable<Target>.Property, of target: Target) throws(DBusError) -> DBusValue {
+    private func read(_ property: CompiledTable<Target>.CompiledProperty, of target: Target) throws(DBusError) -> DBusValue {
         guard property.access != .write, let getter = property.getter else {
             throw .accessDenied("Property \(property.name) is write-only")
         }
@@ -720,7 +748,9 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         }
         var values: [String: DBusValue] = [:]
         for table in selected {
-            for property in table.table.properties where property.access != .write && property.getter != nil {
+            for index in 0..<table.properties.count {
+                let property = table.properties[index]
+                guard property.access != .write, property.getter != nil else { continue }
                 values[property.name.rawValue] = try read(property, of: target)
             }
         }
@@ -728,7 +758,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     }
 
     private func write(
-        _ property: InterfaceTable<Target>.Property, interface: String, value: DBusValue, of target: Target,
+        _ property: CompiledTable<Target>.CompiledProperty, interface: String, value: DBusValue, of target: Target,
         invocation: MethodInvocation, path: ObjectPath, connection: Connection
     ) throws(DBusError) {
         guard property.access != .read, let setter = property.setter else {
