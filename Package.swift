@@ -35,6 +35,13 @@ let fixturePlugins: [(String, String)] = [
     ("FixtureUnrulyPlugin", "Unruly"),
 ]
 
+/// The modules every D-Bus call to flowd runs through: their release builds
+/// leave out Swift's dynamic exclusivity checks, which cost about 5% of each
+/// call's instructions (docs/performance.md, the twelfth round; why it is
+/// safe enough: docs/architecture.md). Debug builds keep them: the tests and
+/// the fuzzers run debug builds.
+let callPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 /// The fuzz targets, as (name, what they fuzz); each is `Fuzz/Targets/<name>`.
 let fuzzTargets: [(String, [Target.Dependency])] = [
     ("json", ["FlowEngine", "FlowCLI"]),
@@ -86,7 +93,7 @@ let package = Package(
         // The shared system layer: errno, files, child processes, threads,
         // locks, clocks, signals, the environment, sysexits, the version.
         // The only module besides the `Lib*` seams that talks to C.
-        .target(name: "FlowdSystem", dependencies: ["CFlowdSystem"]),
+        .target(name: "FlowdSystem", dependencies: ["CFlowdSystem"], swiftSettings: callPath),
 
         // The pure engine: flow model, lint, validation, session state machine, localization.
         .target(
@@ -98,20 +105,21 @@ let package = Package(
             },
             // `Double.rounded()` is inlined as calls into libm, and a module that
             // imports neither Glibc nor Foundation gets no `-lm` of its own.
+            swiftSettings: callPath,
             linkerSettings: [.linkedLibrary("m")]
         ),
         // SQLite persistence of sessions (opaque payloads plus indexed columns).
-        .target(name: "FlowStore", dependencies: ["CSQLite", "FlowdSystem"]),
+        .target(name: "FlowStore", dependencies: ["CSQLite", "FlowdSystem"], swiftSettings: callPath),
         // The epoll event loop the daemon and the bus connection run on.
-        .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"]),
+        .target(name: "Reactor", dependencies: ["FlowdSystem", "CFlowdSystem"], swiftSettings: callPath),
         // The deterministic loop tests drive by hand, also a SerialExecutor
         // (swift-nio's NIOEmbedded). Tests only.
         .target(name: "ReactorTesting", dependencies: ["Reactor", "FlowdSystem"], path: "Tests/ReactorTesting"),
         // Swift over libdbus-1.
-        .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"]),
+        .target(name: "DBus", dependencies: ["CDBus", "FlowdSystem", "Logging", "Reactor"], swiftSettings: callPath),
         // The logging API (swift-log's shape): Logger, levels, the rule that
         // keeps secrets out of log lines, a stderr backend and a test capture.
-        .target(name: "Logging", dependencies: ["FlowdSystem"]),
+        .target(name: "Logging", dependencies: ["FlowdSystem"], swiftSettings: callPath),
         // sd_notify, the journal log backend, and a stand-in notify socket.
         .target(name: "Systemd", dependencies: ["CSystemd", "FlowdSystem", "Logging"]),
         // The crash guard's fatal-signal handlers and thread markers: C, because
@@ -123,7 +131,7 @@ let package = Package(
         // The D-Bus contract (docs/dbus-api.md) written once: names, error
         // names, properties, signals and the wire structs, each with one
         // encoder (the daemon) and one decoder (the clients).
-        .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit]),
+        .target(name: "FlowProtocol", dependencies: ["DBus", "FlowEngine", flowKit], swiftSettings: callPath),
         // The typed client of the whole API, on a Reactor loop of its own:
         // flowctl, flowd-bench and the tests use it, a desktop client builds on it.
         .target(name: "FlowClient", dependencies: ["FlowProtocol", "DBus", "Reactor", "FlowEngine", "FlowdSystem", flowKit]),
@@ -133,7 +141,8 @@ let package = Package(
             dependencies: [
                 "FlowEngine", "FlowProtocol", "FlowStore", "Reactor", "DBus", "Systemd", "PluginHost", "FlowdSystem",
                 "Logging", flowKit,
-            ]
+            ],
+            swiftSettings: callPath
         ),
         // flowctl's commands and rendering, kept out of main.swift so tests can reach them.
         .target(
@@ -161,7 +170,7 @@ let package = Package(
             }
         ),
 
-        .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"]),
+        .executableTarget(name: "flowd", dependencies: ["FlowDaemon", "FlowdSystem"], swiftSettings: callPath),
         .executableTarget(name: "flowctl", dependencies: ["FlowCLI"]),
         .executableTarget(
             name: "flowd-plugin-probe", dependencies: ["PluginHost", "FlowdSystem", flowKit], path: "Sources/PluginProbe"),
