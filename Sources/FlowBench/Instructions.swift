@@ -130,12 +130,12 @@ enum Instructions {
 
     /// The regression budgets, in instructions per call (see ``Phase/budget``).
     enum Budget {
-        static let ping = 16_000
-        static let propertyGet = 36_000
-        static let getStep = 64_000
-        static let setAnswers = 120_000
-        static let setAnswersAfterIdle = 160_000
-        static let dispatch = 105_000
+        static let ping = 12_000
+        static let propertyGet = 30_000
+        static let getStep = 55_000
+        static let setAnswers = 103_000
+        static let setAnswersAfterIdle = 145_000
+        static let dispatch = 94_000
     }
 
     /// Prints the table, one `instructions NAME: N` line per phase, and a
