@@ -11,7 +11,9 @@ import Testing
 struct ExecutorTests {
     @Test("work with an executor preference runs on the pool's named threads")
     func runsOnPoolThreads() async throws {
-        let executor = PluginExecutor(maximumThreads: 2, threadName: "flowd-test-pool")
+        // An idle timeout no run reaches: on a loaded machine this test once
+        // took 42 s, and the default 30 s let the thread go before the check.
+        let executor = PluginExecutor(maximumThreads: 2, idleTimeout: .seconds(3600), threadName: "flowd-test-pool")
         let name = await Task.detached(executorPreference: executor) { () -> String in
             var buffer = [CChar](repeating: 0, count: 32)
             let fd = open("/proc/thread-self/comm", O_RDONLY)
