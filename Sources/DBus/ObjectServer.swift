@@ -369,6 +369,9 @@ struct References<Element: AnyObject> {
     subscript(index: Int) -> Element {
         unsafeDowncast(objects[index], to: Element.self)
     }
+
+    /// Every element, as an array: for the paths that are not per call.
+    var all: [Element] { objects.map { unsafeDowncast($0, to: Element.self) } }
 }
 
 /// Immutable, and holding only `Element`s: as sendable as they are.
@@ -485,13 +488,12 @@ final class CompiledTable<Target: Sendable>: Sendable {
 final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     let path: ObjectPath
     let isTree: Bool
-    let tables: [CompiledTable<Target>]
+    /// The interfaces' tables (``References``: read without
+    /// `CompiledTable<Target>`'s metadata).
+    let tables: References<CompiledTable<Target>>
     /// The interfaces' names, at their index in ``tables``: searched one by
     /// one.
     let tableNames: [String]
-    /// ``tables`` again, for ``table(_:)`` (``References``: read without
-    /// `CompiledTable<Target>`'s metadata).
-    private let lookup: References<CompiledTable<Target>>
     let authorize: Authorizer<Target>?
     let children: ChildLister?
     let resolve: @Sendable (ObjectPath) -> Target?
@@ -515,8 +517,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             names.append(table.name.rawValue)
             compiled.append(try CompiledTable(table))
         }
-        self.tables = compiled
-        self.lookup = References(compiled)
+        self.tables = References(compiled)
         self.tableNames = names
         self.authorize = authorize
         self.children = children
@@ -541,7 +542,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     /// has a few interfaces and hashing the name costs more than that.
     private func table(_ name: InterfaceName) -> CompiledTable<Target>? {
         guard let index = tableNames.firstIndex(of: name.rawValue) else { return nil }
-        return lookup[index]
+        return tables[index]
     }
 
     /// The caller checked that `path` is this registration's or below its
@@ -570,7 +571,8 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
             return
         }
         if interface == nil {
-            for table in tables {
+            for index in 0..<tables.count {
+                let table = tables[index]
                 if let method = table.method(member) {
                     run(method, of: table, target: target, message: message, path: path, connection: connection)
                     return
@@ -579,7 +581,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         }
         // The standard interfaces.
         if interface == nil || interface == .introspectable, member == "Introspect" {
-            server.answerIntrospect(message, path: path, interfaces: Introspection.objectInterfaces + tables.map(\.xml))
+            server.answerIntrospect(message, path: path, interfaces: Introspection.objectInterfaces + tables.all.map(\.xml))
             return
         }
         if interface == nil || interface == .properties, let signatures = PropertiesMember.signatures[member.rawValue] {
@@ -710,7 +712,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
         guard let index = tableNames.firstIndex(of: interface) else {
             throw .unknownInterface("No interface \(interface) with properties at path \(path)")
         }
-        guard let property = lookup[index].property(name) else {
+        guard let property = tables[index].property(name) else {
             throw .unknownProperty("No property \(name) on interface \(interface)")
         }
         return property
@@ -739,7 +741,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
     private func readAll(_ interface: String, of target: Target, path: ObjectPath) throws(DBusError) -> [String: DBusValue] {
         let selected: [CompiledTable<Target>]
         if interface.isEmpty {
-            selected = tables
+            selected = tables.all
         } else {
             guard let index = tableNames.firstIndex(of: interface) else {
                 throw .unknownInterface("No interface \(interface) with properties at path \(path)")
@@ -795,7 +797,7 @@ final class Registration<Target: Sendable>: AnyRegistration, Sendable {
 
     func interfaceXML(at path: ObjectPath) -> [String]? {
         guard object(at: path) != nil else { return nil }
-        return Introspection.objectInterfaces + tables.map(\.xml)
+        return Introspection.objectInterfaces + tables.all.map(\.xml)
     }
 
     func signalSignature(interface: InterfaceName, member: MemberName) -> Signature? {
